@@ -1,0 +1,494 @@
+// The URL-hash serialisation of the explorer state, and the gate every untrusted state passes.
+//
+// Hash format: "1" + base64url(UTF-8 JSON of the fields that differ from the defaults). The
+// leading "1" is the format version. Because sanitizeState() fills every missing field from the
+// defaults, a link to the default state is just "1e30" and an edited one carries only its edits.
+// decodeState() also accepts a plain (optionally percent-encoded) JSON object, so a blogger can
+// write `embed.html#{"example":"river","view":["weights"]}` by hand.
+//
+// Nothing here touches the DOM: problems are returned as strings for the caller to show as text.
+
+export const FORMAT_VERSION = '1';
+
+// Bounds of a shared state (see web/README or docs: they keep a hostile link cheap to render).
+export const LIMITS = Object.freeze({
+  hashChars: 65536,    // longest hash we try to decode
+  words: 32,           // vocabulary size
+  contexts: 8,         // named contexts
+  tokens: 16,          // tokens per context
+  width: 16,           // D, and the columns of every weight matrix (dk, dv, plain layer)
+  wordChars: 32,       // length of a word or context name
+  absValue: 1000,      // |any vector or weight entry|
+  heads: 16,
+  step: 64,
+  cell: 16,            // selected row / col index bound
+});
+
+export const EXAMPLES = Object.freeze(['river', 'finance', 'both', 'averaging']);
+export const VIEWS = Object.freeze(['all', 'x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output',
+  'formula', 'loops', 'averaging', 'contexts']);
+export const KERNELS = Object.freeze(['reference', 'vectorized', 'simd', 'tiled', 'auto']);
+export const THEMES = Object.freeze(['auto', 'light', 'dark']);
+const TOP_LEVEL = ['v', 'example', 'vocab', 'contexts', 'weights', 'options', 'focus', 'view', 'step',
+  'selected', 'theme'];
+const OPTION_KEYS = ['projections', 'scale', 'causal', 'temperature', 'dropout', 'seed', 'training',
+  'heads', 'head', 'kernel'];
+
+export class ShareError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'ShareError';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// base64url of UTF-8 bytes, without padding. Works in browsers and Node ≥ 16 (btoa/atob).
+
+function bytesToBase64url(bytes) {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function base64urlToBytes(text) {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new ShareError('hash: not base64url text');
+  const padded = text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4);
+  let binary;
+  try {
+    binary = atob(padded);
+  } catch {
+    throw new ShareError('hash: not valid base64url');
+  }
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deep equality for JSON-like values (numbers compared with Object.is so -0 survives a link).
+
+function sameJSON(a, b) {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  // Key order matters for vocab/contexts (it is display order), so compare it too.
+  for (let i = 0; i < ka.length; i++) {
+    if (ka[i] !== kb[i] || !sameJSON(a[ka[i]], b[kb[i]])) return false;
+  }
+  return true;
+}
+
+// The fields of `state` that differ from `defaults` (top level and inside options).
+function delta(state, defaults) {
+  if (!defaults) return state;
+  const out = {};
+  for (const key of TOP_LEVEL) {
+    if (!(key in state)) continue;
+    if (key === 'options' && state.options && defaults.options) {
+      const opts = {};
+      for (const k of OPTION_KEYS) {
+        if (k in state.options && !sameJSON(state.options[k], defaults.options[k])) opts[k] = state.options[k];
+      }
+      if (Object.keys(opts).length) out.options = opts;
+    } else if (!sameJSON(state[key], defaults[key])) {
+      out[key] = state[key];
+    }
+  }
+  return out;
+}
+
+// state → hash text (no leading '#'). With `defaults`, only the differences are written.
+// -0 is written as 0 by JSON; everything else (any finite double) round-trips exactly.
+export function encodeState(state, defaults = null) {
+  if (state === null || typeof state !== 'object') {
+    throw new ShareError(`state: expected an object, got ${describe(state)}`);
+  }
+  const json = JSON.stringify(delta(state, defaults));
+  return FORMAT_VERSION + bytesToBase64url(new TextEncoder().encode(json));
+}
+
+// hash text (with or without '#') → the untrusted object it holds; throws ShareError.
+// An empty hash decodes to {} (= the defaults). Pass the result through sanitizeState().
+export function decodeState(text) {
+  if (typeof text !== 'string') throw new ShareError(`hash: expected a string, got ${describe(text)}`);
+  let body = text.startsWith('#') ? text.slice(1) : text;
+  if (body.length > LIMITS.hashChars) {
+    throw new ShareError(`hash: ${body.length} characters, more than the limit of ${LIMITS.hashChars}`);
+  }
+  if (body === '') return {};
+  let json;
+  if (body.startsWith('{') || body.startsWith('%7B') || body.startsWith('%7b')) {
+    try {
+      json = decodeURIComponent(body);
+    } catch {
+      throw new ShareError('hash: malformed percent-encoding');
+    }
+  } else if (body[0] === FORMAT_VERSION) {
+    const bytes = base64urlToBytes(body.slice(1));
+    try {
+      json = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new ShareError('hash: the decoded bytes are not UTF-8 text');
+    }
+  } else {
+    throw new ShareError(`hash: unknown format "${clip(body, 12)}"; expected "${FORMAT_VERSION}…" or a JSON object`);
+  }
+  let value;
+  try {
+    value = JSON.parse(json);
+  } catch (error) {
+    throw new ShareError(`hash: not valid JSON (${error.message})`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ShareError(`hash: expected a JSON object, got ${describe(value)}`);
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sanitizeState(untrusted, defaults) → {state, problems}
+// Every field is checked against LIMITS; a bad field falls back to its default and adds one
+// problem naming the field, what was expected and what was found. Missing fields take their
+// defaults silently. The returned state shares no objects with `untrusted`.
+
+function clip(text, n = 40) {
+  const s = String(text);
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (typeof value === 'string') return `the string "${clip(value, 30)}"`;
+  if (typeof value === 'number') return Number.isFinite(value) ? `${value}` : String(value);
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${clip(String(value), 30)}`;
+}
+
+function isPlainObject(value) {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function clone(value) {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
+
+// Word / context name check: returns an error text or ''.
+function badName(name, what) {
+  if (typeof name !== 'string') return `${what}: expected a string, got ${describe(name)}`;
+  if (name.length < 1 || name.length > LIMITS.wordChars) {
+    return `${what} "${clip(name, 30)}": expected 1 to ${LIMITS.wordChars} characters, got ${name.length}`;
+  }
+  // __proto__ would re-parent a plain object when assigned; control characters are invisible.
+  if (name === '__proto__') return `${what} "__proto__": not allowed as a name`;
+  if (/[\u0000-\u001f\u007f]/.test(name)) return `${what} "${clip(name, 30)}": contains control characters`;
+  return '';
+}
+
+function badNumber(value, what) {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    return `${what}: expected a finite number, got ${describe(value)}`;
+  }
+  if (Math.abs(value) > LIMITS.absValue) {
+    return `${what}: expected |value| ≤ ${LIMITS.absValue}, got ${value}`;
+  }
+  return '';
+}
+
+// (rows × cols) array of arrays of bounded finite numbers, or an error text.
+function checkMatrix(value, what, rows, maxCols) {
+  if (!Array.isArray(value)) return { error: `${what}: expected a ${rows}×n array of arrays, got ${describe(value)}` };
+  if (value.length !== rows) return { error: `${what}: expected ${rows} rows (= vector width D), got ${value.length}` };
+  let cols = -1;
+  for (let r = 0; r < rows; r++) {
+    const row = value[r];
+    if (!Array.isArray(row)) return { error: `${what}[${r}]: expected an array, got ${describe(row)}` };
+    if (cols < 0) cols = row.length;
+    if (row.length !== cols) return { error: `${what}: row ${r} has ${row.length} columns, row 0 has ${cols}` };
+    if (cols < 1 || cols > maxCols) return { error: `${what}: expected 1 to ${maxCols} columns, got ${cols}` };
+    for (let c = 0; c < cols; c++) {
+      const err = badNumber(row[c], `${what}[${r}][${c}]`);
+      if (err) return { error: err };
+    }
+  }
+  return { value: value.map((row) => row.slice()), cols };
+}
+
+function checkVocab(vocab) {
+  if (!isPlainObject(vocab)) return { error: `vocab: expected an object of word → vector, got ${describe(vocab)}` };
+  const words = Object.keys(vocab);
+  if (words.length < 1 || words.length > LIMITS.words) {
+    return { error: `vocab: expected 1 to ${LIMITS.words} words, got ${words.length}` };
+  }
+  const out = {};
+  let width = -1;
+  for (const word of words) {
+    const err = badName(word, 'vocab word');
+    if (err) return { error: err };
+    const vec = vocab[word];
+    if (!Array.isArray(vec)) return { error: `vocab["${clip(word, 30)}"]: expected an array of numbers, got ${describe(vec)}` };
+    if (width < 0) width = vec.length;
+    if (vec.length < 1 || vec.length > LIMITS.width) {
+      return { error: `vocab["${clip(word, 30)}"]: expected 1 to ${LIMITS.width} numbers, got ${vec.length}` };
+    }
+    if (vec.length !== width) {
+      return { error: `vocab["${clip(word, 30)}"]: expected ${width} numbers like the first word, got ${vec.length}` };
+    }
+    for (let i = 0; i < vec.length; i++) {
+      const e = badNumber(vec[i], `vocab["${clip(word, 30)}"][${i}]`);
+      if (e) return { error: e };
+    }
+    out[word] = vec.slice();
+  }
+  return { value: out, width };
+}
+
+function checkContexts(contexts, vocab) {
+  if (!isPlainObject(contexts)) return { error: `contexts: expected an object of name → token list, got ${describe(contexts)}` };
+  const names = Object.keys(contexts);
+  if (names.length < 1 || names.length > LIMITS.contexts) {
+    return { error: `contexts: expected 1 to ${LIMITS.contexts} named contexts, got ${names.length}` };
+  }
+  const out = {};
+  for (const name of names) {
+    const err = badName(name, 'context name');
+    if (err) return { error: err };
+    const tokens = contexts[name];
+    if (!Array.isArray(tokens) || tokens.length < 1 || tokens.length > LIMITS.tokens) {
+      return { error: `contexts["${clip(name, 30)}"]: expected 1 to ${LIMITS.tokens} tokens, got ${describe(tokens)}` };
+    }
+    for (const token of tokens) {
+      if (typeof token !== 'string' || !Object.prototype.hasOwnProperty.call(vocab, token)) {
+        return { error: `contexts["${clip(name, 30)}"]: token ${describe(token)} is not in the vocabulary` };
+      }
+    }
+    out[name] = tokens.slice();
+  }
+  return { value: out };
+}
+
+function checkWeights(weights, width, defaults) {
+  if (!isPlainObject(weights)) return { error: `weights: expected an object {wq, wk, wv, w}, got ${describe(weights)}` };
+  const out = {};
+  for (const key of Object.keys(weights)) {
+    if (!['wq', 'wk', 'wv', 'w'].includes(key)) return { error: `weights.${clip(key, 24)}: unknown matrix; expected wq, wk, wv or w` };
+  }
+  for (const key of ['wq', 'wk', 'wv', 'w']) {
+    const given = key in weights ? weights[key] : defaults?.[key];
+    if (given === undefined) {
+      return { error: `weights.${key}: missing; a vocabulary of width ${width} needs a ${width}-row matrix` };
+    }
+    const m = checkMatrix(given, `weights.${key}`, width, LIMITS.width);
+    if (m.error) return m;
+    out[key] = m.value;
+  }
+  if (out.wq && out.wk && out.wq[0].length !== out.wk[0].length) {
+    return { error: `weights.wk: expected ${out.wq[0].length} columns like weights.wq (queries and keys share dk), got ${out.wk[0].length}` };
+  }
+  return { value: out };
+}
+
+export function sanitizeState(untrusted, defaults) {
+  if (!isPlainObject(defaults)) throw new ShareError('defaults: expected the default state object');
+  const problems = [];
+  const state = clone(defaults);
+  if (untrusted === undefined || untrusted === null) return { state, problems };
+  if (!isPlainObject(untrusted)) {
+    problems.push(`state: expected an object, got ${describe(untrusted)}`);
+    return { state, problems };
+  }
+  const has = (key) => Object.prototype.hasOwnProperty.call(untrusted, key);
+
+  for (const key of Object.keys(untrusted)) {
+    if (!TOP_LEVEL.includes(key)) problems.push(`"${clip(key, 24)}": unknown field, ignored`);
+  }
+  if (has('v') && untrusted.v !== 1) problems.push(`v: expected format version 1, got ${describe(untrusted.v)}; read what could be read`);
+
+  // Vocabulary, contexts and weights must agree on D, so they are checked together; when the
+  // vocabulary is rejected the defaults of all three are kept.
+  let width = Object.values(state.vocab)[0]?.length ?? 0;
+  let vocabFromLink = false;
+  if (has('vocab')) {
+    const v = checkVocab(untrusted.vocab);
+    if (v.error) {
+      problems.push(`${v.error}; using the default vocabulary`);
+    } else {
+      state.vocab = v.value;
+      width = v.width;
+      vocabFromLink = true;
+    }
+  }
+  {
+    const given = has('contexts') ? untrusted.contexts : state.contexts;
+    const c = checkContexts(given, state.vocab);
+    if (c.error) {
+      problems.push(`${c.error}; using the default contexts`);
+      const fallback = checkContexts(defaults.contexts, state.vocab);
+      if (fallback.error) {
+        // The default contexts name words this vocabulary lacks: keep the default vocabulary.
+        state.vocab = clone(defaults.vocab);
+        width = Object.values(state.vocab)[0]?.length ?? 0;
+        if (vocabFromLink) problems.push('vocab: the default contexts need the default vocabulary; using it');
+      }
+      state.contexts = clone(defaults.contexts);
+    } else {
+      state.contexts = c.value;
+    }
+  }
+  {
+    const defaultWidth = Object.values(defaults.vocab)[0]?.length ?? 0;
+    const fallbackWeights = width === defaultWidth ? defaults.weights : undefined;
+    const given = has('weights') ? untrusted.weights : fallbackWeights;
+    const w = given === undefined
+      ? { error: `weights: the vocabulary has width ${width} but no weights of ${width} rows were given` }
+      : checkWeights(given, width, fallbackWeights);
+    if (w.error) {
+      if (width === defaultWidth) {
+        problems.push(`${w.error}; using the default weights`);
+        state.weights = clone(defaults.weights);
+      } else {
+        problems.push(`${w.error}; using the default example`);
+        state.vocab = clone(defaults.vocab);
+        state.contexts = clone(defaults.contexts);
+        state.weights = clone(defaults.weights);
+      }
+    } else {
+      state.weights = w.value;
+    }
+  }
+
+  if (has('example')) {
+    if (typeof untrusted.example === 'string' && EXAMPLES.includes(untrusted.example)) state.example = untrusted.example;
+    else problems.push(`example: expected one of ${EXAMPLES.join(', ')}, got ${describe(untrusted.example)}`);
+  }
+
+  if (has('options')) {
+    const o = untrusted.options;
+    if (!isPlainObject(o)) {
+      problems.push(`options: expected an object, got ${describe(o)}`);
+    } else {
+      const opts = state.options;
+      for (const key of Object.keys(o)) {
+        if (!OPTION_KEYS.includes(key)) problems.push(`options.${clip(key, 24)}: unknown option, ignored`);
+      }
+      const bool = (key) => {
+        if (!(key in o)) return;
+        if (typeof o[key] === 'boolean') opts[key] = o[key];
+        else problems.push(`options.${key}: expected true or false, got ${describe(o[key])}`);
+      };
+      const num = (key, lo, hi, integer = false) => {
+        if (!(key in o)) return;
+        const x = o[key];
+        const ok = typeof x === 'number' && Number.isFinite(x) && x >= lo && x <= hi && (!integer || Number.isInteger(x));
+        if (ok) opts[key] = x;
+        else problems.push(`options.${key}: expected ${integer ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${describe(x)}`);
+      };
+      bool('projections');
+      bool('causal');
+      bool('training');
+      if ('scale' in o) {
+        const s = o.scale;
+        if (typeof s === 'boolean' || (typeof s === 'number' && Number.isFinite(s) && s > 0 && s <= LIMITS.absValue)) opts.scale = s;
+        else problems.push(`options.scale: expected true, false or a number in (0, ${LIMITS.absValue}], got ${describe(s)}`);
+      }
+      num('temperature', 0.01, 100);
+      if ('dropout' in o) {
+        const p = o.dropout;
+        if (typeof p === 'number' && Number.isFinite(p) && p >= 0 && p < 1) opts.dropout = p;
+        else problems.push(`options.dropout: expected a number in [0, 1), got ${describe(p)}`);
+      }
+      num('seed', 0, 2 ** 31 - 1, true);
+      num('heads', 1, LIMITS.heads, true);
+      num('head', 0, LIMITS.heads - 1, true);
+      if ('kernel' in o) {
+        if (KERNELS.includes(o.kernel)) opts.kernel = o.kernel;
+        else problems.push(`options.kernel: expected one of ${KERNELS.join(', ')}, got ${describe(o.kernel)}`);
+      }
+    }
+  }
+  // Heads must divide every width they split: dk and dv with projections, D without.
+  {
+    const opts = state.options;
+    const widths = opts.projections
+      ? [state.weights.wq?.[0]?.length, state.weights.wv?.[0]?.length].filter((n) => n !== undefined)
+      : [width];
+    const bad = widths.find((n) => n % opts.heads !== 0);
+    if (bad !== undefined) {
+      problems.push(`options.heads: ${opts.heads} heads do not divide width ${bad}; using 1 head`);
+      opts.heads = 1;
+    }
+    if (opts.head >= opts.heads) {
+      if (has('options') && isPlainObject(untrusted.options) && 'head' in untrusted.options) {
+        problems.push(`options.head: expected an integer in [0, ${opts.heads - 1}], got ${opts.head}`);
+      }
+      opts.head = 0;
+    }
+  }
+
+  if (has('focus')) {
+    const f = untrusted.focus;
+    if (typeof f === 'string' && Object.prototype.hasOwnProperty.call(state.contexts, f)) state.focus = f;
+    else problems.push(`focus: expected one of the contexts (${Object.keys(state.contexts).map((n) => clip(n, 24)).join(', ')}), got ${describe(f)}`);
+  }
+  if (!Object.prototype.hasOwnProperty.call(state.contexts, state.focus)) state.focus = Object.keys(state.contexts)[0];
+
+  if (has('view')) {
+    let view = untrusted.view;
+    if (typeof view === 'string') view = view.split(',').map((s) => s.trim()).filter(Boolean);
+    if (!Array.isArray(view) || view.length > VIEWS.length * 2) {
+      problems.push(`view: expected a list of steps from ${VIEWS.join(', ')}, got ${describe(untrusted.view)}`);
+    } else {
+      const known = [];
+      for (const name of view) {
+        if (typeof name === 'string' && VIEWS.includes(name)) {
+          if (!known.includes(name)) known.push(name);
+        } else {
+          problems.push(`view: unknown step ${describe(name)}; expected one of ${VIEWS.join(', ')}`);
+        }
+      }
+      state.view = known.length ? known : ['all'];
+    }
+  }
+
+  if (has('step')) {
+    const s = untrusted.step;
+    if (Number.isInteger(s) && s >= 0 && s <= LIMITS.step) state.step = s;
+    else problems.push(`step: expected an integer in [0, ${LIMITS.step}], got ${describe(s)}`);
+  }
+
+  if (has('selected')) {
+    const s = untrusted.selected;
+    if (s === null) {
+      state.selected = null;
+    } else if (isPlainObject(s) && typeof s.matrix === 'string' && /^[a-zA-Z][a-zA-Z0-9]{0,23}$/.test(s.matrix)
+        && Number.isInteger(s.row) && s.row >= 0 && s.row < LIMITS.cell
+        && Number.isInteger(s.col) && s.col >= 0 && s.col < LIMITS.cell) {
+      state.selected = { matrix: s.matrix, row: s.row, col: s.col };
+    } else {
+      problems.push(`selected: expected null or {matrix: a name, row and col integers in [0, ${LIMITS.cell - 1}]}, got ${describe(s)}`);
+    }
+  }
+
+  if (has('theme')) {
+    if (THEMES.includes(untrusted.theme)) state.theme = untrusted.theme;
+    else problems.push(`theme: expected one of ${THEMES.join(', ')}, got ${describe(untrusted.theme)}`);
+  }
+  state.v = 1;
+  return { state, problems };
+}
+
+// hash → {state, problems}: decode failures become one problem and the defaults.
+export function stateFromHash(hash, defaults) {
+  let untrusted;
+  try {
+    untrusted = decodeState(hash);
+  } catch (error) {
+    return { state: clone(defaults), problems: [`${error.message}; showing the default example`] };
+  }
+  return sanitizeState(untrusted, defaults);
+}
