@@ -1,0 +1,180 @@
+// A portable 4-lane float32 vector: the one layer the _simd kernels are written against.
+//
+//   WASM (Emscripten with -msimd128, __wasm_simd128__): <wasm_simd128.h>
+//   x86 (SSE4.1, which the native build enables with -msse4.1):   <smmintrin.h>
+//   anything else: a plain struct of 4 floats (kF32x4Native == false)
+//
+// Only what the kernels need is here. There is no FMA: WASM SIMD128 has none, so the
+// native build does mul + add as well and both builds round the same way.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#define ATTN_F32X4_WASM 1
+#elif defined(__SSE4_1__)
+#include <smmintrin.h>
+#define ATTN_F32X4_SSE 1
+#else
+#define ATTN_F32X4_SCALAR 1
+#endif
+
+namespace attn::kernels::simd {
+
+#if defined(ATTN_F32X4_WASM)
+
+inline constexpr bool kF32x4Native = true;
+inline constexpr const char* kF32x4Name = "wasm-simd128";
+using f32x4 = v128_t;
+
+inline f32x4 load(const float* p) { return wasm_v128_load(p); }
+inline void store(float* p, f32x4 v) { wasm_v128_store(p, v); }
+inline f32x4 splat(float x) { return wasm_f32x4_splat(x); }
+inline f32x4 load_splat(const float* p) { return wasm_v128_load32_splat(p); }
+inline f32x4 zero() { return wasm_f32x4_splat(0.0f); }
+inline f32x4 add(f32x4 a, f32x4 b) { return wasm_f32x4_add(a, b); }
+inline f32x4 sub(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
+inline f32x4 mul(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
+// max/min with the x86 operand convention is not needed: inputs are never NaN here.
+inline f32x4 max(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b); }
+inline f32x4 min(f32x4 a, f32x4 b) { return wasm_f32x4_pmin(a, b); }
+inline f32x4 round_nearest(f32x4 a) { return wasm_f32x4_nearest(a); }
+// Lanes where a < b are all ones.
+inline f32x4 less(f32x4 a, f32x4 b) { return wasm_f32x4_lt(a, b); }
+// mask ? b : a, lane by lane (mask lanes are all ones or all zeros).
+inline f32x4 select(f32x4 mask, f32x4 a, f32x4 b) { return wasm_v128_bitselect(b, a, mask); }
+// 2^n for integral n in [−126, 127] held as floats.
+inline f32x4 exp2_int(f32x4 n) {
+  const v128_t bits = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+  return bits;
+}
+inline float hsum(f32x4 v) {
+  const f32x4 s = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  return wasm_f32x4_extract_lane(wasm_f32x4_add(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2)), 0);
+}
+inline float hmax(f32x4 v) {
+  const f32x4 s = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+  return wasm_f32x4_extract_lane(wasm_f32x4_pmax(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2)), 0);
+}
+
+#elif defined(ATTN_F32X4_SSE)
+
+inline constexpr bool kF32x4Native = true;
+inline constexpr const char* kF32x4Name = "sse4.1";
+using f32x4 = __m128;
+
+inline f32x4 load(const float* p) { return _mm_loadu_ps(p); }
+inline void store(float* p, f32x4 v) { _mm_storeu_ps(p, v); }
+inline f32x4 splat(float x) { return _mm_set1_ps(x); }
+inline f32x4 load_splat(const float* p) { return _mm_set1_ps(*p); }
+inline f32x4 zero() { return _mm_setzero_ps(); }
+inline f32x4 add(f32x4 a, f32x4 b) { return _mm_add_ps(a, b); }
+inline f32x4 sub(f32x4 a, f32x4 b) { return _mm_sub_ps(a, b); }
+inline f32x4 mul(f32x4 a, f32x4 b) { return _mm_mul_ps(a, b); }
+inline f32x4 max(f32x4 a, f32x4 b) { return _mm_max_ps(a, b); }
+inline f32x4 min(f32x4 a, f32x4 b) { return _mm_min_ps(a, b); }
+inline f32x4 round_nearest(f32x4 a) { return _mm_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+inline f32x4 less(f32x4 a, f32x4 b) { return _mm_cmplt_ps(a, b); }
+inline f32x4 select(f32x4 mask, f32x4 a, f32x4 b) { return _mm_blendv_ps(a, b, mask); }
+inline f32x4 exp2_int(f32x4 n) {
+  const __m128i bits = _mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(n), _mm_set1_epi32(127)), 23);
+  return _mm_castsi128_ps(bits);
+}
+inline float hsum(f32x4 v) {
+  const f32x4 s = _mm_add_ps(v, _mm_movehl_ps(v, v));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
+}
+inline float hmax(f32x4 v) {
+  const f32x4 s = _mm_max_ps(v, _mm_movehl_ps(v, v));
+  return _mm_cvtss_f32(_mm_max_ss(s, _mm_shuffle_ps(s, s, 1)));
+}
+
+#else  // scalar emulation
+
+inline constexpr bool kF32x4Native = false;
+inline constexpr const char* kF32x4Name = "scalar";
+struct f32x4 {
+  float v[4];
+};
+
+inline f32x4 load(const float* p) { return {{p[0], p[1], p[2], p[3]}}; }
+inline void store(float* p, f32x4 a) { std::memcpy(p, a.v, sizeof a.v); }
+inline f32x4 splat(float x) { return {{x, x, x, x}}; }
+inline f32x4 load_splat(const float* p) { return splat(*p); }
+inline f32x4 zero() { return splat(0.0f); }
+#define ATTN_F32X4_LANEWISE(name, expr)            \
+  inline f32x4 name(f32x4 a, f32x4 b) {            \
+    f32x4 r;                                       \
+    for (int i = 0; i < 4; ++i) r.v[i] = (expr);   \
+    return r;                                      \
+  }
+ATTN_F32X4_LANEWISE(add, a.v[i] + b.v[i])
+ATTN_F32X4_LANEWISE(sub, a.v[i] - b.v[i])
+ATTN_F32X4_LANEWISE(mul, a.v[i] * b.v[i])
+ATTN_F32X4_LANEWISE(max, a.v[i] < b.v[i] ? b.v[i] : a.v[i])
+ATTN_F32X4_LANEWISE(min, b.v[i] < a.v[i] ? b.v[i] : a.v[i])
+#undef ATTN_F32X4_LANEWISE
+inline f32x4 round_nearest(f32x4 a) {
+  for (float& x : a.v) x = std::nearbyint(x);
+  return a;
+}
+inline f32x4 less(f32x4 a, f32x4 b) {
+  f32x4 r;
+  for (int i = 0; i < 4; ++i) {
+    const std::uint32_t bits = a.v[i] < b.v[i] ? 0xffffffffu : 0u;
+    std::memcpy(&r.v[i], &bits, 4);
+  }
+  return r;
+}
+inline f32x4 select(f32x4 mask, f32x4 a, f32x4 b) {
+  f32x4 r;
+  for (int i = 0; i < 4; ++i) {
+    std::uint32_t m;
+    std::memcpy(&m, &mask.v[i], 4);
+    r.v[i] = m ? b.v[i] : a.v[i];
+  }
+  return r;
+}
+inline f32x4 exp2_int(f32x4 n) {
+  f32x4 r;
+  for (int i = 0; i < 4; ++i) {
+    const std::uint32_t bits = static_cast<std::uint32_t>(static_cast<int>(n.v[i]) + 127) << 23;
+    std::memcpy(&r.v[i], &bits, 4);
+  }
+  return r;
+}
+inline float hsum(f32x4 a) { return (a.v[0] + a.v[2]) + (a.v[1] + a.v[3]); }
+inline float hmax(f32x4 a) {
+  const float x = a.v[0] > a.v[2] ? a.v[0] : a.v[2];
+  const float y = a.v[1] > a.v[3] ? a.v[1] : a.v[3];
+  return x > y ? x : y;
+}
+
+#endif
+
+// e^x, lane by lane, relative error below 2e-7 for x in [−87.3, 88] (Cephes expf:
+// range reduction x = n·ln2 + r with |r| ≤ ln2/2, then a degree-5 polynomial for e^r).
+// x < −87.3 (including −∞) gives exactly 0, so masked scores become exact zeros.
+inline f32x4 exp(f32x4 x) {
+  const f32x4 lo = splat(-87.33654f);
+  const f32x4 underflow = less(x, lo);
+  x = min(max(x, lo), splat(88.0f));
+  const f32x4 n = round_nearest(mul(x, splat(1.44269504088896341f)));
+  // r = x − n·ln2 in two steps (ln2 split into an exact high part and a correction).
+  f32x4 r = sub(x, mul(n, splat(0.693359375f)));
+  r = sub(r, mul(n, splat(-2.12194440e-4f)));
+  f32x4 p = splat(1.9875691500e-4f);
+  p = add(mul(p, r), splat(1.3981999507e-3f));
+  p = add(mul(p, r), splat(8.3334519073e-3f));
+  p = add(mul(p, r), splat(4.1665795894e-2f));
+  p = add(mul(p, r), splat(1.6666665459e-1f));
+  p = add(mul(p, r), splat(5.0000001201e-1f));
+  const f32x4 r2 = mul(r, r);
+  p = add(add(mul(p, r2), r), splat(1.0f));
+  return select(underflow, mul(p, exp2_int(n)), zero());
+}
+
+}  // namespace attn::kernels::simd
