@@ -1,0 +1,233 @@
+// Validation of every input and option, before anything is allocated.
+// Legend: B batch, T tokens, D width, H heads, dk/dv all-head widths, hk/hv per-head widths.
+#include <cmath>
+#include <sstream>
+
+#include "internal.h"
+
+namespace attn::detail {
+
+std::string shape_string(const std::vector<int>& shape) {
+  std::ostringstream out;
+  out << "(";
+  for (size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
+  if (shape.size() == 1) out << ",";
+  out << ")";
+  return out.str();
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw Error(message); }
+
+std::string str(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+// A view's shape must be exactly `expected`; `what` explains the expectation.
+void expect_shape(const char* name, const TensorView& view, const std::vector<int>& expected,
+                  const std::string& what) {
+  if (view.shape != expected) {
+    fail(std::string(name) + ": expected shape " + shape_string(expected) + " (" + what + "), got " +
+         shape_string(view.shape));
+  }
+}
+
+// Checks a present view: positive dims, bounded element count, data present, all finite.
+void check_view(const char* name, const TensorView& view, size_t min_rank, size_t max_rank) {
+  if (view.shape.size() < min_rank || view.shape.size() > max_rank) {
+    fail(std::string(name) + ": expected " + (min_rank == max_rank ? std::to_string(min_rank) :
+         std::to_string(min_rank) + " or " + std::to_string(max_rank)) + " dimensions, got shape " +
+         shape_string(view.shape));
+  }
+  long long count = 1;
+  for (int dim : view.shape) {
+    if (dim <= 0) fail(std::string(name) + ": every dimension must be ≥ 1, got shape " + shape_string(view.shape));
+    if (dim > Limits::kMaxTokens) {
+      fail(std::string(name) + ": dimension " + std::to_string(dim) + " exceeds the limit of " +
+           std::to_string(Limits::kMaxTokens) + " in shape " + shape_string(view.shape));
+    }
+    count *= dim;
+    if (count > Limits::kMaxInputElements) {
+      fail(std::string(name) + ": shape " + shape_string(view.shape) + " has more than " +
+           std::to_string(Limits::kMaxInputElements) + " elements (the limit per input)");
+    }
+  }
+  if (view.data == nullptr) fail(std::string(name) + ": shape " + shape_string(view.shape) + " given without data");
+  for (long long i = 0; i < count; ++i) {
+    if (!std::isfinite(view.data[i])) {
+      fail(std::string(name) + ": every value must be finite, got " + str(view.data[i]) + " at flat index " +
+           std::to_string(i));
+    }
+  }
+}
+
+void check_width(const char* name, int value) {
+  if (value > Limits::kMaxWidth) {
+    fail(std::string(name) + ": width " + std::to_string(value) + " exceeds the limit of " +
+         std::to_string(Limits::kMaxWidth));
+  }
+}
+
+}  // namespace
+
+Plan validate(const Inputs& in, const Options& opt) {
+  Plan plan;
+
+  // x: (T, D) or (B, T, D)
+  if (!in.x.given()) fail("x: required, expected shape (T, D) or (B, T, D)");
+  if (in.x.shape.size() == 2 || in.x.shape.size() == 3) {
+    for (int dim : in.x.shape) {
+      if (dim <= 0) fail("x: expected shape (T, D) or (B, T, D) with every size ≥ 1, got " + shape_string(in.x.shape));
+    }
+  }
+  check_view("x", in.x, 2, 3);
+  plan.batched = in.x.shape.size() == 3;
+  plan.B = plan.batched ? in.x.shape[0] : 1;
+  plan.T = in.x.shape[plan.batched ? 1 : 0];
+  plan.D = in.x.shape[plan.batched ? 2 : 1];
+  if (plan.B > Limits::kMaxBatch) {
+    fail("x: batch " + std::to_string(plan.B) + " exceeds the limit of " + std::to_string(Limits::kMaxBatch));
+  }
+  check_width("x", plan.D);
+
+  // Projections.
+  const bool any_separate = in.wq.given() || in.wk.given() || in.wv.given();
+  const bool any_separate_bias = in.bq.given() || in.bk.given() || in.bv.given();
+  if (in.wqkv.given() && (any_separate || any_separate_bias)) {
+    fail("wqkv: give either the fused wqkv (3·d_out, D) or separate wq, wk, wv, not both");
+  }
+  if (in.bqkv.given() && !in.wqkv.given()) fail("bqkv: given without wqkv");
+  if (in.wqkv.given()) {
+    plan.projection = Projection::kFused;
+    check_view("wqkv", in.wqkv, 2, 2);
+    const int rows = in.wqkv.shape[0];
+    if (rows % 3 != 0 || in.wqkv.shape[1] != plan.D) {
+      fail("wqkv: expected shape (3·d_out, " + std::to_string(plan.D) + ") in nn.Linear layout with " +
+           std::to_string(plan.D) + " = x width, got " + shape_string(in.wqkv.shape));
+    }
+    plan.dk = plan.dv = rows / 3;
+    if (in.bqkv.given()) {
+      check_view("bqkv", in.bqkv, 1, 1);
+      expect_shape("bqkv", in.bqkv, {rows}, "3·d_out, the rows of wqkv");
+    }
+  } else if (any_separate) {
+    plan.projection = Projection::kSeparate;
+    const char* missing = !in.wq.given() ? "wq" : !in.wk.given() ? "wk" : !in.wv.given() ? "wv" : nullptr;
+    if (missing) fail(std::string(missing) + ": required when any of wq, wk, wv is given (give all three or none)");
+    check_view("wq", in.wq, 2, 2);
+    check_view("wk", in.wk, 2, 2);
+    check_view("wv", in.wv, 2, 2);
+    const std::string rows_note = std::to_string(plan.D) + " = x width";
+    if (in.wq.shape[0] != plan.D) expect_shape("wq", in.wq, {plan.D, in.wq.shape[1]}, "(D, d_k) with " + rows_note);
+    plan.dk = in.wq.shape[1];
+    expect_shape("wk", in.wk, {plan.D, plan.dk}, "(D, d_k) like wq");
+    if (in.wv.shape[0] != plan.D) expect_shape("wv", in.wv, {plan.D, in.wv.shape[1]}, "(D, d_v) with " + rows_note);
+    plan.dv = in.wv.shape[1];
+    if (in.bq.given()) { check_view("bq", in.bq, 1, 1); expect_shape("bq", in.bq, {plan.dk}, "d_k, the columns of wq"); }
+    if (in.bk.given()) { check_view("bk", in.bk, 1, 1); expect_shape("bk", in.bk, {plan.dk}, "d_k, the columns of wk"); }
+    if (in.bv.given()) { check_view("bv", in.bv, 1, 1); expect_shape("bv", in.bv, {plan.dv}, "d_v, the columns of wv"); }
+  } else {
+    if (any_separate_bias) fail(std::string(in.bq.given() ? "bq" : in.bk.given() ? "bk" : "bv") +
+                                ": a bias needs its projection matrices wq, wk, wv");
+    plan.projection = Projection::kNone;
+    plan.dk = plan.dv = plan.D;
+  }
+  check_width("d_k", plan.dk);
+  check_width("d_v", plan.dv);
+
+  // Heads.
+  if (opt.heads < 1 || opt.heads > Limits::kMaxHeads) {
+    fail("heads: expected an integer in [1, " + std::to_string(Limits::kMaxHeads) + "], got " + std::to_string(opt.heads));
+  }
+  plan.H = opt.heads;
+  if (plan.dk % plan.H != 0 || plan.dv % plan.H != 0) {
+    fail("heads: " + std::to_string(plan.H) + " must divide d_k = " + std::to_string(plan.dk) + " and d_v = " +
+         std::to_string(plan.dv));
+  }
+  plan.hk = plan.dk / plan.H;
+  plan.hv = plan.dv / plan.H;
+
+  // Output projection: (dv, do), bias (do).
+  if (in.bo.given() && !in.wo.given()) fail("bo: given without wo");
+  plan.d_out = plan.dv;
+  if (in.wo.given()) {
+    plan.has_wo = true;
+    check_view("wo", in.wo, 2, 2);
+    if (in.wo.shape[0] != plan.dv) {
+      expect_shape("wo", in.wo, {plan.dv, in.wo.shape[1]}, "(d_v, d_o) with " + std::to_string(plan.dv) + " = d_v");
+    }
+    plan.d_out = in.wo.shape[1];
+    check_width("d_o", plan.d_out);
+    if (in.bo.given()) { check_view("bo", in.bo, 1, 1); expect_shape("bo", in.bo, {plan.d_out}, "d_o, the columns of wo"); }
+  }
+
+  // Masks.
+  if (!opt.key_padding.empty() || !opt.key_padding_shape.empty()) {
+    const std::vector<int> expected_1 = {plan.T};
+    const std::vector<int> expected_2 = {plan.B, plan.T};
+    const bool ok_shape = opt.key_padding_shape == expected_1 || (plan.batched && opt.key_padding_shape == expected_2);
+    if (!ok_shape) {
+      fail("keyPadding: expected shape " + shape_string(expected_1) + (plan.batched ? " or " + shape_string(expected_2) : "") +
+           " (one flag per key), got " + shape_string(opt.key_padding_shape));
+    }
+    long long count = 1;
+    for (int dim : opt.key_padding_shape) count *= dim;
+    if (static_cast<long long>(opt.key_padding.size()) != count) {
+      fail("keyPadding: shape " + shape_string(opt.key_padding_shape) + " needs " + std::to_string(count) +
+           " flags, got " + std::to_string(opt.key_padding.size()));
+    }
+  }
+
+  // Scale and temperature.
+  if (opt.scale_mode == ScaleMode::kFactor && (!std::isfinite(opt.scale_factor) || opt.scale_factor == 0.0f)) {
+    fail("scale: expected a finite non-zero factor, got " + str(opt.scale_factor));
+  }
+  if (!std::isfinite(opt.temperature) || opt.temperature <= 0.0f) {
+    fail("temperature: expected a finite value > 0, got " + str(opt.temperature));
+  }
+  plan.scale = opt.scale_mode == ScaleMode::kNone ? 1.0f
+               : opt.scale_mode == ScaleMode::kFactor ? opt.scale_factor
+                                                       : 1.0f / std::sqrt(static_cast<float>(plan.hk));
+  plan.alpha = plan.scale / opt.temperature;
+  if (!std::isfinite(plan.alpha)) fail("temperature: scale / temperature overflows, got temperature " + str(opt.temperature));
+
+  // Dropout.
+  if (!(opt.dropout >= 0.0f && opt.dropout < 1.0f)) {
+    fail("dropout: expected p in [0, 1), got " + str(opt.dropout));
+  }
+  plan.dropout_active = opt.training && opt.dropout > 0.0f;
+  if (!opt.dropout_keep.empty()) {
+    const long long expected = static_cast<long long>(plan.B) * plan.H * plan.T * plan.T;
+    if (static_cast<long long>(opt.dropout_keep.size()) != expected) {
+      fail("dropoutKeep: expected " + std::to_string(expected) + " flags for shape " +
+           shape_string({plan.B, plan.H, plan.T, plan.T}) + " (B, H, T, T), got " + std::to_string(opt.dropout_keep.size()));
+    }
+  }
+
+  // Kernel and the memory it needs.
+  const long long square = static_cast<long long>(plan.T) * plan.T;
+  const long long all_scores = square * plan.B * plan.H;
+  Kernel kernel = opt.kernel;
+  if (kernel == Kernel::kAuto) {
+    kernel = (!opt.materialize && !plan.dropout_active) ? Kernel::kTiled : Kernel::kSimd;
+  }
+  if (kernel == Kernel::kTiled) {
+    if (opt.materialize) {
+      fail("kernel: 'tiled' never materialises the T×T weights; pass materialize = false or choose another kernel");
+    }
+    if (plan.dropout_active) fail("kernel: 'tiled' does not apply dropout; use 'simd' or set training = false");
+  } else if (opt.materialize && all_scores > Limits::kMaxScoreElements) {
+    fail("x: B·H·T·T = " + std::to_string(all_scores) + " exceeds the limit of " +
+         std::to_string(Limits::kMaxScoreElements) + " materialised weights; pass materialize = false (tiled kernel)");
+  } else if (square > Limits::kMaxScoreElements) {
+    fail("x: T·T = " + std::to_string(square) + " exceeds the limit of " + std::to_string(Limits::kMaxScoreElements) +
+         " for kernel '" + kernel_name(kernel) + "'; use kernel 'tiled'");
+  }
+  plan.kernel = kernel;
+  return plan;
+}
+
+}  // namespace attn::detail
