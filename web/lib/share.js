@@ -7,6 +7,7 @@
 // write `embed.html#{"example":"river","view":["weights"]}` by hand.
 //
 // Nothing here touches the DOM: problems are returned as strings for the caller to show as text.
+import { VIEWS as STATE_VIEWS, KERNELS as STATE_KERNELS } from './state.js';
 
 export const FORMAT_VERSION = '1';
 
@@ -25,9 +26,9 @@ export const LIMITS = Object.freeze({
 });
 
 export const EXAMPLES = Object.freeze(['river', 'finance', 'both', 'averaging']);
-export const VIEWS = Object.freeze(['all', 'x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output',
-  'formula', 'loops', 'averaging', 'contexts']);
-export const KERNELS = Object.freeze(['reference', 'vectorized', 'simd', 'tiled', 'auto']);
+// The page's views and kernels (web/lib/state.js), plus 'all'.
+export const VIEWS = Object.freeze(['all', ...STATE_VIEWS]);
+export const KERNELS = Object.freeze([...STATE_KERNELS]);
 export const THEMES = Object.freeze(['auto', 'light', 'dark']);
 const TOP_LEVEL = ['v', 'example', 'vocab', 'contexts', 'weights', 'options', 'focus', 'view', 'step',
   'selected', 'theme'];
