@@ -1,29 +1,28 @@
 // Validation of every input and option, before anything is allocated.
 // Legend: B batch, T tokens, D width, H heads, dk/dv all-head widths, hk/hv per-head widths.
 #include <cmath>
-#include <sstream>
+#include <cstdio>
 
 #include "internal.h"
 
 namespace attn::detail {
 
 std::string shape_string(const std::vector<int>& shape) {
-  std::ostringstream out;
-  out << "(";
-  for (size_t i = 0; i < shape.size(); ++i) out << (i ? ", " : "") << shape[i];
-  if (shape.size() == 1) out << ",";
-  out << ")";
-  return out.str();
+  std::string out = "(";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1) out += ",";
+  return out + ")";
 }
 
 namespace {
 
 [[noreturn]] void fail(const std::string& message) { throw Error(message); }
 
+// Shortest readable form of a value for messages: 0.5, 1e+30, nan, inf.
 std::string str(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", value);
+  return buffer;
 }
 
 // A view's shape must be exactly `expected`; `what` explains the expectation.

@@ -1,0 +1,295 @@
+// The JavaScript face of the WASM attention core: one engine instance per page (or Node
+// process), arguments checked and normalised here, computation in C++ (src/core/ via
+// src/bindings/). Every bad argument throws an AttentionError naming it; the engine keeps
+// answering after an error. All returned arrays are copies owned by JavaScript.
+//
+// Shapes: B batch, T tokens, D width, H heads, hk/hv per-head widths.
+
+/** Thrown for every bad argument; `.argument` names it. */
+export class AttentionError extends Error {
+  constructor(message, argument) {
+    super(message);
+    this.name = 'AttentionError';
+    this.argument = argument;
+  }
+}
+
+const TENSOR_ARGS = ['x', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv', 'wqkv', 'bqkv', 'wo', 'bo'];
+const TENSOR_RANKS = { x: [2, 3], wq: [2], wk: [2], wv: [2], bq: [1], bk: [1], bv: [1], wqkv: [2], bqkv: [1], wo: [2], bo: [1] };
+const OPTION_DEFAULTS = {
+  heads: 1, causal: false, keyPadding: null, scale: true, temperature: 1,
+  dropout: 0, seed: 0, training: false, dropoutKeep: null, kernel: 'auto', materialize: true,
+};
+const KNOWN = new Set([...TENSOR_ARGS, ...Object.keys(OPTION_DEFAULTS)]);
+const KERNELS = ['reference', 'vectorized', 'simd', 'tiled', 'auto'];
+const PER_HEAD = ['q', 'k', 'v', 'scores', 'scaled', 'masked', 'weights', 'dropped', 'headOutputs'];
+const PER_TOKEN = ['merged', 'output'];
+const MAX_ELEMENTS = 1 << 24;
+
+const describe = (value) => {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of length ${value.length}`;
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
+  if (typeof value === 'number') return String(value);
+  return typeof value;
+};
+const shapeText = (shape) => `(${shape.join(', ')}${shape.length === 1 ? ',' : ''})`;
+
+/**
+ * Normalises a tensor argument: nested number arrays, or {shape, data} with a typed array or
+ * plain array. Returns {shape, data: Float32Array}. Throws AttentionError naming `name`.
+ */
+export function toTensor(value, name, ranks = [1, 2, 3, 4]) {
+  const expected = ranks.map((r) => `${r}-d`).join(' or ');
+  let shape, data;
+  if (value && typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value) && 'shape' in value) {
+    shape = value.shape;
+    if (!Array.isArray(shape) || !shape.every((d) => Number.isInteger(d) && d >= 1)) {
+      throw new AttentionError(`${name}: shape must be an array of integers ≥ 1, got ${JSON.stringify(shape)}`, name);
+    }
+    const count = shape.reduce((a, b) => a * b, 1);
+    if (count > MAX_ELEMENTS) throw new AttentionError(`${name}: shape ${shapeText(shape)} has more than ${MAX_ELEMENTS} elements`, name);
+    if (!(ArrayBuffer.isView(value.data) || Array.isArray(value.data))) {
+      throw new AttentionError(`${name}: data must be a Float32Array or an array of numbers, got ${describe(value.data)}`, name);
+    }
+    if (value.data.length !== count) {
+      throw new AttentionError(`${name}: shape ${shapeText(shape)} needs ${count} values, data has ${value.data.length}`, name);
+    }
+    data = value.data instanceof Float32Array ? value.data.slice() : Float32Array.from(value.data, Number);
+  } else if (Array.isArray(value)) {
+    shape = [];
+    for (let level = value; Array.isArray(level); level = level[0]) {
+      if (level.length === 0) throw new AttentionError(`${name}: empty array at depth ${shape.length}; expected ${expected} numbers`, name);
+      shape.push(level.length);
+      if (shape.length > 4) break;
+    }
+    const count = shape.reduce((a, b) => a * b, 1);
+    if (count > MAX_ELEMENTS) throw new AttentionError(`${name}: shape ${shapeText(shape)} has more than ${MAX_ELEMENTS} elements`, name);
+    data = new Float32Array(count);
+    let offset = 0;
+    const walk = (node, depth, path) => {
+      if (depth === shape.length) {
+        if (typeof node !== 'number') {
+          throw new AttentionError(`${name}${path}: expected a number, got ${describe(node)}`, name);
+        }
+        data[offset++] = node;
+        return;
+      }
+      if (!Array.isArray(node) || node.length !== shape[depth]) {
+        throw new AttentionError(
+          `${name}${path}: ragged array: expected ${shape[depth]} entries (shape ${shapeText(shape)}), got ${describe(node)}`, name);
+      }
+      for (let i = 0; i < node.length; i++) walk(node[i], depth + 1, `${path}[${i}]`);
+    };
+    walk(value, 0, '');
+  } else {
+    throw new AttentionError(`${name}: expected ${expected} nested arrays of numbers or {shape, data}, got ${describe(value)}`, name);
+  }
+  if (!ranks.includes(shape.length)) {
+    throw new AttentionError(`${name}: expected a ${expected} tensor, got shape ${shapeText(shape)}`, name);
+  }
+  for (let i = 0; i < data.length; i++) {
+    if (!Number.isFinite(data[i])) {
+      throw new AttentionError(`${name}: every value must be a finite number, got ${data[i]} at flat index ${i}`, name);
+    }
+  }
+  return { shape: shape.slice(), data };
+}
+
+/** Nested arrays from {shape, data}. */
+export function toNested({ shape, data }) {
+  if (shape.length === 0) return data[0];
+  const stride = shape.slice(1).reduce((a, b) => a * b, 1);
+  const build = (offset, dims) => {
+    if (dims.length === 1) return Array.from(data.subarray(offset, offset + dims[0]));
+    const inner = dims.slice(1).reduce((a, b) => a * b, 1);
+    return Array.from({ length: dims[0] }, (_, i) => build(offset + i * inner, dims.slice(1)));
+  };
+  return stride >= 0 ? build(0, shape) : [];
+}
+
+function checkOptions(args) {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    throw new AttentionError(`attend: expected an options object, got ${describe(args)}`, 'attend');
+  }
+  for (const key of Object.keys(args)) {
+    if (!KNOWN.has(key)) {
+      throw new AttentionError(`${key}: unknown option; known options are ${[...KNOWN].join(', ')}`, key);
+    }
+  }
+  const o = { ...OPTION_DEFAULTS };
+  for (const [key, value] of Object.entries(args)) if (value !== undefined && !TENSOR_ARGS.includes(key)) o[key] = value;
+  if (!Number.isInteger(o.heads) || o.heads < 1) {
+    throw new AttentionError(`heads: expected an integer ≥ 1, got ${describe(o.heads)}`, 'heads');
+  }
+  for (const key of ['causal', 'training', 'materialize']) {
+    if (typeof o[key] !== 'boolean') throw new AttentionError(`${key}: expected true or false, got ${describe(o[key])}`, key);
+  }
+  if (!(typeof o.scale === 'boolean' || (typeof o.scale === 'number' && Number.isFinite(o.scale) && o.scale !== 0))) {
+    throw new AttentionError(`scale: expected true (1/√head size), false (none) or a finite non-zero number, got ${describe(o.scale)}`, 'scale');
+  }
+  if (typeof o.temperature !== 'number' || !Number.isFinite(o.temperature) || o.temperature <= 0) {
+    throw new AttentionError(`temperature: expected a finite number > 0, got ${describe(o.temperature)}`, 'temperature');
+  }
+  if (typeof o.dropout !== 'number' || !(o.dropout >= 0 && o.dropout < 1)) {
+    throw new AttentionError(`dropout: expected p in [0, 1), got ${describe(o.dropout)}`, 'dropout');
+  }
+  if (!Number.isSafeInteger(o.seed) || o.seed < 0) {
+    throw new AttentionError(`seed: expected an integer ≥ 0, got ${describe(o.seed)}`, 'seed');
+  }
+  if (typeof o.kernel !== 'string' || !KERNELS.includes(o.kernel)) {
+    throw new AttentionError(`kernel: expected one of ${KERNELS.map((k) => `'${k}'`).join(', ')}, got ${describe(o.kernel)}`, 'kernel');
+  }
+  return o;
+}
+
+function flags(value, name) {
+  // Booleans (or 0/1) as nested arrays or a flat array → {shape, data: Uint8Array}.
+  const asNumbers = (v) => (Array.isArray(v) ? v.map(asNumbers) : typeof v === 'boolean' ? Number(v) : v);
+  const tensor = toTensor(Array.isArray(value) ? asNumbers(value) : value, name, [1, 2, 3, 4]);
+  for (const f of tensor.data) {
+    if (f !== 0 && f !== 1) throw new AttentionError(`${name}: expected booleans (true = keep), got ${f}`, name);
+  }
+  return { shape: tensor.shape, data: Uint8Array.from(tensor.data) };
+}
+
+function wrapTrace(raw, ms) {
+  const trace = { kernel: raw.kernel, scale: raw.scale, batched: raw.batched, ms };
+  for (const name of [...PER_HEAD, ...PER_TOKEN]) {
+    const t = raw[name];
+    if (!t) continue;
+    const shape = raw.batched ? t.shape : t.shape.slice(1);
+    trace[name] = { shape, data: t.data };
+  }
+  Object.defineProperty(trace, 'get', {
+    enumerable: false,
+    value(name) {
+      const t = trace[name];
+      if (!t || !t.shape) {
+        throw new AttentionError(`get: unknown tensor '${name}'; available: ${[...PER_HEAD, ...PER_TOKEN].filter((n) => trace[n]).join(', ')}`, 'get');
+      }
+      return toNested(t);
+    },
+  });
+  return trace;
+}
+
+function makeEngine(module) {
+  const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+  const call = (fn, spec) => {
+    const result = fn(spec);
+    if (result.error !== undefined) {
+      const argument = /^([A-Za-z_][\w-]*)\s*:/.exec(result.error)?.[1];
+      throw new AttentionError(result.error, argument);
+    }
+    return result;
+  };
+  return {
+    simd: module.simd(),
+    version: module.version(),
+    limits: Object.freeze(module.limits()),
+
+    /** Self-attention with every intermediate; see engine.d.ts. */
+    attend(args) {
+      const o = checkOptions(args);
+      const spec = {};
+      for (const name of TENSOR_ARGS) {
+        if (args[name] !== undefined && args[name] !== null) spec[name] = toTensor(args[name], name, TENSOR_RANKS[name]);
+      }
+      if (!spec.x) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
+      spec.heads = o.heads;
+      spec.causal = o.causal;
+      spec.keyPadding = o.keyPadding === null ? null : flags(o.keyPadding, 'keyPadding');
+      spec.scaleMode = o.scale === true ? 'inverse-sqrt' : o.scale === false ? 'none' : 'factor';
+      spec.scaleFactor = typeof o.scale === 'number' ? o.scale : 1;
+      spec.temperature = o.temperature;
+      spec.dropout = o.dropout;
+      spec.seed = o.seed;
+      spec.training = o.training;
+      spec.dropoutKeep = o.dropoutKeep === null ? null : flags(o.dropoutKeep, 'dropoutKeep').data;
+      spec.kernel = o.kernel;
+      spec.materialize = o.materialize;
+      const start = now();
+      const raw = call(module.attend, spec);
+      return wrapTrace(raw, now() - start);
+    },
+
+    /** Seed 002's causal averaging, three ways. */
+    averaging(args) {
+      if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+        throw new AttentionError(`averaging: expected {x}, got ${describe(args)}`, 'averaging');
+      }
+      for (const key of Object.keys(args)) {
+        if (key !== 'x') throw new AttentionError(`${key}: unknown option for averaging; expected only x`, key);
+      }
+      if (args.x === undefined) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
+      const raw = call(module.averaging, { x: toTensor(args.x, 'x', [2, 3]) });
+      const out = { batched: raw.batched };
+      for (const name of ['loop', 'trilWeights', 'matmul', 'maskedZeros', 'softmaxWeights', 'softmax']) {
+        const t = raw[name];
+        const perToken = ['loop', 'matmul', 'softmax'].includes(name);
+        out[name] = { shape: perToken && !raw.batched ? t.shape.slice(1) : t.shape, data: t.data };
+      }
+      Object.defineProperty(out, 'get', { enumerable: false, value: (name) => toNested(out[name]) });
+      return out;
+    },
+
+    /** Seed 003's bank example (a fresh copy each call). */
+    examples() {
+      return module.examples();
+    },
+
+    /** Cosine similarity of two equal-length vectors (0 when either is all zero). */
+    cosine(a, b) {
+      const ta = toTensor(a, 'a', [1]), tb = toTensor(b, 'b', [1]);
+      if (ta.data.length !== tb.data.length) {
+        throw new AttentionError(`b: expected length ${ta.data.length} like a, got ${tb.data.length}`, 'b');
+      }
+      let dot = 0, na = 0, nb = 0;
+      for (let i = 0; i < ta.data.length; i++) {
+        dot += ta.data[i] * tb.data[i];
+        na += ta.data[i] * ta.data[i];
+        nb += tb.data[i] * tb.data[i];
+      }
+      return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+    },
+
+    /** Current size of the WASM heap in bytes (for leak checks). */
+    heapBytes() {
+      return module.heapBytes();
+    },
+  };
+}
+
+let enginePromise = null;
+
+// The compiled core: attention_engine.wasm beside this file, fetched in browsers and read from
+// disk in Node (Emscripten 3.1.6's own loader cannot do both from one ES module).
+async function wasmBytes() {
+  const url = new URL('./attention_engine.wasm', import.meta.url);
+  if (url.protocol === 'file:' && typeof process === 'object' && process.versions?.node) {
+    const { readFile } = await import(/* @vite-ignore */ 'node:fs/promises');
+    return readFile(url);
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`loadEngine: could not load ${url} (HTTP ${response.status})`);
+  return response.arrayBuffer();
+}
+
+/**
+ * Loads the WASM module once and returns the shared engine. Same call in browsers and Node.
+ * `options.wasmBinary` (bytes of attention_engine.wasm) skips the fetch, e.g. in a bundle.
+ */
+export function loadEngine(options = {}) {
+  if (!enginePromise) {
+    enginePromise = Promise.all([import('./attention_engine.mjs'), options.wasmBinary ?? wasmBytes()])
+      .then(([{ default: createAttentionModule }, wasmBinary]) => createAttentionModule({ wasmBinary }))
+      .then(makeEngine)
+      .catch((error) => {
+        enginePromise = null;
+        throw error;
+      });
+  }
+  return enginePromise;
+}
