@@ -93,7 +93,8 @@ test('TorchLiteral_IsFloatAndParsesBack', () => {
 });
 
 test('SVG_HasEveryValueAndEscapedLabels', () => {
-  const svg = toSVG(matrix, { rowLabels: hostileLabels.slice(0, 2), colLabels: hostileLabels, title: 'weights <river>' });
+  const options = { rowLabels: hostileLabels.slice(0, 2), colLabels: hostileLabels, title: 'weights <river>' };
+  const svg = toSVG(matrix, options);
   assert.ok(!svg.includes('<img'), 'a label became markup');
   assert.ok(!svg.includes('</script>'), 'a label became markup');
   // The full label is in the <title>; the visible text is clipped to 16 characters.
@@ -102,7 +103,7 @@ test('SVG_HasEveryValueAndEscapedLabels', () => {
   const values = [...svg.matchAll(/data-row="(\d+)" data-col="(\d+)" data-value="([^"]+)"/g)];
   assert.equal(values.length, 8);
   for (const [, r, c, v] of values) assert.equal(v === '-Infinity' ? -Infinity : Math.fround(Number(v)), matrix[r][c]);
-  const L = heatmapLayout(matrix, {});
+  const L = heatmapLayout(matrix, options);
   assert.match(svg, new RegExp(`width="${L.width}" height="${L.height}"`));
 });
 
