@@ -1,0 +1,52 @@
+// Colour maps for the heatmaps: perceptual, colour-blind-safe maps from d3-scale-chromatic
+// (viridis for weights in [0, 1], RdBu for signed values around 0), and the text colour
+// (black or white) with the higher WCAG contrast against each cell.
+import { interpolateViridis, interpolateRdBu, interpolateCividis } from '../vendor/d3-scale-chromatic.js';
+
+/** Parses "rgb(r, g, b)" or "#rrggbb" into [r, g, b] in 0..255. */
+export function parseColor(color) {
+  const m = /^rgba?\(\s*([\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)/i.exec(color);
+  if (m) return [Number(m[1]), Number(m[2]), Number(m[3])];
+  const h = /^#([0-9a-f]{6})$/i.exec(color);
+  if (h) return [0, 2, 4].map((i) => parseInt(h[1].slice(i, i + 2), 16));
+  throw new Error(`parseColor: expected "rgb(r, g, b)" or "#rrggbb", got "${color}"`);
+}
+
+/** WCAG relative luminance of an sRGB colour. */
+export function luminance([r, g, b]) {
+  const lin = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+}
+
+export function contrastRatio(a, b) {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+/** '#000' or '#fff', whichever contrasts more with the background (always ≥ 4.5:1). */
+export function textColorFor(background) {
+  const rgb = typeof background === 'string' ? parseColor(background) : background;
+  return contrastRatio(rgb, [0, 0, 0]) >= contrastRatio(rgb, [255, 255, 255]) ? '#000' : '#fff';
+}
+
+/**
+ * Picks a colour scale for a matrix.
+ * kind 'weights': values in [0, 1] → viridis; 'signed': symmetric around 0 → RdBu (blue positive);
+ * 'sequential': min..max → cividis.
+ * @returns {(v: number) => string|null}  null for non-finite values (drawn as masked).
+ */
+export function colorScale(kind, values) {
+  const finite = values.filter(Number.isFinite);
+  if (kind === 'weights') {
+    return (v) => (Number.isFinite(v) ? interpolateViridis(clamp01(v)) : null);
+  }
+  if (kind === 'sequential') {
+    const lo = Math.min(...finite, 0), hi = Math.max(...finite, 1e-9);
+    return (v) => (Number.isFinite(v) ? interpolateCividis(clamp01((v - lo) / (hi - lo || 1))) : null);
+  }
+  const maxAbs = finite.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
+  // Light ends of RdBu near 0 keep small values quiet; 0.5 ± 0.5·v/max spans the whole map.
+  return (v) => (Number.isFinite(v) ? interpolateRdBu(clamp01(0.5 + 0.5 * v / maxAbs)) : null);
+}
+
+function clamp01(t) { return t < 0 ? 0 : t > 1 ? 1 : t; }

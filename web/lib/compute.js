@@ -1,0 +1,115 @@
+// Turns the state into engine calls and collects what the views draw. Every number shown on
+// the page comes from here, i.e. from the WASM engine (engine.attend / cosine / averaging).
+
+/** Arguments of engine.attend for one context's tokens. */
+export function attendArgs(state, tokens) {
+  const o = state.options;
+  const args = {
+    x: tokens.map((w) => state.vocab[w]),
+    heads: o.heads, causal: o.causal, scale: o.scale, temperature: o.temperature,
+    dropout: o.dropout, seed: o.seed, training: o.training, kernel: o.kernel,
+  };
+  if (o.projections) Object.assign(args, { wq: state.weights.wq, wk: state.weights.wk, wv: state.weights.wv });
+  return args;
+}
+
+const NAMES = ['q', 'k', 'v', 'scores', 'scaled', 'masked', 'weights', 'dropped', 'headOutputs', 'merged', 'output'];
+
+/** A trace as plain nested arrays plus its metadata. */
+export function unpackTrace(trace) {
+  const out = { kernel: trace.kernel, scale: trace.scale, ms: trace.ms };
+  for (const name of NAMES) out[name] = trace[name] ? trace.get(name) : null;
+  return out;
+}
+
+/**
+ * Runs everything the page shows for the current state.
+ * @returns {{contexts: Object<string, {tokens, x, linear, trace, error}>, cosines: Array,
+ *            averaging, errors: string[], ms: number}}
+ */
+export function computeAll(engine, state, { averaging = true } = {}) {
+  const errors = [];
+  const contexts = {};
+  let ms = 0;
+  for (const [name, tokens] of Object.entries(state.contexts)) {
+    const entry = { tokens, x: tokens.map((w) => state.vocab[w]), linear: null, trace: null, error: null };
+    try {
+      const t = engine.attend(attendArgs(state, tokens));
+      entry.trace = unpackTrace(t);
+      ms += t.ms;
+    } catch (err) {
+      entry.error = `${name}: ${err.message}`;
+      errors.push(entry.error);
+    }
+    try {
+      // The plain linear layer x·W, computed by the engine as the value projection of a call
+      // whose V is x·W (Q and K reuse W; only v is read).
+      const w = state.weights.w;
+      const lin = engine.attend({ x: entry.x, wq: w, wk: w, wv: w, kernel: 'vectorized' });
+      entry.linear = lin.get('v')[0];
+    } catch (err) {
+      errors.push(`${name} (plain linear layer): ${err.message}`);
+    }
+    contexts[name] = entry;
+  }
+  const cosines = [];
+  const [a, b] = Object.keys(contexts);
+  if (a && b) {
+    const A = contexts[a], B = contexts[b];
+    for (const word of new Set(A.tokens)) {
+      const i = A.tokens.indexOf(word), j = B.tokens.indexOf(word);
+      if (j < 0) continue;
+      const row = { word, i, j, embedding: null, linear: null, attention: null };
+      try {
+        row.embedding = engine.cosine(A.x[i], B.x[j]);
+        if (A.linear && B.linear) row.linear = engine.cosine(A.linear[i], B.linear[j]);
+        if (A.trace && B.trace) row.attention = engine.cosine(A.trace.output[i], B.trace.output[j]);
+      } catch (err) {
+        errors.push(`cosine of "${word}": ${err.message}`);
+      }
+      cosines.push(row);
+    }
+  }
+  let avg = null;
+  const focus = contexts[state.focus] || contexts[a];
+  if (averaging && focus) {
+    try { avg = engine.averaging({ x: focus.x }); } catch (err) { errors.push(`causal averaging: ${err.message}`); }
+  }
+  return { contexts, cosines, averaging: avg, errors, ms };
+}
+
+/** Largest |a − b| over two equally shaped nested arrays (for "the three forms are equal"). */
+export function maxAbsDiff(a, b) {
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return Infinity;
+    return a.reduce((m, x, i) => Math.max(m, maxAbsDiff(x, b[i])), 0);
+  }
+  return Math.abs(a - b);
+}
+
+/** Rows i of a (T, C) nested array restricted to head h's columns [h·n, (h+1)·n). */
+export function headColumns(matrix, h, n) {
+  return matrix.map((row) => row.slice(h * n, (h + 1) * n));
+}
+
+/** {shape, data} tensor or nested array → nested array. */
+export function toNested(t) {
+  if (t == null) return null;
+  if (Array.isArray(t)) return t;
+  if (t.shape && t.data) {
+    const build = (dim, offset) => {
+      if (dim === t.shape.length - 1) return Array.from(t.data.subarray ? t.data.subarray(offset, offset + t.shape[dim]) : t.data.slice(offset, offset + t.shape[dim]));
+      const stride = t.shape.slice(dim + 1).reduce((p, n) => p * n, 1);
+      return Array.from({ length: t.shape[dim] }, (_, i) => build(dim + 1, offset + i * stride));
+    };
+    return t.shape.length ? build(0, 0) : [];
+  }
+  return t;
+}
+
+/** engine.averaging() result with every field as nested arrays. */
+export function averagingNested(avg) {
+  const out = {};
+  for (const [k, v] of Object.entries(avg)) if (v && typeof v === 'object') out[k] = toNested(v);
+  return out;
+}

@@ -1,0 +1,46 @@
+// A tiny element builder. Text is always added as text nodes (token names are untrusted; nothing
+// here ever parses HTML). Works with any Document, so views can render inside a shadow root.
+
+/**
+ * h(doc, 'button', {class: 'x', type: 'button', onclick: fn, dataset: {a: 1}}, 'text', child)
+ * Keys starting with "on" add listeners; `class`, `text`, `dataset`, `style` are handled;
+ * booleans set/remove attributes; everything else goes through setAttribute.
+ */
+export function h(doc, tag, attrs = {}, ...children) {
+  const el = doc.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k === 'value' || k === 'checked' || k === 'selected' || k === 'disabled') el[k] = v;
+    else if (v === true) el.setAttribute(k, '');
+    else el.setAttribute(k, String(v));
+  }
+  append(doc, el, children);
+  return el;
+}
+
+function append(doc, el, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(doc, el, c);
+    else if (typeof c === 'string' || typeof c === 'number') el.append(doc.createTextNode(String(c)));
+    else el.append(c);
+  }
+}
+
+let counter = 0;
+/** A unique id for label/aria wiring (unique per page, also across shadow roots). */
+export function uid(prefix = 'ae') { counter += 1; return `${prefix}-${counter}`; }
+
+/** Sets the options of a <select> to [{value, label}] keeping the current value when possible. */
+export function setOptions(doc, select, options, value) {
+  const key = options.map((o) => `${o.value}:${o.label}`).join('|');
+  if (select.dataset.key !== key) {
+    select.replaceChildren(...options.map((o) => h(doc, 'option', { value: String(o.value) }, o.label)));
+    select.dataset.key = key;
+  }
+  select.value = String(value);
+}

@@ -1,0 +1,45 @@
+// Number formatting and parsing for the page. Pure; unit-tested in tests/js/web-format.test.mjs.
+
+export const MINUS = '\u2212';
+
+/** Formats a number with `digits` decimals, a real minus sign, and ∞ for infinities. */
+export function fmt(value, digits = 3) {
+  if (value === -Infinity) return MINUS + '\u221e';
+  if (value === Infinity) return '\u221e';
+  if (Number.isNaN(value)) return 'NaN';
+  let text = Number(value).toFixed(digits);
+  if (/^-0\.?0*$/.test(text)) text = text.slice(1);   // no "−0.000"
+  return text.replace('-', MINUS);
+}
+
+/** Formats a vector as "[a, b, c]". */
+export function fmtVector(values, digits = 3) {
+  return '[' + Array.from(values, (v) => fmt(v, digits)).join(', ') + ']';
+}
+
+/**
+ * Parses what a person typed into a number cell. Accepts "−1.5", "-1,5", "+2", "1e-3".
+ * @returns {{value: number} | {error: string}}
+ */
+export function parseNumber(text, { min = -1000, max = 1000 } = {}) {
+  const clean = String(text).trim().replace(/[\u2212\u2013]/g, '-').replace(',', '.');
+  if (clean === '') return { error: 'enter a number' };
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(clean)) return { error: `"${text}" is not a number` };
+  const value = Number(clean);
+  if (!Number.isFinite(value)) return { error: `"${text}" is not a finite number` };
+  if (value < min || value > max) return { error: `${fmt(value)} is outside the allowed range [${fmt(min, 0)}, ${fmt(max, 0)}]` };
+  return { value };
+}
+
+/** Rounds to a fixed number of decimals without float noise, e.g. 0.1 + 0.2 → 0.3. */
+export function roundTo(value, digits = 3) {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** Milliseconds for display: 3 significant figures, at least 3 decimals below 1 ms. */
+export function fmtMs(ms) {
+  if (!Number.isFinite(ms)) return '—';
+  if (ms < 1) return ms.toFixed(3) + ' ms';
+  return ms.toPrecision(3) + ' ms';
+}

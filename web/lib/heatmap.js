@@ -1,0 +1,269 @@
+// The heatmap primitive: a labelled matrix drawn as an HTML <table> whose cells carry their
+// number and a colour. Being a real table (caption, row and column headers) it is also the
+// data-table alternative screen readers read. Masked (−∞) cells are hatched, not coloured.
+// Keyboard: one tab stop per table; arrow keys move between cells; focusing or hovering a
+// cell asks for its explanation. Editable tables: Enter (or typing a number) edits a cell,
+// PageUp/PageDown nudge it by ±0.1, dragging horizontally scrubs it.
+import { fmt, parseNumber, roundTo } from './format.js';
+import { colorScale, textColorFor } from './colormaps.js';
+
+const DRAG_THRESHOLD_PX = 4;
+
+/**
+ * @param {Document} doc  the document that owns the root (works inside a shadow root)
+ * @param {object} opts   see update()
+ */
+export function createHeatmap(doc, opts) {
+  const figure = doc.createElement('figure');
+  figure.className = 'ae-hm';
+  const scroller = doc.createElement('div');
+  scroller.className = 'ae-hm-scroll';
+  const table = doc.createElement('table');
+  table.className = 'ae-hm-table';
+  const caption = doc.createElement('caption');
+  const thead = doc.createElement('thead');
+  const tbody = doc.createElement('tbody');
+  table.append(caption, thead, tbody);
+  scroller.append(table);
+  figure.append(scroller);
+
+  let o = {};
+  let cells = [];          // cells[i][j] = td
+  let shapeKey = '';
+  let active = [0, 0];     // roving tab stop
+  let editing = null;
+
+  function build() {
+    thead.replaceChildren();
+    tbody.replaceChildren();
+    const head = doc.createElement('tr');
+    const corner = doc.createElement('th');
+    corner.scope = 'col';
+    corner.className = 'ae-corner';
+    const cornerText = doc.createElement('span');
+    cornerText.className = 'ae-sr';
+    cornerText.textContent = o.cornerLabel || 'row';
+    corner.append(cornerText);
+    head.append(corner);
+    o.colLabels.forEach((label, j) => {
+      const th = doc.createElement('th');
+      th.scope = 'col';
+      th.textContent = label;
+      head.append(th);
+    });
+    thead.append(head);
+    cells = o.values.map((row, i) => {
+      const tr = doc.createElement('tr');
+      const th = doc.createElement('th');
+      th.scope = 'row';
+      th.textContent = o.rowLabels[i];
+      tr.append(th);
+      const tds = row.map((_, j) => {
+        const td = doc.createElement('td');
+        td.className = 'ae-cell';
+        td.tabIndex = -1;
+        td.dataset.row = i;
+        td.dataset.col = j;
+        tr.append(td);
+        return td;
+      });
+      tbody.append(tr);
+      return tds;
+    });
+    if (active[0] >= cells.length || active[1] >= (cells[0]?.length ?? 0)) active = [0, 0];
+    if (cells[0]?.[0]) cells[active[0]][active[1]].tabIndex = 0;
+  }
+
+  function paint() {
+    const flat = o.values.flat();
+    const color = o.kind === 'none' ? () => null : colorScale(o.kind || 'signed', flat);
+    o.values.forEach((row, i) => {
+      const tr = cells[i][0]?.parentElement;
+      if (tr) {
+        tr.classList.toggle('ae-hl', Boolean(o.highlightRows?.includes(i)));
+        tr.firstChild.textContent = o.rowLabels[i];
+      }
+      row.forEach((v, j) => {
+        const td = cells[i][j];
+        if (td === editing?.td) return;
+        td.dataset.value = String(v);
+        const masked = v === -Infinity;
+        td.classList.toggle('ae-masked', masked);
+        const pending = o.pending?.(i, j);
+        td.classList.toggle('ae-pending', Boolean(pending));
+        if (masked) {
+          td.textContent = '\u2212\u221e';
+          td.setAttribute('aria-label', '−∞, masked');
+          td.style.background = '';
+          td.style.color = '';
+        } else if (pending) {
+          td.textContent = '·';
+          td.setAttribute('aria-label', 'not computed yet');
+          td.style.background = '';
+          td.style.color = '';
+        } else {
+          td.textContent = fmt(v, o.digits ?? 3);
+          td.removeAttribute('aria-label');
+          const bg = color(v);
+          td.style.background = bg || '';
+          td.style.color = bg ? textColorFor(bg) : '';
+        }
+      });
+    });
+    const headRow = thead.firstChild;
+    if (headRow) {
+      o.colLabels.forEach((label, j) => {
+        const th = headRow.children[j + 1];
+        th.textContent = label;
+        th.className = o.colClass?.(j) || '';
+      });
+    }
+  }
+
+  function update(next) {
+    o = { ...o, ...next };
+    caption.textContent = o.caption || '';
+    if (o.editable) {
+      const hint = doc.createElement('span');
+      hint.className = 'ae-hint';
+      hint.textContent = ' · editable: type, or drag a cell sideways';
+      caption.append(hint);
+    }
+    table.dataset.matrix = o.id;
+    if (o.context) table.dataset.context = o.context;
+    table.classList.toggle('ae-editable', Boolean(o.editable));
+    const key = `${o.values.length}x${o.values[0]?.length ?? 0}`;
+    if (key !== shapeKey) { shapeKey = key; build(); }
+    paint();
+  }
+
+  // --- focus, hover, explanation -------------------------------------------------------
+  const cellOf = (target) => {
+    const td = target.closest?.('td.ae-cell');
+    return td && table.contains(td) ? [Number(td.dataset.row), Number(td.dataset.col), td] : null;
+  };
+  function moveTo(i, j) {
+    const row = cells[i];
+    if (!row || !row[j]) return;
+    cells[active[0]]?.[active[1]] && (cells[active[0]][active[1]].tabIndex = -1);
+    active = [i, j];
+    row[j].tabIndex = 0;
+    row[j].focus();
+  }
+  table.addEventListener('focusin', (e) => {
+    const c = cellOf(e.target);
+    if (!c) return;
+    if (cells[active[0]]?.[active[1]]) cells[active[0]][active[1]].tabIndex = -1;
+    active = [c[0], c[1]];
+    c[2].tabIndex = 0;
+    o.onExplain?.(c[0], c[1], c[2]);
+  });
+  table.addEventListener('focusout', (e) => {
+    if (!table.contains(e.relatedTarget)) o.onExplain?.(null);
+  });
+  table.addEventListener('pointerover', (e) => {
+    if (e.pointerType === 'touch') return;
+    const c = cellOf(e.target);
+    if (c && !drag) o.onExplain?.(c[0], c[1], c[2]);
+  });
+  table.addEventListener('pointerleave', (e) => {
+    if (e.pointerType !== 'touch' && !drag && !table.contains(doc.activeElement)) o.onExplain?.(null);
+  });
+  table.addEventListener('keydown', (e) => {
+    if (editing) return;
+    const c = cellOf(e.target);
+    if (!c) return;
+    const [i, j] = c;
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (moves[e.key]) {
+      e.preventDefault();
+      moveTo(i + moves[e.key][0], j + moves[e.key][1]);
+    } else if (e.key === 'Home') { e.preventDefault(); moveTo(i, 0); }
+    else if (e.key === 'End') { e.preventDefault(); moveTo(i, cells[i].length - 1); }
+    else if (o.editable && (e.key === 'Enter' || e.key === 'F2')) { e.preventDefault(); startEdit(c[2], null); }
+    else if (o.editable && /^[-0-9.\u2212]$/.test(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey) { e.preventDefault(); startEdit(c[2], e.key); }
+    else if (o.editable && (e.key === 'PageUp' || e.key === 'PageDown')) {
+      e.preventDefault();
+      const step = e.shiftKey ? 0.01 : 0.1;
+      o.editable.commit(i, j, clampValue(roundTo(o.values[i][j] + (e.key === 'PageUp' ? step : -step), 4)));
+    }
+  });
+
+  // --- typing a value --------------------------------------------------------------------
+  function startEdit(td, initial) {
+    const i = Number(td.dataset.row), j = Number(td.dataset.col);
+    const input = doc.createElement('input');
+    input.type = 'text';
+    input.inputMode = 'decimal';
+    input.className = 'ae-cell-input';
+    input.value = initial ?? String(roundTo(o.values[i][j], 4));
+    input.setAttribute('aria-label', `${o.caption}: row ${o.rowLabels[i]}, column ${o.colLabels[j]}`);
+    editing = { td, i, j };
+    td.replaceChildren(input);
+    input.focus();
+    if (initial == null) input.select();
+    let done = false;
+    const finish = (commit) => {
+      if (done) return;
+      done = true;
+      editing = null;
+      if (commit) {
+        const parsed = parseNumber(input.value, { min: -1000, max: 1000 });
+        if (parsed.error) o.editable.error?.(`${o.caption} [${o.rowLabels[i]}, ${o.colLabels[j]}]: ${parsed.error}`);
+        else o.editable.commit(i, j, parsed.value);
+      }
+      paint();
+      td.focus();
+    };
+    input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') { e.preventDefault(); finish(true); }
+      else if (e.key === 'Escape') { e.preventDefault(); finish(false); }
+      e.stopPropagation();
+    });
+    input.addEventListener('blur', () => finish(true));
+  }
+
+  // --- drag to scrub -----------------------------------------------------------------------
+  let drag = null;
+  table.addEventListener('pointerdown', (e) => {
+    if (!o.editable || editing || e.button !== 0) return;
+    const c = cellOf(e.target);
+    if (!c) return;
+    drag = { i: c[0], j: c[1], td: c[2], x0: e.clientX, v0: o.values[c[0]][c[1]], moved: false, id: e.pointerId };
+  });
+  table.addEventListener('pointermove', (e) => {
+    if (!drag || e.pointerId !== drag.id) return;
+    const dx = e.clientX - drag.x0;
+    if (!drag.moved && Math.abs(dx) < DRAG_THRESHOLD_PX) return;
+    if (!drag.moved) {
+      drag.moved = true;
+      drag.td.setPointerCapture?.(e.pointerId);
+      drag.td.classList.add('ae-scrubbing');
+    }
+    e.preventDefault();
+    // 0.01 per pixel; Shift for fine steps.
+    const v = clampValue(roundTo(drag.v0 + dx * (e.shiftKey ? 0.001 : 0.01), 3));
+    drag.last = v;
+    o.editable.scrub ? o.editable.scrub(drag.i, drag.j, v) : o.editable.commit(drag.i, drag.j, v);
+  });
+  const endDrag = (e) => {
+    if (!drag || e.pointerId !== drag.id) return;
+    const d = drag;
+    drag = null;
+    d.td.classList.remove('ae-scrubbing');
+    if (d.moved) o.editable.commit(d.i, d.j, d.last ?? d.v0);
+    else if (e.type === 'pointerup') startEdit(d.td, null);
+  };
+  table.addEventListener('pointerup', endDrag);
+  table.addEventListener('pointercancel', endDrag);
+
+  update(opts);
+  return {
+    el: figure,
+    table,
+    update,
+    cell: (i, j) => cells[i]?.[j] ?? null,
+  };
+}
+
+function clampValue(v) { return Math.max(-1000, Math.min(1000, v)); }

@@ -1,0 +1,183 @@
+// The explorer's state: its default (seed 003's bank example, from engine.examples()), the
+// bounds the UI enforces, and pure transitions used by the editing views. Every transition
+// returns {state} or {error} (a message for a visible notice); none mutates its input.
+
+export const LIMITS = Object.freeze({
+  tokens: 16,      // per context
+  words: 32,       // vocabulary size
+  D: 16,           // embedding width
+  dk: 16, dv: 16,  // projection widths
+  value: 1000,     // |any number|
+  wordLength: 24,
+  heads: 16,
+});
+
+export const STEPS = ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'];
+export const VIEWS = ['contexts', 'controls', 'edit', ...STEPS, 'heads', 'loops', 'formula', 'averaging'];
+export const KERNELS = ['reference', 'vectorized', 'simd'];
+
+const copy = (m) => m.map((row) => row.slice());
+// The engine hands out float32 values widened to doubles (1.2000000476837158); keep the seed's
+// short decimals instead (they round to the same float32).
+const short = (v) => Number(Math.fround(v).toPrecision(7));
+const shortMatrix = (m) => m.map((row) => Array.from(row, short));
+
+/** Seed state built from engine.examples(). */
+export function defaultState(examples) {
+  const vocab = {};
+  for (const [word, vec] of Object.entries(examples.vocabulary)) vocab[word] = Array.from(vec, short);
+  return {
+    v: 1,
+    example: 'both',
+    vocab,
+    contexts: { river: examples.contexts.river.slice(), finance: examples.contexts.finance.slice() },
+    weights: {
+      wq: shortMatrix(examples.W_query), wk: shortMatrix(examples.W_key), wv: shortMatrix(examples.W_value), w: shortMatrix(examples.W),
+    },
+    options: {
+      projections: true, scale: true, causal: false, temperature: 1, dropout: 0, seed: 0,
+      training: false, heads: 1, head: 0, kernel: 'simd',
+    },
+    focus: 'river',
+    view: ['all'],
+    step: 0,
+    selected: null,
+    theme: 'auto',
+  };
+}
+
+export const dims = (state) => ({
+  D: Object.values(state.vocab)[0]?.length ?? state.weights.wq.length,
+  dk: state.weights.wq[0]?.length ?? 0,
+  dv: state.weights.wv[0]?.length ?? 0,
+});
+
+/** Numbers of heads that divide both dk and dv. */
+export function validHeads(state) {
+  // Without projections Q = K = V = X, so the head size divides D.
+  const { D, dk: dq, dv: dval } = dims(state);
+  const [dk, dv] = state.options.projections ? [dq, dval] : [D, D];
+  const out = [];
+  for (let h = 1; h <= Math.min(dk, dv, LIMITS.heads); h++) if (dk % h === 0 && dv % h === 0) out.push(h);
+  return out;
+}
+
+function checkValue(v) {
+  if (!Number.isFinite(v)) return `value must be a finite number, got ${v}`;
+  if (Math.abs(v) > LIMITS.value) return `value must be within ±${LIMITS.value}, got ${v}`;
+  return null;
+}
+
+/**
+ * Sets one number. target: {matrix: 'wq'|'wk'|'wv'|'w'} or {word}.
+ */
+export function setValue(state, target, row, col, value) {
+  const err = checkValue(value);
+  if (err) return { error: err };
+  if (target.word !== undefined) {
+    const vec = state.vocab[target.word];
+    if (!vec || col < 0 || col >= vec.length) return { error: `no embedding cell ${target.word}[${col}]` };
+    const next = vec.slice(); next[col] = value;
+    return { state: { ...state, vocab: { ...state.vocab, [target.word]: next } } };
+  }
+  const m = state.weights[target.matrix];
+  if (!m || !m[row] || col < 0 || col >= m[row].length) return { error: `no cell ${target.matrix}[${row}][${col}]` };
+  const next = copy(m); next[row][col] = value;
+  return { state: { ...state, weights: { ...state.weights, [target.matrix]: next } } };
+}
+
+export function addToken(state, context, word, index = Infinity) {
+  const tokens = state.contexts[context];
+  if (!tokens) return { error: `unknown context "${context}"` };
+  if (!(word in state.vocab)) return { error: `"${word}" is not in the vocabulary; add it first` };
+  if (tokens.length >= LIMITS.tokens) return { error: `a context holds at most ${LIMITS.tokens} tokens` };
+  const next = tokens.slice();
+  next.splice(Math.min(index, next.length), 0, word);
+  return { state: withContext(state, context, next) };
+}
+
+export function removeToken(state, context, index) {
+  const tokens = state.contexts[context];
+  if (!tokens || index < 0 || index >= tokens.length) return { error: `no token ${index} in "${context}"` };
+  if (tokens.length <= 1) return { error: 'a context needs at least one token' };
+  const next = tokens.slice(); next.splice(index, 1);
+  return { state: withContext(state, context, next) };
+}
+
+export function moveToken(state, context, index, delta) {
+  const tokens = state.contexts[context];
+  const to = index + delta;
+  if (!tokens || index < 0 || index >= tokens.length) return { error: `no token ${index} in "${context}"` };
+  if (to < 0 || to >= tokens.length) return { error: 'the token is already at that end' };
+  const next = tokens.slice();
+  [next[index], next[to]] = [next[to], next[index]];
+  return { state: withContext(state, context, next) };
+}
+
+function withContext(state, context, tokens) {
+  return { ...state, contexts: { ...state.contexts, [context]: tokens }, step: 0, selected: null };
+}
+
+export function validateWord(word, vocab) {
+  if (typeof word !== 'string' || word.trim() === '') return 'the word is empty';
+  if (word.length > LIMITS.wordLength) return `a word has at most ${LIMITS.wordLength} characters`;
+  if (/[\u0000-\u001f]/.test(word)) return 'the word contains control characters';
+  if (vocab && word in vocab) return `"${word}" is already in the vocabulary`;
+  return null;
+}
+
+export function addWord(state, word, vector) {
+  word = String(word).trim();
+  const err = validateWord(word, state.vocab);
+  if (err) return { error: err };
+  if (Object.keys(state.vocab).length >= LIMITS.words) return { error: `the vocabulary holds at most ${LIMITS.words} words` };
+  const { D } = dims(state);
+  if (!Array.isArray(vector) || vector.length !== D) return { error: `the vector needs ${D} numbers (one per embedding dimension), got ${vector?.length ?? 0}` };
+  for (const v of vector) { const e = checkValue(v); if (e) return { error: e }; }
+  return { state: { ...state, vocab: { ...state.vocab, [word]: vector.slice() } } };
+}
+
+export function removeWord(state, word) {
+  if (!(word in state.vocab)) return { error: `"${word}" is not in the vocabulary` };
+  for (const [name, tokens] of Object.entries(state.contexts)) {
+    if (tokens.every((t) => t === word)) return { error: `"${word}" is all of the ${name} context; add another token there first` };
+  }
+  if (Object.keys(state.vocab).length <= 1) return { error: 'the vocabulary needs at least one word' };
+  const vocab = { ...state.vocab }; delete vocab[word];
+  const contexts = {};
+  for (const [name, tokens] of Object.entries(state.contexts)) contexts[name] = tokens.filter((t) => t !== word);
+  return { state: { ...state, vocab, contexts, step: 0, selected: null } };
+}
+
+/**
+ * Changes a width: 'D' (embedding width: a column of every vector, a row of every weight matrix),
+ * 'dk' (columns of W_Q and W_K) or 'dv' (columns of W_V). New entries are 0; the heads option
+ * falls back to 1 when it no longer divides dk and dv.
+ */
+export function resize(state, which, size) {
+  if (!['D', 'dk', 'dv'].includes(which)) return { error: `resize: unknown width "${which}"` };
+  if (!Number.isInteger(size) || size < 1 || size > LIMITS[which]) return { error: `${which} must be an integer in 1..${LIMITS[which]}, got ${size}` };
+  const fit = (row, n) => (row.length >= n ? row.slice(0, n) : [...row, ...new Array(n - row.length).fill(0)]);
+  const { weights } = state;
+  let next;
+  if (which === 'D') {
+    const vocab = {};
+    for (const [w, vec] of Object.entries(state.vocab)) vocab[w] = fit(vec, size);
+    const rows = (m) => { const cols = m[0].length; return fit(m, size).map((r) => (r === 0 ? new Array(cols).fill(0) : r.slice())); };
+    next = { ...state, vocab, weights: { wq: rows(weights.wq), wk: rows(weights.wk), wv: rows(weights.wv), w: rows(weights.w) } };
+  } else if (which === 'dk') {
+    next = { ...state, weights: { ...weights, wq: weights.wq.map((r) => fit(r, size)), wk: weights.wk.map((r) => fit(r, size)) } };
+  } else {
+    next = { ...state, weights: { ...weights, wv: weights.wv.map((r) => fit(r, size)) } };
+  }
+  const heads = validHeads(next);
+  if (!heads.includes(next.options.heads)) next = { ...next, options: { ...next.options, heads: 1, head: 0 } };
+  return { state: { ...next, step: 0, selected: null } };
+}
+
+/** The words shared by every context (the "bank" of the seed), highlighted throughout. */
+export function sharedWords(state) {
+  const lists = Object.values(state.contexts);
+  if (!lists.length) return [];
+  return [...new Set(lists[0])].filter((w) => lists.every((l) => l.includes(w)));
+}

@@ -1,0 +1,87 @@
+// Item 1: two contexts, one word. The shared word ("bank") has the same embedding in both
+// sentences and the same vector after a plain linear layer; only self-attention, which mixes in
+// the neighbours, makes the two differ. Cosine similarities (engine.cosine) say by how much.
+import { h } from '../lib/dom.js';
+import { fmt } from '../lib/format.js';
+import { sharedWords, setValue } from '../lib/state.js';
+
+const dimLabels = (n, p) => Array.from({ length: n }, (_, i) => `${p}${i}`);
+
+export function render(section, app) {
+  const { doc } = app;
+  section.append(
+    h(doc, 'h2', {}, 'Two sentences, one word'),
+    h(doc, 'p', {}, 'The word “bank” means something different next to “stream” and “mud” than next to “money” and “loan”. ',
+      'An embedding table cannot know that: it hands “bank” the same vector in both sentences. ',
+      'A layer that treats each token on its own (a plain linear layer, X·W) still cannot tell them apart. ',
+      'Self-attention can, because each token’s new vector is a weighted mix of the vectors around it.'),
+  );
+  const grid = h(doc, 'div', { class: 'ae-two' });
+  section.append(grid);
+  const cols = {};
+
+  const cosTable = h(doc, 'table', { class: 'ae-cos' });
+  const cosCaption = h(doc, 'caption', {});
+  const cosBody = h(doc, 'tbody');
+  cosTable.append(cosCaption,
+    h(doc, 'thead', {}, h(doc, 'tr', {}, h(doc, 'th', { scope: 'col' }, 'vectors compared'), h(doc, 'th', { scope: 'col' }, 'cosine similarity'))),
+    cosBody);
+  const wHolder = h(doc, 'div', { class: 'ae-card' });
+  const wMap = app.heatmap({
+    id: 'w', caption: 'W, the plain linear layer (D × 3)', rowLabels: [], colLabels: [], values: [[0]],
+    editable: {
+      commit: (i, j, v) => app.edit((s) => setValue(s, { matrix: 'w' }, i, j, v)),
+      error: app.notify,
+    },
+  });
+  wHolder.append(wMap.el);
+  section.append(h(doc, 'div', { class: 'ae-cos-wrap' }, h(doc, 'div', { class: 'ae-card' }, cosTable), wHolder));
+
+  function column(name) {
+    const title = h(doc, 'h3', {});
+    const card = h(doc, 'div', { class: 'ae-card ae-context', 'data-context': name }, title);
+    const common = { context: name, rowLabels: [], colLabels: [], values: [[0]] };
+    const x = app.heatmap({ ...common, id: 'x', caption: 'X: embeddings' });
+    const linear = app.heatmap({ ...common, id: 'linear', caption: 'X·W: plain linear layer' });
+    const output = app.heatmap({ ...common, id: 'output', caption: 'self-attention output' });
+    card.append(x.el, linear.el, output.el);
+    const stale = h(doc, 'p', { class: 'ae-stale', hidden: true }, 'Showing the last result the engine could compute.');
+    card.append(stale);
+    grid.append(card);
+    return { title, x, linear, output, stale };
+  }
+
+  return {
+    update() {
+      const { state, results } = app;
+      const shared = sharedWords(state);
+      for (const [name, entry] of Object.entries(results.contexts)) {
+        const c = (cols[name] ||= column(name));
+        c.title.textContent = `${name}: ${entry.tokens.join(' ')}`;
+        const hl = entry.tokens.map((t, i) => (shared.includes(t) ? i : -1)).filter((i) => i >= 0);
+        c.x.update({ values: entry.x, rowLabels: entry.tokens, colLabels: dimLabels(entry.x[0].length, 'd'), highlightRows: hl });
+        if (entry.linear) c.linear.update({ values: entry.linear, rowLabels: entry.tokens, colLabels: dimLabels(entry.linear[0].length, 'c'), highlightRows: hl });
+        if (entry.trace) {
+          c.output.update({ values: entry.trace.output, rowLabels: entry.tokens, colLabels: dimLabels(entry.trace.output[0].length, 'o'), highlightRows: hl });
+        }
+        c.stale.hidden = !entry.stale;
+      }
+      const w = state.weights.w;
+      wMap.update({ values: w, rowLabels: dimLabels(w.length, 'd'), colLabels: dimLabels(w[0].length, 'c'), caption: `W, the plain linear layer (${w.length} × ${w[0].length})` });
+      const names = Object.keys(results.contexts);
+      cosCaption.textContent = results.cosines.length
+        ? `The shared word in “${names[0]}” and “${names[1]}”`
+        : 'The two contexts share no word: add one to both to compare its vectors.';
+      const rows = [];
+      for (const c of results.cosines) {
+        for (const [kind, label] of [['embedding', 'embeddings'], ['linear', 'after the plain linear layer'], ['attention', 'after self-attention']]) {
+          const v = c[kind];
+          rows.push(h(doc, 'tr', { class: kind === 'attention' ? 'ae-cos-key' : '' },
+            h(doc, 'th', { scope: 'row' }, `“${c.word}”, ${label}`),
+            h(doc, 'td', { 'data-cos': kind, 'data-word': c.word, 'data-value': v === null ? '' : String(v) }, v === null ? '—' : fmt(v))));
+        }
+      }
+      cosBody.replaceChildren(...rows);
+    },
+  };
+}

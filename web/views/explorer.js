@@ -1,0 +1,236 @@
+// mountExplorer: builds the whole explorer inside any root node (a page element or a shadow
+// root's container) and keeps it in sync with one store. Decoupled from `document`: every
+// element is created through root.ownerDocument, every query is scoped to the container.
+import { createStore } from '../lib/store.js';
+import { computeAll, averagingNested } from '../lib/compute.js';
+import { createHeatmap } from '../lib/heatmap.js';
+import { explainCell, modelFor, covers } from '../lib/explain.js';
+import { h } from '../lib/dom.js';
+import * as header from './header.js';
+import * as contexts from './contexts.js';
+import * as controls from './controls.js';
+import * as editor from './editor.js';
+import * as pipeline from './pipeline.js';
+import * as heads from './heads.js';
+import * as stepper from './stepper.js';
+import * as averaging from './averaging.js';
+import * as formula from './formula.js';
+
+// Sections in teaching order (seed 003 bank example → 000 loops → 002 averaging → 001 heads
+// and dropout → 004 formula). `views` are the state.view names that show the section.
+const SECTIONS = [
+  { mod: contexts, id: 'contexts', views: ['contexts'] },
+  { mod: controls, id: 'controls', views: [], chromeOnly: true },
+  { mod: pipeline, id: 'pipeline', views: ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'] },
+  { mod: stepper, id: 'loops', views: ['loops'] },
+  { mod: averaging, id: 'averaging', views: ['averaging'] },
+  { mod: heads, id: 'heads', views: ['heads'] },
+  { mod: formula, id: 'formula', views: ['formula'] },
+  { mod: editor, id: 'edit', views: [], chromeOnly: true },
+];
+
+/**
+ * @param {Element|ShadowRoot} root  where to render
+ * @param {{state?: object, store?: object, engine: object, chrome?: boolean,
+ *          defaults?: object, onChange?: (state) => void}} options
+ * @returns {{store, container: HTMLElement, flush(): void, rendered: Promise<void>, destroy(): void}}
+ */
+export function mountExplorer(root, options) {
+  const { engine, chrome = true } = options;
+  if (!engine || typeof engine.attend !== 'function') throw new TypeError('mountExplorer: options.engine must be a loaded engine (loadEngine())');
+  const store = options.store || createStore(options.state);
+  const doc = root.ownerDocument || root;
+  const win = doc.defaultView || globalThis;
+  const defaults = options.defaults || store.get();
+
+  const container = h(doc, 'div', { class: 'ae-root' + (chrome ? ' ae-chrome' : '') });
+  const notice = h(doc, 'div', { class: 'ae-notice', role: 'alert', hidden: true });
+  const tooltip = h(doc, 'div', { class: 'ae-explain', role: 'status', 'aria-live': 'polite', hidden: true });
+  const main = h(doc, 'div', { class: 'ae-main' });
+  container.append(notice, main, tooltip);
+  root.append(container);
+
+  let results = null;
+  let lastGood = null;
+  let computeKey = '';
+  const noticeMessages = { engine: [], edit: null };
+
+  // --- theme ----------------------------------------------------------------------------------
+  const media = win.matchMedia ? win.matchMedia('(prefers-color-scheme: dark)') : null;
+  const applyTheme = () => {
+    const t = store.get().theme;
+    container.dataset.theme = t === 'dark' || (t !== 'light' && media?.matches) ? 'dark' : 'light';
+  };
+  media?.addEventListener?.('change', applyTheme);
+
+  // --- notices --------------------------------------------------------------------------------
+  function showNotice() {
+    const lines = [...noticeMessages.engine.map((m) => `The engine could not compute this: ${m}`)];
+    if (noticeMessages.edit) lines.push(noticeMessages.edit);
+    notice.hidden = lines.length === 0;
+    notice.replaceChildren(...lines.map((l) => h(doc, 'p', {}, l)));
+    if (noticeMessages.edit) {
+      notice.append(h(doc, 'button', { type: 'button', class: 'ae-btn', onclick: () => { noticeMessages.edit = null; showNotice(); } }, 'Dismiss'));
+    }
+  }
+  function notify(message) { noticeMessages.edit = message; showNotice(); }
+
+  // --- explanation tooltip ------------------------------------------------------------------
+  let explained = null;
+  function clearSources() {
+    for (const el of container.querySelectorAll('.ae-src, .ae-sel')) el.classList.remove('ae-src', 'ae-sel');
+  }
+  function explain(matrix, context, i, j, td) {
+    clearSources();
+    if (i === null || i === undefined || !results) {
+      tooltip.hidden = true;
+      explained = null;
+      td?.removeAttribute('aria-describedby');
+      return;
+    }
+    const state = store.get();
+    const entry = results.contexts[context];
+    if (!entry?.trace) return;
+    // Views that redraw a pipeline matrix under another id map back to it here.
+    let head = state.options.head;
+    let m = matrix, col = j;
+    const perHead = /^head-(\d+)-(weights|out)$/.exec(matrix);
+    if (perHead) { head = Number(perHead[1]); m = perHead[2]; }
+    else if (matrix === 'heads-q') { const hk = entry.trace.q[0][0].length; head = Math.floor(j / hk); m = 'q'; col = j % hk; }
+    else if (matrix === 'loop-scores') m = 'masked';
+    else if (matrix === 'loop-weights') m = state.options.training && state.options.dropout > 0 ? 'dropped' : 'weights';
+    else if (matrix === 'loop-output') m = 'out';
+    const model = modelFor(state, entry, Math.min(head, entry.trace.q.length - 1));
+    model.avg = results.averaging ? averagingNested(results.averaging) : null;
+    const info = (matrix === 'vocab'
+      ? { title: `embedding of “${Object.keys(state.vocab)[i]}”, dimension ${j}`, lines: ['edit it here or in X; every sentence using the word follows'], result: td.dataset.value && Number(td.dataset.value).toFixed(3), sources: [] }
+      : explainCell(model, m, i, col))
+      || { title: `${matrix}[${i}][${j}]`, lines: [], result: td.textContent, sources: [] };
+    explained = { matrix, context, i, j };
+    td.classList.add('ae-sel');
+    for (const s of info.sources) {
+      for (const table of container.querySelectorAll(`table[data-matrix="${s.matrix}"]`)) {
+        if (table.dataset.context && table.dataset.context !== context) continue;
+        for (const cell of table.querySelectorAll('td.ae-cell')) {
+          if (covers(s, Number(cell.dataset.row), Number(cell.dataset.col))) cell.classList.add('ae-src');
+        }
+      }
+    }
+    tooltip.replaceChildren(
+      h(doc, 'p', { class: 'ae-explain-title' }, info.title),
+      ...info.lines.map((l) => h(doc, 'p', {}, l)),
+      h(doc, 'p', { class: 'ae-explain-result' }, `= ${info.result}`),
+    );
+    tooltip.id ||= `ae-explain-${Math.random().toString(36).slice(2, 8)}`;
+    td.setAttribute('aria-describedby', tooltip.id);
+    tooltip.hidden = false;
+    // Place below the cell, inside the container.
+    const box = container.getBoundingClientRect();
+    const r = td.getBoundingClientRect();
+    const width = Math.min(360, box.width - 8);
+    tooltip.style.maxWidth = `${width}px`;
+    const left = Math.max(4, Math.min(r.left - box.left, box.width - tooltip.offsetWidth - 4));
+    tooltip.style.left = `${left}px`;
+    tooltip.style.top = `${r.bottom - box.top + 6}px`;
+  }
+
+  // --- helpers handed to the views ---------------------------------------------------------
+  const app = {
+    doc, win, store, engine, chrome, defaults, container,
+    get state() { return store.get(); },
+    get results() { return results; },
+    /** A heatmap wired to the explanation tooltip. */
+    heatmap(opts) {
+      const hm = createHeatmap(doc, {
+        ...opts,
+        onExplain: (i, j, td) => explain(hm.table.dataset.matrix, hm.table.dataset.context, i, j, td),
+      });
+      return hm;
+    },
+    /** Applies a pure transition (state → {state}|{error}); errors become a visible notice. */
+    edit(transition) {
+      const out = transition(store.get());
+      if (out.error) { notify(out.error); return false; }
+      if (noticeMessages.edit) { noticeMessages.edit = null; showNotice(); }
+      store.set(out.state);
+      return true;
+    },
+    notify,
+    setOptions(patch) { store.set((s) => ({ ...s, options: { ...s.options, ...patch } })); },
+  };
+
+  // --- sections -----------------------------------------------------------------------------
+  const mounted = [];
+  if (chrome) mounted.push({ section: null, inst: header.render(main, app), views: null });
+  for (const s of SECTIONS) {
+    if (s.chromeOnly && !chrome) continue;
+    const section = h(doc, 'section', { class: `ae-section ae-${s.id}`, 'data-section': s.id });
+    main.append(section);
+    mounted.push({ section, inst: s.mod.render(section, app), views: s.views, id: s.id, chromeOnly: s.chromeOnly });
+  }
+
+  function visible(m, view) {
+    if (!m.views) return true;
+    if (m.chromeOnly) return chrome;
+    return view.includes('all') || m.views.some((v) => view.includes(v));
+  }
+
+  // --- render loop (coalesced to one per animation frame) --------------------------------
+  let frame = 0;
+  let resolveRendered;
+  const rendered = new Promise((r) => { resolveRendered = r; });
+  function renderNow() {
+    frame = 0;
+    const state = store.get();
+    applyTheme();
+    const key = JSON.stringify([state.vocab, state.contexts, state.weights, state.options, state.focus]);
+    if (key !== computeKey) {
+      computeKey = key;
+      const r = computeAll(engine, state);
+      // Keep the last good trace of a context the engine rejected, so the page never blanks.
+      for (const [name, entry] of Object.entries(r.contexts)) {
+        if (!entry.trace && lastGood?.contexts[name]?.trace) {
+          entry.trace = lastGood.contexts[name].trace; entry.stale = true;
+        }
+      }
+      results = r;
+      if (!r.errors.length) lastGood = r;
+      noticeMessages.engine = r.errors;
+      showNotice();
+    }
+    for (const m of mounted) {
+      const show = visible(m, state.view);
+      if (m.section) m.section.hidden = !show;
+      if (show) m.inst?.update?.(app);
+    }
+    if (explained) {
+      const t = container.querySelector(`table[data-matrix="${explained.matrix}"]${explained.context ? `[data-context="${explained.context}"]` : ''} td[data-row="${explained.i}"][data-col="${explained.j}"]`);
+      if (t) explain(explained.matrix, explained.context, explained.i, explained.j, t);
+    }
+    options.onChange?.(state);
+    resolveRendered();
+  }
+  const schedule = () => {
+    if (frame) return;
+    frame = (win.requestAnimationFrame || ((f) => setTimeout(f, 16)))(renderNow);
+  };
+  const unsubscribe = store.subscribe(schedule);
+  renderNow();
+
+  return {
+    store,
+    container,
+    rendered,
+    notify,
+    /** Runs a pending render now (tests use it to time one update). */
+    flush() {
+      if (frame) { (win.cancelAnimationFrame || clearTimeout)(frame); renderNow(); }
+    },
+    destroy() {
+      unsubscribe();
+      media?.removeEventListener?.('change', applyTheme);
+      for (const m of mounted) m.inst?.destroy?.();
+      container.remove();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+// Many heads (seed 001): the query/key/value columns are split into H groups, each group runs
+// attention on its own, and the H outputs are concatenated back, head h owning columns
+// [h·hv, (h+1)·hv). Column headers are tinted per head so the split and the merge line up.
+import { h } from '../lib/dom.js';
+import { dims, resize } from '../lib/state.js';
+
+const labels = (n, p, offset = 0) => Array.from({ length: n }, (_, i) => `${p}${i + offset}`);
+const concat = (perHead) => perHead[0].map((_, i) => perHead.flatMap((m) => m[i]));
+
+export function render(section, app) {
+  const { doc } = app;
+  const intro = h(doc, 'p', {});
+  const tryBtn = h(doc, 'button', {
+    type: 'button', class: 'ae-btn',
+    onclick: () => app.edit((s) => {
+      let st = s;
+      const { dk, dv } = dims(st);
+      for (const [which, n] of [['dk', dk], ['dv', dv]]) {
+        if (n % 2) { const r = resize(st, which, n + 1); if (r.error) return r; st = r.state; }
+      }
+      return { state: { ...st, options: { ...st.options, projections: true, heads: 2, head: 0 } } };
+    }),
+  }, 'Split into 2 heads');
+  section.append(h(doc, 'h2', {}, 'Many heads'), intro, tryBtn);
+  const qBox = h(doc, 'div', { class: 'ae-row' });
+  const perHead = h(doc, 'div', { class: 'ae-row ae-heads' });
+  const mergedBox = h(doc, 'div', { class: 'ae-row' });
+  section.append(
+    h(doc, 'h3', {}, 'Split: each head takes its own columns of Q, K and V'), qBox,
+    h(doc, 'h3', {}, 'Each head: its own weights and output'), perHead,
+    h(doc, 'h3', {}, 'Concatenate: the heads’ outputs side by side'), mergedBox);
+  const q = app.heatmap({ id: 'heads-q', caption: 'Q, all heads', rowLabels: [], colLabels: [], values: [[0]] });
+  qBox.append(q.el);
+  const merged = app.heatmap({ id: 'merged', caption: 'merged', rowLabels: [], colLabels: [], values: [[0]] });
+  mergedBox.append(merged.el);
+  let headMaps = [];
+
+  return {
+    update() {
+      const { state, results } = app;
+      const entry = results.contexts[state.focus];
+      if (!entry?.trace) return;
+      const t = entry.trace;
+      const H = t.q.length;
+      const hk = t.q[0][0].length, hv = t.v[0][0].length;
+      intro.textContent = H === 1
+        ? `One head now: it sees all ${hk} query/key columns and all ${hv} value columns at once. With H heads, the columns are split into H groups of equal size, so H must divide both dₖ and d_v. The button makes both even (adding a zero column where needed) and uses 2 heads.`
+        : `${H} heads over “${state.focus}”: head h uses query/key columns ${hk}·h … ${hk}·h + ${hk - 1} and value columns ${hv}·h … ${hv}·h + ${hv - 1}. Each head scales by 1/√${hk}, its own head size. Pick the head the step-by-step view shows in the knobs.`;
+      tryBtn.hidden = H > 1;
+      const tok = entry.tokens;
+      q.update({ context: state.focus, values: concat(t.q), rowLabels: tok, colLabels: labels(hk * H, 'q'), colClass: (j) => `ae-head-${Math.floor(j / hk) % 4}`, caption: `Q, ${H} head${H > 1 ? 's' : ''} × ${hk} columns` });
+      if (headMaps.length !== H) {
+        perHead.replaceChildren();
+        headMaps = Array.from({ length: H }, (_, hh) => {
+          const box = h(doc, 'div', { class: `ae-headbox ae-head-${hh % 4}` });
+          const w = app.heatmap({ id: `head-${hh}-weights`, caption: '', rowLabels: [], colLabels: [], values: [[0]], kind: 'weights' });
+          const o = app.heatmap({ id: `head-${hh}-out`, caption: '', rowLabels: [], colLabels: [], values: [[0]] });
+          box.append(w.el, o.el);
+          perHead.append(box);
+          return { w, o };
+        });
+      }
+      headMaps.forEach(({ w, o }, hh) => {
+        w.update({ context: state.focus, values: t.weights[hh], rowLabels: tok, colLabels: tok, caption: `head ${hh}: weights` });
+        o.update({ context: state.focus, values: t.headOutputs[hh], rowLabels: tok, colLabels: labels(hv, 'v', hh * hv), colClass: () => `ae-head-${hh % 4}`, caption: `head ${hh}: weights · V` });
+      });
+      merged.update({ context: state.focus, values: t.merged, rowLabels: tok, colLabels: labels(t.merged[0].length, 'v'), colClass: (j) => `ae-head-${Math.floor(j / hv) % 4}`, caption: `merged: ${H} × ${hv} = ${t.merged[0].length} columns` });
+    },
+  };
+}
