@@ -1,0 +1,59 @@
+// A small static file server for web/ (and dist/): correct MIME types for .mjs/.wasm/.woff2,
+// paths confined to the root, and the page's Content-Security-Policy on HTML responses so
+// what we serve locally is what a strict host would enforce.
+import http from 'node:http';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'";
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json', '.wasm': 'application/wasm', '.svg': 'image/svg+xml',
+  '.png': 'image/png', '.ico': 'image/x-icon', '.woff2': 'font/woff2', '.woff': 'font/woff',
+  '.ttf': 'font/ttf', '.txt': 'text/plain; charset=utf-8', '.map': 'application/json',
+};
+
+export const mimeType = (file) => MIME[path.extname(file).toLowerCase()] || 'application/octet-stream';
+
+/**
+ * Serves rootDir on host:port (port 0 = any free port).
+ * @returns {Promise<{url: string, close: () => Promise<void>}>} url ends with '/'.
+ */
+export async function serveStatic(rootDir, { host = '127.0.0.1', port = 0, csp = CSP } = {}) {
+  const root = path.resolve(rootDir);
+  const server = http.createServer(async (req, res) => {
+    try {
+      const urlPath = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      let file = path.resolve(root, '.' + urlPath);
+      if (file !== root && !file.startsWith(root + path.sep)) {
+        res.writeHead(403).end('forbidden');
+        return;
+      }
+      let stat = await fs.stat(file).catch(() => null);
+      if (stat && stat.isDirectory()) {
+        file = path.join(file, 'index.html');
+        stat = await fs.stat(file).catch(() => null);
+      }
+      if (!stat) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: ' + urlPath);
+        return;
+      }
+      const headers = { 'content-type': mimeType(file), 'cache-control': 'no-store' };
+      if (csp && file.endsWith('.html')) headers['content-security-policy'] = csp;
+      res.writeHead(200, headers);
+      res.end(await fs.readFile(file));
+    } catch (err) {
+      res.writeHead(500).end(String(err));
+    }
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  return {
+    url: `http://${host}:${server.address().port}/`,
+    close: () => new Promise((resolve) => { server.closeAllConnections?.(); server.close(() => resolve()); }),
+  };
+}

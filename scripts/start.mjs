@@ -1,0 +1,20 @@
+// `npm start`: builds what is missing or stale, then serves web/ on localhost and prints the URL.
+// PORT chooses the port (default 8080, or the next free one).
+import { execFileSync } from 'node:child_process';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveStatic } from './serve.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+execFileSync('node', [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+
+const first = Number(process.env.PORT || 8080);
+for (let port = first; port < first + 20; port++) {
+  try {
+    const { url } = await serveStatic(join(root, 'web'), { port });
+    console.log(`attention-explorer is running at ${url}  (Ctrl+C to stop)`);
+    break;
+  } catch (error) {
+    if (error.code !== 'EADDRINUSE') throw error;
+  }
+}

@@ -1,0 +1,126 @@
+// `npm test`: builds what is stale, then runs every suite in turn and prints a one-line summary
+// of each, then a closing "N passed, N failed" line. Exits non-zero when anything fails.
+//   native   GoogleTest (tests/cpp) built with g++, run by ctest
+//   wasm     the same GoogleTest cases built with Emscripten (-msimd128), run under node by ctest
+//   sanitize the native tests and the fuzz corpus replay under ASan/UBSan (scripts/sanitize.sh)
+//   js       node:test suites in tests/js against the built WASM engine
+//   e2e      browser tests in tests/e2e (playwright-core + Debian Chromium)
+//   bench    the benchmark in quick mode: it runs and its outputs match the peers (no timing)
+// `node scripts/test.mjs native js` runs only the named suites.
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
+const werror = process.env.CI ? ['-DATTN_WERROR=ON'] : [];
+
+function run(cmd, args, { capture = true } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const forward = (stream, sink) => stream.on('data', (chunk) => {
+      output += chunk;
+      sink.write(chunk);
+    });
+    forward(child.stdout, process.stdout);
+    forward(child.stderr, process.stderr);
+    child.on('close', (code) => resolve({ code: code ?? 1, output: capture ? output : '' }));
+  });
+}
+
+async function steps(list) {
+  let output = '';
+  for (const [cmd, args] of list) {
+    const result = await run(cmd, args);
+    output += result.output;
+    if (result.code !== 0) return { code: result.code, output };
+  }
+  return { code: 0, output };
+}
+
+const gtestCounts = (output) => {
+  const passed = [...output.matchAll(/\[  PASSED  \] (\d+) test/g)].reduce((a, m) => a + Number(m[1]), 0);
+  const failed = [...output.matchAll(/\[  FAILED  \] (\d+) test/g)].reduce((a, m) => a + Number(m[1]), 0);
+  return { passed, failed };
+};
+const nodeCounts = (output) => {
+  const pick = (label) => [...output.matchAll(new RegExp(`^ℹ ${label} (\\d+)`, 'gm'))].reduce((a, m) => a + Number(m[1]), 0)
+    + [...output.matchAll(new RegExp(`^# ${label} (\\d+)`, 'gm'))].reduce((a, m) => a + Number(m[1]), 0);
+  return { passed: pick('pass'), failed: pick('fail'), skipped: pick('skipped') };
+};
+const testFiles = (dir) => (existsSync(join(root, dir))
+  ? readdirSync(join(root, dir)).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => join(dir, f)) : []);
+
+const suites = {
+  native: {
+    counts: gtestCounts,
+    run: () => steps([
+      ['cmake', ['-S', '.', '-B', 'build', '-DCMAKE_BUILD_TYPE=Release', ...werror]],
+      ['cmake', ['--build', 'build', '-j2']],
+      ['ctest', ['--test-dir', 'build', '--output-on-failure', '-V']],
+      ['./build/attention-demo', ['--projected']],
+    ]),
+  },
+  wasm: {
+    counts: gtestCounts,
+    run: () => steps([
+      ['cmake', ['--build', 'build-wasm', '-j2', '--target', 'attn_tests']],
+      ['ctest', ['--test-dir', 'build-wasm', '--output-on-failure', '-V']],
+    ]),
+  },
+  sanitize: {
+    counts: gtestCounts,
+    available: () => existsSync(join(root, 'scripts/sanitize.sh')),
+    run: () => run('bash', ['scripts/sanitize.sh']),
+  },
+  js: {
+    counts: nodeCounts,
+    available: () => testFiles('tests/js').length > 0,
+    run: () => run('node', ['--test', '--test-concurrency=1', ...testFiles('tests/js')]),
+  },
+  e2e: {
+    counts: nodeCounts,
+    available: () => testFiles('tests/e2e').length > 0,
+    run: () => run('node', ['--test', '--test-concurrency=1', ...testFiles('tests/e2e')]),
+  },
+  bench: {
+    counts: (output) => {
+      const m = /(\d+) passed, (\d+) failed/.exec(output);
+      return m ? { passed: Number(m[1]), failed: Number(m[2]) } : { passed: 0, failed: 0 };
+    },
+    available: () => existsSync(join(root, 'bench/run.mjs')),
+    run: () => run('node', ['bench/run.mjs', '--quick']),
+  },
+};
+
+const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(suites);
+execFileSync('node', [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit', env });
+
+const summary = [];
+let totalPassed = 0, totalFailed = 0;
+for (const name of wanted) {
+  const suite = suites[name];
+  if (!suite) throw new Error(`test: unknown suite '${name}'; known: ${Object.keys(suites).join(', ')}`);
+  if (suite.available && !suite.available()) {
+    summary.push(`${name.padEnd(9)} not present`);
+    continue;
+  }
+  console.log(`\n===== ${name} =====`);
+  const started = Date.now();
+  const { code, output } = await suite.run();
+  const counts = suite.counts(output);
+  // A suite that exits non-zero fails even if its counts say otherwise (a crash, a build error).
+  const failed = counts.failed + (code !== 0 && counts.failed === 0 ? 1 : 0);
+  totalPassed += counts.passed;
+  totalFailed += failed;
+  const seconds = ((Date.now() - started) / 1000).toFixed(0);
+  summary.push(`${name.padEnd(9)} ${code === 0 ? 'ok  ' : 'FAIL'} ${counts.passed} passed, ${failed} failed` +
+    `${counts.skipped ? `, ${counts.skipped} skipped` : ''} (${seconds} s)`);
+}
+
+console.log('\n===== summary =====');
+for (const line of summary) console.log(line);
+console.log(`total: ${totalPassed} passed, ${totalFailed} failed`);
+process.exit(totalFailed > 0 ? 1 : 0);
