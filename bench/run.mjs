@@ -1,0 +1,308 @@
+// The benchmark: our WASM SIMD attention kernels against the peers, same process, same inputs.
+//
+//   node bench/run.mjs            full run; writes bench/results/<date>.md and latest.md
+//   node bench/run.mjs --quick    small T, few reps: checks everything runs and outputs match
+//                                 (used by npm test; exit code 1 on a mismatch or a failure)
+//   options: --T 256,1024   --H 8   --no-js   --no-memory   --out <file.md>
+//
+// Workload: float32, B = 1, H heads of hs = 64, O = softmax(Q Kᵀ / √hs [causal]) V, one
+// thread everywhere. Timing: warm-up, then repeated runs; the table gives the median and the
+// p10–p90 spread. GFLOP/s counts the useful multiply-adds of Q Kᵀ and P V (4·hs flops per
+// computed (query, key) pair; causal: only the T(T+1)/2 pairs on and below the diagonal),
+// not the softmax; "% peak" divides that by the measured SIMD128 peak (bk_peak).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { loadBenchModule } from './build_wasm.mjs';
+import { oursPeer, ortPeer, plainJsPeer, tfjsPeer } from './peers.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..');
+
+// ---------------------------------------------------------------------------------------
+// Arguments.
+
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(name);
+const option = (name, fallback) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : fallback;
+};
+const QUICK = flag('--quick');
+const HS = 64;
+const T_LIST = option('--T', QUICK ? '16,67' : '16,64,256,1024,2048,4096').split(',').map(Number);
+const H_LIST = option('--H', QUICK ? '2' : '8,1').split(',').map(Number);
+const JS_MAX_T = QUICK ? Infinity : 1024;     // plain JS beyond this takes minutes per call
+const TIME_BUDGET_MS = QUICK ? 0 : 1500;       // per (shape, implementation) after warm-up
+const MIN_REPS = QUICK ? 2 : 5, MAX_REPS = QUICK ? 2 : 25;
+// Outputs must match ours within this (inputs uniform in [−1, 1], |O| ≤ 1; float32
+// summation-order differences are ~1e-6; a wrong mask or scale is ≥ 1e-2).
+const MATCH_TOL = 1e-4;
+
+// ---------------------------------------------------------------------------------------
+// Helpers.
+
+function mulberry32(seed) {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+function randomInputs(H, T, hs, seed) {
+  const rand = mulberry32(seed);
+  const make = () => Float32Array.from({ length: H * T * hs }, () => rand() * 2 - 1);
+  return { q: make(), k: make(), v: make() };
+}
+const quantile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(p * (sorted.length - 1))))];
+function maxAbsDiff(a, b) {
+  if (a.length !== b.length) return Infinity;
+  let m = 0;
+  for (let i = 0; i < a.length; i++) {
+    const d = Math.abs(a[i] - b[i]);
+    if (!(d <= m)) m = d;  // NaN propagates as a mismatch
+  }
+  return m;
+}
+const usefulFlops = (H, T, hs, causal) => H * (causal ? (T * (T + 1)) / 2 : T * T) * 4 * hs;
+
+async function timeIt(run, warmups = 1) {
+  let out;
+  for (let i = 0; i < warmups; i++) out = await run();
+  const times = [];
+  const start = performance.now();
+  while (times.length < MIN_REPS || (times.length < MAX_REPS && performance.now() - start < TIME_BUDGET_MS)) {
+    const t0 = performance.now();
+    out = await run();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return { out, median: quantile(times, 0.5), p10: quantile(times, 0.1), p90: quantile(times, 0.9), reps: times.length };
+}
+
+function measurePeak(M) {
+  // Independent f32x4 chains acc = acc·m + c; the best chain count is the peak.
+  const iters = QUICK ? 2e5 : 2e7;
+  let best = { gflops: 0 };
+  for (const chains of [8, 12, 16]) {
+    M._bk_peak(chains, iters / 10);
+    const samples = [];
+    for (let r = 0; r < (QUICK ? 1 : 5); r++) {
+      const t0 = performance.now();
+      M._bk_peak(chains, iters);
+      samples.push(performance.now() - t0);
+    }
+    const ms = Math.min(...samples);
+    const gflops = (chains * iters * 8) / ms / 1e6;
+    if (gflops > best.gflops) best = { gflops, chains };
+  }
+  return best;
+}
+
+const fmtMs = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
+
+// ---------------------------------------------------------------------------------------
+// Main.
+
+const problems = [];
+const log = (s) => process.stderr.write(s + '\n');
+
+const M = await loadBenchModule();
+if (!M._bk_simd_enabled()) problems.push('bench module was built without SIMD128');
+const peak = measurePeak(M);
+log(`SIMD128 peak: ${peak.gflops.toFixed(2)} GFLOP/s (${peak.chains} chains)`);
+
+const peers = [];
+for (const [name, make] of [['onnxruntime-web', ortPeer], ['tfjs-wasm', tfjsPeer]]) {
+  try {
+    peers.push(await make());
+  } catch (e) {
+    problems.push(`${name} failed to load: ${e.message}`);
+  }
+}
+if (!flag('--no-js')) peers.push(plainJsPeer());
+const ours = oursPeer(M, 'tiled');
+const ours3 = oursPeer(M, '3pass');
+const oursRef = oursPeer(M, 'ref');
+
+const rows = [];
+for (const H of H_LIST) {
+  for (const causal of [true, false]) {
+    for (const T of T_LIST) {
+      const inputs = { H, T, hs: HS, causal, ...randomInputs(H, T, HS, 1000 * H + T + (causal ? 7 : 0)) };
+      const flops = usefulFlops(H, T, HS, causal);
+      const row = { H, T, causal, flops, results: {} };
+      rows.push(row);
+      const impls = [ours, ours3, ...peers];
+      if (T <= 256) impls.push(oursRef);
+      let reference = null;
+      for (const impl of impls) {
+        if (impl.name === 'plain JS' && T > JS_MAX_T) continue;
+        if (impl === ours3 && T > 4096) continue;
+        let run;
+        try {
+          run = await impl.prepare(inputs);
+          const r = await timeIt(run, QUICK ? 1 : 2);
+          if (!reference) reference = r.out;
+          r.diff = maxAbsDiff(r.out, reference);
+          delete r.out;
+          row.results[impl.name] = r;
+          const bad = !(r.diff <= MATCH_TOL);
+          if (bad) problems.push(`${impl.name} H=${H} T=${T} causal=${causal}: max |diff| ${r.diff} > ${MATCH_TOL}`);
+          log(`H=${H} T=${String(T).padStart(4)} ${causal ? 'causal' : 'full  '} ${impl.name.padEnd(16)} ` +
+              `${fmtMs(r.median).padStart(8)} ms  [${fmtMs(r.p10)}–${fmtMs(r.p90)}] ×${r.reps}  ` +
+              `${(flops / r.median / 1e6).toFixed(2)} GFLOP/s  diff ${r.diff.toExponential(1)}${bad ? '  MISMATCH' : ''}`);
+        } catch (e) {
+          row.results[impl.name] = { error: e.message.split('\n')[0].slice(0, 120) };
+          problems.push(`${impl.name} H=${H} T=${T} causal=${causal}: ${row.results[impl.name].error}`);
+          log(`H=${H} T=${T} ${impl.name}: FAILED ${e.message.split('\n')[0]}`);
+        } finally {
+          if (run?.dispose) await run.dispose();
+        }
+      }
+    }
+  }
+}
+
+// The seed example through the real engine (src/core/ via web/lib/engine.js).
+let seedResult = null;
+try {
+  const { loadEngine } = await import('../web/lib/engine.js');
+  const engine = await loadEngine();
+  const ex = engine.examples();
+  const x = ex.contexts.river.map((w) => ex.vocabulary[w]);
+  const args = { x, wq: ex.W_query, wk: ex.W_key, wv: ex.W_value };
+  const perCall = [];
+  const batch = QUICK ? 50 : 2000;
+  for (let i = 0; i < 200; i++) engine.attend(args);  // warm-up
+  for (let r = 0; r < (QUICK ? 3 : 15); r++) {
+    const t0 = performance.now();
+    for (let i = 0; i < batch; i++) engine.attend(args);
+    perCall.push(((performance.now() - t0) / batch) * 1000);
+  }
+  perCall.sort((a, b) => a - b);
+  const trace = engine.attend(args);
+  seedResult = { us: quantile(perCall, 0.5), p10: quantile(perCall, 0.1), p90: quantile(perCall, 0.9),
+    kernel: trace.kernel, outShape: trace.output.shape };
+  log(`seed 003 bank example (T=3, D=4) via engine.attend: ${seedResult.us.toFixed(2)} µs/call (kernel ${trace.kernel})`);
+} catch (e) {
+  problems.push(`engine.attend seed example: ${e.message.split('\n')[0]}`);
+}
+
+// Peak heap with the tiled kernel: a fresh module (2 MB initial heap, grows on demand) per T,
+// one head's Q, K, V, O resident at a time (heads are independent); memory.buffer.byteLength
+// after the run is the high-water mark of the whole WASM heap.
+const memory = [];
+if (!flag('--no-memory')) {
+  for (const T of QUICK ? [1024] : [4096, 16384]) {
+    try {
+      const Mm = await loadBenchModule();
+      const H = 8, n = T * HS, bytes = n * 4;
+      const before = Mm.HEAPF32.buffer.byteLength;
+      const p = [0, 1, 2, 3].map(() => Mm._bk_malloc(bytes));
+      if (p.some((x) => !x)) throw new Error('out of memory');
+      const rand = mulberry32(T);
+      const t0 = performance.now();
+      for (let h = 0; h < H; h++) {
+        for (let b = 0; b < 3; b++) {
+          const view = Mm.HEAPF32.subarray(p[b] >> 2, (p[b] >> 2) + n);
+          for (let i = 0; i < n; i++) view[i] = rand() * 2 - 1;
+        }
+        Mm._bk_attention_tiled(p[3], p[0], p[1], p[2], 1, T, HS, 1);
+      }
+      const ms = performance.now() - t0;
+      const out = Mm.HEAPF32.subarray(p[3] >> 2, (p[3] >> 2) + n);
+      const finite = out.every(Number.isFinite);
+      const heap = Mm.HEAPF32.buffer.byteLength;
+      memory.push({ T, H, heapMB: heap / 2 ** 20, initialMB: before / 2 ** 20, ioMB: (4 * bytes) / 2 ** 20, ms, finite });
+      log(`memory: T=${T} H=${H} causal tiled: heap ${(heap / 2 ** 20).toFixed(1)} MB (one head's Q,K,V,O = ` +
+          `${((4 * bytes) / 2 ** 20).toFixed(0)} MB), ${ms.toFixed(0)} ms, finite=${finite}`);
+      if (!finite) problems.push(`memory run T=${T}: non-finite output`);
+    } catch (e) {
+      problems.push(`memory run T=${T}: ${e.message}`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Report.
+
+const peerNames = peers.map((p) => p.name);
+const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+const date = new Date().toISOString();
+const lines = [];
+lines.push(`# Attention benchmark — ${date.slice(0, 10)}`);
+lines.push('');
+lines.push(`Machine: ${cpu}, ${os.cpus().length} logical cores (shared), Node ${process.version}, ` +
+  `V8 ${process.versions.v8}; ${peers.filter((p) => p.version).map((p) => `${p.name} ${p.version}`).join(', ')}.`);
+lines.push(`Command: \`node bench/run.mjs${argv.length ? ' ' + argv.join(' ') : ''}\`. Float32, B = 1, hs = ${HS}, one ` +
+  'thread, same Q, K, V (uniform [−1, 1]) for everyone; time includes copying inputs in and the output out.');
+lines.push(`Measured SIMD128 peak (independent f32x4 mul+add chains, bench/wasm_kernels.cpp): ` +
+  `**${peak.gflops.toFixed(2)} GFLOP/s**.`);
+lines.push('GFLOP/s = useful flops (4·hs per computed query–key pair; causal counts T(T+1)/2 pairs for everyone, ' +
+  'although the peers compute all T² and mask) / median time. Median after warm-up, [p10–p90], ms. ' +
+  '"ratio" = peer time / ours (tiled); > 1 means ours is faster. Max |diff| is against ours (tiled).');
+lines.push('');
+const header = ['H', 'T', 'mask', 'ours tiled ms', 'GFLOP/s', '% peak', 'ours 3-pass ms'];
+for (const n of peerNames) header.push(`${n} ms`, 'ratio');
+header.push('max |diff|');
+lines.push(`| ${header.join(' | ')} |`);
+lines.push(`|${header.map(() => '---').join('|')}|`);
+for (const row of rows) {
+  const o = row.results[ours.name];
+  const cell = (r) => (!r ? '—' : r.error ? 'failed' : `${fmtMs(r.median)} [${fmtMs(r.p10)}–${fmtMs(r.p90)}]`);
+  const g = o && !o.error ? row.flops / o.median / 1e6 : NaN;
+  const c = [row.H, row.T, row.causal ? 'causal' : 'none', cell(o), g.toFixed(2), `${((100 * g) / peak.gflops).toFixed(0)}%`,
+    cell(row.results[ours3.name])];
+  let worst = 0;
+  for (const r of Object.values(row.results)) if (r && !r.error) worst = Math.max(worst, r.diff);
+  for (const n of peerNames) {
+    const r = row.results[n];
+    c.push(cell(r), r && !r.error && o && !o.error ? `${(r.median / o.median).toFixed(2)}×` : '—');
+  }
+  c.push(worst.toExponential(1));
+  lines.push(`| ${c.join(' | ')} |`);
+}
+lines.push('');
+if (seedResult) {
+  lines.push(`Seed 003 bank example (T = 3, D = 4, W_query/W_key/W_value, river context) through ` +
+    `\`engine.attend\` (web/lib/engine.js, full trace, kernel ${seedResult.kernel}): ` +
+    `**${seedResult.us.toFixed(2)} µs per call** [${seedResult.p10.toFixed(2)}–${seedResult.p90.toFixed(2)}].`);
+  lines.push('');
+}
+if (memory.length) {
+  lines.push('Peak WASM heap, tiled kernel, causal, H = 8, hs = 64, heads run one after the other with one ' +
+    "head's Q, K, V, O resident (module starts at 2 MB and grows on demand; the figure is memory.buffer.byteLength):");
+  lines.push('');
+  lines.push('| T | peak heap | of which one head Q,K,V,O | time (all heads) |');
+  lines.push('|---|---|---|---|');
+  for (const m of memory) lines.push(`| ${m.T} | ${m.heapMB.toFixed(1)} MB | ${m.ioMB.toFixed(0)} MB | ${fmtMs(m.ms)} ms |`);
+  lines.push('');
+}
+if (problems.length) {
+  lines.push('Problems:');
+  for (const p of problems) lines.push(`- ${p}`);
+  lines.push('');
+}
+const markdown = lines.join('\n');
+
+if (!QUICK) {
+  const dir = path.join(here, 'results');
+  mkdirSync(dir, { recursive: true });
+  const outFile = option('--out', path.join(dir, `${date.slice(0, 10)}.md`));
+  writeFileSync(outFile, markdown + '\n');
+  writeFileSync(path.join(dir, 'latest.md'), markdown + '\n');
+  process.stdout.write(markdown + '\n');
+  log(`bench: wrote ${path.relative(root, outFile)} and bench/results/latest.md`);
+}
+
+const checked = rows.reduce((n, r) => n + Object.values(r.results).filter((x) => !x.error).length, 0);
+const summary = `bench${QUICK ? ' --quick' : ''}: ${checked} runs over ${rows.length} shapes, ` +
+  `peers ${peerNames.join(', ')}; ${problems.length ? `${problems.length} problem(s): ${problems[0]}` : 'all outputs match'}` +
+  (seedResult ? `; seed example ${seedResult.us.toFixed(1)} µs/call` : '');
+console.log(summary);
+process.exitCode = problems.length ? 1 : 0;

@@ -1,0 +1,85 @@
+// Bench-only WASM module: the attention kernels of src/kernels/ over heap buffers, so
+// bench/run.mjs can time them on exactly the Q, K, V it gives the peers.
+//
+// Legend: H heads, T tokens, hs head size. Buffers are (H, T, hs) row-major float32, one
+// head after the other; scale 1/√hs, as in PyTorch's scaled_dot_product_attention.
+// Built by bench/run.mjs with emcc -O3 -msimd128 (see bench/build_wasm.mjs).
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "f32x4.h"
+#include "kernels.h"
+
+namespace k = attn::kernels;
+namespace simd = attn::kernels::simd;
+
+namespace {
+// SIMD128 peak: `chains` independent f32x4 chains of acc = acc·m + c (one mul and one add,
+// 8 flops per step), `iters` steps each. Returns a value that depends on every chain so
+// nothing is optimised away. Flops performed = chains · iters · 8.
+template <int C>
+float peak_chains(int iters) {
+  simd::f32x4 acc[C];
+  for (int i = 0; i < C; ++i) acc[i] = simd::splat(1.0f + 0.001f * i);
+  const simd::f32x4 m = simd::splat(0.999999f), c = simd::splat(1e-7f);
+  for (int it = 0; it < iters; ++it)
+    for (int i = 0; i < C; ++i) acc[i] = simd::add(simd::mul(acc[i], m), c);
+  simd::f32x4 s = acc[0];
+  for (int i = 1; i < C; ++i) s = simd::add(s, acc[i]);
+  return simd::hsum(s);
+}
+
+}  // namespace
+
+extern "C" {
+
+// Fused online-softmax kernel, head by head: never materialises T×T.
+void bk_attention_tiled(float* out, const float* q, const float* kk, const float* v, int H, int T, int hs, int causal) {
+  const float alpha = 1.0f / std::sqrt(static_cast<float>(hs));
+  const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * hs;
+  for (int h = 0; h < H; ++h)
+    k::attention_tiled_simd(out + h * step, q + h * step, kk + h * step, v + h * step, nullptr, T, hs, hs, alpha,
+                            causal != 0);
+}
+
+// Three passes with a (T, T) scratch: scores, row softmax, weights·V (what the page uses
+// when it shows the weights).
+void bk_attention_3pass(float* out, float* scratch, const float* q, const float* kk, const float* v, int H, int T,
+                        int hs, int causal) {
+  const float alpha = 1.0f / std::sqrt(static_cast<float>(hs));
+  const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * hs;
+  for (int h = 0; h < H; ++h) {
+    k::qk_scores_simd(scratch, q + h * step, kk + h * step, T, hs, alpha, causal != 0);
+    k::softmax_rows_simd(scratch, T, T, causal != 0);
+    k::weighted_sum_simd(out + h * step, scratch, v + h * step, T, hs, causal != 0);
+  }
+}
+
+// Scalar reference (seed-style loops), for checking outputs at small T.
+void bk_attention_ref(float* out, const float* q, const float* kk, const float* v, int H, int T, int hs, int causal) {
+  const float alpha = 1.0f / std::sqrt(static_cast<float>(hs));
+  const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * hs;
+  for (int h = 0; h < H; ++h)
+    k::attention_tiled_ref(out + h * step, q + h * step, kk + h * step, v + h * step, nullptr, T, hs, hs, alpha,
+                           causal != 0);
+}
+
+float bk_peak(int chains, int iters) {
+  switch (chains) {
+    case 4: return peak_chains<4>(iters);
+    case 8: return peak_chains<8>(iters);
+    case 12: return peak_chains<12>(iters);
+    case 16: return peak_chains<16>(iters);
+    default: return -1.0f;
+  }
+}
+
+int bk_simd_enabled() { return k::simd_enabled() ? 1 : 0; }
+
+void* bk_malloc(int bytes) { return std::malloc(static_cast<std::size_t>(bytes)); }
+void bk_free(void* p) { std::free(p); }
+
+}  // extern "C"
