@@ -65,7 +65,7 @@ void check_view(const char* name, const TensorView& view, size_t min_rank, size_
 
 void check_width(const char* name, int value) {
   if (value > Limits::kMaxWidth) {
-    fail(std::string(name) + ": width " + std::to_string(value) + " exceeds the limit of " +
+    fail(std::string(name) + ": width (columns) " + std::to_string(value) + " exceeds the limit of " +
          std::to_string(Limits::kMaxWidth));
   }
 }
@@ -134,8 +134,12 @@ Plan validate(const Inputs& in, const Options& opt) {
     plan.projection = Projection::kNone;
     plan.dk = plan.dv = plan.D;
   }
-  check_width("d_k", plan.dk);
-  check_width("d_v", plan.dv);
+  {
+    const char* k_source = plan.projection == Projection::kFused ? "wqkv" : plan.projection == Projection::kSeparate ? "wq" : "x";
+    const char* v_source = plan.projection == Projection::kFused ? "wqkv" : plan.projection == Projection::kSeparate ? "wv" : "x";
+    check_width(k_source, plan.dk);
+    check_width(v_source, plan.dv);
+  }
 
   // Heads.
   if (opt.heads < 1 || opt.heads > Limits::kMaxHeads) {
@@ -159,7 +163,7 @@ Plan validate(const Inputs& in, const Options& opt) {
       expect_shape("wo", in.wo, {plan.dv, in.wo.shape[1]}, "(d_v, d_o) with " + std::to_string(plan.dv) + " = d_v");
     }
     plan.d_out = in.wo.shape[1];
-    check_width("d_o", plan.d_out);
+    check_width("wo", plan.d_out);
     if (in.bo.given()) { check_view("bo", in.bo, 1, 1); expect_shape("bo", in.bo, {plan.d_out}, "d_o, the columns of wo"); }
   }
 
