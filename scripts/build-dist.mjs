@@ -1,0 +1,191 @@
+#!/usr/bin/env node
+// Writes dist/, a folder ready for any static host (GitHub Pages style) that also works when its
+// pages are opened from file://:
+//   dist/attention-explorer.js       the <attention-explorer> element: ONE self-contained ES module
+//                                    (engine + WASM + CSS inlined; ≤ 150 KB gzipped, checked here)
+//   dist/attention-explorer.iife.js  the same as a classic script, for pages opened from file://
+//                                    (Chromium does not load module scripts from file://)
+//   dist/index.html + app.js         the explorer page (classic script, WASM inlined) + styles/ +
+//                                    vendor/katex/ (CSS and fonts)
+//   dist/embed.html + embed.js       the iframe view (classic script, WASM inlined)
+//   dist/examples/                   the host-page examples, pointing at ../attention-explorer.js
+// Usage: node scripts/build-dist.mjs   (needs web/lib/attention_engine.{mjs,wasm}: node scripts/build.mjs)
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import * as esbuild from 'esbuild';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const WEB = path.join(ROOT, 'web');
+const DIST = path.join(ROOT, 'dist');
+const BUDGET_BYTES = 150 * 1024;   // issue 5: the element file ≤ 150 KB gzipped, WASM included
+
+const rel = (p) => path.relative(ROOT, p);
+function need(file, hint) {
+  if (!fs.existsSync(file)) {
+    console.error(`build-dist: missing ${rel(file)}; ${hint}`);
+    process.exit(1);
+  }
+  return file;
+}
+
+const wasmFile = need(path.join(WEB, 'lib/attention_engine.wasm'), 'run `node scripts/build.mjs` first (it compiles the WASM engine)');
+need(path.join(WEB, 'lib/attention_engine.mjs'), 'run `node scripts/build.mjs` first');
+need(path.join(WEB, 'vendor/katex/katex.min.css'), 'run `node scripts/vendor.mjs` first');
+
+// The WASM travels gzip-compressed in base64 (≈ 54 KB instead of ≈ 75 KB for raw base64 once the
+// bundle is gzipped) and is unpacked with DecompressionStream, which needs no eval and no fetch.
+const wasm = fs.readFileSync(wasmFile);
+const wasmGzBase64 = gzipSync(wasm, { level: 9 }).toString('base64');
+
+const read = (p) => fs.readFileSync(path.join(WEB, p), 'utf8');
+// The element's CSS: the explorer's styles and the element's own. KaTeX's CSS is not needed:
+// the element bundle typesets with web/element/mathml-tex.js (MathML, no fonts).
+const elementCss = [read('styles/explorer.css'), read('element/element.css')].join('\n');
+
+const ASSETS_SOURCE = `
+const CSS = ${JSON.stringify(elementCss)};
+const WASM_GZ = ${JSON.stringify(wasmGzBase64)};
+export async function elementCSS() { return CSS; }
+let wasmPromise = null;
+async function unpack() {
+  if (typeof DecompressionStream === 'undefined') {
+    throw new Error('this browser has no DecompressionStream, needed to unpack the inlined WebAssembly engine; please use a current browser');
+  }
+  const packed = Uint8Array.from(atob(WASM_GZ), (c) => c.charCodeAt(0));
+  const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+export async function engineOptions() {
+  wasmPromise ||= unpack();
+  return { wasmBinary: await wasmPromise };
+}
+`;
+
+const engineJs = path.join(WEB, 'lib/engine.js');
+// Every bundle gets the engine with its WASM inlined: imports of lib/engine.js resolve to a
+// wrapper whose loadEngine() passes the inlined bytes (engine.js fetches them otherwise).
+const ENGINE_WRAPPER = `
+export * from ${JSON.stringify(engineJs)};
+import { loadEngine as loadWithOptions } from ${JSON.stringify(engineJs)};
+import { engineOptions } from 'ae-virtual:assets';
+export async function loadEngine(options = {}) {
+  return loadWithOptions({ ...(await engineOptions()), ...options });
+}
+`;
+
+function distPlugin({ mathml }) {
+  return {
+    name: 'attention-explorer-dist',
+    setup(build) {
+      build.onResolve({ filter: /(^|\/)assets\.js$/ }, (args) => (
+        path.resolve(args.resolveDir, args.path) === path.join(WEB, 'element/assets.js')
+          ? { path: 'assets', namespace: 'ae-virtual' } : undefined));
+      build.onResolve({ filter: /^ae-virtual:assets$/ }, () => ({ path: 'assets', namespace: 'ae-virtual' }));
+      build.onResolve({ filter: /(^|\/)engine\.js$/ }, (args) => {
+        if (args.namespace === 'ae-virtual') return undefined;
+        return path.resolve(args.resolveDir, args.path) === engineJs ? { path: 'engine', namespace: 'ae-virtual' } : undefined;
+      });
+      build.onLoad({ filter: /^assets$/, namespace: 'ae-virtual' }, () => ({ contents: ASSETS_SOURCE, loader: 'js' }));
+      build.onLoad({ filter: /^engine$/, namespace: 'ae-virtual' }, () => ({ contents: ENGINE_WRAPPER, loader: 'js', resolveDir: path.join(WEB, 'lib') }));
+      // The vendored d3 bundle keeps every scheme; the npm package tree-shakes to the three used.
+      build.onResolve({ filter: /vendor\/d3-scale-chromatic\.js$/ }, () => ({ path: path.join(ROOT, 'node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs') }));
+      if (mathml) {
+        build.onResolve({ filter: /vendor\/katex\/katex\.mjs$/ }, () => ({ path: path.join(WEB, 'element/mathml-tex.js') }));
+      }
+    },
+  };
+}
+
+async function bundle(entry, outfile, { format, mathml = false, globalName } = {}) {
+  const result = await esbuild.build({
+    entryPoints: [path.join(WEB, entry)],
+    outfile,
+    bundle: true,
+    format,
+    globalName,
+    minify: true,
+    legalComments: 'none',
+    target: ['es2021', 'chrome100', 'firefox100', 'safari15'],
+    platform: 'browser',
+    // engine.js reads the .wasm with node:fs under Node only; never reached in a browser bundle.
+    external: ['node:*'],
+    // Emscripten's module names its own URL with import.meta.url; with wasmBinary given it is
+    // only a base for locateFile, never fetched. Classic scripts have no import.meta.
+    define: format === 'iife' ? { 'import.meta.url': 'location.href' } : {},
+    plugins: [distPlugin({ mathml })],
+    logLevel: 'warning',
+    metafile: true,
+  });
+  return result;
+}
+
+function copyDir(from, to, filter = () => true) {
+  fs.mkdirSync(to, { recursive: true });
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    const src = path.join(from, entry.name);
+    const dst = path.join(to, entry.name);
+    if (entry.isDirectory()) copyDir(src, dst, filter);
+    else if (filter(src)) fs.copyFileSync(src, dst);
+  }
+}
+
+const gz = (file) => gzipSync(fs.readFileSync(file), { level: 9 }).length;
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+
+fs.rmSync(DIST, { recursive: true, force: true });
+fs.mkdirSync(DIST, { recursive: true });
+
+// 1. The element: ESM + classic-script copy.
+const elementFile = path.join(DIST, 'attention-explorer.js');
+await bundle('element/attention-explorer.js', elementFile, { format: 'esm', mathml: true });
+await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explorer.iife.js'), { format: 'iife', mathml: true });
+
+// 2. The page and the iframe view, as classic scripts (they must open from file://).
+await bundle('app.js', path.join(DIST, 'app.js'), { format: 'iife' });
+await bundle('embed.js', path.join(DIST, 'embed.js'), { format: 'iife' });
+copyDir(path.join(WEB, 'styles'), path.join(DIST, 'styles'), (f) => f.endsWith('.css'));
+for (const name of fs.readdirSync(WEB)) {
+  if (/\.(svg|ico|png|txt|webmanifest)$/.test(name)) fs.copyFileSync(path.join(WEB, name), path.join(DIST, name));
+}
+copyDir(path.join(WEB, 'vendor/katex'), path.join(DIST, 'vendor/katex'), (f) => !f.endsWith('.mjs'));
+
+// Module script tags become classic deferred ones; preloads of files that are now inlined go.
+function classicPage(html) {
+  return html
+    .replace(/<link rel="modulepreload"[^>]*>\n?/g, '')
+    .replace(/<link rel="preload"[^>]*attention_engine[^>]*>\n?/g, '')
+    .replace(/<script type="module" src="([^"]+)"><\/script>/g, '<script defer src="$1"></script>');
+}
+for (const page of ['index.html', 'embed.html']) {
+  const html = classicPage(read(page));
+  if (/type="module"/.test(html)) throw new Error(`build-dist: ${page} still has a module script after rewriting`);
+  fs.writeFileSync(path.join(DIST, page), html);
+}
+
+// 3. The examples, pointing at the bundled element.
+const examplesDir = path.join(WEB, 'examples');
+if (fs.existsSync(examplesDir)) {
+  copyDir(examplesDir, path.join(DIST, 'examples'));
+  for (const name of fs.readdirSync(path.join(DIST, 'examples'))) {
+    if (!name.endsWith('.html')) continue;
+    const file = path.join(DIST, 'examples', name);
+    const html = fs.readFileSync(file, 'utf8')
+      .replaceAll('../element/attention-explorer.js', '../attention-explorer.js')
+      .replaceAll('src="../embed.html', 'src="../embed.html');
+    fs.writeFileSync(file, html);
+  }
+}
+
+// 4. Sizes, and the budget.
+const size = gz(elementFile);
+for (const file of ['attention-explorer.js', 'attention-explorer.iife.js', 'app.js', 'embed.js']) {
+  const p = path.join(DIST, file);
+  console.log(`build-dist: dist/${file} ${kb(fs.statSync(p).size)}, ${kb(gz(p))} gzipped`);
+}
+console.log(`build-dist: the element file is ${kb(size)} gzipped (budget ${kb(BUDGET_BYTES)}, WASM ${kb(wasm.length)} inlined)`);
+if (size > BUDGET_BYTES) {
+  console.error(`build-dist: dist/attention-explorer.js is ${kb(size)} gzipped, over the ${kb(BUDGET_BYTES)} budget`);
+  process.exit(1);
+}
