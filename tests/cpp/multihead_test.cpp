@@ -134,8 +134,13 @@ TEST(MultiHeadForms, HeadsSeparatelyEqualsFusedOnRandomShapesForEveryProjection)
     attn::Options opt;
     opt.heads = H;
     opt.causal = trial % 2 == 1;
+    if (trial % 4 == 3) {  // seeded dropout: each head must see its slice of the same (B, H, T, T) draw
+      opt.training = true;
+      opt.dropout = 0.3f;
+      opt.seed = static_cast<std::uint64_t>(trial);
+    }
     const std::string what = "projection " + std::to_string(projection) + " B=" + std::to_string(B) + " T=" +
-                             std::to_string(T) + " D=" + std::to_string(D) + " H=" + std::to_string(H);
+                             std::to_string(T) + " D=" + std::to_string(D) + " H=" + std::to_string(H) + (opt.training ? " dropout" : "");
     ExpectSameTrace(attn::attend_heads_separately(in, opt), attn::attend(in, opt), what);
   }
 }

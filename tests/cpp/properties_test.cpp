@@ -167,6 +167,18 @@ TEST(KernelAgreement, TiledAndUnmaterialisedPathsMatchTheReferenceOutputs) {
   }
 }
 
+TEST(KernelAgreement, AutoPicksSimdWhenMaterialisingAndTiledOtherwise) {
+  std::mt19937 rng(1);
+  const Case c = random_case(rng, 1, false, false);
+  EXPECT_EQ(run(c, attn::Kernel::kAuto).kernel, attn::Kernel::kSimd);
+  attn::Options opt = c.options;
+  opt.materialize = false;
+  EXPECT_EQ(attn::attend(c.inputs(), opt).kernel, attn::Kernel::kTiled);
+  opt.training = true;  // dropout needs the weights: not tiled
+  opt.dropout = 0.5f;
+  EXPECT_EQ(attn::attend(c.inputs(), opt).kernel, attn::Kernel::kSimd);
+}
+
 TEST(Softmax, RowsOfWeightsSumToOneAndAreNonNegative) {
   std::mt19937 rng(2024);
   for (int i = 0; i < kCases; ++i) {
