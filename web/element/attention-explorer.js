@@ -118,13 +118,29 @@ function stepCount(state) {
   return loopSteps(tokens.length, state.options.causal).length;
 }
 
+/**
+ * Makes the page's CSS fit a shadow root on someone else's page:
+ * - `rem` is the host document's root font size (a blog's `html {font-size: 62.5%}` would
+ *   shrink every rem length inside the element), so rem lengths become multiples of
+ *   --ae-rem, which the element pins to 16px; media queries (where var() cannot go) keep rem;
+ * - @font-face rules do nothing inside a shadow root, so KaTeX's are dropped (MathML is shown).
+ */
+export function shadowCSS(css) {
+  const preludes = [];
+  const protectedCss = css
+    .replace(/@font-face\s*\{[^}]*\}/g, '')
+    .replace(/@(media|container|supports)[^{]*\{/g, (m) => { preludes.push(m); return `\u0000${preludes.length - 1}\u0000`; });
+  return protectedCss
+    .replace(/(-?(?:\d+\.?\d*|\.\d+))rem\b/g, 'calc($1 * var(--ae-rem))')
+    .replace(/\u0000(\d+)\u0000/g, (_, i) => preludes[Number(i)]);
+}
+
 let sheetPromise = null;
 function sharedSheet() {
-  // One constructed sheet adopted by every element's shadow root. @font-face rules do nothing
-  // inside a shadow root, so KaTeX's are dropped (the formula is shown as MathML).
+  // One constructed sheet adopted by every element's shadow root.
   sheetPromise ||= elementCSS().then((css) => {
     const sheet = new CSSStyleSheet();
-    sheet.replaceSync(css.replace(/@font-face\s*\{[^}]*\}/g, ''));
+    sheet.replaceSync(shadowCSS(css));
     return sheet;
   });
   return sheetPromise;
@@ -391,6 +407,8 @@ export class AttentionExplorerElement extends HTMLElement {
   }
 
   _syncBar(state) {
+    const dark = state.theme === 'dark' || (state.theme === 'auto' && this.ownerDocument.defaultView?.matchMedia?.('(prefers-color-scheme: dark)').matches);
+    this._frame.dataset.theme = dark ? 'dark' : 'light';
     if (!this._bar) return;
     const { focus, causal, temp, out } = this._barParts;
     const names = Object.keys(state.contexts);
