@@ -30,33 +30,37 @@ constexpr int kMr = 4;  // rows per micro-kernel call
 
 inline int round_up(int n, int m) { return (n + m - 1) / m * m; }
 
-// acc (MR × 8) = a (MR rows, stride lda) · b (K × 8 panel).
+// acc (MR × 8) += a (MR rows, stride lda) · b (K × 8 panel).
+// The sums live in a local array for the whole loop: accumulating through the `acc`
+// reference instead makes clang store every accumulator on every step (a v128 may alias
+// the float inputs), which halves the speed under V8.
 template <int MR>
-inline void micro(f32x4 (&acc)[MR][2], const float* a, std::ptrdiff_t lda, const float* b, int K) {
-  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = simd::zero();
+inline void micro_acc(f32x4 (&acc)[MR][2], const float* a, std::ptrdiff_t lda, const float* b, int K) {
+  f32x4 c[MR][2];
+  for (int r = 0; r < MR; ++r) {
+    c[r][0] = acc[r][0];
+    c[r][1] = acc[r][1];
+  }
   for (int p = 0; p < K; ++p) {
     const f32x4 b0 = simd::load(b + p * kNr);
     const f32x4 b1 = simd::load(b + p * kNr + 4);
     for (int r = 0; r < MR; ++r) {
       const f32x4 x = simd::load_splat(a + r * lda + p);
-      acc[r][0] = simd::add(acc[r][0], simd::mul(x, b0));
-      acc[r][1] = simd::add(acc[r][1], simd::mul(x, b1));
+      c[r][0] = simd::add(c[r][0], simd::mul(x, b0));
+      c[r][1] = simd::add(c[r][1], simd::mul(x, b1));
     }
+  }
+  for (int r = 0; r < MR; ++r) {
+    acc[r][0] = c[r][0];
+    acc[r][1] = c[r][1];
   }
 }
 
-// acc (MR × 8) += a · b, same shapes as micro(); used where C is accumulated across calls.
+// acc (MR × 8) = a · b, same shapes as micro_acc().
 template <int MR>
-inline void micro_acc(f32x4 (&acc)[MR][2], const float* a, std::ptrdiff_t lda, const float* b, int K) {
-  for (int p = 0; p < K; ++p) {
-    const f32x4 b0 = simd::load(b + p * kNr);
-    const f32x4 b1 = simd::load(b + p * kNr + 4);
-    for (int r = 0; r < MR; ++r) {
-      const f32x4 x = simd::load_splat(a + r * lda + p);
-      acc[r][0] = simd::add(acc[r][0], simd::mul(x, b0));
-      acc[r][1] = simd::add(acc[r][1], simd::mul(x, b1));
-    }
-  }
+inline void micro(f32x4 (&acc)[MR][2], const float* a, std::ptrdiff_t lda, const float* b, int K) {
+  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = simd::zero();
+  micro_acc<MR>(acc, a, lda, b, K);
 }
 
 // Stores columns [0, n) of an MR × 8 block (n ≤ 8) into c (stride ldc), scaled by alpha and
@@ -289,8 +293,12 @@ void attention_tiled_simd(float* out, const float* q, const float* k, const floa
                           int T, int hk, int hv, float alpha, bool causal) {
   // out: (T, hv), q: (T, hk), k: (T, hk), v: (T, hv), key_keep: (T) or null
   if (T <= 0 || hv <= 0) return;
-  constexpr int kBr = 32;   // query rows per block: a Kᵀ tile is reused by 8 micro-kernel calls
-  constexpr int kBc = 64;   // keys per tile: Kᵀ and V tiles (64 × 64 floats each) stay in L1
+#ifndef ATTN_TILE_BR
+#define ATTN_TILE_BR 32
+#define ATTN_TILE_BC 64
+#endif
+  constexpr int kBr = ATTN_TILE_BR;   // query rows per block: a Kᵀ tile is reused by 8 micro-kernel calls
+  constexpr int kBc = ATTN_TILE_BC;   // keys per tile: Kᵀ and V tiles (64 × 64 floats each) stay in L1
 
   // Compact the kept keys and count them per row.
   std::vector<int> cnt(T);
