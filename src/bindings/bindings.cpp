@@ -1,4 +1,4 @@
-// Embind glue, and nothing else: typed arrays in, typed arrays out, attn::Error turned into
+// Embind glue, and nothing else: packed typed arrays in, one typed array out, attn::Error turned into
 // {error: message} (web/lib/engine.js throws it as an AttentionError). Argument checking and
 // normalisation of nested arrays happen in engine.js (JS side) and attn::validate (C++ side).
 #include <emscripten/bind.h>
@@ -15,39 +15,54 @@ using emscripten::val;
 
 namespace {
 
-// A tensor passed from JS as {data: Float32Array, shape: number[]}; owned storage for the view.
-struct Owned {
+// The JS side (web/lib/engine.js, packAttendArguments) packs one call into three arrays so
+// crossing the boundary costs a handful of emval operations, not one per option:
+//   floats: the data of every given tensor, in kTensorNames order
+//   ints:   per tensor, its rank then its dims (rank 0 = not given); then heads, causal,
+//           scale mode (0 = 1/√hk, 1 = none, 2 = factor), training, materialize, seed low
+//           and high 32 bits, key-padding rank + dims, dropout keep-mask length
+//   bytes:  key-padding flags, then the dropout keep-mask
+//   reals:  scale factor, temperature, dropout p
+constexpr const char* kTensorNames[] = {"x", "wq", "wk", "wv", "bq", "bk", "bv", "wqkv", "bqkv", "wo", "bo"};
+constexpr int kTensorCount = sizeof(kTensorNames) / sizeof(kTensorNames[0]);
+
+// Reads ints[at++] with a bounds check (a malformed packing is a bug in engine.js, but must
+// still not read out of bounds).
+int next_int(const std::vector<int>& ints, size_t& at) {
+  if (at >= ints.size()) throw attn::Error("attend: malformed argument packing");
+  return ints[at++];
+}
+
+// Names of the tensors a result may hold; pack_tensors refers to them by index and
+// web/lib/engine.js (RESULT_NAMES) keeps the same list.
+constexpr const char* kResultNames[] = {"q", "k", "v", "scores", "scaled", "masked", "weights", "dropped",
+                                        "headOutputs", "merged", "output", "loop", "trilWeights", "matmul",
+                                        "maskedZeros", "softmaxWeights", "softmax"};
+
+int result_index(const std::string& name) {
+  for (int i = 0; i < static_cast<int>(sizeof(kResultNames) / sizeof(kResultNames[0])); ++i)
+    if (name == kResultNames[i]) return i;
+  throw attn::Error("internal: unknown result tensor " + name);
+}
+
+// Copies every result tensor into one Float32Array; `layout` says where each one is: per
+// tensor its index in kResultNames, its rank and its dims.
+val pack_tensors(const std::vector<std::pair<const char*, const attn::Tensor*>>& tensors) {
+  size_t total = 0;
+  for (const auto& named : tensors) total += named.second->data.size();
   std::vector<float> data;
-  std::vector<int> shape;
-};
-
-Owned read_tensor(const val& spec, const char* name) {
-  Owned owned;
-  const val tensor = spec[name];
-  if (tensor.isUndefined() || tensor.isNull()) return owned;
-  owned.shape = emscripten::convertJSArrayToNumberVector<int>(tensor["shape"]);
-  owned.data = emscripten::convertJSArrayToNumberVector<float>(tensor["data"]);
-  long long expected = 1;
-  for (int dim : owned.shape) expected *= dim;
-  if (owned.shape.empty() || static_cast<long long>(owned.data.size()) != expected) {
-    throw attn::Error(std::string(name) + ": data length " + std::to_string(owned.data.size()) +
-                      " does not match its shape");
+  data.reserve(total);
+  std::vector<int> layout;
+  for (const auto& [name, tensor] : tensors) {
+    data.insert(data.end(), tensor->data.begin(), tensor->data.end());
+    layout.push_back(result_index(name));
+    layout.push_back(static_cast<int>(tensor->shape.size()));
+    layout.insert(layout.end(), tensor->shape.begin(), tensor->shape.end());
   }
-  return owned;
-}
-
-attn::TensorView view_of(const Owned& owned) {
-  if (owned.shape.empty()) return {};
-  return {owned.data.data(), owned.shape};
-}
-
-val tensor_to_js(const attn::Tensor& tensor) {
   val out = val::object();
-  out.set("shape", val::array(tensor.shape));
-  // A copy owned by JS: later calls cannot invalidate it.
-  val data = val::global("Float32Array").new_(tensor.data.size());
-  data.call<void>("set", val(emscripten::typed_memory_view(tensor.data.size(), tensor.data.data())));
-  out.set("data", data);
+  // .slice() makes a copy owned by JS: later calls cannot invalidate it.
+  out.set("data", val(emscripten::typed_memory_view(data.size(), data.data())).call<val>("slice"));
+  out.set("layout", val(emscripten::typed_memory_view(layout.size(), layout.data())).call<val>("slice"));
   return out;
 }
 
@@ -57,62 +72,68 @@ val error_to_js(const std::string& message) {
   return out;
 }
 
-val attend(const val& spec) {
+val attend(const val& floats_js, const val& ints_js, const val& bytes_js, const val& reals_js, const std::string& kernel) {
   try {
-    const Owned x = read_tensor(spec, "x"), wq = read_tensor(spec, "wq"), wk = read_tensor(spec, "wk"),
-                wv = read_tensor(spec, "wv"), bq = read_tensor(spec, "bq"), bk = read_tensor(spec, "bk"),
-                bv = read_tensor(spec, "bv"), wqkv = read_tensor(spec, "wqkv"), bqkv = read_tensor(spec, "bqkv"),
-                wo = read_tensor(spec, "wo"), bo = read_tensor(spec, "bo");
+    const std::vector<float> floats = emscripten::convertJSArrayToNumberVector<float>(floats_js);
+    const std::vector<int> ints = emscripten::convertJSArrayToNumberVector<int>(ints_js);
+    const std::vector<std::uint8_t> bytes = emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes_js);
+    const std::vector<double> reals = emscripten::convertJSArrayToNumberVector<double>(reals_js);
+    if (reals.size() != 3) throw attn::Error("attend: malformed argument packing");
+
     attn::Inputs in;
-    in.x = view_of(x);
-    in.wq = view_of(wq);
-    in.wk = view_of(wk);
-    in.wv = view_of(wv);
-    in.bq = view_of(bq);
-    in.bk = view_of(bk);
-    in.bv = view_of(bv);
-    in.wqkv = view_of(wqkv);
-    in.bqkv = view_of(bqkv);
-    in.wo = view_of(wo);
-    in.bo = view_of(bo);
+    attn::TensorView* views[kTensorCount] = {&in.x, &in.wq, &in.wk, &in.wv, &in.bq, &in.bk, &in.bv,
+                                             &in.wqkv, &in.bqkv, &in.wo, &in.bo};
+    size_t at = 0, offset = 0;
+    for (int t = 0; t < kTensorCount; ++t) {
+      const int rank = next_int(ints, at);
+      if (rank == 0) continue;
+      long long count = 1;
+      for (int d = 0; d < rank; ++d) {
+        views[t]->shape.push_back(next_int(ints, at));
+        count *= views[t]->shape.back();
+      }
+      if (count < 0 || offset + static_cast<size_t>(count) > floats.size()) throw attn::Error("attend: malformed argument packing");
+      views[t]->data = floats.data() + offset;
+      offset += static_cast<size_t>(count);
+    }
 
     attn::Options opt;
-    opt.heads = spec["heads"].as<int>();
-    opt.causal = spec["causal"].as<bool>();
-    if (!spec["keyPadding"].isNull()) {
-      opt.key_padding = emscripten::convertJSArrayToNumberVector<std::uint8_t>(spec["keyPadding"]["data"]);
-      opt.key_padding_shape = emscripten::convertJSArrayToNumberVector<int>(spec["keyPadding"]["shape"]);
+    opt.heads = next_int(ints, at);
+    opt.causal = next_int(ints, at) != 0;
+    const int scale_mode = next_int(ints, at);
+    opt.scale_mode = scale_mode == 1 ? attn::ScaleMode::kNone
+                     : scale_mode == 2 ? attn::ScaleMode::kFactor
+                                       : attn::ScaleMode::kInverseSqrtHeadSize;
+    opt.training = next_int(ints, at) != 0;
+    opt.materialize = next_int(ints, at) != 0;
+    const auto seed_low = static_cast<std::uint32_t>(next_int(ints, at));
+    const auto seed_high = static_cast<std::uint32_t>(next_int(ints, at));
+    opt.seed = (static_cast<std::uint64_t>(seed_high) << 32) | seed_low;
+    const int padding_rank = next_int(ints, at);
+    long long padding_count = padding_rank ? 1 : 0;
+    for (int d = 0; d < padding_rank; ++d) {
+      opt.key_padding_shape.push_back(next_int(ints, at));
+      padding_count *= opt.key_padding_shape.back();
     }
-    const std::string scale_mode = spec["scaleMode"].as<std::string>();
-    opt.scale_mode = scale_mode == "none" ? attn::ScaleMode::kNone
-                     : scale_mode == "factor" ? attn::ScaleMode::kFactor
-                                              : attn::ScaleMode::kInverseSqrtHeadSize;
-    opt.scale_factor = spec["scaleFactor"].as<float>();
-    opt.temperature = spec["temperature"].as<float>();
-    opt.dropout = spec["dropout"].as<float>();
-    opt.seed = static_cast<std::uint64_t>(spec["seed"].as<double>());
-    opt.training = spec["training"].as<bool>();
-    if (!spec["dropoutKeep"].isNull()) {
-      opt.dropout_keep = emscripten::convertJSArrayToNumberVector<std::uint8_t>(spec["dropoutKeep"]);
+    const int keep_count = next_int(ints, at);
+    if (padding_count < 0 || keep_count < 0 || static_cast<size_t>(padding_count) + keep_count != bytes.size()) {
+      throw attn::Error("attend: malformed argument packing");
     }
-    opt.kernel = attn::parse_kernel(spec["kernel"].as<std::string>());
-    opt.materialize = spec["materialize"].as<bool>();
+    opt.key_padding.assign(bytes.begin(), bytes.begin() + padding_count);
+    opt.dropout_keep.assign(bytes.begin() + padding_count, bytes.end());
+    opt.scale_factor = static_cast<float>(reals[0]);
+    opt.temperature = static_cast<float>(reals[1]);
+    opt.dropout = static_cast<float>(reals[2]);
+    opt.kernel = attn::parse_kernel(kernel);
 
     const attn::Trace trace = attn::attend(in, opt);
-    val out = val::object();
-    out.set("q", tensor_to_js(trace.q));
-    out.set("k", tensor_to_js(trace.k));
-    out.set("v", tensor_to_js(trace.v));
+    std::vector<std::pair<const char*, const attn::Tensor*>> tensors = {{"q", &trace.q}, {"k", &trace.k}, {"v", &trace.v}};
     if (opt.materialize) {
-      out.set("scores", tensor_to_js(trace.scores));
-      out.set("scaled", tensor_to_js(trace.scaled));
-      out.set("masked", tensor_to_js(trace.masked));
-      out.set("weights", tensor_to_js(trace.weights));
-      out.set("dropped", tensor_to_js(trace.dropped));
+      tensors.insert(tensors.end(), {{"scores", &trace.scores}, {"scaled", &trace.scaled}, {"masked", &trace.masked},
+                                     {"weights", &trace.weights}, {"dropped", &trace.dropped}});
     }
-    out.set("headOutputs", tensor_to_js(trace.head_outputs));
-    out.set("merged", tensor_to_js(trace.merged));
-    out.set("output", tensor_to_js(trace.output));
+    tensors.insert(tensors.end(), {{"headOutputs", &trace.head_outputs}, {"merged", &trace.merged}, {"output", &trace.output}});
+    val out = pack_tensors(tensors);
     out.set("kernel", std::string(attn::kernel_name(trace.kernel)));
     out.set("scale", trace.scale);
     out.set("batched", trace.batched);
@@ -122,17 +143,15 @@ val attend(const val& spec) {
   }
 }
 
-val averaging(const val& spec) {
+val averaging(const val& floats_js, const val& shape_js) {
   try {
-    const Owned x = read_tensor(spec, "x");
-    const attn::AveragingTrace trace = attn::causal_average(view_of(x));
-    val out = val::object();
-    out.set("loop", tensor_to_js(trace.loop));
-    out.set("trilWeights", tensor_to_js(trace.tril_weights));
-    out.set("matmul", tensor_to_js(trace.matmul));
-    out.set("maskedZeros", tensor_to_js(trace.masked_zeros));
-    out.set("softmaxWeights", tensor_to_js(trace.softmax_weights));
-    out.set("softmax", tensor_to_js(trace.softmax));
+    const std::vector<float> floats = emscripten::convertJSArrayToNumberVector<float>(floats_js);
+    attn::TensorView x{floats.data(), emscripten::convertJSArrayToNumberVector<int>(shape_js)};
+    if (x.size() != static_cast<long long>(floats.size())) throw attn::Error("x: data length does not match its shape");
+    const attn::AveragingTrace trace = attn::causal_average(x);
+    val out = pack_tensors({{"loop", &trace.loop}, {"trilWeights", &trace.tril_weights}, {"matmul", &trace.matmul},
+                            {"maskedZeros", &trace.masked_zeros}, {"softmaxWeights", &trace.softmax_weights},
+                            {"softmax", &trace.softmax}});
     out.set("batched", trace.batched);
     return out;
   } catch (const std::exception& error) {

@@ -154,31 +154,91 @@ function flags(value, name) {
   return { shape: tensor.shape, data: Uint8Array.from(tensor.data) };
 }
 
-function wrapTrace(raw, ms) {
-  const trace = { kernel: raw.kernel, scale: raw.scale, batched: raw.batched, ms };
-  for (const name of [...PER_HEAD, ...PER_TOKEN]) {
-    const t = raw[name];
-    if (!t) continue;
-    const shape = raw.batched ? t.shape : t.shape.slice(1);
-    trace[name] = { shape, data: t.data };
+// Packs attend()'s checked arguments the way src/bindings/bindings.cpp reads them.
+function packAttendArguments(tensors, o) {
+  const ints = [];
+  let total = 0;
+  for (const name of TENSOR_ARGS) {
+    const t = tensors[name];
+    if (t) {
+      ints.push(t.shape.length, ...t.shape);
+      total += t.data.length;
+    } else {
+      ints.push(0);
+    }
   }
-  Object.defineProperty(trace, 'get', {
+  const floats = new Float32Array(total);
+  let offset = 0;
+  for (const name of TENSOR_ARGS) {
+    if (!tensors[name]) continue;
+    floats.set(tensors[name].data, offset);
+    offset += tensors[name].data.length;
+  }
+  const scaleMode = o.scale === true ? 0 : o.scale === false ? 1 : 2;
+  ints.push(o.heads, Number(o.causal), scaleMode, Number(o.training), Number(o.materialize),
+    o.seed % 2 ** 32, Math.floor(o.seed / 2 ** 32));
+  const padding = o.keyPadding === null ? null : flags(o.keyPadding, 'keyPadding');
+  const keep = o.dropoutKeep === null ? null : flags(o.dropoutKeep, 'dropoutKeep');
+  if (padding) ints.push(padding.shape.length, ...padding.shape);
+  else ints.push(0);
+  ints.push(keep ? keep.data.length : 0);
+  const bytes = new Uint8Array((padding ? padding.data.length : 0) + (keep ? keep.data.length : 0));
+  if (padding) bytes.set(padding.data, 0);
+  if (keep) bytes.set(keep.data, padding ? padding.data.length : 0);
+  const reals = new Float64Array([typeof o.scale === 'number' ? o.scale : 1, o.temperature, o.dropout]);
+  return [floats, Int32Array.from(ints), bytes, reals, o.kernel];
+}
+
+// The tensors a result may hold, in the order src/bindings/bindings.cpp (kResultNames) numbers them.
+const RESULT_NAMES = ['q', 'k', 'v', 'scores', 'scaled', 'masked', 'weights', 'dropped', 'headOutputs', 'merged',
+  'output', 'loop', 'trilWeights', 'matmul', 'maskedZeros', 'softmaxWeights', 'softmax'];
+
+// Views into the one Float32Array the binding returns (a JS-owned copy). layout: per tensor
+// its RESULT_NAMES index, rank, dims.
+function unpackTensors(raw, target, dropBatch) {
+  const { layout, data } = raw;
+  let at = 0, offset = 0;
+  while (at < layout.length) {
+    const name = RESULT_NAMES[layout[at]];
+    const rank = layout[at + 1];
+    at += 2;
+    const shape = [];
+    let count = 1;
+    for (let d = 0; d < rank; d++) {
+      const dim = layout[at + d];
+      count *= dim;
+      if (d > 0 || !dropBatch(name)) shape.push(dim);
+    }
+    at += rank;
+    target[name] = { shape, data: data.subarray(offset, offset + count) };
+    offset += count;
+  }
+  return target;
+}
+
+function withGet(result, names) {
+  Object.defineProperty(result, 'get', {
     enumerable: false,
     value(name) {
-      const t = trace[name];
-      if (!t || !t.shape) {
-        throw new AttentionError(`get: unknown tensor '${name}'; available: ${[...PER_HEAD, ...PER_TOKEN].filter((n) => trace[n]).join(', ')}`, 'get');
+      const t = result[name];
+      if (!names.includes(name) || !t || !t.shape) {
+        throw new AttentionError(`get: unknown tensor '${name}'; available: ${names.filter((n) => result[n]).join(', ')}`, 'get');
       }
       return toNested(t);
     },
   });
-  return trace;
+  return result;
+}
+
+function wrapTrace(raw, ms) {
+  const trace = unpackTensors(raw, { kernel: raw.kernel, scale: raw.scale, batched: raw.batched, ms }, () => !raw.batched);
+  return withGet(trace, [...PER_HEAD, ...PER_TOKEN]);
 }
 
 function makeEngine(module) {
   const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
-  const call = (fn, spec) => {
-    const result = fn(spec);
+  const call = (fn, ...args) => {
+    const result = fn(...args);
     if (result.error !== undefined) {
       const argument = /^([A-Za-z_][\w-]*)\s*:/.exec(result.error)?.[1];
       throw new AttentionError(result.error, argument);
@@ -193,25 +253,14 @@ function makeEngine(module) {
     /** Self-attention with every intermediate; see engine.d.ts. */
     attend(args) {
       const o = checkOptions(args);
-      const spec = {};
+      const tensors = {};
       for (const name of TENSOR_ARGS) {
-        if (args[name] !== undefined && args[name] !== null) spec[name] = toTensor(args[name], name, TENSOR_RANKS[name]);
+        if (args[name] !== undefined && args[name] !== null) tensors[name] = toTensor(args[name], name, TENSOR_RANKS[name]);
       }
-      if (!spec.x) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
-      spec.heads = o.heads;
-      spec.causal = o.causal;
-      spec.keyPadding = o.keyPadding === null ? null : flags(o.keyPadding, 'keyPadding');
-      spec.scaleMode = o.scale === true ? 'inverse-sqrt' : o.scale === false ? 'none' : 'factor';
-      spec.scaleFactor = typeof o.scale === 'number' ? o.scale : 1;
-      spec.temperature = o.temperature;
-      spec.dropout = o.dropout;
-      spec.seed = o.seed;
-      spec.training = o.training;
-      spec.dropoutKeep = o.dropoutKeep === null ? null : flags(o.dropoutKeep, 'dropoutKeep').data;
-      spec.kernel = o.kernel;
-      spec.materialize = o.materialize;
+      if (!tensors.x) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
+      const packed = packAttendArguments(tensors, o);
       const start = now();
-      const raw = call(module.attend, spec);
+      const raw = call(module.attend, ...packed);
       return wrapTrace(raw, now() - start);
     },
 
@@ -224,15 +273,11 @@ function makeEngine(module) {
         if (key !== 'x') throw new AttentionError(`${key}: unknown option for averaging; expected only x`, key);
       }
       if (args.x === undefined) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
-      const raw = call(module.averaging, { x: toTensor(args.x, 'x', [2, 3]) });
-      const out = { batched: raw.batched };
-      for (const name of ['loop', 'trilWeights', 'matmul', 'maskedZeros', 'softmaxWeights', 'softmax']) {
-        const t = raw[name];
-        const perToken = ['loop', 'matmul', 'softmax'].includes(name);
-        out[name] = { shape: perToken && !raw.batched ? t.shape.slice(1) : t.shape, data: t.data };
-      }
-      Object.defineProperty(out, 'get', { enumerable: false, value: (name) => toNested(out[name]) });
-      return out;
+      const x = toTensor(args.x, 'x', [2, 3]);
+      const raw = call(module.averaging, x.data, Int32Array.from(x.shape));
+      const perToken = ['loop', 'matmul', 'softmax'];
+      const out = unpackTensors(raw, { batched: raw.batched }, (name) => !raw.batched && perToken.includes(name));
+      return withGet(out, ['loop', 'trilWeights', 'matmul', 'maskedZeros', 'softmaxWeights', 'softmax']);
     },
 
     /** Seed 003's bank example (a fresh copy each call). */
