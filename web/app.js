@@ -1,10 +1,13 @@
 // The explorer page: loads the WASM engine once, builds the state from the seed example and the
 // URL hash, mounts the explorer and keeps the hash in sync. Tests read window.__explorer.
 import { loadEngine } from './lib/engine.js';
-import { defaultState } from './lib/state.js';
-import { createStore } from './lib/store.js';
-import { encodeState, stateFromHash } from './lib/share.js';
-import { mountExplorer } from './views/explorer.js';
+
+// Fetch and compile the WASM engine while the view modules load, not after.
+const enginePromise = loadEngine();
+enginePromise.catch(() => {});   // reported by start() below
+const modules = Promise.all([
+  import('./lib/state.js'), import('./lib/store.js'), import('./lib/share.js'), import('./views/explorer.js'),
+]);
 
 const root = document.getElementById('app');
 const loading = document.getElementById('loading');
@@ -22,8 +25,16 @@ function fail(message) {
 
 async function start() {
   let engine;
+  let mods;
   try {
-    engine = await loadEngine();
+    mods = await modules;
+  } catch (err) {
+    fail(`The page's scripts could not be loaded: ${err.message}.`);
+    throw err;
+  }
+  const [{ defaultState }, { createStore }, { encodeState, stateFromHash }, { mountExplorer }] = mods;
+  try {
+    engine = await enginePromise;
   } catch (err) {
     fail(`The attention engine could not be loaded: ${err.message}. If you opened the file directly, serve web/ over HTTP (npm start).`);
     throw err;
@@ -60,7 +71,9 @@ async function start() {
     if (next.problems.length) showProblems(explorer, next.problems);
   });
   await explorer.rendered;
+  // First paint: the heatmaps are in the DOM now; the frame after next has painted them.
   performance.mark('ae-first-heatmap');
+  requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('ae-first-frame')));
   return { engine, explorer, store, defaults };
 }
 

@@ -87,13 +87,14 @@ export function createHeatmap(doc, opts) {
         const td = cells[i][j];
         if (td === editing?.td) return;
         td.dataset.value = String(v);
-        const masked = v === -Infinity;
+        // −∞ scores, and the weights the mask forced to 0 (opts.masked), are drawn as masked.
+        const pending = Boolean(o.pending?.(i, j));
+        const masked = !pending && (v === -Infinity || Boolean(o.masked?.(i, j)));
         td.classList.toggle('ae-masked', masked);
-        const pending = o.pending?.(i, j);
-        td.classList.toggle('ae-pending', Boolean(pending));
+        td.classList.toggle('ae-pending', pending);
         if (masked) {
-          td.textContent = '\u2212\u221e';
-          td.setAttribute('aria-label', '−∞, masked');
+          td.textContent = v === -Infinity ? '\u2212\u221e' : fmt(v, o.digits ?? 3);
+          td.setAttribute('aria-label', `${td.textContent}, masked`);
           td.style.background = '';
           td.style.color = '';
         } else if (pending) {
@@ -126,7 +127,7 @@ export function createHeatmap(doc, opts) {
     if (o.editable) {
       const hint = doc.createElement('span');
       hint.className = 'ae-hint';
-      hint.textContent = ' · editable: type, or drag a cell sideways';
+      hint.textContent = ' · editable';
       caption.append(hint);
     }
     table.dataset.matrix = o.id;

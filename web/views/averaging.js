@@ -5,6 +5,7 @@
 import { h } from '../lib/dom.js';
 import { fmt } from '../lib/format.js';
 import { maxAbsDiff, averagingNested } from '../lib/compute.js';
+import { sharedWords } from '../lib/state.js';
 
 export function render(section, app) {
   const { doc } = app;
@@ -38,13 +39,14 @@ export function render(section, app) {
       const a = averagingNested(results.averaging);
       const tok = entry.tokens;
       const ctx = state.focus;
+      const hl = tok.map((w, i) => (sharedWords(state).includes(w) ? i : -1)).filter((i) => i >= 0);
       const cols = entry.x[0].map((_, j) => `d${j}`);
-      maps.x.update({ context: ctx, values: entry.x, rowLabels: tok, colLabels: cols, caption: `X of “${ctx}”` });
-      maps.tril.update({ context: ctx, values: a.trilWeights, rowLabels: tok, colLabels: tok });
-      maps.zeros.update({ context: ctx, values: a.maskedZeros, rowLabels: tok, colLabels: tok });
-      maps.soft.update({ context: ctx, values: a.softmaxWeights, rowLabels: tok, colLabels: tok });
-      for (const k of ['loop', 'matmul']) maps[k].update({ context: ctx, values: a[k], rowLabels: tok, colLabels: cols });
-      maps.out.update({ context: ctx, values: a.softmax, rowLabels: tok, colLabels: cols });
+      maps.x.update({ context: ctx, values: entry.x, rowLabels: tok, highlightRows: hl, colLabels: cols, caption: `X of “${ctx}”` });
+      maps.tril.update({ context: ctx, masked: (i, j) => j > i, values: a.trilWeights, rowLabels: tok, highlightRows: hl, colLabels: tok });
+      maps.zeros.update({ context: ctx, values: a.maskedZeros, rowLabels: tok, highlightRows: hl, colLabels: tok });
+      maps.soft.update({ context: ctx, masked: (i, j) => j > i, values: a.softmaxWeights, rowLabels: tok, highlightRows: hl, colLabels: tok });
+      for (const k of ['loop', 'matmul']) maps[k].update({ context: ctx, values: a[k], rowLabels: tok, highlightRows: hl, colLabels: cols });
+      maps.out.update({ context: ctx, values: a.softmax, rowLabels: tok, highlightRows: hl, colLabels: cols });
       const d1 = maxAbsDiff(a.loop, a.matmul), d2 = maxAbsDiff(a.loop, a.softmax), d3 = maxAbsDiff(a.trilWeights, a.softmaxWeights);
       verdict.textContent = `Largest difference between ① and ②: ${d1.toExponential(1)}; between ① and ③: ${d2.toExponential(1)}; between the two weight matrices: ${d3.toExponential(1)} ` +
         `(float32 rounding). ${Math.max(d1, d2, d3) < 1e-5 ? 'The three forms agree.' : 'They differ by more than float rounding: something is wrong.'}` +

@@ -60,7 +60,7 @@ export function render(section, app) {
         c.title.textContent = `${name}: ${entry.tokens.join(' ')}`;
         const hl = entry.tokens.map((t, i) => (shared.includes(t) ? i : -1)).filter((i) => i >= 0);
         c.x.update({ values: entry.x, rowLabels: entry.tokens, colLabels: dimLabels(entry.x[0].length, 'd'), highlightRows: hl });
-        if (entry.linear) c.linear.update({ values: entry.linear, rowLabels: entry.tokens, colLabels: dimLabels(entry.linear[0].length, 'c'), highlightRows: hl });
+        if (entry.linear?.length) c.linear.update({ values: entry.linear, rowLabels: entry.tokens, colLabels: dimLabels(entry.linear[0].length, 'c'), highlightRows: hl });
         if (entry.trace) {
           c.output.update({ values: entry.trace.output, rowLabels: entry.tokens, colLabels: dimLabels(entry.trace.output[0].length, 'o'), highlightRows: hl });
         }

@@ -53,7 +53,7 @@ export function mountExplorer(root, options) {
   let results = null;
   let lastGood = null;
   let computeKey = '';
-  const noticeMessages = { engine: [], edit: null };
+  const noticeMessages = { engine: [], views: [], edit: null };
 
   // --- theme ----------------------------------------------------------------------------------
   const media = win.matchMedia ? win.matchMedia('(prefers-color-scheme: dark)') : null;
@@ -65,7 +65,7 @@ export function mountExplorer(root, options) {
 
   // --- notices --------------------------------------------------------------------------------
   function showNotice() {
-    const lines = [...noticeMessages.engine.map((m) => `The engine could not compute this: ${m}`)];
+    const lines = [...noticeMessages.engine.map((m) => `The engine could not compute this: ${m}`), ...noticeMessages.views];
     if (noticeMessages.edit) lines.push(noticeMessages.edit);
     notice.hidden = lines.length === 0;
     notice.replaceChildren(...lines.map((l) => h(doc, 'p', {}, l)));
@@ -164,7 +164,7 @@ export function mountExplorer(root, options) {
   if (chrome) mounted.push({ section: null, inst: header.render(main, app), views: null });
   for (const s of SECTIONS) {
     if (s.chromeOnly && !chrome) continue;
-    const section = h(doc, 'section', { class: `ae-section ae-${s.id}`, 'data-section': s.id });
+    const section = h(doc, 'section', { class: `ae-section ae-sec-${s.id}`, 'data-section': s.id });
     main.append(section);
     mounted.push({ section, inst: s.mod.render(section, app), views: s.views, id: s.id, chromeOnly: s.chromeOnly });
   }
@@ -177,6 +177,7 @@ export function mountExplorer(root, options) {
 
   // --- render loop (coalesced to one per animation frame) --------------------------------
   let frame = 0;
+  const timings = { compute: 0, views: {}, total: 0 };   // of the last render, in ms
   let resolveRendered;
   const rendered = new Promise((r) => { resolveRendered = r; });
   function renderNow() {
@@ -184,9 +185,14 @@ export function mountExplorer(root, options) {
     const state = store.get();
     applyTheme();
     const key = JSON.stringify([state.vocab, state.contexts, state.weights, state.options, state.focus]);
+    const now = () => win.performance?.now() ?? Date.now();
+    const t0 = now();
+    timings.views = {};
+    const viewErrors = [];
     if (key !== computeKey) {
       computeKey = key;
       const r = computeAll(engine, state);
+      timings.compute = now() - t0;
       // Keep the last good trace of a context the engine rejected, so the page never blanks.
       for (const [name, entry] of Object.entries(r.contexts)) {
         if (!entry.trace && lastGood?.contexts[name]?.trace) {
@@ -201,8 +207,19 @@ export function mountExplorer(root, options) {
     for (const m of mounted) {
       const show = visible(m, state.view);
       if (m.section) m.section.hidden = !show;
-      if (show) m.inst?.update?.(app);
+      if (show) {
+        const t1 = now();
+        try {
+          m.inst?.update?.(app);
+        } catch (err) {
+          // One broken view must not blank the others; say which one failed.
+          viewErrors.push(`the ${m.id || 'header'} view failed: ${err.message}`);
+        }
+        timings.views[m.id || 'header'] = now() - t1;
+      }
     }
+    timings.total = now() - t0;
+    if (viewErrors.length || noticeMessages.views.length) { noticeMessages.views = viewErrors; showNotice(); }
     if (explained) {
       const t = container.querySelector(`table[data-matrix="${explained.matrix}"]${explained.context ? `[data-context="${explained.context}"]` : ''} td[data-row="${explained.i}"][data-col="${explained.j}"]`);
       if (t) explain(explained.matrix, explained.context, explained.i, explained.j, t);
@@ -222,6 +239,7 @@ export function mountExplorer(root, options) {
     container,
     rendered,
     notify,
+    timings,
     /** Runs a pending render now (tests use it to time one update). */
     flush() {
       if (frame) { (win.cancelAnimationFrame || clearTimeout)(frame); renderNow(); }

@@ -1,7 +1,8 @@
 // Item 8: the formula softmax(QKᵀ/√dₖ)·V typeset with KaTeX (bundled, no CDN), then the same
 // formula with the current numbers for one query row. Token names never go into TeX (they are
 // untrusted); rows are named by index and the names are shown as plain text.
-import katex from '../vendor/katex/katex.mjs';
+// KaTeX is loaded on first use (it is the largest script on the page and not needed for the
+// first paint), and typesetting is throttled while a value is being dragged.
 import { h, uid, setOptions } from '../lib/dom.js';
 import { fmt } from '../lib/format.js';
 
@@ -21,42 +22,60 @@ export function render(section, app) {
     general,
     h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: rowId }, 'With the numbers of query row '), rowSel),
     legend, steps);
-  katex.render('\\operatorname{Attention}(Q,K,V)=\\operatorname{softmax}\\!\\left(\\frac{QK^{\\top}}{\\sqrt{d_k}}\\right)V', general, { displayMode: true, throwOnError: false, output: 'htmlAndMathml' });
+  let katex = null;
   let last = '';
+  let lastTime = -Infinity;
+  let timer = 0;
+  const THROTTLE_MS = 120;
+  const katexReady = import('../vendor/katex/katex.mjs').then((m) => {
+    katex = m.default;
+    katex.render('\\operatorname{Attention}(Q,K,V)=\\operatorname{softmax}\\!\\left(\\frac{QK^{\\top}}{\\sqrt{d_k}}\\right)V', general, { displayMode: true, throwOnError: false, output: 'htmlAndMathml' });
+    update();
+  }, (err) => { general.textContent = `The formula could not be typeset: ${err.message}`; });
 
-  return {
-    update() {
-      const { state, results } = app;
-      const entry = results.contexts[state.focus];
-      if (!entry?.trace) return;
-      const t = entry.trace;
-      const hd = Math.min(state.options.head, t.q.length - 1);
-      const tok = entry.tokens;
-      const sel = state.selected?.row;
-      const i = Number.isInteger(sel) && sel < tok.length ? sel : Math.max(0, tok.indexOf('bank'));
-      setOptions(doc, rowSel, tok.map((w, n) => ({ value: n, label: `${n}: ${w}` })), i);
-      legend.textContent = `Row ${i} is “${tok[i]}” in “${state.focus}”; keys and values 0…${tok.length - 1} are ${tok.map((w, n) => `${n} “${w}”`).join(', ')}.`;
-      const hk = t.q[hd][0].length;
-      const s = t.scale / state.options.temperature;
-      const factor = state.options.scale
-        ? `\\frac{1}{\\sqrt{${hk}}}` + (state.options.temperature !== 1 ? `\\cdot\\frac{1}{${tex(state.options.temperature)}}` : '')
-        : (state.options.temperature !== 1 ? `\\frac{1}{${tex(state.options.temperature)}}` : '1');
-      const lines = [
-        `q_{${i}}K^{\\top} = ${vec(t.scores[hd][i])}`,
-        `${factor}\\, q_{${i}}K^{\\top} = ${vec(t.scaled[hd][i])}` + (s !== 1 ? `\\quad(\\times ${tex(s)})` : ''),
-        ...(state.options.causal ? [`\\text{masked: } ${vec(t.masked[hd][i])}`] : []),
-        `\\operatorname{softmax}(\\cdot) = ${vec(t.weights[hd][i])}`,
-        `\\text{output}_{${i}} = ${t.weights[hd][i].map((w, j) => `${tex(w)}\\,v_{${j}}`).join(' + ')} = ${vec(t.headOutputs[hd][i])}`,
-      ];
-      const key = lines.join('\n');
-      if (key === last) return;   // typesetting is the slowest part of an update: skip when unchanged
-      last = key;
-      steps.replaceChildren();
-      for (const l of lines) {
-        const div = h(doc, 'div', { class: 'ae-math' });
-        katex.render(l, div, { displayMode: true, throwOnError: false, output: 'htmlAndMathml' });
-        steps.append(div);
-      }
-    },
-  };
+  function typeset(lines) {
+    timer = 0;
+    lastTime = app.win.performance.now();
+    steps.replaceChildren();
+    for (const l of lines) {
+      const div = h(doc, 'div', { class: 'ae-math' });
+      katex.render(l, div, { displayMode: true, throwOnError: false, output: 'htmlAndMathml' });
+      steps.append(div);
+    }
+  }
+
+  function update() {
+    const { state, results } = app;
+    if (!results) return;
+    const entry = results.contexts[state.focus];
+    if (!entry?.trace) return;
+    const t = entry.trace;
+    const hd = Math.min(state.options.head, t.q.length - 1);
+    const tok = entry.tokens;
+    const sel = state.selected?.row;
+    const i = Number.isInteger(sel) && sel < tok.length ? sel : Math.max(0, tok.indexOf('bank'));
+    setOptions(doc, rowSel, tok.map((w, n) => ({ value: n, label: `${n}: ${w}` })), i);
+    legend.textContent = `Row ${i} is “${tok[i]}” in “${state.focus}”; keys and values 0…${tok.length - 1} are ${tok.map((w, n) => `${n} “${w}”`).join(', ')}.`;
+    const hk = t.q[hd][0].length;
+    const s = t.scale / state.options.temperature;
+    const factor = state.options.scale
+      ? `\\frac{1}{\\sqrt{${hk}}}` + (state.options.temperature !== 1 ? `\\cdot\\frac{1}{${tex(state.options.temperature)}}` : '')
+      : (state.options.temperature !== 1 ? `\\frac{1}{${tex(state.options.temperature)}}` : '1');
+    const lines = [
+      `q_{${i}}K^{\\top} = ${vec(t.scores[hd][i])}`,
+      `${factor}\\, q_{${i}}K^{\\top} = ${vec(t.scaled[hd][i])}` + (s !== 1 ? `\\quad(\\times ${tex(s)})` : ''),
+      ...(state.options.causal ? [`\\text{masked: } ${vec(t.masked[hd][i])}`] : []),
+      `\\operatorname{softmax}(\\cdot) = ${vec(t.weights[hd][i])}`,
+      `\\text{output}_{${i}} = ${t.weights[hd][i].map((w, j) => `${tex(w)}\\,v_{${j}}`).join(' + ')} = ${vec(t.headOutputs[hd][i])}`,
+    ];
+    const key = lines.join('\n');
+    if (key === last || !katex) return;   // typesetting is the slowest part of an update
+    last = key;
+    // At most one typesetting per THROTTLE_MS; the last change always gets typeset.
+    if (timer) app.win.clearTimeout(timer);
+    const wait = lastTime + THROTTLE_MS - app.win.performance.now();
+    if (wait <= 0) typeset(lines);
+    else timer = app.win.setTimeout(() => typeset(lines), wait);
+  }
+  return { update, ready: katexReady, destroy: () => timer && app.win.clearTimeout(timer) };
 }

@@ -2,7 +2,7 @@
 // attention on its own, and the H outputs are concatenated back, head h owning columns
 // [h·hv, (h+1)·hv). Column headers are tinted per head so the split and the merge line up.
 import { h } from '../lib/dom.js';
-import { dims, resize } from '../lib/state.js';
+import { dims, resize, sharedWords } from '../lib/state.js';
 
 const labels = (n, p, offset = 0) => Array.from({ length: n }, (_, i) => `${p}${i + offset}`);
 const concat = (perHead) => perHead[0].map((_, i) => perHead.flatMap((m) => m[i]));
@@ -48,7 +48,8 @@ export function render(section, app) {
         : `${H} heads over “${state.focus}”: head h uses query/key columns ${hk}·h … ${hk}·h + ${hk - 1} and value columns ${hv}·h … ${hv}·h + ${hv - 1}. Each head scales by 1/√${hk}, its own head size. Pick the head the step-by-step view shows in the knobs.`;
       tryBtn.hidden = H > 1;
       const tok = entry.tokens;
-      q.update({ context: state.focus, values: concat(t.q), rowLabels: tok, colLabels: labels(hk * H, 'q'), colClass: (j) => `ae-head-${Math.floor(j / hk) % 4}`, caption: `Q, ${H} head${H > 1 ? 's' : ''} × ${hk} columns` });
+      const hl = tok.map((w, i) => (sharedWords(state).includes(w) ? i : -1)).filter((i) => i >= 0);
+      q.update({ context: state.focus, values: concat(t.q), rowLabels: tok, highlightRows: hl, colLabels: labels(hk * H, 'q'), colClass: (j) => `ae-head-${Math.floor(j / hk) % 4}`, caption: `Q, ${H} head${H > 1 ? 's' : ''} × ${hk} columns` });
       if (headMaps.length !== H) {
         perHead.replaceChildren();
         headMaps = Array.from({ length: H }, (_, hh) => {
@@ -61,10 +62,10 @@ export function render(section, app) {
         });
       }
       headMaps.forEach(({ w, o }, hh) => {
-        w.update({ context: state.focus, values: t.weights[hh], rowLabels: tok, colLabels: tok, caption: `head ${hh}: weights` });
-        o.update({ context: state.focus, values: t.headOutputs[hh], rowLabels: tok, colLabels: labels(hv, 'v', hh * hv), colClass: () => `ae-head-${hh % 4}`, caption: `head ${hh}: weights · V` });
+        w.update({ context: state.focus, masked: (i, j) => t.masked[hh][i][j] === -Infinity, values: t.weights[hh], rowLabels: tok, highlightRows: hl, colLabels: tok, caption: `head ${hh}: weights` });
+        o.update({ context: state.focus, values: t.headOutputs[hh], rowLabels: tok, highlightRows: hl, colLabels: labels(hv, 'v', hh * hv), colClass: () => `ae-head-${hh % 4}`, caption: `head ${hh}: weights · V` });
       });
-      merged.update({ context: state.focus, values: t.merged, rowLabels: tok, colLabels: labels(t.merged[0].length, 'v'), colClass: (j) => `ae-head-${Math.floor(j / hv) % 4}`, caption: `merged: ${H} × ${hv} = ${t.merged[0].length} columns` });
+      merged.update({ context: state.focus, values: t.merged, rowLabels: tok, highlightRows: hl, colLabels: labels(t.merged[0].length, 'v'), colClass: (j) => `ae-head-${Math.floor(j / hv) % 4}`, caption: `merged: ${H} × ${hv} = ${t.merged[0].length} columns` });
     },
   };
 }

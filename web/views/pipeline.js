@@ -123,14 +123,17 @@ export function render(section, app) {
         ? 'Causal mask on: a token may not look at tokens after it. Those scores become −∞, so their weights become exactly 0.'
         : 'No mask: every token may look at every token. Turn on the causal mask in the knobs to hide the future.';
       maps.masked.update({ ...tt, values: t.masked[hd], caption: `masked${headNote}` });
-      maps.weights.update({ ...tt, values: t.weights[hd], caption: `weights${headNote}` });
+      const isMasked = (i, j) => t.masked[hd][i][j] === -Infinity;
+      maps.weights.update({ ...tt, values: t.weights[hd], caption: `weights${headNote}`, masked: isMasked });
       sums.textContent = 'Row sums: ' + t.weights[hd].map((r, i) => `${tokens[i]} ${fmt(r.reduce((a, b) => a + b, 0))}`).join(', ');
       const dropping = o.training && o.dropout > 0 && t.dropped;
       dropBox.hidden = !dropping;
-      if (dropping) maps.dropped.update({ ...tt, values: t.dropped[hd], caption: `after dropout p = ${fmt(o.dropout, 2)}, seed ${o.seed} (kept weights × 1/(1 − p))${headNote}` });
+      if (dropping) maps.dropped.update({ ...tt, masked: isMasked, values: t.dropped[hd], caption: `after dropout p = ${fmt(o.dropout, 2)}, seed ${o.seed} (kept weights × 1/(1 − p))${headNote}` });
       maps.out.update({ context: ctx, values: t.headOutputs[hd], rowLabels: tokens, colLabels: labels(hv, 'v', hd * hv), caption: `weights · V${headNote}`, highlightRows: hl });
       mergedBox.hidden = H === 1;
       if (H > 1) maps.merged.update({ context: ctx, values: t.merged, rowLabels: tokens, colLabels: labels(t.merged[0].length, 'v'), highlightRows: hl, colClass: (j) => `ae-head-${Math.floor(j / hv) % 4}` });
+      maps.output.el.hidden = H === 1;
+      maps.out.update({ caption: H === 1 ? 'output = weights · V' : `weights · V${headNote}` });
       maps.output.update({ context: ctx, values: t.output, rowLabels: tokens, colLabels: labels(t.output[0].length, 'o'), caption: `output (${tokens.length} × ${t.output[0].length})`, highlightRows: hl });
     },
   };

@@ -4,6 +4,7 @@
 import { h, uid } from '../lib/dom.js';
 import { fmt, fmtVector } from '../lib/format.js';
 import { loopSteps, progress } from '../lib/steps.js';
+import { sharedWords } from '../lib/state.js';
 
 const SPEEDS = [0.5, 1, 2, 4];
 
@@ -20,11 +21,11 @@ export function render(section, app) {
     const total = T * (T + 2);
     store.set({ step: Math.max(0, Math.min(total, n)) });
   };
-  const first = btn('Back to the start', '⏮', () => { stop(); go(0); });
-  const back = btn('Step back', '◀', () => { stop(); go(store.get().step - 1); });
-  const play = btn('Play', '▶ Play', () => (timer ? stop() : start()));
-  const fwd = btn('Step forward', '▶|', () => { stop(); go(store.get().step + 1); });
-  const last = btn('Jump to the end', '⏭', () => { stop(); go(Infinity); });
+  const first = btn('Back to the start', '« Start', () => { stop(); go(0); });
+  const back = btn('Step back', '◀ Back', () => { stop(); go(store.get().step - 1); });
+  const play = btn('Play', 'Play', () => (timer ? stop() : start()));
+  const fwd = btn('Step forward', 'Step ▶', () => { stop(); go(store.get().step + 1); });
+  const last = btn('Jump to the end', 'End »', () => { stop(); go(Infinity); });
   const speedId = uid('speed');
   const speedSel = h(doc, 'select', { id: speedId, onchange: (e) => { speed = Number(e.target.value); if (timer) { stop(); start(); } } },
     ...SPEEDS.map((s) => h(doc, 'option', { value: String(s), selected: s === 1 }, `${s}×`)));
@@ -62,13 +63,13 @@ export function render(section, app) {
       if (st.step >= n * (n + 2)) { stop(); return; }
       go(st.step + 1);
     }, ms);
-    play.textContent = '⏸ Pause';
+    play.textContent = 'Pause';
     play.setAttribute('aria-label', 'Pause');
   }
   function stop() {
     if (timer) win.clearInterval(timer);
     timer = 0;
-    play.textContent = '▶ Play';
+    play.textContent = 'Play';
     play.setAttribute('aria-label', 'Play');
   }
 
@@ -86,10 +87,11 @@ export function render(section, app) {
       const done = Math.min(state.step, steps.length);
       const p = progress(T, done);
       const ctx = state.focus;
+      const hl = tok.map((w, i) => (sharedWords(state).includes(w) ? i : -1)).filter((i) => i >= 0);
       const W = state.options.training && state.options.dropout > 0 && t.dropped ? t.dropped[hd] : t.weights[hd];
-      scores.update({ context: ctx, values: t.masked[hd], rowLabels: tok, colLabels: tok, pending: (i, j) => !p.score(i, j) });
-      weights.update({ context: ctx, values: W, rowLabels: tok, colLabels: tok, pending: (i) => !p.weights(i) });
-      output.update({ context: ctx, values: t.headOutputs[hd], rowLabels: tok, colLabels: t.headOutputs[hd][0].map((_, j) => `v${j}`), pending: (i) => !p.output(i) });
+      scores.update({ context: ctx, values: t.masked[hd], rowLabels: tok, colLabels: tok, highlightRows: hl, pending: (i, j) => !p.score(i, j) });
+      weights.update({ context: ctx, values: W, rowLabels: tok, colLabels: tok, highlightRows: hl, masked: (i, j) => t.masked[hd][i][j] === -Infinity, pending: (i) => !p.weights(i) });
+      output.update({ context: ctx, values: t.headOutputs[hd], rowLabels: tok, highlightRows: hl, colLabels: t.headOutputs[hd][0].map((_, j) => `v${j}`), pending: (i) => !p.output(i) });
       position.textContent = `Step ${done} of ${steps.length}`;
       back.disabled = done === 0; first.disabled = done === 0;
       fwd.disabled = done === steps.length; last.disabled = done === steps.length;

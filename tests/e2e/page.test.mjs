@@ -1,0 +1,387 @@
+// Browser tests of the explorer page (web/index.html) in Debian's Chromium via playwright-core.
+// Run: node --test tests/e2e/page.test.mjs   (needs web/lib/attention_engine.* and web/vendor/:
+// `node scripts/build.mjs`). Screenshots go to tests/e2e/screenshots/ (git-ignored).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveStatic, launchBrowser, openPage } from './helpers.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const WEB = path.join(ROOT, 'web');
+const SHOTS = path.join(ROOT, 'tests', 'e2e', 'screenshots');
+const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
+
+// Seed 003's printed outputs (3 decimals), reproduced by PyTorch 1.13.1.
+const SEED = {
+  projected: {
+    river: [[0.992, 0.221, 0.261], [0.957, 0.314, 0.256], [0.986, 0.232, 0.263]],
+    finance: [[0.188, 1.158, 0.169], [0.297, 1.089, 0.180], [0.204, 1.146, 0.172]],
+  },
+  raw: {
+    river: [[1.001, 0.188, 0.047, 0.438], [0.949, 0.356, 0.089, 0.313], [0.987, 0.150, 0.037, 0.520]],
+    finance: [[0.161, 1.181, 0.040, 0.243], [0.325, 1.078, 0.081, 0.190], [0.158, 1.163, 0.040, 0.278]],
+  },
+};
+const SEED_WQ = [[1, 0], [0, 1], [0.2, 0.2], [0, 0]];
+
+let server, browser;
+before(async () => {
+  for (const f of ['lib/attention_engine.mjs', 'lib/attention_engine.wasm', 'vendor/d3-scale-chromatic.js', 'vendor/katex/katex.mjs']) {
+    assert.ok(fs.existsSync(path.join(WEB, f)), `web/${f} is missing: run \`node scripts/build.mjs\` first`);
+  }
+  fs.mkdirSync(SHOTS, { recursive: true });
+  server = await serveStatic(WEB);
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Opens the page and waits until the explorer has rendered. */
+async function open(contextOptions = {}, hash = '') {
+  const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 }, ...contextOptions });
+  await o.page.goto(server.url + hash);
+  await o.page.evaluate(() => window.__explorer.ready);
+  return o;
+}
+
+/** Numbers (data-value) of a heatmap as a nested array. */
+function matrix(page, selector) {
+  return page.$eval(selector, (table) => [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value))));
+}
+function texts(page, selector) {
+  return page.$eval(selector, (table) => [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => td.textContent)));
+}
+const ctxOut = (name) => `section[data-section="contexts"] table[data-matrix="output"][data-context="${name}"]`;
+const pipe = (m) => `section[data-section="pipeline"] table[data-matrix="${m}"]`;
+const fmt3 = (v) => v.toFixed(3).replace('-', '\u2212');
+
+function assertClose(actual, expected, tol, what) {
+  assert.equal(actual.length, expected.length, `${what}: rows`);
+  actual.forEach((row, i) => {
+    assert.equal(row.length, expected[i].length, `${what}: columns of row ${i}`);
+    row.forEach((v, j) => assert.ok(Math.abs(v - expected[i][j]) <= tol, `${what}[${i}][${j}] = ${v}, expected ${expected[i][j]} ± ${tol}`));
+  });
+}
+
+test('the page loads under its CSP with no console errors, and records first paint', async () => {
+  const { page, problems, context } = await open();
+  await page.waitForFunction(() => performance.getEntriesByName('ae-first-frame').length > 0);
+  const t = await page.evaluate(() => ({
+    heatmap: performance.getEntriesByName('ae-first-heatmap')[0].startTime,
+    frame: performance.getEntriesByName('ae-first-frame')[0].startTime,
+    domContentLoaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,
+  }));
+  console.log(`# first paint: heatmaps in the DOM ${t.heatmap.toFixed(1)} ms after navigation start, painted by ${t.frame.toFixed(1)} ms (DOMContentLoaded ${t.domContentLoaded.toFixed(1)} ms)`);
+  assert.ok(await page.isVisible(ctxOut('river')), 'the river output heatmap is visible');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('river and finance outputs in the DOM equal the seed (projected and scaled)', async () => {
+  const { page, context } = await open();
+  for (const name of ['river', 'finance']) {
+    assert.deepEqual(await texts(page, ctxOut(name)), SEED.projected[name].map((r) => r.map(fmt3)), `${name} output text`);
+    assertClose(await matrix(page, ctxOut(name)), SEED.projected[name], 5e-4 + 1e-6, `${name} output`);
+  }
+  await context.close();
+});
+
+test('raw attention (projections and scaling off) gives the seed’s raw outputs', async () => {
+  const { page, context } = await open();
+  await page.getByLabel('Learned projections W_Q, W_K, W_V').uncheck();
+  await page.getByLabel('Divide scores by √dₖ').uncheck();
+  await page.waitForFunction(() => document.querySelector('section[data-section="contexts"] table[data-matrix="output"] tbody tr td:nth-of-type(4)'));
+  for (const name of ['river', 'finance']) {
+    assert.deepEqual(await texts(page, ctxOut(name)), SEED.raw[name].map((r) => r.map(fmt3)), `${name} raw output text`);
+  }
+  await context.close();
+});
+
+test('the “bank” cosine similarities are shown: 1.000, 1.000, then the engine’s value', async () => {
+  const { page, context } = await open();
+  const cos = (kind) => page.$eval(`td[data-cos="${kind}"][data-word="bank"]`, (td) => ({ text: td.textContent, value: Number(td.dataset.value) }));
+  assert.equal((await cos('embedding')).text, '1.000');
+  assert.equal((await cos('linear')).text, '1.000');
+  const expected = await page.evaluate(() => {
+    const { engine, store } = window.__explorer;
+    const s = store.get();
+    const run = (tokens) => engine.attend({ x: tokens.map((w) => s.vocab[w]), wq: s.weights.wq, wk: s.weights.wk, wv: s.weights.wv }).get('output')[1];
+    return engine.cosine(run(s.contexts.river), run(s.contexts.finance));
+  });
+  const shown = await cos('attention');
+  assert.ok(Math.abs(shown.value - expected) < 1e-9, `attention cosine ${shown.value} vs engine ${expected}`);
+  assert.equal(shown.text, expected.toFixed(3));
+  assert.ok(expected < 0.99, 'self-attention separates the two banks');
+  await context.close();
+});
+
+test('the causal mask turns the upper triangle of the weights into masked cells', async () => {
+  const { page, context } = await open();
+  const flags = () => page.$eval(pipe('weights'), (t) => [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.classList.contains('ae-masked'))));
+  assert.deepEqual(await flags(), [[false, false, false], [false, false, false], [false, false, false]]);
+  await page.getByLabel('Causal mask').check();
+  await page.waitForFunction((sel) => document.querySelector(sel + ' td.ae-masked'), pipe('weights'));
+  assert.deepEqual(await flags(), [[false, true, true], [false, false, true], [false, false, false]]);
+  const w = await matrix(page, pipe('weights'));
+  assert.deepEqual([w[0][1], w[0][2], w[1][2]], [0, 0, 0], 'masked weights are exactly 0');
+  assert.equal(w[0][0], 1, 'the first token can only attend to itself');
+  const masked = await matrix(page, pipe('masked'));
+  assert.deepEqual([masked[0][1], masked[0][2], masked[1][2]], [-Infinity, -Infinity, -Infinity]);
+  assert.equal(await page.$eval(pipe('masked') + ' tbody tr td:nth-of-type(2)', (td) => td.textContent), '\u2212\u221e');
+  await context.close();
+});
+
+test('typing into a W_Q cell recomputes scores and outputs as the engine does for the edited weights', async () => {
+  const { page, context } = await open();
+  const before = await matrix(page, pipe('scores'));
+  await page.click(pipe('wq') + ' tbody tr:nth-child(1) td:nth-of-type(1)');
+  const input = page.locator(pipe('wq') + ' input.ae-cell-input');
+  await input.fill('2.5');
+  await input.press('Enter');
+  await page.waitForFunction((sel) => document.querySelector(sel + ' tbody td').dataset.value === '2.5', pipe('wq'));
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+  const expected = await page.evaluate((wq0) => {
+    const { engine, store } = window.__explorer;
+    const s = store.get();
+    const wq = wq0.map((r) => r.slice());
+    wq[0][0] = 2.5;
+    const out = {};
+    for (const name of ['river', 'finance']) {
+      const t = engine.attend({ x: s.contexts[name].map((w) => s.vocab[w]), wq, wk: s.weights.wk, wv: s.weights.wv, scale: true });
+      out[name] = { scores: t.get('scores')[0], output: t.get('output') };
+    }
+    return out;
+  }, SEED_WQ);
+  const scores = await matrix(page, pipe('scores'));
+  assert.notDeepEqual(scores, before, 'the scores changed');
+  assertClose(scores, expected.river.scores, 1e-6, 'river scores');
+  assertClose(await matrix(page, ctxOut('river')), expected.river.output, 1e-6, 'river output');
+  assertClose(await matrix(page, ctxOut('finance')), expected.finance.output, 1e-6, 'finance output');
+  await context.close();
+});
+
+test('dragging a W_K cell scrubs it and recomputes while dragging; frame time is recorded', async () => {
+  const { page, context } = await open();
+  const cell = page.locator(pipe('wk') + ' tbody tr:nth-child(1) td:nth-of-type(1)');
+  await cell.scrollIntoViewIfNeeded();
+  const box = await cell.boundingBox();
+  const outBefore = await matrix(page, ctxOut('river'));
+  await page.evaluate(() => {
+    window.__frames = [];
+    let last = performance.now();
+    const tick = (t) => { window.__frames.push(t - last); last = t; if (window.__frames.length < 400) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  });
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  const seen = new Set();
+  for (let k = 1; k <= 30; k++) {
+    await page.mouse.move(box.x + box.width / 2 + k * 2, box.y + box.height / 2);
+    seen.add(await page.$eval(ctxOut('river') + ' tbody td', (td) => td.dataset.value));
+  }
+  await page.mouse.up();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+  const wk = await page.evaluate(() => window.__explorer.store.get().weights.wk[0][0]);
+  assert.ok(Math.abs(wk - 1.6) < 1e-9, `60 px at 0.01/px takes W_K[0][0] from 1 to 1.6, got ${wk}`);
+  assert.ok(seen.size > 3, `the output changed during the drag (${seen.size} distinct values seen)`);
+  assert.notDeepEqual(await matrix(page, ctxOut('river')), outBefore);
+  await context.close();
+});
+
+test('slider drag frame time (temperature), recorded not asserted', async () => {
+  const { page, context } = await open();
+  const r = await page.evaluate(async () => {
+    const slider = document.querySelector('input.ae-temperature');
+    const { explorer } = window.__explorer;
+    const update = [], frame = [];
+    for (let k = 0; k < 120; k++) {
+      const t0 = performance.now();
+      slider.value = String(0.5 + (k % 40) * 0.05);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+      explorer.flush();                               // engine + DOM update, as the next frame would run it
+      void document.body.offsetHeight;                // plus style and layout
+      update.push(performance.now() - t0);
+      const f0 = performance.now();
+      await new Promise((res) => requestAnimationFrame(() => res()));
+      frame.push(performance.now() - f0);
+    }
+    const stats = (xs) => { const s = xs.slice().sort((a, b) => a - b); return { mean: xs.reduce((a, b) => a + b, 0) / xs.length, p95: s[Math.floor(s.length * 0.95)], max: s[s.length - 1] }; };
+    return { update: stats(update), frame: stats(frame) };
+  });
+  const f = (s) => `mean ${s.mean.toFixed(2)} ms, p95 ${s.p95.toFixed(2)} ms, max ${s.max.toFixed(2)} ms`;
+  console.log(`# slider drag: update (engine + DOM + layout) ${f(r.update)}; frame interval ${f(r.frame)}`);
+  assert.ok(r.update.mean > 0);
+  await context.close();
+});
+
+test('the stepper walks the loops to the final output row (buttons and keyboard)', async () => {
+  const { page, context } = await open();
+  const section = 'section[data-section="loops"]';
+  const pendingRows = () => page.$eval(`${section} table[data-matrix="loop-output"]`, (t) => [...t.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('td').classList.contains('ae-pending')));
+  assert.deepEqual(await pendingRows(), [true, true, true]);
+  const step = page.getByRole('button', { name: 'Step forward' });
+  for (let k = 0; k < 5; k++) await step.click();   // 3 scores, softmax, sum: row 0 done
+  assert.deepEqual(await pendingRows(), [false, true, true]);
+  assert.match(await page.textContent(`${section} .ae-narration`), /Output row “stream”/);
+  await page.keyboard.press('ArrowRight');           // focus is on the Step button, inside the section
+  assert.match(await page.textContent(`${section} .ae-position`), /Step 6 of 15/);
+  await page.getByRole('button', { name: 'Step back' }).click();
+  assert.match(await page.textContent(`${section} .ae-position`), /Step 5 of 15/);
+  await page.selectOption(`${section} select`, '4');
+  await page.getByRole('button', { name: 'Play' }).click();
+  await page.waitForFunction((s) => /Step 15 of 15/.test(document.querySelector(s + ' .ae-position').textContent), section, { timeout: 10000 });
+  assert.deepEqual(await pendingRows(), [false, false, false]);
+  assert.match(await page.textContent(`${section} .ae-narration`), /last row/);
+  assertClose(await matrix(page, `${section} table[data-matrix="loop-output"]`), SEED.projected.river, 5e-4 + 1e-6, 'stepper output');
+  await context.close();
+});
+
+test('hovering and focusing a cell explain it and highlight its sources', async () => {
+  const { page, context } = await open();
+  await page.hover(pipe('scores') + ' tbody tr:nth-child(2) td:nth-of-type(1)');
+  const tip = page.locator('.ae-explain');
+  await tip.waitFor({ state: 'visible' });
+  const text = await tip.textContent();
+  assert.match(text, /score\[1\]\[0\]/);
+  assert.match(text, /0\.840 × 1\.230 \+ 0\.840 × 0\.030/, 'the dot-product terms of q(bank)·k(stream)');
+  assert.match(text, /= 1\.058/);
+  const src = await page.$$eval(`${pipe('q')} td.ae-src`, (tds) => tds.map((td) => `${td.dataset.row},${td.dataset.col}`));
+  assert.deepEqual(src, ['1,0', '1,1'], 'the query row of “bank” is highlighted');
+  // keyboard: focus the weights table and move with the arrows
+  await page.focus(pipe('weights') + ' td[tabindex="0"]');
+  await page.keyboard.press('ArrowRight');
+  const t2 = await tip.textContent();
+  assert.match(t2, /weight\[0\]\[1\]/);
+  assert.match(t2, /exp\(/);
+  assert.match(t2, /row 0 sums to 1\.000/);
+  await page.focus(pipe('out') + ' td[tabindex="0"]');
+  assert.match(await tip.textContent(), /Σ/);
+  await context.close();
+});
+
+test('editing tokens and words, bounds, and engine errors show visible notices', async () => {
+  const { page, problems, context } = await open();
+  const notice = page.locator('.ae-notice');
+  // a value beyond ±1000
+  await page.click(pipe('wq') + ' tbody tr:nth-child(2) td:nth-of-type(2)');
+  await page.fill(pipe('wq') + ' input.ae-cell-input', '5000');
+  await page.keyboard.press('Enter');
+  await notice.waitFor({ state: 'visible' });
+  assert.match(await notice.textContent(), /outside the allowed range/);
+  // add a word with its vector, put it in the river sentence, reorder and remove a token
+  await page.fill('input[placeholder="e.g. river"]', 'water');
+  await page.fill('input[placeholder="0.5, 0, 0, 0.5"]', '1, 0, 0, 0.6');
+  await page.getByRole('button', { name: 'Add word' }).click();
+  await page.getByLabel('Add', { exact: true }).first().selectOption('water');
+  await page.getByRole('button', { name: 'Add to river' }).click();
+  await page.waitForFunction(() => /river: stream bank mud water/.test(document.querySelector('.ae-context h3').textContent));
+  assert.equal((await matrix(page, ctxOut('river'))).length, 4);
+  await page.getByRole('button', { name: 'Move “water” (token 4 of river) earlier' }).click();
+  await page.waitForFunction(() => /river: stream bank water mud/.test(document.querySelector('.ae-context h3').textContent));
+  await page.getByRole('button', { name: 'Remove “stream” (token 1) from river' }).click();
+  await page.waitForFunction(() => /river: bank water mud/.test(document.querySelector('.ae-context h3').textContent));
+  // too many tokens
+  for (let k = 0; k < 13; k++) await page.getByRole('button', { name: 'Add to river' }).click();
+  await page.getByRole('button', { name: 'Add to river' }).click();
+  assert.match(await notice.textContent(), /at most 16 tokens/);
+  // an engine error (heads that do not divide dk) keeps the page and shows the message
+  const kept = await texts(page, ctxOut('finance'));
+  await page.evaluate(() => { const s = window.__explorer.store; s.set({ ...s.get(), options: { ...s.get().options, heads: 3 } }); });
+  await page.waitForFunction(() => /engine could not compute/.test(document.querySelector('.ae-notice').textContent));
+  assert.match(await notice.textContent(), /heads/);
+  assert.deepEqual(await texts(page, ctxOut('finance')), kept, 'the last good output stays on the page');
+  // reset
+  await page.getByRole('button', { name: 'Reset to the seed example' }).click();
+  await page.waitForFunction(() => /river: stream bank mud$/.test(document.querySelector('.ae-context h3').textContent));
+  await page.waitForFunction(() => document.querySelector('.ae-notice').hidden);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('heads, dropout, kernel, formula and causal averaging views', async () => {
+  const { page, context } = await open();
+  await page.getByRole('button', { name: 'Split into 2 heads' }).click();
+  await page.waitForSelector('section[data-section="heads"] table[data-matrix="head-1-weights"]');
+  assert.equal(await page.$eval('section[data-section="heads"] table[data-matrix="merged"] thead th:nth-of-type(4)', (th) => th.className), 'ae-head-1');
+  const st = await page.evaluate(() => window.__explorer.store.get().options.heads);
+  assert.equal(st, 2);
+  await page.getByLabel('Show head').selectOption('1');
+  assert.match(await page.textContent(pipe('q') + ' caption'), /head 1 of 2/);
+  // dropout
+  await page.getByLabel('training').check();
+  await page.$eval('input[type="range"]:not(.ae-temperature)', (el) => { el.value = '0.5'; el.dispatchEvent(new Event('input', { bubbles: true })); });
+  await page.waitForSelector(pipe('dropped'), { state: 'visible' });
+  const d = await matrix(page, pipe('dropped'));
+  assert.ok(d.flat().every((v) => v === 0 || v > 0), 'dropout keeps or zeroes');
+  assert.ok(d.flat().some((v) => v === 0), 'p = 0.5 drops something in 9 weights with seed 0');
+  // kernel and timing
+  await page.getByLabel('Kernel').selectOption('reference');
+  await page.waitForFunction(() => /reference kernel/.test(document.querySelector('.ae-timing').textContent));
+  console.log('# ' + (await page.textContent('.ae-timing')));
+  // formula: KaTeX output for the selected row
+  assert.ok(await page.$('section[data-section="formula"] .katex'), 'KaTeX rendered');
+  assert.match(await page.textContent('section[data-section="formula"] .ae-math-steps'), /output/);
+  // causal averaging: three forms shown equal
+  assert.match(await page.textContent('section[data-section="averaging"] .ae-verdict'), /The three forms agree/);
+  await context.close();
+});
+
+test('the URL hash follows the state and restores it', async () => {
+  const { page, context } = await open();
+  await page.getByLabel('Causal mask').check();
+  await page.waitForFunction(() => location.hash.length > 2);
+  const url = page.url();
+  const other = await open({}, url.slice(url.indexOf('#')));
+  assert.equal(await other.page.evaluate(() => window.__explorer.store.get().options.causal), true);
+  await other.context.close();
+  await context.close();
+});
+
+test('at 360 px nothing overflows horizontally (phone screenshot)', async () => {
+  const { page, problems, context } = await open({ viewport: { width: 360, height: 780 }, hasTouch: true, isMobile: true });
+  const { scroll, inner, wide } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    inner: window.innerWidth,
+    // elements sticking out of the viewport (not inside a horizontal scroller)
+    wide: [...document.querySelectorAll('.ae-root *')].filter((el) => {
+      const r = el.getBoundingClientRect();
+      return r.right > window.innerWidth + 0.5 && !el.closest('.ae-hm-scroll, .ae-math') && r.width > 0;
+    }).map((el) => el.tagName + '.' + el.className).slice(0, 5),
+  }));
+  assert.equal(scroll, inner, `page scroll width ${scroll} > ${inner}: ${wide.join(', ')}`);
+  assert.deepEqual(wide, []);
+  // touch: tapping a cell explains it
+  await page.tap(pipe('scores') + ' tbody td');
+  await page.screenshot({ path: path.join(SHOTS, 'phone.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+for (const scheme of ['light', 'dark']) {
+  test(`axe-core reports no violations (${scheme})`, async () => {
+    // axe is injected as a script, which the page's CSP would block: bypass CSP for this check.
+    const { page, context } = await open({ colorScheme: scheme, bypassCSP: true });
+    assert.equal(await page.$eval('.ae-root', (el) => el.dataset.theme), scheme, 'the theme follows the system');
+    await page.getByLabel('Causal mask').check();      // include masked cells
+    await page.hover(pipe('scores') + ' tbody td');    // and an open explanation
+    await page.addScriptTag({ path: AXE });
+    const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+    const summary = result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')})`);
+    await page.screenshot({ path: path.join(SHOTS, scheme === 'dark' ? 'dark.png' : 'desktop.png'), fullPage: true });
+    assert.deepEqual(summary, []);
+    await context.close();
+  });
+}
+
+test('the theme switch overrides the system theme', async () => {
+  const { page, context } = await open({ colorScheme: 'light' });
+  await page.getByLabel('Theme').selectOption('dark');
+  await page.waitForFunction(() => document.querySelector('.ae-root').dataset.theme === 'dark');
+  const bg = await page.$eval('.ae-root', (el) => getComputedStyle(el).backgroundColor);
+  assert.equal(bg, 'rgb(19, 21, 25)');
+  await context.close();
+});

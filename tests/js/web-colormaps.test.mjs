@@ -1,0 +1,46 @@
+// Unit tests of web/lib/colormaps.js: every cell's text colour keeps WCAG AA contrast, masked
+// values get no colour, and the maps are the perceptual ones.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+let cm;
+before(async () => {
+  // colormaps.js imports the vendored d3-scale-chromatic bundle (git-ignored, built by vendor.mjs).
+  if (!fs.existsSync(path.join(ROOT, 'web/vendor/d3-scale-chromatic.js'))) execFileSync('node', [path.join(ROOT, 'scripts/vendor.mjs')]);
+  cm = await import('../../web/lib/colormaps.js');
+});
+
+test('parseColor reads rgb() and hex, and rejects anything else by name', () => {
+  assert.deepEqual(cm.parseColor('rgb(68, 1, 84)'), [68, 1, 84]);
+  assert.deepEqual(cm.parseColor('#fde725'), [253, 231, 37]);
+  assert.throws(() => cm.parseColor('red'), /parseColor: expected/);
+});
+
+test('text colour contrast is at least 4.5:1 on every colour of both maps', () => {
+  for (const kind of ['weights', 'signed', 'sequential']) {
+    const values = Array.from({ length: 101 }, (_, i) => (kind === 'signed' ? -1 + i / 50 : i / 100));
+    const scale = cm.colorScale(kind, values);
+    for (const v of values) {
+      const bg = scale(v);
+      const fg = cm.textColorFor(bg);
+      const ratio = cm.contrastRatio(cm.parseColor(bg), fg === '#000' ? [0, 0, 0] : [255, 255, 255]);
+      assert.ok(ratio >= 4.5, `${kind} ${v}: ${fg} on ${bg} has contrast ${ratio.toFixed(2)}`);
+    }
+  }
+});
+
+test('weights use viridis; signed values are symmetric around 0; −∞ gets no colour', () => {
+  const w = cm.colorScale('weights', [0, 1]);
+  assert.equal(w(0), '#440154');            // viridis(0)
+  assert.equal(w(1), '#fde725');            // viridis(1)
+  assert.equal(w(-Infinity), null);
+  const s = cm.colorScale('signed', [-2, 0.5, -Infinity]);
+  assert.equal(s(0), cm.colorScale('signed', [-7, 7])(0), 'zero is the middle colour');
+  assert.notEqual(s(2), s(-2));
+  assert.equal(s(-Infinity), null);
+});
