@@ -1,0 +1,168 @@
+// Types for web/lib/engine.js: the JavaScript API of the attention-explorer WASM core.
+// Shapes use: B batch, T tokens, D model width, H heads, hk = d_k / H, hv = d_v / H, do output width.
+
+/** A dense row-major tensor. Arrays returned by the engine are JS-owned copies. */
+export interface Tensor {
+  shape: number[];
+  data: Float32Array;
+}
+
+/** A matrix or batch as nested arrays of numbers, or a flat tensor. */
+export type TensorLike = number[] | number[][] | number[][][] | { shape: number[]; data: Float32Array | number[] };
+
+/** Booleans (true = keep) as nested arrays, or a flat tensor of 0/1. */
+export type FlagsLike = boolean[] | boolean[][] | number[] | number[][] | { shape: number[]; data: ArrayLike<number> };
+
+export type KernelName = 'reference' | 'vectorized' | 'simd' | 'tiled' | 'auto';
+
+export interface AttendOptions {
+  /** Token vectors: (T, D) or batched (B, T, D). Required. */
+  x: TensorLike;
+  /** Query/key/value projections (D, d_k), (D, d_k), (D, d_v), applied as x·W. Omit all three for Q = K = V = x. */
+  wq?: TensorLike;
+  wk?: TensorLike;
+  wv?: TensorLike;
+  /** Optional biases (d_k), (d_k), (d_v). */
+  bq?: TensorLike;
+  bk?: TensorLike;
+  bv?: TensorLike;
+  /** Alternative fused projection in nn.Linear layout: weight (3·d, D) applied as x·Wᵀ, bias (3·d); split into q, k, v. */
+  wqkv?: TensorLike;
+  bqkv?: TensorLike;
+  /** Optional output projection (d_v, do) applied as merged·W, and its bias (do). */
+  wo?: TensorLike;
+  bo?: TensorLike;
+  /** Number of heads; must divide d_k and d_v. Default 1. */
+  heads?: number;
+  /** Mask keys after each query (−∞ before the softmax). Default false. */
+  causal?: boolean;
+  /** Per key: true = keep. Shape (T) or (B, T). A query with every key masked gets zero weights and a zero output (PyTorch gives NaN). */
+  keyPadding?: FlagsLike | null;
+  /** true → scores · 1/√hk (default); false → unscaled; a number → that factor. */
+  scale?: boolean | number;
+  /** Softmax temperature: scaled = scores · scale / temperature. Default 1, must be > 0. */
+  temperature?: number;
+  /** Dropout probability p in [0, 1) on the weights, applied only when training: kept weights are scaled by 1/(1−p). */
+  dropout?: number;
+  /** Seed of the dropout draw (an integer ≥ 0); the same seed gives the same mask. */
+  seed?: number;
+  /** Apply dropout (PyTorch's train mode). Default false (eval: dropout is the identity). */
+  training?: boolean;
+  /** Explicit dropout keep-mask (B, H, T, T) (for tests); overrides the seeded draw. */
+  dropoutKeep?: FlagsLike | null;
+  /** Implementation. 'auto' picks 'simd', or 'tiled' when materialize is false and no dropout applies. */
+  kernel?: KernelName;
+  /** false: no T×T tensors in the trace (for long sequences; enables 'tiled'). Default true. */
+  materialize?: boolean;
+}
+
+export type TraceTensorName =
+  | 'q' | 'k' | 'v' | 'scores' | 'scaled' | 'masked' | 'weights' | 'dropped' | 'headOutputs' | 'merged' | 'output';
+
+/** Every intermediate of one attend() call. Per-head tensors are [H, T, …] ([B, H, T, …] when batched). */
+export interface Trace {
+  /** Projected queries [H, T, hk], keys [H, T, hk] and values [H, T, hv]. */
+  q: Tensor;
+  k: Tensor;
+  v: Tensor;
+  /** q·kᵀ for every pair, masked or not [H, T, T]. Absent when materialize is false. */
+  scores?: Tensor;
+  /** scores · scale / temperature. */
+  scaled?: Tensor;
+  /** scaled with −Infinity where the causal or padding mask hides a key. */
+  masked?: Tensor;
+  /** Row softmax of masked: each row sums to 1 (or is all 0 when fully masked). */
+  weights?: Tensor;
+  /** weights after dropout (equal to weights when dropout is off). */
+  dropped?: Tensor;
+  /** dropped · v per head [H, T, hv]. */
+  headOutputs: Tensor;
+  /** Heads concatenated [T, d_v]: head h owns columns [h·hv, (h+1)·hv). */
+  merged: Tensor;
+  /** merged · W_O + b_O, or merged when no W_O [T, do]. */
+  output: Tensor;
+  /** The kernel that actually ran. */
+  kernel: Exclude<KernelName, 'auto'>;
+  /** The scale factor s actually used (before temperature). */
+  scale: number;
+  /** Whether x was (B, T, D). */
+  batched: boolean;
+  /** Wall time of the computation in milliseconds. */
+  ms: number;
+  /** A tensor as nested arrays. Throws AttentionError for an unknown name. */
+  get(name: TraceTensorName): number[][] | number[][][] | number[][][][];
+}
+
+/** Seed 002's causal averaging ("bag of words"), three ways that agree. */
+export interface AveragingResult {
+  /** for each t: mean of x[:t+1] — (T, D) or (B, T, D) */
+  loop: Tensor;
+  /** tril(ones(T, T)) with rows normalised to sum 1 */
+  trilWeights: Tensor;
+  /** trilWeights · x */
+  matmul: Tensor;
+  /** zeros with −Infinity above the diagonal (T, T) */
+  maskedZeros: Tensor;
+  /** softmax(maskedZeros) — equal to trilWeights */
+  softmaxWeights: Tensor;
+  /** softmaxWeights · x */
+  softmax: Tensor;
+  batched: boolean;
+  get(name: 'loop' | 'trilWeights' | 'matmul' | 'maskedZeros' | 'softmaxWeights' | 'softmax'): number[][] | number[][][];
+}
+
+/** Seed 003's bank example, exactly as the seed gives it. */
+export interface BankExample {
+  /** stream, mud, money, loan, bank → 4-d embeddings */
+  vocabulary: Record<string, number[]>;
+  /** The plain linear layer (4, 3). */
+  W: number[][];
+  /** Projections (4, 2), (4, 2), (4, 3). */
+  W_query: number[][];
+  W_key: number[][];
+  W_value: number[][];
+  contexts: { river: string[]; finance: string[] };
+}
+
+export interface Limits {
+  maxBatch: number;
+  maxTokens: number;
+  maxWidth: number;
+  maxHeads: number;
+  maxInputElements: number;
+  maxScoreElements: number;
+}
+
+export interface Engine {
+  /** Self-attention with every intermediate. Throws AttentionError naming the bad argument. */
+  attend(options: AttendOptions): Trace;
+  /** Causal averaging of x (T, D) or (B, T, D). */
+  averaging(options: { x: TensorLike }): AveragingResult;
+  /** The seed bank example (a fresh copy). */
+  examples(): BankExample;
+  /** Cosine similarity of two equal-length vectors (0 when either is all zero). */
+  cosine(a: TensorLike, b: TensorLike): number;
+  /** Bytes of WASM linear memory (grows, never shrinks: a leak shows as growth). */
+  heapBytes(): number;
+  /** true when the WASM SIMD128 kernels are in use. */
+  readonly simd: boolean;
+  readonly version: string;
+  readonly limits: Readonly<Limits>;
+}
+
+/** Thrown for every bad argument; `argument` names it (e.g. 'wq', 'heads'). */
+export class AttentionError extends Error {
+  readonly argument?: string;
+}
+
+/**
+ * Loads the WASM module once and returns the shared engine: the same call in browsers and
+ * Node ≥ 18. `wasmBinary` (the bytes of attention_engine.wasm) skips the fetch, e.g. in a bundle.
+ */
+export function loadEngine(options?: { wasmBinary?: ArrayBuffer | Uint8Array }): Promise<Engine>;
+
+/** Normalises a tensor argument; throws AttentionError naming `name`. */
+export function toTensor(value: TensorLike, name: string, ranks?: number[]): Tensor;
+
+/** Nested arrays from a tensor. */
+export function toNested(tensor: Tensor): number | number[] | number[][] | number[][][] | number[][][][];
