@@ -1,0 +1,141 @@
+// Native Google Benchmark of the attention kernels (src/kernels/), same workload as
+// bench/run.mjs: float32, B = 1, H heads of hs = 64, one thread,
+//   O (H, T, hs) = softmax(Q Kᵀ / √hs [causal]) V.
+// Counters: GFLOP/s of useful flops (4·hs per computed query–key pair, causal T(T+1)/2 pairs)
+// and the peak of independent f32x4 mul+add chains for the same build (BM_Peak).
+//
+//   cmake -S . -B build-bench-native -DCMAKE_BUILD_TYPE=Release -DATTN_BUILD_BENCH=ON
+//   cmake --build build-bench-native -j2 --target attn_native_bench
+//   ./build-bench-native/bench/attn_native_bench --benchmark_min_time=0.3
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <vector>
+
+#include "f32x4.h"
+#include "kernels.h"
+
+namespace {
+
+namespace k = attn::kernels;
+namespace simd = attn::kernels::simd;
+constexpr int kHs = 64;
+
+struct Inputs {
+  std::vector<float> q, k, v, out, scratch;
+};
+
+Inputs make_inputs(int H, int T, bool with_scratch) {
+  std::mt19937 gen(1000 * H + T);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  Inputs in;
+  const std::size_t n = static_cast<std::size_t>(H) * T * kHs;
+  for (auto* vec : {&in.q, &in.k, &in.v}) {
+    vec->resize(n);
+    for (float& x : *vec) x = dist(gen);
+  }
+  in.out.resize(n);
+  if (with_scratch) in.scratch.resize(static_cast<std::size_t>(T) * T);
+  return in;
+}
+
+double useful_flops(int H, int T, bool causal) {
+  const double pairs = causal ? 0.5 * T * (T + 1.0) : 1.0 * T * T;
+  return H * pairs * 4.0 * kHs;
+}
+
+// args: H, T, causal
+void BM_Tiled(benchmark::State& state) {
+  const int H = static_cast<int>(state.range(0)), T = static_cast<int>(state.range(1));
+  const bool causal = state.range(2) != 0;
+  Inputs in = make_inputs(H, T, false);
+  const float alpha = 1.0f / std::sqrt(static_cast<float>(kHs));
+  const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * kHs;
+  for (auto _ : state) {
+    for (int h = 0; h < H; ++h)
+      k::attention_tiled_simd(in.out.data() + h * step, in.q.data() + h * step, in.k.data() + h * step,
+                              in.v.data() + h * step, nullptr, T, kHs, kHs, alpha, causal);
+    benchmark::DoNotOptimize(in.out.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(useful_flops(H, T, causal) * 1e-9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_ThreePass(benchmark::State& state) {
+  const int H = static_cast<int>(state.range(0)), T = static_cast<int>(state.range(1));
+  const bool causal = state.range(2) != 0;
+  Inputs in = make_inputs(H, T, true);
+  const float alpha = 1.0f / std::sqrt(static_cast<float>(kHs));
+  const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * kHs;
+  for (auto _ : state) {
+    for (int h = 0; h < H; ++h) {
+      k::qk_scores_simd(in.scratch.data(), in.q.data() + h * step, in.k.data() + h * step, T, kHs, alpha, causal);
+      k::softmax_rows_simd(in.scratch.data(), T, T, causal);
+      k::weighted_sum_simd(in.out.data() + h * step, in.scratch.data(), in.v.data() + h * step, T, kHs, causal);
+    }
+    benchmark::DoNotOptimize(in.out.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(useful_flops(H, T, causal) * 1e-9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_Reference(benchmark::State& state) {
+  const int H = static_cast<int>(state.range(0)), T = static_cast<int>(state.range(1));
+  const bool causal = state.range(2) != 0;
+  Inputs in = make_inputs(H, T, false);
+  const float alpha = 1.0f / std::sqrt(static_cast<float>(kHs));
+  const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * kHs;
+  for (auto _ : state) {
+    for (int h = 0; h < H; ++h)
+      k::attention_tiled_ref(in.out.data() + h * step, in.q.data() + h * step, in.k.data() + h * step,
+                             in.v.data() + h * step, nullptr, T, kHs, kHs, alpha, causal);
+    benchmark::DoNotOptimize(in.out.data());
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(useful_flops(H, T, causal) * 1e-9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Peak of the f32x4 layer in this build: 12 independent chains acc = acc·m + c (8 flops each).
+void BM_Peak(benchmark::State& state) {
+  constexpr int kChains = 12, kIters = 100000;
+  for (auto _ : state) {
+    simd::f32x4 acc[kChains];
+    for (int i = 0; i < kChains; ++i) acc[i] = simd::splat(1.0f + 0.001f * i);
+    const simd::f32x4 m = simd::splat(0.999999f), c = simd::splat(1e-7f);
+    for (int it = 0; it < kIters; ++it) {
+      for (int i = 0; i < kChains; ++i) acc[i] = simd::add(simd::mul(acc[i], m), c);
+    }
+    simd::f32x4 s = acc[0];
+    for (int i = 1; i < kChains; ++i) s = simd::add(s, acc[i]);
+    benchmark::DoNotOptimize(simd::hsum(s));
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(kChains * kIters * 8.0 * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(simd::kF32x4Name);
+}
+
+void Shapes(benchmark::internal::Benchmark* b) {
+  for (int H : {8, 1})
+    for (int causal : {1, 0})
+      for (int T : {16, 64, 256, 1024, 2048, 4096}) b->Args({H, T, causal});
+  b->ArgNames({"H", "T", "causal"})->Unit(benchmark::kMillisecond);
+}
+
+void SmallShapes(benchmark::internal::Benchmark* b) {
+  for (int causal : {1, 0})
+    for (int T : {16, 64, 256}) b->Args({8, T, causal});
+  b->ArgNames({"H", "T", "causal"})->Unit(benchmark::kMillisecond);
+}
+
+BENCHMARK(BM_Peak);
+BENCHMARK(BM_Tiled)->Apply(Shapes);
+BENCHMARK(BM_ThreePass)->Apply(Shapes);
+BENCHMARK(BM_Reference)->Apply(SmallShapes);
+
+}  // namespace
+
+BENCHMARK_MAIN();
