@@ -97,3 +97,25 @@ export function causalMask(T) {
   for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) m[i * T + j] = -Infinity;
   return m;
 }
+
+// The fused contrib op: com.microsoft MultiHeadAttention with Q, K, V of shape (1, T, H·hs)
+// (heads side by side), output (1, T, H·hs); unidirectional = 1 for the causal mask.
+export function mhaModel({ H, T, hs, causal }) {
+  const dims = [1, T, H * hs];
+  const attrs = [attrInt('num_heads', H)];
+  if (causal) attrs.push(attrInt('unidirectional', 1));
+  const graph = [
+    fMsg(1, node('MultiHeadAttention', ['Q', 'K', 'V'], ['O'], attrs, 'com.microsoft')),
+    fStr(2, 'mha'),
+    ...['Q', 'K', 'V'].map((n) => fMsg(11, valueInfo(n, dims))),
+    fMsg(12, valueInfo('O', dims)),
+  ];
+  const model = [
+    fInt(1, 8),
+    fStr(2, 'attention-explorer bench'),
+    fMsg(7, graph),
+    fMsg(8, [fStr(1, ''), fInt(2, 17)]),
+    fMsg(8, [fStr(1, 'com.microsoft'), fInt(2, 1)]),
+  ];
+  return new Uint8Array(model.flat());
+}

@@ -3,20 +3,24 @@
 //   node bench/run.mjs            full run; writes bench/results/<date>.md and latest.md
 //   node bench/run.mjs --quick    small T, few reps: checks everything runs and outputs match
 //                                 (used by npm test; exit code 1 on a mismatch or a failure)
-//   options: --T 256,1024   --H 8   --no-js   --no-memory   --out <file.md>
+//   options: --T 256,1024   --H 8   --no-js   --no-memory   --no-native   --out <file.md>
+// Full runs also add two native anchors when available: PyTorch with one thread
+// (/usr/bin/python3 bench/torch_anchor.py) and our kernels compiled natively with SSE4.1
+// (Google Benchmark, build-bench-native/bench/attn_native_bench; see bench/native_bench.cpp).
 //
 // Workload: float32, B = 1, H heads of hs = 64, O = softmax(Q Kᵀ / √hs [causal]) V, one
 // thread everywhere. Timing: warm-up, then repeated runs; the table gives the median and the
 // p10–p90 spread. GFLOP/s counts the useful multiply-adds of Q Kᵀ and P V (4·hs flops per
 // computed (query, key) pair; causal: only the T(T+1)/2 pairs on and below the diagonal),
 // not the softmax; "% peak" divides that by the measured SIMD128 peak (bk_peak).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadBenchModule } from './build_wasm.mjs';
-import { oursPeer, ortPeer, plainJsPeer, tfjsPeer } from './peers.mjs';
+import { oursPeer, ortMhaPeer, ortPeer, plainJsPeer, tfjsPeer } from './peers.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -85,18 +89,18 @@ async function timeIt(run, warmups = 1) {
 }
 
 function measurePeak(M) {
-  // Independent f32x4 chains acc = acc·m + c; the best chain count is the peak.
-  const iters = QUICK ? 2e5 : 2e7;
+  // Independent f32x4 chains acc = acc·m + c; the best chain count and the fastest of many
+  // short samples is the peak (the machine is shared, so a slow sample is someone else).
+  const iters = QUICK ? 2e5 : 2e6;
   let best = { gflops: 0 };
   for (const chains of [8, 12, 16]) {
-    M._bk_peak(chains, iters / 10);
-    const samples = [];
-    for (let r = 0; r < (QUICK ? 1 : 5); r++) {
+    M._bk_peak(chains, iters);
+    let ms = Infinity;
+    for (let r = 0; r < (QUICK ? 2 : 40); r++) {
       const t0 = performance.now();
       M._bk_peak(chains, iters);
-      samples.push(performance.now() - t0);
+      ms = Math.min(ms, performance.now() - t0);
     }
-    const ms = Math.min(...samples);
     const gflops = (chains * iters * 8) / ms / 1e6;
     if (gflops > best.gflops) best = { gflops, chains };
   }
@@ -109,6 +113,7 @@ const fmtMs = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 
 // Main.
 
 const problems = [];
+const loadStart = os.loadavg().map((x) => x.toFixed(1)).join(' ');
 const log = (s) => process.stderr.write(s + '\n');
 
 const M = await loadBenchModule();
@@ -117,7 +122,7 @@ const peak = measurePeak(M);
 log(`SIMD128 peak: ${peak.gflops.toFixed(2)} GFLOP/s (${peak.chains} chains)`);
 
 const peers = [];
-for (const [name, make] of [['onnxruntime-web', ortPeer], ['tfjs-wasm', tfjsPeer]]) {
+for (const [name, make] of [['onnxruntime-web', ortPeer], ['ort-web MHA op', ortMhaPeer], ['tfjs-wasm', tfjsPeer]]) {
   try {
     peers.push(await make());
   } catch (e) {
@@ -228,6 +233,38 @@ if (!flag('--no-memory')) {
   }
 }
 
+// Native anchors (full runs only): same shapes, one thread.
+const native = { torch: null, sse: null };
+if (!QUICK && !flag('--no-native')) {
+  try {
+    const info = JSON.parse(execFileSync('/usr/bin/python3', [path.join(here, 'torch_anchor.py'), '--json', '--T',
+      T_LIST.join(',')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 900e3 }));
+    native.torch = { version: info.torch, blas: info.blas, rows: info.rows };
+    log(`PyTorch ${info.torch} anchor: ${info.rows.length} shapes`);
+  } catch (e) {
+    problems.push(`PyTorch anchor not run: ${e.message.split('\n')[0]}`);
+  }
+  const bin = path.join(root, 'build-bench-native', 'bench', 'attn_native_bench');
+  if (existsSync(bin)) {
+    try {
+      const json = JSON.parse(execFileSync(bin, ['--benchmark_filter=BM_Tiled|BM_Peak', '--benchmark_format=json',
+        '--benchmark_min_time=0.3'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 900e3 }));
+      native.sse = { rows: [], peak: null };
+      for (const b of json.benchmarks) {
+        if (b.name === 'BM_Peak') native.sse.peak = b['GFLOP/s'];
+        const m = /^BM_Tiled\/H:(\d+)\/T:(\d+)\/causal:(\d)/.exec(b.name);
+        if (m) native.sse.rows.push({ H: +m[1], T: +m[2], causal: m[3] === '1', median: b.real_time });
+      }
+      log(`native SSE kernels: ${native.sse.rows.length} shapes, peak ${native.sse.peak?.toFixed(2)} GFLOP/s`);
+    } catch (e) {
+      problems.push(`native bench failed: ${e.message.split('\n')[0]}`);
+    }
+  } else {
+    log(`native SSE kernels skipped: build ${path.relative(root, bin)} first (see bench/native_bench.cpp)`);
+  }
+}
+const nativeTime = (list, row) => list?.find((r) => r.H === row.H && r.T === row.T && r.causal === row.causal)?.median;
+
 // ---------------------------------------------------------------------------------------
 // Report.
 
@@ -237,7 +274,8 @@ const date = new Date().toISOString();
 const lines = [];
 lines.push(`# Attention benchmark — ${date.slice(0, 10)}`);
 lines.push('');
-lines.push(`Machine: ${cpu}, ${os.cpus().length} logical cores (shared), Node ${process.version}, ` +
+lines.push(`Machine: ${cpu}, ${os.cpus().length} logical cores shared with other jobs (load average ${loadStart} at ` +
+  `the start, ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end), Node ${process.version}, ` +
   `V8 ${process.versions.v8}; ${peers.filter((p) => p.version).map((p) => `${p.name} ${p.version}`).join(', ')}.`);
 lines.push(`Command: \`node bench/run.mjs${argv.length ? ' ' + argv.join(' ') : ''}\`. Float32, B = 1, hs = ${HS}, one ` +
   'thread, same Q, K, V (uniform [−1, 1]) for everyone; time includes copying inputs in and the output out.');
@@ -249,6 +287,8 @@ lines.push('GFLOP/s = useful flops (4·hs per computed query–key pair; causal 
 lines.push('');
 const header = ['H', 'T', 'mask', 'ours tiled ms', 'GFLOP/s', '% peak', 'ours 3-pass ms'];
 for (const n of peerNames) header.push(`${n} ms`, 'ratio');
+if (native.torch) header.push('PyTorch native ms');
+if (native.sse) header.push('ours native SSE ms');
 header.push('max |diff|');
 lines.push(`| ${header.join(' | ')} |`);
 lines.push(`|${header.map(() => '---').join('|')}|`);
@@ -264,8 +304,16 @@ for (const row of rows) {
     const r = row.results[n];
     c.push(cell(r), r && !r.error && o && !o.error ? `${(r.median / o.median).toFixed(2)}×` : '—');
   }
+  if (native.torch) c.push(fmtMs(nativeTime(native.torch.rows, row) ?? NaN));
+  if (native.sse) c.push(fmtMs(nativeTime(native.sse.rows, row) ?? NaN));
   c.push(worst.toExponential(1));
   lines.push(`| ${c.join(' | ')} |`);
+}
+if (native.torch || native.sse) {
+  lines.push('Native anchors (x86-64, one thread, not in the browser): ' +
+    (native.torch ? `PyTorch ${native.torch.version} (matmul–masked_fill–softmax–matmul, BLAS ${native.torch.blas}); ` : '') +
+    (native.sse ? `our tiled kernel built natively with SSE4.1 (Google Benchmark wall time; f32x4 peak ` +
+      `${native.sse.peak?.toFixed(2)} GFLOP/s).` : ''));
 }
 lines.push('');
 if (seedResult) {
