@@ -74,20 +74,6 @@ function maxAbsDiff(a, b) {
 }
 const usefulFlops = (H, T, hs, causal) => H * (causal ? (T * (T + 1)) / 2 : T * T) * 4 * hs;
 
-async function timeIt(run, warmups = 1) {
-  let out;
-  for (let i = 0; i < warmups; i++) out = await run();
-  const times = [];
-  const start = performance.now();
-  while (times.length < MIN_REPS || (times.length < MAX_REPS && performance.now() - start < TIME_BUDGET_MS)) {
-    const t0 = performance.now();
-    out = await run();
-    times.push(performance.now() - t0);
-  }
-  times.sort((a, b) => a - b);
-  return { out, median: quantile(times, 0.5), p10: quantile(times, 0.1), p90: quantile(times, 0.9), reps: times.length };
-}
-
 function measurePeak(M) {
   // Independent f32x4 chains acc = acc·m + c; the best chain count and the fastest of many
   // short samples is the peak (the machine is shared, so a slow sample is someone else).
@@ -134,6 +120,9 @@ const ours = oursPeer(M, 'tiled');
 const ours3 = oursPeer(M, '3pass');
 const oursRef = oursPeer(M, 'ref');
 
+// Per shape, all implementations are prepared and warmed up, then timed round-robin (one run
+// of each per round), so load from other jobs on the shared machine hits all of them alike;
+// "ratio" is the median over rounds of the paired ratio peer time / our time.
 const rows = [];
 for (const H of H_LIST) {
   for (const causal of [true, false]) {
@@ -142,32 +131,56 @@ for (const H of H_LIST) {
       const flops = usefulFlops(H, T, HS, causal);
       const row = { H, T, causal, flops, results: {} };
       rows.push(row);
-      const impls = [ours, ours3, ...peers];
-      if (T <= 256) impls.push(oursRef);
+      const impls = [ours, ours3, ...peers, ...(T <= 256 ? [oursRef] : [])]
+        .filter((impl) => !(impl.name === 'plain JS' && T > JS_MAX_T));
+      const live = [];
       let reference = null;
       for (const impl of impls) {
-        if (impl.name === 'plain JS' && T > JS_MAX_T) continue;
-        if (impl === ours3 && T > 4096) continue;
-        let run;
         try {
-          run = await impl.prepare(inputs);
-          const r = await timeIt(run, QUICK ? 1 : 2);
-          if (!reference) reference = r.out;
-          r.diff = maxAbsDiff(r.out, reference);
-          delete r.out;
-          row.results[impl.name] = r;
-          const bad = !(r.diff <= MATCH_TOL);
-          if (bad) problems.push(`${impl.name} H=${H} T=${T} causal=${causal}: max |diff| ${r.diff} > ${MATCH_TOL}`);
-          log(`H=${H} T=${String(T).padStart(4)} ${causal ? 'causal' : 'full  '} ${impl.name.padEnd(16)} ` +
-              `${fmtMs(r.median).padStart(8)} ms  [${fmtMs(r.p10)}–${fmtMs(r.p90)}] ×${r.reps}  ` +
-              `${(flops / r.median / 1e6).toFixed(2)} GFLOP/s  diff ${r.diff.toExponential(1)}${bad ? '  MISMATCH' : ''}`);
+          const run = await impl.prepare(inputs);
+          live.push({ impl, run, times: [] });
+          let out;
+          for (let w = 0; w < (QUICK || T >= 2048 ? 1 : 2); w++) out = await run();
+          if (!reference) reference = out;
+          const diff = maxAbsDiff(out, reference);
+          row.results[impl.name] = { diff };
+          if (!(diff <= MATCH_TOL)) problems.push(`${impl.name} H=${H} T=${T} causal=${causal}: max |diff| ${diff} > ${MATCH_TOL}`);
         } catch (e) {
           row.results[impl.name] = { error: e.message.split('\n')[0].slice(0, 120) };
           problems.push(`${impl.name} H=${H} T=${T} causal=${causal}: ${row.results[impl.name].error}`);
           log(`H=${H} T=${T} ${impl.name}: FAILED ${e.message.split('\n')[0]}`);
-        } finally {
-          if (run?.dispose) await run.dispose();
+          const failed = live.findIndex((l) => l.impl === impl);
+          if (failed >= 0) live.splice(failed, 1);
         }
+      }
+      const minReps = T >= 2048 ? Math.min(3, MIN_REPS) : MIN_REPS;
+      const start = performance.now();
+      for (let round = 0; round < minReps || (round < MAX_REPS && performance.now() - start < TIME_BUDGET_MS * live.length); round++) {
+        for (const l of live) {
+          try {
+            const t0 = performance.now();
+            await l.run();
+            l.times.push(performance.now() - t0);
+          } catch (e) {
+            l.times.push(NaN);
+            problems.push(`${l.impl.name} H=${H} T=${T} causal=${causal}: ${e.message.split('\n')[0]}`);
+          }
+        }
+      }
+      const base = live.find((l) => l.impl === ours);
+      for (const l of live) {
+        const r = row.results[l.impl.name];
+        const sorted = [...l.times].sort((x, y) => x - y);
+        Object.assign(r, { median: quantile(sorted, 0.5), p10: quantile(sorted, 0.1), p90: quantile(sorted, 0.9), reps: sorted.length });
+        if (base && l !== base) {
+          r.ratio = quantile(l.times.map((t, i) => t / base.times[i]).sort((x, y) => x - y), 0.5);
+        }
+        const bad = !(r.diff <= MATCH_TOL);
+        log(`H=${H} T=${String(T).padStart(4)} ${causal ? 'causal' : 'full  '} ${l.impl.name.padEnd(16)} ` +
+            `${fmtMs(r.median).padStart(8)} ms  [${fmtMs(r.p10)}–${fmtMs(r.p90)}] ×${r.reps}  ` +
+            `${(flops / r.median / 1e6).toFixed(2)} GFLOP/s  diff ${r.diff.toExponential(1)}` +
+            `${r.ratio ? `  ratio ${r.ratio.toFixed(2)}×` : ''}${bad ? '  MISMATCH' : ''}`);
+        if (l.run.dispose) await l.run.dispose();
       }
     }
   }
@@ -198,37 +211,39 @@ try {
   problems.push(`engine.attend seed example: ${e.message.split('\n')[0]}`);
 }
 
-// Peak heap with the tiled kernel: a fresh module (2 MB initial heap, grows on demand) per T,
-// one head's Q, K, V, O resident at a time (heads are independent); memory.buffer.byteLength
-// after the run is the high-water mark of the whole WASM heap.
+// Peak heap with the tiled kernel: a fresh module (2 MB initial heap, grows on demand) per
+// case; memory.buffer.byteLength after the run is the high-water mark of the whole WASM heap.
+// Two layouts: heads run one after the other with one head's Q, K, V, O resident (heads are
+// independent, so a caller can stream them), and all H heads resident at once.
 const memory = [];
 if (!flag('--no-memory')) {
   for (const T of QUICK ? [1024] : [4096, 16384]) {
-    try {
-      const Mm = await loadBenchModule();
-      const H = 8, n = T * HS, bytes = n * 4;
-      const before = Mm.HEAPF32.buffer.byteLength;
-      const p = [0, 1, 2, 3].map(() => Mm._bk_malloc(bytes));
-      if (p.some((x) => !x)) throw new Error('out of memory');
-      const rand = mulberry32(T);
-      const t0 = performance.now();
-      for (let h = 0; h < H; h++) {
-        for (let b = 0; b < 3; b++) {
-          const view = Mm.HEAPF32.subarray(p[b] >> 2, (p[b] >> 2) + n);
-          for (let i = 0; i < n; i++) view[i] = rand() * 2 - 1;
+    for (const resident of ['one head', 'all heads']) {
+      try {
+        const Mm = await loadBenchModule();
+        const H = 8, heads = resident === 'one head' ? 1 : H, n = heads * T * HS, bytes = n * 4;
+        const p = [0, 1, 2, 3].map(() => Mm._bk_malloc(bytes));
+        if (p.some((x) => !x)) throw new Error('out of memory');
+        const rand = mulberry32(T);
+        const t0 = performance.now();
+        for (let pass = 0; pass < H / heads; pass++) {
+          for (let b = 0; b < 3; b++) {
+            const view = Mm.HEAPF32.subarray(p[b] >> 2, (p[b] >> 2) + n);
+            for (let i = 0; i < n; i++) view[i] = rand() * 2 - 1;
+          }
+          Mm._bk_attention_tiled(p[3], p[0], p[1], p[2], heads, T, HS, 1);
         }
-        Mm._bk_attention_tiled(p[3], p[0], p[1], p[2], 1, T, HS, 1);
+        const ms = performance.now() - t0;
+        const out = Mm.HEAPF32.subarray(p[3] >> 2, (p[3] >> 2) + n);
+        const finite = out.every(Number.isFinite);
+        const heap = Mm.HEAPF32.buffer.byteLength;
+        memory.push({ T, H, resident, heapMB: heap / 2 ** 20, ioMB: (4 * bytes) / 2 ** 20, ms, finite });
+        log(`memory: T=${T} H=${H} causal tiled, ${resident} resident: heap ${(heap / 2 ** 20).toFixed(1)} MB ` +
+            `(Q,K,V,O ${((4 * bytes) / 2 ** 20).toFixed(0)} MB), ${ms.toFixed(0)} ms, finite=${finite}`);
+        if (!finite) problems.push(`memory run T=${T}: non-finite output`);
+      } catch (e) {
+        problems.push(`memory run T=${T} (${resident}): ${e.message}`);
       }
-      const ms = performance.now() - t0;
-      const out = Mm.HEAPF32.subarray(p[3] >> 2, (p[3] >> 2) + n);
-      const finite = out.every(Number.isFinite);
-      const heap = Mm.HEAPF32.buffer.byteLength;
-      memory.push({ T, H, heapMB: heap / 2 ** 20, initialMB: before / 2 ** 20, ioMB: (4 * bytes) / 2 ** 20, ms, finite });
-      log(`memory: T=${T} H=${H} causal tiled: heap ${(heap / 2 ** 20).toFixed(1)} MB (one head's Q,K,V,O = ` +
-          `${((4 * bytes) / 2 ** 20).toFixed(0)} MB), ${ms.toFixed(0)} ms, finite=${finite}`);
-      if (!finite) problems.push(`memory run T=${T}: non-finite output`);
-    } catch (e) {
-      problems.push(`memory run T=${T}: ${e.message}`);
     }
   }
 }
@@ -283,7 +298,8 @@ lines.push(`Measured SIMD128 peak (independent f32x4 mul+add chains, bench/wasm_
   `**${peak.gflops.toFixed(2)} GFLOP/s**.`);
 lines.push('GFLOP/s = useful flops (4·hs per computed query–key pair; causal counts T(T+1)/2 pairs for everyone, ' +
   'although the peers compute all T² and mask) / median time. Median after warm-up, [p10–p90], ms. ' +
-  '"ratio" = peer time / ours (tiled); > 1 means ours is faster. Max |diff| is against ours (tiled).');
+  '"ratio" = peer time / ours (tiled), the median over rounds of paired runs (each round runs every ' +
+  'implementation once, so load from other jobs hits all alike); > 1 means ours is faster. Max |diff| is against ours (tiled).');
 lines.push('');
 const header = ['H', 'T', 'mask', 'ours tiled ms', 'GFLOP/s', '% peak', 'ours 3-pass ms'];
 for (const n of peerNames) header.push(`${n} ms`, 'ratio');
@@ -302,7 +318,7 @@ for (const row of rows) {
   for (const r of Object.values(row.results)) if (r && !r.error) worst = Math.max(worst, r.diff);
   for (const n of peerNames) {
     const r = row.results[n];
-    c.push(cell(r), r && !r.error && o && !o.error ? `${(r.median / o.median).toFixed(2)}×` : '—');
+    c.push(cell(r), r?.ratio ? `${r.ratio.toFixed(2)}×` : '—');
   }
   if (native.torch) c.push(fmtMs(nativeTime(native.torch.rows, row) ?? NaN));
   if (native.sse) c.push(fmtMs(nativeTime(native.sse.rows, row) ?? NaN));
@@ -323,12 +339,15 @@ if (seedResult) {
   lines.push('');
 }
 if (memory.length) {
-  lines.push('Peak WASM heap, tiled kernel, causal, H = 8, hs = 64, heads run one after the other with one ' +
-    "head's Q, K, V, O resident (module starts at 2 MB and grows on demand; the figure is memory.buffer.byteLength):");
+  lines.push('Peak WASM heap, tiled kernel, causal, H = 8, hs = 64 (module starts at 2 MB and grows on demand; the ' +
+    'figure is memory.buffer.byteLength after the run, which includes the Q, K, V, O buffers):');
   lines.push('');
-  lines.push('| T | peak heap | of which one head Q,K,V,O | time (all heads) |');
-  lines.push('|---|---|---|---|');
-  for (const m of memory) lines.push(`| ${m.T} | ${m.heapMB.toFixed(1)} MB | ${m.ioMB.toFixed(0)} MB | ${fmtMs(m.ms)} ms |`);
+  lines.push('| T | resident | peak heap | of which Q,K,V,O | beyond Q,K,V,O | time (all 8 heads, incl. filling inputs) |');
+  lines.push('|---|---|---|---|---|---|');
+  for (const m of memory) {
+    lines.push(`| ${m.T} | ${m.resident} | ${m.heapMB.toFixed(1)} MB | ${m.ioMB.toFixed(0)} MB | ` +
+      `${(m.heapMB - m.ioMB).toFixed(1)} MB | ${fmtMs(m.ms)} ms |`);
+  }
   lines.push('');
 }
 if (problems.length) {
