@@ -164,7 +164,7 @@ function textWidth(text) {
  * Geometry of a labelled heatmap. Cells are `cell` px squares; row labels on the left, column
  * labels on top, an optional title above. All coordinates are in CSS px (scale applies later).
  */
-export function heatmapLayout(matrix, { rowLabels, colLabels, title = '', cell = 44, digits = 3, color } = {}) {
+export function heatmapLayout(matrix, { rowLabels, colLabels, title = '', cell = 44, digits = 3, color, cellColors } = {}) {
   const m = toMatrix(matrix);
   const rows = labelsFor(rowLabels, m.length, '');
   const cols = labelsFor(colLabels, m[0].length, '');
@@ -180,8 +180,10 @@ export function heatmapLayout(matrix, { rowLabels, colLabels, title = '', cell =
   const height = top + cell * m.length + pad;
   const paint = color || defaultColor(m);
   const cells = [];
+  // cellColors[r][c] (e.g. read from the page's cells) wins over the colour function.
   m.forEach((row, r) => row.forEach((v, c) => {
-    const fill = paint(v);
+    const given = cellColors?.[r]?.[c];
+    const fill = given !== undefined ? given : paint(v);
     cells.push({
       r, c, value: v, x: left + c * cellW, y: top + r * cell, w: cellW, h: cell,
       fill: fill || null, ink: fill ? inkFor(fill) : '#555', text: cellText(v, digits),

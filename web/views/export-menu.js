@@ -37,10 +37,10 @@ export async function copyText(doc, text) {
 }
 
 /** What each export writes, given the matrix at click time. Exposed for tests. */
-export function exportsFor({ name, kind = 'signed', matrix, rowLabels, colLabels, digits = 3 }) {
+export function exportsFor({ name, kind = 'signed', matrix, rowLabels, colLabels, cellColors, digits = 3 }) {
   const values = matrix.flat();
   const color = colorScale(kind, values);
-  const opts = { rowLabels, colLabels, title: name, digits, color: (v) => color(v) };
+  const opts = { rowLabels, colLabels, title: name, digits, color: (v) => color(v), cellColors };
   return {
     csv: () => toCSV(matrix, opts),
     json: () => toJSON(matrix, { name, rowLabels, colLabels }),
@@ -60,8 +60,8 @@ export function attachExportMenu(container, { name, kind = 'signed', get, digits
   const bar = el(doc, 'div', { class: 'ae-export', role: 'group', 'aria-label': `Export ${name}` });
   const status = el(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
   const current = () => {
-    const { matrix, rowLabels, colLabels, name: liveName } = get();
-    return exportsFor({ name: liveName || name, kind, matrix, rowLabels, colLabels, digits });
+    const { matrix, rowLabels, colLabels, cellColors, name: liveName } = get();
+    return exportsFor({ name: liveName || name, kind, matrix, rowLabels, colLabels, cellColors, digits });
   };
   const stem = () => fileStem(get().name || name);
   const say = (text) => { status.textContent = text; };
@@ -118,4 +118,41 @@ export function attachScriptExport(container, { getState, getResults = () => nul
   bar.append(save, copy, status);
   container.append(bar);
   return { element: bar, destroy: () => bar.remove() };
+}
+
+/**
+ * Reads a page heatmap (web/lib/heatmap.js table) back: the exact numbers (each cell's
+ * data-value), the labels, the caption and the colour each cell is painted with.
+ */
+export function readHeatmapTable(table) {
+  const rows = [...table.querySelectorAll('tbody tr')];
+  const matrix = rows.map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value)));
+  const cellColors = rows.map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => td.style.backgroundColor || null));
+  const rowLabels = rows.map((tr) => tr.querySelector('th')?.textContent ?? '');
+  const colLabels = [...table.querySelectorAll('thead th')].slice(1).map((th) => th.textContent);
+  const caption = table.querySelector('caption')?.firstChild?.textContent?.trim() || table.dataset.matrix || 'matrix';
+  const name = table.dataset.context ? `${caption} (${table.dataset.context})` : caption;
+  return { matrix, rowLabels, colLabels, cellColors, name };
+}
+
+/**
+ * Gives every heatmap inside `container` (now and later: views add them as they render) an
+ * export toolbar that exports what that table shows. One call per page/element.
+ * @returns {{disconnect(): void}}
+ */
+export function attachExportMenus(container, { digits = 3 } = {}) {
+  const done = new WeakSet();
+  const scan = () => {
+    for (const table of container.querySelectorAll('table[data-matrix]')) {
+      const figure = table.closest('figure') || table.parentElement;
+      if (!figure || done.has(figure)) continue;
+      done.add(figure);
+      attachExportMenu(figure, { name: table.dataset.matrix, get: () => readHeatmapTable(table), digits });
+    }
+  };
+  scan();
+  const win = container.ownerDocument.defaultView;
+  const observer = new win.MutationObserver(scan);
+  observer.observe(container, { childList: true, subtree: true });
+  return { disconnect: () => observer.disconnect() };
 }
