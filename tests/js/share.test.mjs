@@ -195,3 +195,57 @@ test('Sanitize_DoesNotShareObjectsWithItsInputs', () => {
   assert.notEqual(input.vocab.bank[0], 99);
   assert.notEqual(d.options.heads, 7);
 });
+
+// ---------------------------------------------------------------------------------------------
+// The Embed dialog's snippets (web/views/embed-dialog.js); the browser round-trip is in
+// tests/e2e/embed.test.mjs.
+import { elementSnippet, iframeSnippet, elementConfig } from '../../web/views/embed-dialog.js';
+
+test('ElementSnippet_DefaultStateIsJustTheTag', () => {
+  assert.equal(elementSnippet(defaults(), defaults(), { src: 'x.js' }),
+    '<script type="module" src="x.js"></script>\n<attention-explorer controls="minimal"></attention-explorer>\n');
+});
+
+test('ElementSnippet_SimpleEditsBecomeAttributes', () => {
+  const s = defaults();
+  s.example = 'finance';
+  s.focus = 'finance';
+  s.options.causal = true;
+  s.options.temperature = 2;
+  s.view = ['weights', 'output'];
+  s.contexts.finance = ['loan', 'bank'];
+  const { attributes, json } = elementConfig(s, defaults());
+  assert.equal(json, null);
+  assert.deepEqual(Object.fromEntries(attributes), {
+    example: 'finance', view: 'weights,output', tokens: 'finance: loan bank', causal: 'true', temperature: '2',
+  });
+});
+
+test('ElementSnippet_HostileNamesCannotCloseTheScriptOrTheAttribute', () => {
+  const s = defaults();
+  const evil = '</script><img src=x onerror=f()>';
+  s.vocab[evil] = [1, 2, 3, 4];
+  s.contexts.river = ['stream', evil];
+  s.options.dropout = 0.1;
+  s.options.training = true;
+  const snippet = elementSnippet(s, defaults(), { src: 'a.js?"><script>' });
+  assert.equal(snippet.match(/<\/script>/g).length, 2, snippet);   // only our own two closers
+  assert.ok(!snippet.includes('<img'));
+  assert.ok(snippet.includes('src="a.js?&quot;&gt;&lt;script&gt;"'));
+  const json = JSON.parse(/<script type="application\/json">([\s\S]*?)<\/script>/.exec(snippet)[1]);
+  assert.deepEqual(json.contexts.river, ['stream', evil]);
+  assert.deepEqual(json.options, { dropout: 0.1, training: true });
+  const { state, problems } = sanitizeState(json, defaults());
+  assert.deepEqual(problems, []);
+  assert.deepEqual(state.vocab[evil], [1, 2, 3, 4]);
+});
+
+test('IframeSnippet_CarriesTheHashAndSizesTheFrame', () => {
+  const s = edited();
+  const snippet = iframeSnippet(s, defaults(), { embedUrl: 'https://example.org/embed.html' });
+  const src = /<iframe src="([^"]+)"/.exec(snippet)[1].replace(/&amp;/g, '&');
+  const hash = src.slice(src.indexOf('#'));
+  assert.equal(src.slice(0, src.indexOf('#')), 'https://example.org/embed.html');
+  assert.deepEqual(sanitizeState(decodeState(hash), defaults()).state, s);
+  assert.match(snippet, /attention-explorer:height/);
+});
