@@ -28,6 +28,7 @@ async function start() {
   let mods;
   try {
     mods = await modules;
+    performance.mark('ae-modules-ready');
   } catch (err) {
     fail(`The page's scripts could not be loaded: ${err.message}.`);
     throw err;
@@ -35,6 +36,7 @@ async function start() {
   const [{ defaultState }, { createStore }, { encodeState, stateFromHash }, { mountExplorer }] = mods;
   try {
     engine = await enginePromise;
+    performance.mark('ae-engine-ready');
   } catch (err) {
     fail(`The attention engine could not be loaded: ${err.message}. If you opened the file directly, serve web/ over HTTP (npm start).`);
     throw err;
@@ -49,6 +51,11 @@ async function start() {
   let lastHash = location.hash.replace(/^#/, '');
   const explorer = mountExplorer(root, {
     store, engine, defaults, chrome: true,
+    // First paint: the first heatmaps are in the DOM now; the frame after next has painted them.
+    onFirstRender() {
+      performance.mark('ae-first-heatmap');
+      requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('ae-first-frame')));
+    },
     onChange(state) {
       // Keep the URL a link to what is on screen; replaceState so drags do not flood history.
       clearTimeout(hashTimer);
@@ -71,9 +78,6 @@ async function start() {
     if (next.problems.length) showProblems(explorer, next.problems);
   });
   await explorer.rendered;
-  // First paint: the heatmaps are in the DOM now; the frame after next has painted them.
-  performance.mark('ae-first-heatmap');
-  requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('ae-first-frame')));
   return { engine, explorer, store, defaults };
 }
 

@@ -48,6 +48,9 @@ async function open(contextOptions = {}, hash = '') {
   return o;
 }
 
+/** Waits until the explorer has redrawn (it renders on the next animation frame). */
+const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+
 /** Numbers (data-value) of a heatmap as a nested array. */
 function matrix(page, selector) {
   return page.$eval(selector, (table) => [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value))));
@@ -94,6 +97,7 @@ test('raw attention (projections and scaling off) gives the seed’s raw outputs
   const { page, context } = await open();
   await page.getByLabel('Learned projections W_Q, W_K, W_V').uncheck();
   await page.getByLabel('Divide scores by √dₖ').uncheck();
+  await settle(page);
   await page.waitForFunction(() => document.querySelector('section[data-section="contexts"] table[data-matrix="output"] tbody tr td:nth-of-type(4)'));
   for (const name of ['river', 'finance']) {
     assert.deepEqual(await texts(page, ctxOut(name)), SEED.raw[name].map((r) => r.map(fmt3)), `${name} raw output text`);
@@ -223,14 +227,15 @@ test('the stepper walks the loops to the final output row (buttons and keyboard)
   const section = 'section[data-section="loops"]';
   const pendingRows = () => page.$eval(`${section} table[data-matrix="loop-output"]`, (t) => [...t.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('td').classList.contains('ae-pending')));
   assert.deepEqual(await pendingRows(), [true, true, true]);
+  const at = (n) => page.waitForFunction(([s, k]) => document.querySelector(s + ' .ae-position').textContent === `Step ${k} of 15`, [section, n]);
   const step = page.getByRole('button', { name: 'Step forward' });
-  for (let k = 0; k < 5; k++) await step.click();   // 3 scores, softmax, sum: row 0 done
+  for (let k = 1; k <= 5; k++) { await step.click(); await at(k); }   // 3 scores, softmax, sum: row 0 done
   assert.deepEqual(await pendingRows(), [false, true, true]);
   assert.match(await page.textContent(`${section} .ae-narration`), /Output row “stream”/);
   await page.keyboard.press('ArrowRight');           // focus is on the Step button, inside the section
-  assert.match(await page.textContent(`${section} .ae-position`), /Step 6 of 15/);
+  await at(6);
   await page.getByRole('button', { name: 'Step back' }).click();
-  assert.match(await page.textContent(`${section} .ae-position`), /Step 5 of 15/);
+  await at(5);
   await page.selectOption(`${section} select`, '4');
   await page.getByRole('button', { name: 'Play' }).click();
   await page.waitForFunction((s) => /Step 15 of 15/.test(document.querySelector(s + ' .ae-position').textContent), section, { timeout: 10000 });
@@ -286,6 +291,8 @@ test('editing tokens and words, bounds, and engine errors show visible notices',
   await page.waitForFunction(() => /river: bank water mud/.test(document.querySelector('.ae-context h3').textContent));
   // too many tokens
   for (let k = 0; k < 13; k++) await page.getByRole('button', { name: 'Add to river' }).click();
+  await settle(page);
+  assert.equal(await page.evaluate(() => window.__explorer.store.get().contexts.river.length), 16);
   await page.getByRole('button', { name: 'Add to river' }).click();
   assert.match(await notice.textContent(), /at most 16 tokens/);
   // an engine error (heads that do not divide dk) keeps the page and shows the message
@@ -305,11 +312,13 @@ test('editing tokens and words, bounds, and engine errors show visible notices',
 test('heads, dropout, kernel, formula and causal averaging views', async () => {
   const { page, context } = await open();
   await page.getByRole('button', { name: 'Split into 2 heads' }).click();
+  await settle(page);
   await page.waitForSelector('section[data-section="heads"] table[data-matrix="head-1-weights"]');
   assert.equal(await page.$eval('section[data-section="heads"] table[data-matrix="merged"] thead th:nth-of-type(4)', (th) => th.className), 'ae-head-1');
   const st = await page.evaluate(() => window.__explorer.store.get().options.heads);
   assert.equal(st, 2);
   await page.getByLabel('Show head').selectOption('1');
+  await settle(page);
   assert.match(await page.textContent(pipe('q') + ' caption'), /head 1 of 2/);
   // dropout
   await page.getByLabel('training').check();
@@ -361,17 +370,17 @@ test('at 360 px nothing overflows horizontally (phone screenshot)', async () => 
   await context.close();
 });
 
-for (const scheme of ['light', 'dark']) {
-  test(`axe-core reports no violations (${scheme})`, async () => {
+for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 360]]) {
+  test(`axe-core reports no violations (${scheme}, ${width} px)`, async () => {
     // axe is injected as a script, which the page's CSP would block: bypass CSP for this check.
-    const { page, context } = await open({ colorScheme: scheme, bypassCSP: true });
+    const { page, context } = await open({ colorScheme: scheme, bypassCSP: true, viewport: { width, height: 900 } });
     assert.equal(await page.$eval('.ae-root', (el) => el.dataset.theme), scheme, 'the theme follows the system');
     await page.getByLabel('Causal mask').check();      // include masked cells
     await page.hover(pipe('scores') + ' tbody td');    // and an open explanation
     await page.addScriptTag({ path: AXE });
     const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
     const summary = result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')})`);
-    await page.screenshot({ path: path.join(SHOTS, scheme === 'dark' ? 'dark.png' : 'desktop.png'), fullPage: true });
+    if (width > 360) await page.screenshot({ path: path.join(SHOTS, scheme === 'dark' ? 'dark.png' : 'desktop.png'), fullPage: true });
     assert.deepEqual(summary, []);
     await context.close();
   });

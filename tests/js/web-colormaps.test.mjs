@@ -22,9 +22,9 @@ test('parseColor reads rgb() and hex, and rejects anything else by name', () => 
 });
 
 test('text colour contrast is at least 4.5:1 on every colour of both maps', () => {
-  for (const kind of ['weights', 'signed', 'sequential']) {
+  for (const [kind, theme] of [['weights', 'light'], ['signed', 'light'], ['sequential', 'light'], ['signed', 'dark']]) {
     const values = Array.from({ length: 101 }, (_, i) => (kind === 'signed' ? -1 + i / 50 : i / 100));
-    const scale = cm.colorScale(kind, values);
+    const scale = cm.colorScale(kind, values, theme);
     for (const v of values) {
       const bg = scale(v);
       const fg = cm.textColorFor(bg);
@@ -43,4 +43,7 @@ test('weights use viridis; signed values are symmetric around 0; −∞ gets no 
   assert.equal(s(0), cm.colorScale('signed', [-7, 7])(0), 'zero is the middle colour');
   assert.notEqual(s(2), s(-2));
   assert.equal(s(-Infinity), null);
+  const dark = cm.colorScale('signed', [-1, 1], 'dark');
+  assert.equal(dark(0), 'rgb(38, 42, 49)', 'on a dark page 0 is the dark cell colour');
+  assert.equal(dark(1), cm.colorScale('signed', [-1, 1])(1), 'and the extremes are RdBu’s');
 });

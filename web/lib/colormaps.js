@@ -29,13 +29,22 @@ export function textColorFor(background) {
   return contrastRatio(rgb, [0, 0, 0]) >= contrastRatio(rgb, [255, 255, 255]) ? '#000' : '#fff';
 }
 
+/** Linear mix of two colours in sRGB: t = 0 gives a, t = 1 gives b. */
+export function mix(a, b, t) {
+  const [p, q] = [a, b].map((c) => (typeof c === 'string' ? parseColor(c) : c));
+  return `rgb(${p.map((x, i) => Math.round(x + (q[i] - x) * t)).join(', ')})`;
+}
+
+// On a dark page RdBu's white middle glares; there small values fade into the cell colour.
+const DARK_CELL = [38, 42, 49];
+
 /**
  * Picks a colour scale for a matrix.
  * kind 'weights': values in [0, 1] → viridis; 'signed': symmetric around 0 → RdBu (blue positive);
  * 'sequential': min..max → cividis.
  * @returns {(v: number) => string|null}  null for non-finite values (drawn as masked).
  */
-export function colorScale(kind, values) {
+export function colorScale(kind, values, theme = 'light') {
   const finite = values.filter(Number.isFinite);
   if (kind === 'weights') {
     return (v) => (Number.isFinite(v) ? interpolateViridis(clamp01(v)) : null);
@@ -46,6 +55,9 @@ export function colorScale(kind, values) {
   }
   const maxAbs = finite.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
   // Light ends of RdBu near 0 keep small values quiet; 0.5 ± 0.5·v/max spans the whole map.
+  if (theme === 'dark') {
+    return (v) => (Number.isFinite(v) ? mix(DARK_CELL, interpolateRdBu(clamp01(0.5 + 0.5 * v / maxAbs)), Math.min(1, Math.abs(v) / maxAbs) ** 0.6) : null);
+  }
   return (v) => (Number.isFinite(v) ? interpolateRdBu(clamp01(0.5 + 0.5 * v / maxAbs)) : null);
 }
 

@@ -76,7 +76,11 @@ export function createHeatmap(doc, opts) {
 
   function paint() {
     const flat = o.values.flat();
-    const color = o.kind === 'none' ? () => null : colorScale(o.kind || 'signed', flat);
+    const theme = table.closest('.ae-root')?.dataset.theme === 'dark' ? 'dark' : 'light';
+    const color = o.kind === 'none' ? () => null : colorScale(o.kind || 'signed', flat, theme);
+    // The colour of a value depends on the matrix's range (signed, sequential maps) and the digits.
+    const finite = flat.filter(Number.isFinite);
+    const scaleKey = `${theme}|${o.kind}|${o.digits}|${Math.max(0, ...finite.map(Math.abs))}|${Math.min(0, ...finite)}`;
     o.values.forEach((row, i) => {
       const tr = cells[i][0]?.parentElement;
       if (tr) {
@@ -86,6 +90,10 @@ export function createHeatmap(doc, opts) {
       row.forEach((v, j) => {
         const td = cells[i][j];
         if (td === editing?.td) return;
+        // Skip cells whose drawing would not change (keeps style work small while dragging).
+        const key = `${v}|${o.pending?.(i, j) ? 1 : 0}|${o.masked?.(i, j) ? 1 : 0}|${scaleKey}`;
+        if (td._aeKey === key) return;
+        td._aeKey = key;
         td.dataset.value = String(v);
         // −∞ scores, and the weights the mask forced to 0 (opts.masked), are drawn as masked.
         const pending = Boolean(o.pending?.(i, j));
@@ -208,6 +216,7 @@ export function createHeatmap(doc, opts) {
       if (done) return;
       done = true;
       editing = null;
+      td._aeKey = null;   // its content is the input now: redraw it
       if (commit) {
         const parsed = parseNumber(input.value, { min: -1000, max: 1000 });
         if (parsed.error) o.editable.error?.(`${o.caption} [${o.rowLabels[i]}, ${o.colLabels[j]}]: ${parsed.error}`);

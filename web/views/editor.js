@@ -12,7 +12,7 @@ export function render(section, app) {
   section.append(
     h(doc, 'h2', {}, 'Edit the example'),
     h(doc, 'p', {}, `Change the sentences and the vectors, then watch every view above follow. Limits: ${LIMITS.tokens} tokens per sentence, ${LIMITS.words} words, widths up to ${LIMITS.D}, values within ±${LIMITS.value}.`),
-    h(doc, 'button', { type: 'button', class: 'ae-btn', onclick: () => app.store.set({ ...structuredClone(app.defaults), theme: app.state.theme }) }, 'Reset everything to the seed’s values'),
+    h(doc, 'button', { type: 'button', class: 'ae-btn', onclick: () => app.edit((s) => ({ state: { ...structuredClone(app.defaults), theme: s.theme } })) }, 'Reset everything to the seed’s values'),
   );
   const ctxBox = h(doc, 'div', { class: 'ae-two' });
   section.append(h(doc, 'h3', {}, 'Sentences'), ctxBox);

@@ -180,8 +180,13 @@ export function mountExplorer(root, options) {
   const timings = { compute: 0, views: {}, total: 0 };   // of the last render, in ms
   let resolveRendered;
   const rendered = new Promise((r) => { resolveRendered = r; });
+  // The first render draws the first sections (the two contexts) and lets the browser paint
+  // them; the rest follows on the next frame. Later renders draw everything.
+  let firstRender = true;
   function renderNow() {
     frame = 0;
+    const partial = firstRender;
+    firstRender = false;
     const state = store.get();
     applyTheme();
     const key = JSON.stringify([state.vocab, state.contexts, state.weights, state.options, state.focus]);
@@ -204,8 +209,11 @@ export function mountExplorer(root, options) {
       noticeMessages.engine = r.errors;
       showNotice();
     }
+    let drawn = 0;
     for (const m of mounted) {
       const show = visible(m, state.view);
+      if (partial && show && m.section && drawn >= 1) { pendingRest = true; continue; }
+      if (show && m.section) drawn += 1;
       if (m.section) m.section.hidden = !show;
       if (show) {
         const t1 = now();
@@ -225,8 +233,12 @@ export function mountExplorer(root, options) {
       if (t) explain(explained.matrix, explained.context, explained.i, explained.j, t);
     }
     options.onChange?.(state);
+    if (partial) options.onFirstRender?.();
+    if (pendingRest && partial) { schedule(); return; }
+    pendingRest = false;
     resolveRendered();
   }
+  let pendingRest = false;
   const schedule = () => {
     if (frame) return;
     frame = (win.requestAnimationFrame || ((f) => setTimeout(f, 16)))(renderNow);

@@ -11,7 +11,9 @@ const vec = (xs) => `\\begin{bmatrix}${xs.map(tex).join(' & ')}\\end{bmatrix}`;
 
 export function render(section, app) {
   const { doc, store } = app;
-  const general = h(doc, 'div', { class: 'ae-math ae-math-general' });
+  // Math blocks may scroll sideways on a phone: focusable so the keyboard can scroll them too.
+  const mathBox = (label, extra = '') => h(doc, 'div', { class: `ae-math ${extra}`, tabindex: 0, role: 'group', 'aria-label': label });
+  const general = mathBox('the attention formula', 'ae-math-general');
   const rowId = uid('row');
   const rowSel = h(doc, 'select', { id: rowId, onchange: (e) => store.set({ selected: { matrix: 'weights', row: Number(e.target.value), col: 0 } }) });
   const legend = h(doc, 'p', { class: 'ae-help' });
@@ -38,7 +40,7 @@ export function render(section, app) {
     lastTime = app.win.performance.now();
     steps.replaceChildren();
     for (const l of lines) {
-      const div = h(doc, 'div', { class: 'ae-math' });
+      const div = mathBox('the formula with the numbers of the selected row');
       katex.render(l, div, { displayMode: true, throwOnError: false, output: 'htmlAndMathml' });
       steps.append(div);
     }

@@ -10,7 +10,7 @@ export function render(parent, app) {
   }, h(doc, 'option', { value: 'auto' }, 'System'), h(doc, 'option', { value: 'light' }, 'Light'), h(doc, 'option', { value: 'dark' }, 'Dark'));
   const reset = h(doc, 'button', {
     type: 'button', class: 'ae-btn',
-    onclick: () => store.set({ ...structuredClone(app.defaults), theme: store.get().theme }),
+    onclick: () => app.edit((s) => ({ state: { ...structuredClone(app.defaults), theme: s.theme } })),
   }, 'Reset to the seed example');
   const el = h(doc, 'header', { class: 'ae-header' },
     h(doc, 'div', { class: 'ae-title' },
