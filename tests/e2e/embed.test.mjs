@@ -197,7 +197,8 @@ test('BadAttributesAndJson_ShowANoticeAndStillRender', async () => {
     body: `<!doctype html><meta charset="utf-8"><script type="module" src="${src}"></script>
 <attention-explorer id="attrs" heads="abc" temperature="-5" view="scores,nope" theme="neon" controls="lots" height="tall" example="ocean"></attention-explorer>
 <attention-explorer id="json"><script type="application/json">{"vocab": {"a": [1, 2]}, "weights": 7,</script></attention-explorer>
-<attention-explorer id="tokens" tokens="stream <img src=x onerror=window.__pwned=1> mud"></attention-explorer>`,
+<attention-explorer id="tokens" tokens="stream <img src=x onerror=window.__pwned=1> mud"></attention-explorer>
+<attention-explorer id="stepped" step="4" view="loops" height="200" tokens="money bank" example="finance"></attention-explorer>`,
   }));
   await page.goto(server.url + 'bad.html');
   await page.waitForFunction(() => [...document.querySelectorAll('attention-explorer')].every((e) => e.shadowRoot.querySelector('table[data-matrix]')), null, { timeout: 20000 });
@@ -216,6 +217,17 @@ test('BadAttributesAndJson_ShowANoticeAndStillRender', async () => {
     assert.equal(n.imgs, 0);
   }
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  // Good attributes on the same page: the stepper starts at step 4, the element scrolls in 200px.
+  const stepped = await page.evaluate(() => {
+    const el = document.getElementById('stepped');
+    const frame = el.shadowRoot.querySelector('.ae-el-frame');
+    return { step: el.state.step, tokens: el.state.contexts.finance, height: el.getBoundingClientRect().height, scrolls: frame.scrollHeight > frame.clientHeight };
+  });
+  assert.equal(notices.stepped.hidden, true, notices.stepped.text);
+  assert.deepEqual(stepped.tokens, ['money', 'bank']);
+  assert.equal(stepped.step, 4);
+  assert.equal(Math.round(stepped.height), 200);
+  assert.equal(stepped.scrolls, true);
   await context.close();
 });
 

@@ -17,6 +17,7 @@ import { sanitizeState } from '../lib/share.js';
 import { createStore } from '../lib/store.js';
 import { loopSteps } from '../lib/steps.js';
 import { mountExplorer } from '../views/explorer.js';
+import { attachExportMenus } from '../views/export-menu.js';
 import { elementCSS, engineOptions } from './assets.js';
 
 export const ATTRIBUTES = Object.freeze(['example', 'view', 'tokens', 'causal', 'scale', 'temperature', 'heads',
@@ -338,10 +339,13 @@ export class AttentionExplorerElement extends HTMLElement {
       store: this._store, engine: this._engine, defaults: this._defaults, chrome: controls === 'full',
     });
     this._explorer.container.classList.add('ae-embedded');
+    // Full controls: every heatmap gets its export toolbar, as on the page.
+    this._exports = controls === 'full' ? attachExportMenus(this._explorer.container) : null;
     this._syncBar(this._store.get());
   }
 
   _remount() {
+    this._exports?.disconnect();
     this._explorer?.destroy();
     this._bar?.remove();
     this._bar = null;
