@@ -181,10 +181,16 @@ test('Csp_StrictPolicyHeaderLoadsTheElementWithoutViolations', async () => {
   const out = await page.evaluate(() => ({
     violations: window.__cspViolations,
     math: document.querySelector('#csp').shadowRoot.querySelectorAll('math').length,
+    // The element typesets with web/element/mathml-tex.js: the general formula has a fraction
+    // with a square root; the numeric rows are bracketed tables of numbers.
+    fraction: Boolean(document.querySelector('#csp').shadowRoot.querySelector('math mfrac msqrt')),
+    vectors: [...document.querySelector('#csp').shadowRoot.querySelectorAll('math mtable')].map((t) => t.querySelectorAll('mtd').length),
     tables: document.querySelector('#csp').shadowRoot.querySelectorAll('table[data-matrix]').length,
   }));
   assert.deepEqual(out.violations, []);
   assert.ok(out.math >= 1, 'the formula is typeset (MathML)');
+  assert.equal(out.fraction, true);
+  assert.ok(out.vectors.length >= 4 && out.vectors.every((n) => n === 3), `vectors of 3 numbers: ${out.vectors}`);
   assert.ok(out.tables >= 3);
   assert.deepEqual(problems.filter((p) => /Refused|violat|Content Security/i.test(p)), []);
 });
