@@ -1,13 +1,16 @@
 // The explorer page: loads the WASM engine once, builds the state from the seed example and the
-// URL hash, mounts the explorer and keeps the hash in sync. Tests read window.__explorer.
+// URL hash, mounts the explorer, keeps the hash in sync (with back/forward), and adds the export
+// toolbars and the embed dialog. Tests read window.__explorer = {store, engine, explorer, ready}.
 import { loadEngine } from './lib/engine.js';
 
-// Fetch and compile the WASM engine while the view modules load, not after.
+// Fetch and compile the WASM engine while the other modules load, not after.
 const enginePromise = loadEngine();
 enginePromise.catch(() => {});   // reported by start() below
 const modules = Promise.all([
-  import('./lib/state.js'), import('./lib/store.js'), import('./lib/share.js'), import('./views/explorer.js'),
+  import('./lib/state.js'), import('./lib/store.js'), import('./lib/share-ui.js'), import('./views/explorer.js'),
 ]);
+// Not needed for the first paint.
+const extras = () => Promise.all([import('./lib/compute.js'), import('./views/export-menu.js'), import('./views/embed-dialog.js')]);
 
 const root = document.getElementById('app');
 const loading = document.getElementById('loading');
@@ -24,8 +27,7 @@ function fail(message) {
 }
 
 async function start() {
-  let engine;
-  let mods;
+  let mods, engine;
   try {
     mods = await modules;
     performance.mark('ae-modules-ready');
@@ -33,7 +35,7 @@ async function start() {
     fail(`The page's scripts could not be loaded: ${err.message}.`);
     throw err;
   }
-  const [{ defaultState }, { createStore }, { encodeState, stateFromHash }, { mountExplorer }] = mods;
+  const [{ defaultState }, { createStore }, { attachHashSync }, { mountExplorer }] = mods;
   try {
     engine = await enginePromise;
     performance.mark('ae-engine-ready');
@@ -42,47 +44,40 @@ async function start() {
     throw err;
   }
   const defaults = defaultState(engine.examples());
-  const fromHash = stateFromHash(location.hash, defaults);
-  const store = createStore(fromHash.state);
-  window.__explorer.store = store;
-  window.__explorer.engine = engine;
+  const store = createStore(structuredClone(defaults));
+  Object.assign(window.__explorer, { store, engine });
+  let explorer = null;
+  const early = [];   // problems found in the hash before the explorer exists
+  attachHashSync(store, {
+    defaults,
+    onProblems(problems) {
+      if (!problems.length) return;
+      const text = `The link held values this page cannot use, so defaults were kept for them: ${problems.join('; ')}.`;
+      if (explorer) explorer.notify(text); else early.push(text);
+    },
+  });
   loading.remove();
-  let hashTimer = 0;
-  let lastHash = location.hash.replace(/^#/, '');
-  const explorer = mountExplorer(root, {
+  explorer = mountExplorer(root, {
     store, engine, defaults, chrome: true,
     // First paint: the first heatmaps are in the DOM now; the frame after next has painted them.
     onFirstRender() {
       performance.mark('ae-first-heatmap');
       requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('ae-first-frame')));
     },
-    onChange(state) {
-      // Keep the URL a link to what is on screen; replaceState so drags do not flood history.
-      clearTimeout(hashTimer);
-      hashTimer = setTimeout(() => {
-        const text = encodeState(state, defaults);
-        if (text === lastHash) return;
-        lastHash = text;
-        history.replaceState(null, '', text === encodeState(defaults, defaults) ? location.pathname + location.search : '#' + text);
-      }, 250);
-    },
   });
   window.__explorer.explorer = explorer;
-  if (fromHash.problems.length) showProblems(explorer, fromHash.problems);
-  addEventListener('hashchange', () => {
-    const text = location.hash.replace(/^#/, '');
-    if (text === lastHash) return;
-    lastHash = text;
-    const next = stateFromHash(location.hash, defaults);
-    store.set(next.state);
-    if (next.problems.length) showProblems(explorer, next.problems);
-  });
+  for (const text of early) explorer.notify(text);
   await explorer.rendered;
+  addTools(explorer, store, engine, defaults).catch((err) => explorer.notify(`The export and embed tools could not be loaded: ${err.message}`));
   return { engine, explorer, store, defaults };
 }
 
-function showProblems(explorer, problems) {
-  explorer.notify(`The link held values this page cannot use, so defaults were kept for them: ${problems.join('; ')}.`);
+async function addTools(explorer, store, engine, defaults) {
+  const [{ computeAll }, { attachExportMenus, attachScriptExport }, { attachEmbedButton }] = await extras();
+  const tools = explorer.container.querySelector('.ae-header-tools');
+  attachEmbedButton(tools, { store, defaults });
+  attachScriptExport(tools, { getState: () => store.get(), getResults: () => computeAll(engine, store.get(), { averaging: false }) });
+  attachExportMenus(explorer.container);
 }
 
 window.__explorer = { store: null, engine: null, explorer: null, ready: null };
