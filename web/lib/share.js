@@ -96,6 +96,13 @@ function delta(state, defaults) {
         if (k in state.options && !sameJSON(state.options[k], defaults.options[k])) opts[k] = state.options[k];
       }
       if (Object.keys(opts).length) out.options = opts;
+    } else if (key === 'weights' && state.weights && defaults.weights) {
+      // Only the edited matrices; sanitizeState() takes the others from the defaults.
+      const w = {};
+      for (const k of Object.keys(state.weights)) {
+        if (!sameJSON(state.weights[k], defaults.weights[k])) w[k] = state.weights[k];
+      }
+      if (Object.keys(w).length) out.weights = w;
     } else if (!sameJSON(state[key], defaults[key])) {
       out[key] = state[key];
     }
