@@ -114,14 +114,14 @@ test('HashSync_EditsMakeHistoryEntriesAndBackRestoresThem', async () => {
   const get = () => page.evaluate(async () => (await window.__sync).store.get());
   const startLength = await page.evaluate(() => history.length);
   await set({ options: { causal: true } });
-  await page.waitForTimeout(600);
+  await page.waitForTimeout(1300);   // longer than the fixture's burstMs (1000)
   const afterOne = await get();
   // A drag: many changes in one burst make one history entry.
   for (let i = 1; i <= 10; i++) {
     await set({ options: { temperature: 1 + i / 10 } });
     await page.waitForTimeout(20);
   }
-  await page.waitForTimeout(600);
+  await page.waitForTimeout(1300);
   const afterDrag = await get();
   assert.equal(afterDrag.options.temperature, 2);
   assert.equal(await page.evaluate(() => history.length), startLength + 2, 'one entry for the toggle, one for the drag');

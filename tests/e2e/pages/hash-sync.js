@@ -14,7 +14,7 @@ async function start() {
   attachHashSync(store, {
     defaults,
     debounceMs: 50,
-    burstMs: 400,
+    burstMs: 1000,
     onProblems(list) {
       problems.push(...list);
       notice.hidden = list.length === 0;
