@@ -185,14 +185,21 @@ test('dragging a W_K cell scrubs it and recomputes while dragging; frame time is
   const seen = new Set();
   for (let k = 1; k <= 30; k++) {
     await page.mouse.move(box.x + box.width / 2 + k * 2, box.y + box.height / 2);
-    seen.add(await page.$eval(ctxOut('river') + ' tbody td', (td) => td.dataset.value));
+    seen.add(await page.$eval(pipe('scores') + ' tbody td', (td) => td.dataset.value));
   }
   await page.mouse.up();
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
   const wk = await page.evaluate(() => window.__explorer.store.get().weights.wk[0][0]);
   assert.ok(Math.abs(wk - 1.6) < 1e-9, `60 px at 0.01/px takes W_K[0][0] from 1 to 1.6, got ${wk}`);
-  assert.ok(seen.size > 3, `the output changed during the drag (${seen.size} distinct values seen)`);
-  assert.notDeepEqual(await matrix(page, ctxOut('river')), outBefore);
+  assert.ok(seen.size > 3, `the scores changed during the drag (${seen.size} distinct values seen)`);
+  // Sections away from the viewport catch up once the drag ends.
+  await page.waitForFunction(([sel, before]) => document.querySelector(sel + ' tbody td').dataset.value !== String(before), [ctxOut('river'), outBefore[0][0]]);
+  const expected = await page.evaluate(() => {
+    const { engine, store } = window.__explorer;
+    const s = store.get();
+    return engine.attend({ x: s.contexts.river.map((w) => s.vocab[w]), wq: s.weights.wq, wk: s.weights.wk, wv: s.weights.wv }).get('output');
+  });
+  assertClose(await matrix(page, ctxOut('river')), expected, 1e-6, 'river output after the drag');
   await context.close();
 });
 

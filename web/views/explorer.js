@@ -169,6 +169,25 @@ export function mountExplorer(root, options) {
     mounted.push({ section, inst: s.mod.render(section, app), views: s.views, id: s.id, chromeOnly: s.chromeOnly });
   }
 
+  // While changes come in a burst (a drag, a slider), only sections near the viewport are
+  // redrawn each frame; the others catch up BURST_MS after the burst ends. The engine still
+  // recomputes everything every frame, so whatever is on screen is always current.
+  const BURST_MS = 150;
+  let lastChange = -Infinity;
+  let burst = false;
+  let catchUp = 0;
+  const io = win.IntersectionObserver ? new win.IntersectionObserver((entries) => {
+    let wake = false;
+    for (const e of entries) {
+      const m = mounted.find((x) => x.section === e.target);
+      if (!m) continue;
+      m.onscreen = e.isIntersecting;
+      if (m.onscreen && m.stale) wake = true;
+    }
+    if (wake) { burst = false; schedule(); }
+  }, { rootMargin: '400px 0px' }) : null;
+  for (const m of mounted) if (m.section && io) io.observe(m.section);
+
   function visible(m, view) {
     if (!m.views) return true;
     if (m.chromeOnly) return chrome;
@@ -210,10 +229,14 @@ export function mountExplorer(root, options) {
       showNotice();
     }
     let drawn = 0;
+    let stale = false;
+    const onlyNear = burst && !partial;
     for (const m of mounted) {
       const show = visible(m, state.view);
       if (partial && show && m.section && drawn >= 1) { pendingRest = true; continue; }
       if (show && m.section) drawn += 1;
+      if (show && onlyNear && m.section && m.onscreen === false) { m.stale = true; stale = true; if (m.section) m.section.hidden = false; continue; }
+      if (show) m.stale = false;
       if (m.section) m.section.hidden = !show;
       if (show) {
         const t1 = now();
@@ -232,6 +255,10 @@ export function mountExplorer(root, options) {
       const t = container.querySelector(`table[data-matrix="${explained.matrix}"]${explained.context ? `[data-context="${explained.context}"]` : ''} td[data-row="${explained.i}"][data-col="${explained.j}"]`);
       if (t) explain(explained.matrix, explained.context, explained.i, explained.j, t);
     }
+    if (stale) {
+      win.clearTimeout(catchUp);
+      catchUp = win.setTimeout(() => { catchUp = 0; burst = false; schedule(); }, BURST_MS);
+    }
     options.onChange?.(state);
     if (partial) options.onFirstRender?.();
     if (pendingRest && partial) { schedule(); return; }
@@ -239,11 +266,17 @@ export function mountExplorer(root, options) {
     resolveRendered();
   }
   let pendingRest = false;
+  const onChange = () => {
+    const t = win.performance?.now() ?? Date.now();
+    burst = t - lastChange < BURST_MS;
+    lastChange = t;
+    schedule();
+  };
   const schedule = () => {
     if (frame) return;
     frame = (win.requestAnimationFrame || ((f) => setTimeout(f, 16)))(renderNow);
   };
-  const unsubscribe = store.subscribe(schedule);
+  const unsubscribe = store.subscribe(onChange);
   renderNow();
 
   return {
@@ -258,6 +291,9 @@ export function mountExplorer(root, options) {
     },
     destroy() {
       unsubscribe();
+      io?.disconnect();
+      win.clearTimeout(catchUp);
+      if (frame) (win.cancelAnimationFrame || clearTimeout)(frame);
       media?.removeEventListener?.('change', applyTheme);
       for (const m of mounted) m.inst?.destroy?.();
       container.remove();
