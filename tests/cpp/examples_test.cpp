@@ -9,6 +9,7 @@
 
 #include "attention.h"
 #include "examples.h"
+#include "fixture_loader.h"
 #include "test_util.h"
 
 namespace {
@@ -159,6 +160,22 @@ TEST(BankExample, AttentionTellsTheTwoBanksApartWhereALinearLayerCannot) {
     EXPECT_NEAR(projected_cos, 0.566f, 0.005f) << attn::kernel_name(k);
     EXPECT_LT(raw_cos, 1.0f);
     EXPECT_LT(projected_cos, 1.0f);
+  }
+}
+
+TEST(BankExample, SelfAttentionClassAfterManualSeed0ReproducesThePrintedOutputs) {
+  // W_query, W_key, W_value are torch.rand(4, 3) draws: they come from the fixtures, which
+  // also hold the seed's printed rows.
+  for (const char* name : {"seed003_class_river", "seed003_class_finance", "seed003_raw_river",
+                           "seed003_projected_finance"}) {
+    const attn_test::Fixture f = attn_test::load_fixture(name);
+    const Rows printed = f.raw.at("printed_output").get<Rows>();
+    for (attn::Kernel k : kKernels) {
+      attn::Options opt = f.options;
+      opt.kernel = k;
+      ExpectPrinted(attn::attend(f.make_inputs(), opt).output.data, printed,
+                    std::string(name) + "/" + attn::kernel_name(k));
+    }
   }
 }
 
