@@ -193,12 +193,13 @@ test('dragging a W_K cell scrubs it and recomputes while dragging; frame time is
   assert.ok(Math.abs(wk - 1.6) < 1e-9, `60 px at 0.01/px takes W_K[0][0] from 1 to 1.6, got ${wk}`);
   assert.ok(seen.size > 3, `the scores changed during the drag (${seen.size} distinct values seen)`);
   // Sections away from the viewport catch up once the drag ends.
-  await page.waitForFunction(([sel, before]) => document.querySelector(sel + ' tbody td').dataset.value !== String(before), [ctxOut('river'), outBefore[0][0]]);
   const expected = await page.evaluate(() => {
     const { engine, store } = window.__explorer;
     const s = store.get();
     return engine.attend({ x: s.contexts.river.map((w) => s.vocab[w]), wq: s.weights.wq, wk: s.weights.wk, wv: s.weights.wv }).get('output');
   });
+  assert.notEqual(expected[0][0], outBefore[0][0]);
+  await page.waitForFunction(([sel, v]) => Math.abs(Number(document.querySelector(sel + ' tbody td').dataset.value) - v) < 1e-6, [ctxOut('river'), expected[0][0]]);
   assertClose(await matrix(page, ctxOut('river')), expected, 1e-6, 'river output after the drag');
   await context.close();
 });
@@ -338,9 +339,15 @@ test('heads, dropout, kernel, formula and causal averaging views', async () => {
   await page.getByLabel('Kernel').selectOption('reference');
   await page.waitForFunction(() => /reference kernel/.test(document.querySelector('.ae-timing').textContent));
   console.log('# ' + (await page.textContent('.ae-timing')));
-  // formula: KaTeX output for the selected row
-  assert.ok(await page.$('section[data-section="formula"] .katex'), 'KaTeX rendered');
-  assert.match(await page.textContent('section[data-section="formula"] .ae-math-steps'), /output/);
+  // formula: KaTeX output for the selected row; clicking a weights cell picks its row
+  await page.waitForSelector('section[data-section="formula"] .ae-math-steps .katex');
+  assert.equal(await page.$eval('section[data-section="formula"] select', (s) => s.value), '1', 'the shared word’s row by default');
+  await page.click(pipe('weights') + ' tbody tr:nth-child(3) td');
+  await page.waitForFunction(() => document.querySelector('section[data-section="formula"] select').value === '2');
+  await page.waitForFunction(() => /output_\{2\}|output2/.test(document.querySelector('section[data-section="formula"] .ae-math-steps').textContent));
+  const tex = await page.$$eval('section[data-section="formula"] .ae-math-steps annotation', (a) => a.map((x) => x.textContent).join('\n'));
+  const w = await matrix(page, pipe('weights'));
+  assert.ok(tex.includes(w[2].map((v) => v.toFixed(3)).join(' & ')), `the formula shows row 2 of the weights (${tex})`);
   // causal averaging: three forms shown equal
   assert.match(await page.textContent('section[data-section="averaging"] .ae-verdict'), /The three forms agree/);
   await context.close();

@@ -134,6 +134,23 @@ export function mountExplorer(root, options) {
     tooltip.style.top = `${r.bottom - box.top + 6}px`;
   }
 
+  // Clicking (or Enter on) a cell of a matrix with one row per token picks that row for the
+  // formula view. Editable matrices keep click-to-edit.
+  const ROW_PER_TOKEN = new Set(['x', 'q', 'k', 'v', 'scores', 'scaled', 'masked', 'weights', 'dropped', 'out', 'merged', 'output', 'linear']);
+  function pickRow(e) {
+    if (e.type === 'keydown' && e.key !== 'Enter') return;
+    const td = e.target.closest?.('td.ae-cell');
+    const table = td?.closest('table[data-matrix]');
+    if (!table || table.classList.contains('ae-editable') || !ROW_PER_TOKEN.has(table.dataset.matrix)) return;
+    const state = store.get();
+    if (table.dataset.context && table.dataset.context !== state.focus) return;
+    const row = Number(td.dataset.row), col = Number(td.dataset.col);
+    if (state.selected?.row === row && state.selected?.matrix === table.dataset.matrix && state.selected?.col === col) return;
+    store.set({ selected: { matrix: table.dataset.matrix, row, col } });
+  }
+  container.addEventListener('click', pickRow);
+  container.addEventListener('keydown', pickRow);
+
   // --- helpers handed to the views ---------------------------------------------------------
   const app = {
     doc, win, store, engine, chrome, defaults, container,
@@ -261,7 +278,11 @@ export function mountExplorer(root, options) {
     }
     options.onChange?.(state);
     if (partial) options.onFirstRender?.();
-    if (pendingRest && partial) { schedule(); return; }
+    if (pendingRest && partial) {
+      // The rest after the browser has painted the first sections (rAF, then a task).
+      (win.requestAnimationFrame || ((f) => setTimeout(f, 16)))(() => win.setTimeout(() => { if (!frame) renderNow(); }, 0));
+      return;
+    }
     pendingRest = false;
     resolveRendered();
   }

@@ -5,6 +5,7 @@
 // first paint), and typesetting is throttled while a value is being dragged.
 import { h, uid, setOptions } from '../lib/dom.js';
 import { fmt } from '../lib/format.js';
+import { sharedWords } from '../lib/state.js';
 
 const tex = (v) => fmt(v, 3).replace('\u2212', '-').replace('-\u221e', '-\\infty');
 const vec = (xs) => `\\begin{bmatrix}${xs.map(tex).join(' & ')}\\end{bmatrix}`;
@@ -55,7 +56,7 @@ export function render(section, app) {
     const hd = Math.min(state.options.head, t.q.length - 1);
     const tok = entry.tokens;
     const sel = state.selected?.row;
-    const i = Number.isInteger(sel) && sel < tok.length ? sel : Math.max(0, tok.indexOf('bank'));
+    const i = Number.isInteger(sel) && sel < tok.length ? sel : Math.max(0, tok.indexOf(sharedWords(state)[0]));
     setOptions(doc, rowSel, tok.map((w, n) => ({ value: n, label: `${n}: ${w}` })), i);
     legend.textContent = `Row ${i} is “${tok[i]}” in “${state.focus}”; keys and values 0…${tok.length - 1} are ${tok.map((w, n) => `${n} “${w}”`).join(', ')}.`;
     const hk = t.q[hd][0].length;
