@@ -192,6 +192,10 @@ val limits() {
   out.set("maxHeads", attn::Limits::kMaxHeads);
   out.set("maxInputElements", static_cast<double>(attn::Limits::kMaxInputElements));
   out.set("maxScoreElements", static_cast<double>(attn::Limits::kMaxScoreElements));
+  out.set("maxTraceElements", static_cast<double>(attn::Limits::kMaxTraceElements));
+  out.set("maxWork", static_cast<double>(attn::Limits::kMaxWork));
+  out.set("maxMagnitude", attn::Limits::kMaxMagnitude);
+  out.set("maxAlpha", attn::Limits::kMaxAlpha);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "internal.h"
 #include "kernels.h"
@@ -12,9 +13,14 @@
 namespace attn {
 
 long long TensorView::size() const {
+  if (shape.empty()) return 0;
   long long count = 1;
-  for (int dim : shape) count *= dim;
-  return shape.empty() ? 0 : count;
+  for (int dim : shape) {
+    if (dim <= 0) return 0;
+    if (count > std::numeric_limits<long long>::max() / dim) return std::numeric_limits<long long>::max();
+    count *= dim;
+  }
+  return count;
 }
 
 float Tensor::at(std::initializer_list<int> index) const {

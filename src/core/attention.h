@@ -30,8 +30,19 @@ struct Limits {
   static constexpr int kMaxWidth = 4096;           // D, dk, dv, do
   static constexpr int kMaxHeads = 256;            // H
   static constexpr long long kMaxInputElements = 1LL << 24;   // any one input tensor
-  // B·H·T·T when the full weight matrices are materialised (4 such tensors are kept).
+  // B·H·T·T when the full weight matrices are materialised (5 such tensors are kept).
   static constexpr long long kMaxScoreElements = 1LL << 24;
+  // Every value the call keeps or scratches (q, k, v, T×T tensors, outputs, dropout mask):
+  // 2^27 floats = 512 MiB, a quarter of the WASM module's 2 GiB ceiling.
+  static constexpr long long kMaxTraceElements = 1LL << 27;
+  // Multiply-adds of one call (projections, B·H·T·T·(hk + hv), W_O): about a minute of WASM
+  // SIMD at most, so a typo cannot hang a page for hours. T = 16384, H = 8, hs = 64 fits.
+  static constexpr long long kMaxWork = 1LL << 39;
+  // |value| of every input. With the width limits this keeps every product below FLT_MAX, so
+  // finite inputs always give finite outputs (docs/limits.md has the derivation).
+  static constexpr float kMaxMagnitude = 1e4f;
+  // |scale / temperature|, the factor applied to the scores, for the same reason.
+  static constexpr float kMaxAlpha = 1e6f;
 };
 
 // A read-only view of caller memory: row-major, shape.size() dims. An empty view
@@ -41,6 +52,7 @@ struct TensorView {
   std::vector<int> shape;
 
   bool given() const { return data != nullptr || !shape.empty(); }
+  // Element count: 0 when empty or any dim ≤ 0; saturates at LLONG_MAX instead of overflowing.
   long long size() const;
 };
 

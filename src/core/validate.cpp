@@ -60,6 +60,10 @@ void check_view(const char* name, const TensorView& view, size_t min_rank, size_
       fail(std::string(name) + ": every value must be finite, got " + str(view.data[i]) + " at flat index " +
            std::to_string(i));
     }
+    if (std::fabs(view.data[i]) > Limits::kMaxMagnitude) {
+      fail(std::string(name) + ": |value| must be at most " + str(Limits::kMaxMagnitude) + ", got " + str(view.data[i]) +
+           " at flat index " + std::to_string(i) + " (larger values can overflow float32 in the scores)");
+    }
   }
 }
 
@@ -195,7 +199,12 @@ Plan validate(const Inputs& in, const Options& opt) {
                : opt.scale_mode == ScaleMode::kFactor ? opt.scale_factor
                                                        : 1.0f / std::sqrt(static_cast<float>(plan.hk));
   plan.alpha = plan.scale / opt.temperature;
-  if (!std::isfinite(plan.alpha)) fail("temperature: scale / temperature overflows, got temperature " + str(opt.temperature));
+  if (!std::isfinite(plan.alpha) || std::fabs(plan.alpha) > Limits::kMaxAlpha) {
+    const bool factor_too_big = opt.scale_mode == ScaleMode::kFactor && std::fabs(opt.scale_factor) > Limits::kMaxAlpha;
+    fail(std::string(factor_too_big ? "scale" : "temperature") + ": scale / temperature = " + str(plan.alpha) +
+         " must be at most " + str(Limits::kMaxAlpha) + " in magnitude (scale " + str(plan.scale) + ", temperature " +
+         str(opt.temperature) + ")");
+  }
 
   // Dropout.
   if (!(opt.dropout >= 0.0f && opt.dropout < 1.0f)) {
@@ -230,6 +239,27 @@ Plan validate(const Inputs& in, const Options& opt) {
          " for kernel '" + kernel_name(kernel) + "'; use kernel 'tiled'");
   }
   plan.kernel = kernel;
+
+  // Memory and work of the whole call, before anything is allocated.
+  const long long rows = static_cast<long long>(plan.B) * plan.T;
+  long long scratch = 0;
+  if (opt.materialize) scratch = 5 * all_scores;
+  else if (kernel == Kernel::kSimd) scratch = square;
+  else if (kernel != Kernel::kTiled) scratch = 5 * square;
+  const long long kept = rows * (2LL * plan.dk + plan.dv) * 2  // q, k, v projected, then per-head copies
+                         + rows * plan.dv * 2 + rows * plan.d_out  // head outputs, merged, output
+                         + scratch + (plan.dropout_active ? all_scores / 4 : 0);  // keep-mask bytes
+  if (kept > Limits::kMaxTraceElements) {
+    fail("x: this call needs " + std::to_string(kept) + " intermediate values (B = " + std::to_string(plan.B) +
+         ", T = " + std::to_string(plan.T) + ", d_k = " + std::to_string(plan.dk) + ", d_v = " + std::to_string(plan.dv) +
+         "), more than the limit of " + std::to_string(Limits::kMaxTraceElements) + "; use fewer tokens or a smaller batch");
+  }
+  const long long projection_work = plan.projection == Projection::kNone ? 0 : rows * plan.D * (2LL * plan.dk + plan.dv);
+  const long long work = projection_work + all_scores * (plan.hk + plan.hv) + (plan.has_wo ? rows * plan.dv * plan.d_out : 0);
+  if (work > Limits::kMaxWork) {
+    fail("x: this call needs about " + std::to_string(work) + " multiply-adds (B·H·T·T·(h_k + h_v) and the projections), " +
+         "more than the limit of " + std::to_string(Limits::kMaxWork) + "; use fewer tokens or a smaller batch");
+  }
   return plan;
 }
 

@@ -41,6 +41,7 @@ const shapeText = (shape) => `(${shape.join(', ')}${shape.length === 1 ? ',' : '
  * plain array. Returns {shape, data: Float32Array}. Throws AttentionError naming `name`.
  */
 export function toTensor(value, name, ranks = [1, 2, 3, 4]) {
+  reading = name;
   const expected = ranks.map((r) => `${r}-d`).join(' or ');
   let shape, data;
   if (value && typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value) && 'shape' in value) {
@@ -72,6 +73,9 @@ export function toTensor(value, name, ranks = [1, 2, 3, 4]) {
       if (depth === shape.length) {
         if (typeof node !== 'number') {
           throw new AttentionError(`${name}${path}: expected a number, got ${describe(node)}`, name);
+        }
+        if (!Number.isFinite(node)) {
+          throw new AttentionError(`${name}${path}: every value must be a finite number, got ${node}`, name);
         }
         data[offset++] = node;
         return;
@@ -109,19 +113,48 @@ export function toNested({ shape, data }) {
   return stride >= 0 ? build(0, shape) : [];
 }
 
-function checkOptions(args) {
+// The argument being read, for errors raised by code we do not control (a getter or Proxy
+// trap that throws): see guarded().
+let reading = 'attend';
+
+/**
+ * Runs fn; any error that is not already an AttentionError (a throwing getter, a revoked
+ * Proxy) becomes one naming the argument being read.
+ */
+function guarded(what, fn) {
+  reading = what;
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof AttentionError) throw error;
+    throw new AttentionError(`${reading}: could not read the argument (${error?.message ?? String(error)})`, reading);
+  }
+}
+
+/**
+ * A snapshot of the caller's own enumerable properties, each read once: inherited ones
+ * (a polluted Object.prototype) are ignored and a getter cannot change its answer mid-call.
+ */
+function ownArguments(args, what, allowed) {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-    throw new AttentionError(`attend: expected an options object, got ${describe(args)}`, 'attend');
+    throw new AttentionError(`${what}: expected an options object, got ${describe(args)}`, what);
   }
+  const own = Object.create(null);
   for (const key of Object.keys(args)) {
-    if (!KNOWN.has(key)) {
-      throw new AttentionError(`${key}: unknown option; known options are ${[...KNOWN].join(', ')}`, key);
+    if (!allowed.has(key)) {
+      throw new AttentionError(`${key}: unknown option; known options are ${[...allowed].join(', ')}`, key);
     }
+    reading = key;
+    own[key] = args[key];
   }
+  return own;
+}
+
+function checkOptions(args, maxHeads) {
   const o = { ...OPTION_DEFAULTS };
-  for (const [key, value] of Object.entries(args)) if (value !== undefined && !TENSOR_ARGS.includes(key)) o[key] = value;
-  if (!Number.isInteger(o.heads) || o.heads < 1) {
-    throw new AttentionError(`heads: expected an integer ≥ 1, got ${describe(o.heads)}`, 'heads');
+  for (const key of Object.keys(args)) if (args[key] !== undefined && !TENSOR_ARGS.includes(key)) o[key] = args[key];
+  if (!Number.isInteger(o.heads) || o.heads < 1 || o.heads > maxHeads) {
+    throw new AttentionError(`heads: expected an integer in [1, ${maxHeads}], got ${describe(o.heads)}`, 'heads');
   }
   for (const key of ['causal', 'training', 'materialize']) {
     if (typeof o[key] !== 'boolean') throw new AttentionError(`${key}: expected true or false, got ${describe(o[key])}`, key);
@@ -236,6 +269,7 @@ function wrapTrace(raw, ms) {
 }
 
 function makeEngine(module) {
+  const limits = Object.freeze(module.limits());
   const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
   const call = (fn, ...args) => {
     const result = fn(...args);
@@ -248,36 +282,36 @@ function makeEngine(module) {
   return {
     simd: module.simd(),
     version: module.version(),
-    limits: Object.freeze(module.limits()),
+    limits,
 
     /** Self-attention with every intermediate; see engine.d.ts. */
     attend(args) {
-      const o = checkOptions(args);
-      const tensors = {};
-      for (const name of TENSOR_ARGS) {
-        if (args[name] !== undefined && args[name] !== null) tensors[name] = toTensor(args[name], name, TENSOR_RANKS[name]);
-      }
-      if (!tensors.x) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
-      const packed = packAttendArguments(tensors, o);
-      const start = now();
-      const raw = call(module.attend, ...packed);
-      return wrapTrace(raw, now() - start);
+      return guarded('attend', () => {
+        const own = ownArguments(args, 'attend', KNOWN);
+        const o = checkOptions(own, limits.maxHeads);
+        const tensors = Object.create(null);  // no inherited entries, even from a polluted prototype
+        for (const name of TENSOR_ARGS) {
+          if (own[name] !== undefined && own[name] !== null) tensors[name] = toTensor(own[name], name, TENSOR_RANKS[name]);
+        }
+        if (!tensors.x) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
+        const packed = packAttendArguments(tensors, o);
+        const start = now();
+        const raw = call(module.attend, ...packed);
+        return wrapTrace(raw, now() - start);
+      });
     },
 
     /** Seed 002's causal averaging, three ways. */
     averaging(args) {
-      if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-        throw new AttentionError(`averaging: expected {x}, got ${describe(args)}`, 'averaging');
-      }
-      for (const key of Object.keys(args)) {
-        if (key !== 'x') throw new AttentionError(`${key}: unknown option for averaging; expected only x`, key);
-      }
-      if (args.x === undefined) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
-      const x = toTensor(args.x, 'x', [2, 3]);
-      const raw = call(module.averaging, x.data, Int32Array.from(x.shape));
-      const perToken = ['loop', 'matmul', 'softmax'];
-      const out = unpackTensors(raw, { batched: raw.batched }, (name) => !raw.batched && perToken.includes(name));
-      return withGet(out, ['loop', 'trilWeights', 'matmul', 'maskedZeros', 'softmaxWeights', 'softmax']);
+      return guarded('averaging', () => {
+        const own = ownArguments(args, 'averaging', new Set(['x']));
+        if (own.x === undefined) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
+        const x = toTensor(own.x, 'x', [2, 3]);
+        const raw = call(module.averaging, x.data, Int32Array.from(x.shape));
+        const perToken = ['loop', 'matmul', 'softmax'];
+        const out = unpackTensors(raw, { batched: raw.batched }, (name) => !raw.batched && perToken.includes(name));
+        return withGet(out, ['loop', 'trilWeights', 'matmul', 'maskedZeros', 'softmaxWeights', 'softmax']);
+      });
     },
 
     /** Seed 003's bank example (a fresh copy each call). */
@@ -287,7 +321,7 @@ function makeEngine(module) {
 
     /** Cosine similarity of two equal-length vectors (0 when either is all zero). */
     cosine(a, b) {
-      const ta = toTensor(a, 'a', [1]), tb = toTensor(b, 'b', [1]);
+      const [ta, tb] = guarded('a', () => [toTensor(a, 'a', [1]), toTensor(b, 'b', [1])]);
       if (ta.data.length !== tb.data.length) {
         throw new AttentionError(`b: expected length ${ta.data.length} like a, got ${tb.data.length}`, 'b');
       }
