@@ -96,7 +96,11 @@ export function mountExplorer(root, options) {
     let m = matrix, col = j;
     const perHead = /^head-(\d+)-(weights|out)$/.exec(matrix);
     if (perHead) { head = Number(perHead[1]); m = perHead[2]; }
-    else if (matrix === 'heads-q') { const hk = entry.trace.q[0][0].length; head = Math.floor(j / hk); m = 'q'; col = j % hk; }
+    else if (/^heads-[qkv]$/.test(matrix)) {
+      m = matrix.slice(-1);
+      const n = entry.trace[m][0][0].length;
+      head = Math.floor(j / n); col = j % n;
+    }
     else if (matrix === 'loop-scores') m = 'masked';
     else if (matrix === 'loop-weights') m = state.options.training && state.options.dropout > 0 ? 'dropped' : 'weights';
     else if (matrix === 'loop-output') m = 'out';

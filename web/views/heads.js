@@ -5,6 +5,7 @@ import { h } from '../lib/dom.js';
 import { dims, resize, sharedWords } from '../lib/state.js';
 
 const labels = (n, p, offset = 0) => Array.from({ length: n }, (_, i) => `${p}${i + offset}`);
+const range = (from, n) => (n === 1 ? `column ${from}` : `columns ${from}–${from + n - 1}`);
 const concat = (perHead) => perHead[0].map((_, i) => perHead.flatMap((m) => m[i]));
 
 export function render(section, app) {
@@ -29,8 +30,11 @@ export function render(section, app) {
     h(doc, 'h3', {}, 'Split: each head takes its own columns of Q, K and V'), qBox,
     h(doc, 'h3', {}, 'Each head: its own weights and output'), perHead,
     h(doc, 'h3', {}, 'Concatenate: the heads’ outputs side by side'), mergedBox);
-  const q = app.heatmap({ id: 'heads-q', caption: 'Q, all heads', rowLabels: [], colLabels: [], values: [[0]] });
-  qBox.append(q.el);
+  const split = {};
+  for (const m of ['q', 'k', 'v']) {
+    split[m] = app.heatmap({ id: `heads-${m}`, caption: '', rowLabels: [], colLabels: [], values: [[0]] });
+    qBox.append(split[m].el);
+  }
   const merged = app.heatmap({ id: 'merged', caption: 'merged', rowLabels: [], colLabels: [], values: [[0]] });
   mergedBox.append(merged.el);
   let headMaps = [];
@@ -45,11 +49,15 @@ export function render(section, app) {
       const hk = t.q[0][0].length, hv = t.v[0][0].length;
       intro.textContent = H === 1
         ? `One head now: it sees all ${hk} query/key columns and all ${hv} value columns at once. With H heads, the columns are split into H groups of equal size, so H must divide both dₖ and d_v. The button makes both even (adding a zero column where needed) and uses 2 heads.`
-        : `${H} heads over “${state.focus}”: head h uses query/key columns ${hk}·h … ${hk}·h + ${hk - 1} and value columns ${hv}·h … ${hv}·h + ${hv - 1}. Each head scales by 1/√${hk}, its own head size. Pick the head the step-by-step view shows in the knobs.`;
+        : `${H} heads over “${state.focus}”. ${Array.from({ length: H }, (_, hh) => `Head ${hh} uses query/key ${range(hh * hk, hk)} and value ${range(hh * hv, hv)}`).join('. ')}. ` +
+          `Each head scales its scores by 1/√${hk}, one over the square root of its own head size, runs softmax on its own, and the outputs are put side by side. Pick the head the step-by-step view shows in the knobs.`;
       tryBtn.hidden = H > 1;
       const tok = entry.tokens;
       const hl = tok.map((w, i) => (sharedWords(state).includes(w) ? i : -1)).filter((i) => i >= 0);
-      q.update({ context: state.focus, values: concat(t.q), rowLabels: tok, highlightRows: hl, colLabels: labels(hk * H, 'q'), colClass: (j) => `ae-head-${Math.floor(j / hk) % 4}`, caption: `Q, ${H} head${H > 1 ? 's' : ''} × ${hk} columns` });
+      for (const m of ['q', 'k', 'v']) {
+        const n = m === 'v' ? hv : hk;
+        split[m].update({ context: state.focus, values: concat(t[m]), rowLabels: tok, highlightRows: hl, colLabels: labels(n * H, m), colClass: (j) => `ae-head-${Math.floor(j / n) % 4}`, caption: `${m.toUpperCase()}: ${H} head${H > 1 ? 's' : ''} × ${n} column${n > 1 ? 's' : ''}` });
+      }
       if (headMaps.length !== H) {
         perHead.replaceChildren();
         headMaps = Array.from({ length: H }, (_, hh) => {
