@@ -237,7 +237,11 @@ test('the stepper walks the loops to the final output row (buttons and keyboard)
   assert.deepEqual(await pendingRows(), [true, true, true]);
   const at = (n) => page.waitForFunction(([s, k]) => document.querySelector(s + ' .ae-position').textContent === `Step ${k} of 15`, [section, n]);
   const step = page.getByRole('button', { name: 'Step forward' });
-  for (let k = 1; k <= 5; k++) { await step.click(); await at(k); }   // 3 scores, softmax, sum: row 0 done
+  await step.click(); await at(1);
+  await step.click(); await at(2);
+  const now = await page.$$eval(`${section} td.ae-now`, (tds) => tds.map((td) => `${td.closest('table').dataset.matrix}:${td.dataset.row},${td.dataset.col}`));
+  assert.deepEqual(now, ['loop-scores:0,1'], 'the cell being computed is outlined');
+  for (let k = 3; k <= 5; k++) { await step.click(); await at(k); }   // 3 scores, softmax, sum: row 0 done
   assert.deepEqual(await pendingRows(), [false, true, true]);
   assert.match(await page.textContent(`${section} .ae-narration`), /Output row “stream”/);
   await page.keyboard.press('ArrowRight');           // focus is on the Step button, inside the section
@@ -399,6 +403,17 @@ for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 360]])
     await context.close();
   });
 }
+
+test('prefers-reduced-motion turns off transitions', async () => {
+  const transition = async (reducedMotion) => {
+    const { page, context } = await open({ reducedMotion });
+    const d = await page.$eval('td.ae-cell', (td) => getComputedStyle(td).transitionDuration);
+    await context.close();
+    return d;
+  };
+  assert.equal(await transition('no-preference'), '0.15s');
+  assert.equal(await transition('reduce'), '0s');
+});
 
 test('the theme switch overrides the system theme', async () => {
   const { page, context } = await open({ colorScheme: 'light' });

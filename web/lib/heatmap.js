@@ -91,9 +91,11 @@ export function createHeatmap(doc, opts) {
         const td = cells[i][j];
         if (td === editing?.td) return;
         // Skip cells whose drawing would not change (keeps style work small while dragging).
-        const key = `${v}|${o.pending?.(i, j) ? 1 : 0}|${o.masked?.(i, j) ? 1 : 0}|${scaleKey}`;
+        const now = Boolean(o.current?.(i, j));
+        const key = `${v}|${o.pending?.(i, j) ? 1 : 0}|${o.masked?.(i, j) ? 1 : 0}|${now ? 1 : 0}|${scaleKey}`;
         if (td._aeKey === key) return;
         td._aeKey = key;
+        td.classList.toggle('ae-now', now);
         td.dataset.value = String(v);
         // −∞ scores, and the weights the mask forced to 0 (opts.masked), are drawn as masked.
         const pending = Boolean(o.pending?.(i, j));

@@ -89,9 +89,11 @@ export function render(section, app) {
       const ctx = state.focus;
       const hl = tok.map((w, i) => (sharedWords(state).includes(w) ? i : -1)).filter((i) => i >= 0);
       const W = state.options.training && state.options.dropout > 0 && t.dropped ? t.dropped[hd] : t.weights[hd];
-      scores.update({ context: ctx, values: t.masked[hd], rowLabels: tok, colLabels: tok, highlightRows: hl, pending: (i, j) => !p.score(i, j) });
-      weights.update({ context: ctx, values: W, rowLabels: tok, colLabels: tok, highlightRows: hl, masked: (i, j) => t.masked[hd][i][j] === -Infinity, pending: (i) => !p.weights(i) });
-      output.update({ context: ctx, values: t.headOutputs[hd], rowLabels: tok, highlightRows: hl, colLabels: t.headOutputs[hd][0].map((_, j) => `v${j}`), pending: (i) => !p.output(i) });
+      const cur = done > 0 ? steps[done - 1] : null;
+      const on = (kind, i, j) => cur !== null && (kind === 'score' ? (cur.kind === 'score' || cur.kind === 'mask') && cur.i === i && cur.j === j : cur.kind === kind && cur.i === i);
+      scores.update({ current: (i, j) => on('score', i, j), context: ctx, values: t.masked[hd], rowLabels: tok, colLabels: tok, highlightRows: hl, pending: (i, j) => !p.score(i, j) });
+      weights.update({ current: (i) => on('softmax', i), context: ctx, values: W, rowLabels: tok, colLabels: tok, highlightRows: hl, masked: (i, j) => t.masked[hd][i][j] === -Infinity, pending: (i) => !p.weights(i) });
+      output.update({ current: (i) => on('sum', i), context: ctx, values: t.headOutputs[hd], rowLabels: tok, highlightRows: hl, colLabels: t.headOutputs[hd][0].map((_, j) => `v${j}`), pending: (i) => !p.output(i) });
       position.textContent = `Step ${done} of ${steps.length}`;
       back.disabled = done === 0; first.disabled = done === 0;
       fwd.disabled = done === steps.length; last.disabled = done === steps.length;
