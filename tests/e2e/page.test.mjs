@@ -95,9 +95,12 @@ test('river and finance outputs in the DOM equal the seed (projected and scaled)
 
 test('raw attention (projections and scaling off) gives the seed’s raw outputs', async () => {
   const { page, context } = await open();
+  assert.ok(await page.isVisible(pipe('wq')));
   await page.getByLabel('Learned projections W_Q, W_K, W_V').uncheck();
   await page.getByLabel('Divide scores by √dₖ').uncheck();
   await settle(page);
+  assert.equal(await page.isVisible(pipe('wq')), false, 'no W_Q to show without projections');
+  assert.match(await page.textContent('section[data-section="pipeline"] [data-step="qkv"] p'), /Projections are off/);
   await page.waitForFunction(() => document.querySelector('section[data-section="contexts"] table[data-matrix="output"] tbody tr td:nth-of-type(4)'));
   for (const name of ['river', 'finance']) {
     assert.deepEqual(await texts(page, ctxOut(name)), SEED.raw[name].map((r) => r.map(fmt3)), `${name} raw output text`);
@@ -403,6 +406,40 @@ for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 360]])
     await context.close();
   });
 }
+
+test('mountExplorer renders into a shadow root, only the views asked for', async () => {
+  const { page, problems, context } = await open();
+  const r = await page.evaluate(async () => {
+    const { mountExplorer } = await import('./views/explorer.js');
+    const { engine, store } = window.__explorer;
+    const host = document.createElement('div');
+    document.body.append(host);
+    const shadow = host.attachShadow({ mode: 'open' });
+    const state = { ...structuredClone(store.get()), view: ['weights'], focus: 'finance' };
+    const ex = mountExplorer(shadow, { state, engine, chrome: false });
+    await ex.rendered;
+    const visible = (sel) => [...shadow.querySelectorAll(sel)].filter((el) => !el.closest('[hidden]')).length;
+    const out = {
+      weights: visible('table[data-matrix="weights"][data-context="finance"]'),
+      scores: visible('table[data-matrix="scores"]'),
+      header: shadow.querySelectorAll('header').length,
+      controls: shadow.querySelectorAll('[data-section="controls"]').length,
+      values: [...shadow.querySelectorAll('section[data-section="pipeline"] table[data-matrix="weights"] td')].map((td) => Number(td.dataset.value)),
+    };
+    ex.destroy();
+    out.after = shadow.childElementCount;
+    return out;
+  });
+  assert.deepEqual({ ...r, values: undefined }, { weights: 1, scores: 0, header: 0, controls: 0, values: undefined, after: 0 });
+  const expected = await page.evaluate(() => {
+    const { engine, store } = window.__explorer;
+    const s = store.get();
+    return engine.attend({ x: s.contexts.finance.map((w) => s.vocab[w]), wq: s.weights.wq, wk: s.weights.wk, wv: s.weights.wv }).get('weights')[0].flat();
+  });
+  assertClose([r.values], [expected], 1e-7, 'finance weights in the shadow root');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
 
 test('prefers-reduced-motion turns off transitions', async () => {
   const transition = async (reducedMotion) => {

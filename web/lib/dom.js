@@ -31,6 +31,11 @@ function append(doc, el, children) {
   }
 }
 
+/** The focused element as seen from `node`'s tree (inside a shadow root too). */
+export function activeIn(node) {
+  return node.getRootNode?.().activeElement ?? node.ownerDocument?.activeElement ?? null;
+}
+
 let counter = 0;
 /** A unique id for label/aria wiring (unique per page, also across shadow roots). */
 export function uid(prefix = 'ae') { counter += 1; return `${prefix}-${counter}`; }

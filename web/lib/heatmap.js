@@ -178,7 +178,7 @@ export function createHeatmap(doc, opts) {
     if (c && !drag) o.onExplain?.(c[0], c[1], c[2]);
   });
   table.addEventListener('pointerleave', (e) => {
-    if (e.pointerType !== 'touch' && !drag && !table.contains(doc.activeElement)) o.onExplain?.(null);
+    if (e.pointerType !== 'touch' && !drag && !table.contains(table.getRootNode().activeElement)) o.onExplain?.(null);
   });
   table.addEventListener('keydown', (e) => {
     if (editing) return;

@@ -1,5 +1,5 @@
 // Item 5: the knobs. Each control writes state.options; the page recomputes everything.
-import { h, uid, setOptions } from '../lib/dom.js';
+import { h, uid, setOptions, activeIn } from '../lib/dom.js';
 import { fmt, fmtMs } from '../lib/format.js';
 import { validHeads, dims, KERNELS } from '../lib/state.js';
 
@@ -76,7 +76,7 @@ export function render(section, app) {
       const { state, results } = app;
       const o = state.options;
       for (const c of [projections, scale, causal, temperature, dropout]) c.sync(o);
-      if (doc.activeElement !== seed) seed.value = String(o.seed);
+      if (activeIn(seed) !== seed) seed.value = String(o.seed);
       train.checked = o.training; evalr.checked = !o.training;
       const valid = validHeads(state);
       setOptions(doc, headsSel, valid.map((n) => ({ value: n, label: String(n) })), o.heads);

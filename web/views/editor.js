@@ -1,7 +1,7 @@
 // Item 6: edit everything. The vocabulary (every word's vector, editable cell by cell), the
 // tokens of each context (reorder, add, remove), new words, the widths D, dₖ, d_v, and a reset
 // to the seed's values. W_Q, W_K, W_V are edited where they are drawn (step 2); W under item 1.
-import { h, uid, setOptions } from '../lib/dom.js';
+import { h, uid, setOptions, activeIn } from '../lib/dom.js';
 import { parseNumber } from '../lib/format.js';
 import {
   LIMITS, addToken, removeToken, moveToken, addWord, removeWord, resize, setValue, dims, validateWord,
@@ -96,7 +96,8 @@ export function render(section, app) {
         const key = tokens.join('\u0000');
         if (ui.key === key) continue;
         ui.key = key;
-        const focused = ui.list.contains(doc.activeElement) ? doc.activeElement.dataset.act : null;
+        const active = activeIn(ui.list);
+        const focused = active && ui.list.contains(active) ? active.dataset.act : null;
         ui.list.replaceChildren(...tokens.map((t, i) => h(doc, 'li', { class: 'ae-token' },
           h(doc, 'span', { class: 'ae-token-name' }, t),
           h(doc, 'button', { type: 'button', class: 'ae-btn ae-small', 'aria-label': `Move “${t}” (token ${i + 1} of ${name}) earlier`, disabled: i === 0, dataset: { act: `l${i}` }, onclick: () => app.edit((s) => moveToken(s, name, i, -1)) }, '←'),
@@ -109,7 +110,7 @@ export function render(section, app) {
       vocabMap.update({ values: words.map((w) => state.vocab[w]), rowLabels: words, colLabels: Array.from({ length: D }, (_, j) => `d${j}`), caption: `vocabulary (${words.length} words × ${D})` });
       setOptions(doc, remSel, words.map((w) => ({ value: w, label: w })), words.includes(remSel.value) ? remSel.value : words[0]);
       const d = dims(state);
-      for (const k of ['D', 'dk', 'dv']) if (doc.activeElement !== widths[k]) widths[k].value = String(d[k]);
+      for (const k of ['D', 'dk', 'dv']) if (activeIn(widths[k]) !== widths[k]) widths[k].value = String(d[k]);
     },
   };
 }
