@@ -223,10 +223,8 @@ TEST(BadInput, NonFiniteOrNonPositiveScaleAndTemperatureNameTheOption) {
     v.options.temperature = t;
     EXPECT_TRUE(ThrowsNaming([&] { v.run(); }, {"temperature"})) << t;
   }
-  Valid tiny;  // s / temperature overflows float
+  Valid tiny;  // s / temperature = (1/√1) / 1e-38 overflows float
   tiny.options.temperature = 1e-38f;
-  tiny.options.scale_mode = attn::ScaleMode::kFactor;
-  tiny.options.scale_factor = 1e10f;
   EXPECT_TRUE(ThrowsNaming([&] { tiny.run(); }, {"temperature"}));
   for (float s : {kNaN, kInf, -kInf, 0.0f}) {
     Valid v;
@@ -345,6 +343,68 @@ TEST(Limits, WidthBeyondTheLimitNamesTheInput) {
   attn::Inputs with_wo = v.inputs();
   with_wo.bo = attn::TensorView{};
   EXPECT_TRUE(ThrowsNaming([&] { attn::attend(with_wo, v.options); }, {"wo", std::to_string(too_wide)}));
+}
+
+TEST(Limits, ValuesBeyondTheMagnitudeLimitNameTheInput) {
+  struct Slot {
+    const char* name;
+    Owned Valid::*tensor;
+    bool fused;
+  };
+  const Slot slots[] = {{"x", &Valid::x, false},   {"wq", &Valid::wq, false},    {"wk", &Valid::wk, false},
+                        {"wv", &Valid::wv, false}, {"bq", &Valid::bq, false},    {"bk", &Valid::bk, false},
+                        {"bv", &Valid::bv, false}, {"wqkv", &Valid::wqkv, true}, {"bqkv", &Valid::bqkv, true},
+                        {"wo", &Valid::wo, false}, {"bo", &Valid::bo, false}};
+  const float too_big = attn::Limits::kMaxMagnitude * 1.5f;
+  for (const Slot& slot : slots) {
+    Valid v;
+    v.fused = slot.fused;
+    Owned& t = v.*(slot.tensor);
+    t.data[0] = -too_big;
+    EXPECT_TRUE(ThrowsNaming([&] { v.run(); }, {std::string(slot.name) + ":", "15000"})) << slot.name;
+    t.data[0] = -attn::Limits::kMaxMagnitude;  // the limit itself is allowed
+    EXPECT_NO_THROW(v.run()) << slot.name;
+  }
+}
+
+TEST(Limits, ScaleOverTemperatureBeyondTheLimitNamesTheOptionThatCausedIt) {
+  Valid v;
+  v.options.scale_mode = attn::ScaleMode::kFactor;
+  v.options.scale_factor = attn::Limits::kMaxAlpha * 2.0f;
+  EXPECT_TRUE(ThrowsNaming([&] { v.run(); }, {"scale"}));
+  v.options.scale_factor = attn::Limits::kMaxAlpha;  // at the limit: allowed
+  EXPECT_NO_THROW(v.run());
+  v = Valid();
+  v.options.temperature = 1e-7f;  // default s = 1/√2: s / temperature ≈ 7e6
+  EXPECT_TRUE(ThrowsNaming([&] { v.run(); }, {"temperature"}));
+}
+
+TEST(Limits, CallsNeedingTooManyIntermediateValuesNameX) {
+  // x (1024, 16, 1) with 4096-wide projections: q, k, v and their per-head copies alone are
+  // 1024·16·4096·6 ≈ 4e8 values, beyond kMaxTraceElements, though every input is small.
+  const Owned x = filled({1024, 16, 1}, 0.1f), w = filled({1, 4096}, 0.1f);
+  attn::Inputs in;
+  in.x = x.view();
+  in.wq = in.wk = in.wv = w.view();
+  EXPECT_TRUE(ThrowsNaming([&] { attn::attend(in, attn::Options{}); },
+                           {"x", std::to_string(attn::Limits::kMaxTraceElements)}));
+}
+
+TEST(Limits, CallsNeedingTooMuchWorkNameX) {
+  // T = 16384, x (T, 1024) (exactly 2^24 values), wq/wk (1024, 2046), wv (1024, 1), tiled:
+  // within every size limit and the trace limit, but T·T·(h_k + h_v) + projections ≈ 6.2e11
+  // multiply-adds > kMaxWork = 2^39 ≈ 5.5e11.
+  static const Owned x = filled({attn::Limits::kMaxTokens, 1024}, 0.0f);
+  static const Owned wqk = filled({1024, 2046}, 0.0f), wv = filled({1024, 1}, 0.0f);
+  attn::Inputs in;
+  in.x = x.view();
+  in.wq = in.wk = wqk.view();
+  in.wv = wv.view();
+  attn::Options opt;
+  opt.kernel = attn::Kernel::kTiled;
+  opt.materialize = false;
+  EXPECT_TRUE(ThrowsNaming([&] { attn::attend(in, opt); }, {"x", std::to_string(attn::Limits::kMaxWork)},
+                           {"multiply-adds", "work"}));
 }
 
 TEST(Limits, HeadsBeyondTheLimitNamesHeads) {
