@@ -20,6 +20,21 @@ export function render(parent, app) {
         'Hover or focus any number to see where it came from; click a number in an embedding or a weight matrix to change it, or drag it sideways.')),
     h(doc, 'div', { class: 'ae-header-tools' },
       h(doc, 'label', { for: themeId }, 'Theme '), theme, reset));
-  parent.append(el);
+  // Jump links as buttons: the URL hash holds the state, so no #fragment links.
+  const SECTIONS = [['contexts', 'Two sentences'], ['controls', 'Knobs'], ['pipeline', 'Step by step'], ['loops', 'Loops'],
+    ['averaging', 'Averaging'], ['heads', 'Many heads'], ['formula', 'Formula'], ['edit', 'Edit']];
+  const nav = h(doc, 'nav', { class: 'ae-toc', 'aria-label': 'Sections' },
+    h(doc, 'ul', {}, SECTIONS.map(([id, label]) => h(doc, 'li', {}, h(doc, 'button', {
+      type: 'button', class: 'ae-link',
+      onclick: () => {
+        const target = app.container.querySelector(`[data-section="${id}"]`);
+        const heading = target?.querySelector('h2');
+        if (!heading) return;
+        heading.tabIndex = -1;
+        heading.scrollIntoView({ block: 'start' });
+        heading.focus({ preventScroll: true });
+      },
+    }, label)))));
+  parent.append(el, nav);
   return { update() { theme.value = store.get().theme; } };
 }
