@@ -57,6 +57,7 @@ async function start() {
     },
   });
   loading.remove();
+  performance.mark('ae-mount-start');
   explorer = mountExplorer(root, {
     store, engine, defaults, chrome: true,
     // First paint: the first heatmaps are in the DOM now; a task after the next frame runs once

@@ -187,7 +187,8 @@ export function mountExplorer(root, options) {
     if (s.chromeOnly && !chrome) continue;
     const section = h(doc, 'section', { class: `ae-section ae-sec-${s.id}`, 'data-section': s.id });
     main.append(section);
-    mounted.push({ section, inst: s.mod.render(section, app), views: s.views, id: s.id, chromeOnly: s.chromeOnly });
+    // A section's DOM is built the first time it is drawn (after the first paint for most).
+    mounted.push({ section, inst: null, mod: s.mod, views: s.views, id: s.id, chromeOnly: s.chromeOnly });
   }
 
   // While changes come in a burst (a drag, a slider), only sections near the viewport are
@@ -262,6 +263,7 @@ export function mountExplorer(root, options) {
       if (show) {
         const t1 = now();
         try {
+          if (!m.inst && m.mod) m.inst = m.mod.render(m.section, app);
           m.inst?.update?.(app);
         } catch (err) {
           // One broken view must not blank the others; say which one failed.
