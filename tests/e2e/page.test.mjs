@@ -280,6 +280,9 @@ test('hovering and focusing a cell explain it and highlight its sources', async 
   assert.match(t2, /row 0 sums to 1\.000/);
   await page.focus(pipe('out') + ' td[tabindex="0"]');
   assert.match(await tip.textContent(), /Σ/);
+  await page.keyboard.press('Escape');
+  await tip.waitFor({ state: 'hidden' });
+  assert.equal(await page.$$eval('.ae-src', (els) => els.length), 0, 'Escape clears the highlights too');
   await context.close();
 });
 

@@ -154,6 +154,10 @@ export function mountExplorer(root, options) {
   }
   container.addEventListener('click', pickRow);
   container.addEventListener('keydown', pickRow);
+  // Escape dismisses the explanation without moving focus (WCAG 1.4.13).
+  container.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && !tooltip.hidden) { tooltip.hidden = true; explained = null; clearSources(); }
+  });
 
   // --- helpers handed to the views ---------------------------------------------------------
   const app = {
