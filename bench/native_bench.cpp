@@ -131,7 +131,33 @@ void SmallShapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"H", "T", "causal"})->Unit(benchmark::kMillisecond);
 }
 
+// Same peak in the kernels' instruction mix: 6 chains acc = acc + x·y, x broadcast from an
+// L1 array each step (bench/wasm_kernels.cpp, form 1).
+void BM_PeakBroadcast(benchmark::State& state) {
+  constexpr int kChains = 6, kIters = 100000;
+  static float xs[256];
+  for (int i = 0; i < 256; ++i) xs[i] = 1.0f + 0.001f * i;
+  for (auto _ : state) {
+    simd::f32x4 acc[kChains], y[kChains];
+    for (int i = 0; i < kChains; ++i) {
+      acc[i] = simd::zero();
+      y[i] = simd::splat(1e-7f * (i + 1));
+    }
+    for (int it = 0; it < kIters; ++it) {
+      const simd::f32x4 x = simd::load_splat(&xs[it & 255]);
+      for (int i = 0; i < kChains; ++i) acc[i] = simd::add(acc[i], simd::mul(x, y[i]));
+    }
+    simd::f32x4 s = acc[0];
+    for (int i = 1; i < kChains; ++i) s = simd::add(s, acc[i]);
+    benchmark::DoNotOptimize(simd::hsum(s));
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(kChains * kIters * 8.0 * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(simd::kF32x4Name);
+}
+
 BENCHMARK(BM_Peak);
+BENCHMARK(BM_PeakBroadcast);
 BENCHMARK(BM_Tiled)->Apply(Shapes);
 BENCHMARK(BM_ThreePass)->Apply(Shapes);
 BENCHMARK(BM_Reference)->Apply(SmallShapes);

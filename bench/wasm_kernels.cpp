@@ -17,9 +17,12 @@ namespace k = attn::kernels;
 namespace simd = attn::kernels::simd;
 
 namespace {
-// SIMD128 peak: `chains` independent f32x4 chains of acc = acc·m + c (one mul and one add,
-// 8 flops per step), `iters` steps each. Returns a value that depends on every chain so
-// nothing is optimised away. Flops performed = chains · iters · 8.
+// SIMD128 peak, two forms of independent f32x4 mul+add chains (8 flops per chain step):
+//   form 0: acc = acc·m + c        (the mul sits on the chain)
+//   form 1: acc = acc + x·y        (x broadcast from a small L1 array each step, as in the
+//                                   kernels; only the add sits on the chain)
+// `chains` chains, `iters` steps each; returns a value depending on every chain so nothing
+// is optimised away. Flops performed = chains · iters · 8. The peak is the best of both.
 template <int C>
 float peak_chains(int iters) {
   simd::f32x4 acc[C];
@@ -27,6 +30,24 @@ float peak_chains(int iters) {
   const simd::f32x4 m = simd::splat(0.999999f), c = simd::splat(1e-7f);
   for (int it = 0; it < iters; ++it)
     for (int i = 0; i < C; ++i) acc[i] = simd::add(simd::mul(acc[i], m), c);
+  simd::f32x4 s = acc[0];
+  for (int i = 1; i < C; ++i) s = simd::add(s, acc[i]);
+  return simd::hsum(s);
+}
+
+float g_peak_x[256];
+
+template <int C>
+float peak_chains_broadcast(int iters) {
+  simd::f32x4 acc[C], y[C];
+  for (int i = 0; i < C; ++i) {
+    acc[i] = simd::zero();
+    y[i] = simd::splat(1e-7f * (i + 1));
+  }
+  for (int it = 0; it < iters; ++it) {
+    const simd::f32x4 x = simd::load_splat(&g_peak_x[it & 255]);
+    for (int i = 0; i < C; ++i) acc[i] = simd::add(acc[i], simd::mul(x, y[i]));
+  }
   simd::f32x4 s = acc[0];
   for (int i = 1; i < C; ++i) s = simd::add(s, acc[i]);
   return simd::hsum(s);
@@ -58,6 +79,19 @@ void bk_attention_3pass(float* out, float* scratch, const float* q, const float*
   }
 }
 
+// One pass of bk_attention_3pass alone, for the profile: 0 = scores, 1 = row softmax
+// (on whatever the scratch holds), 2 = weights·V (scratch as the weights).
+void bk_attention_stage(int stage, float* out, float* scratch, const float* q, const float* kk, const float* v, int H,
+                        int T, int hs, int causal) {
+  const float alpha = 1.0f / std::sqrt(static_cast<float>(hs));
+  const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * hs;
+  for (int h = 0; h < H; ++h) {
+    if (stage == 0) k::qk_scores_simd(scratch, q + h * step, kk + h * step, T, hs, alpha, causal != 0);
+    if (stage == 1) k::softmax_rows_simd(scratch, T, T, causal != 0);
+    if (stage == 2) k::weighted_sum_simd(out + h * step, scratch, v + h * step, T, hs, causal != 0);
+  }
+}
+
 // Scalar reference (seed-style loops), for checking outputs at small T.
 void bk_attention_ref(float* out, const float* q, const float* kk, const float* v, int H, int T, int hs, int causal) {
   const float alpha = 1.0f / std::sqrt(static_cast<float>(hs));
@@ -67,14 +101,22 @@ void bk_attention_ref(float* out, const float* q, const float* kk, const float* 
                            causal != 0);
 }
 
-float bk_peak(int chains, int iters) {
-  switch (chains) {
-    case 4: return peak_chains<4>(iters);
-    case 8: return peak_chains<8>(iters);
-    case 12: return peak_chains<12>(iters);
-    case 16: return peak_chains<16>(iters);
-    default: return -1.0f;
+float bk_peak(int form, int chains, int iters) {
+  if (form == 0) {
+    switch (chains) {
+      case 8: return peak_chains<8>(iters);
+      case 12: return peak_chains<12>(iters);
+      case 16: return peak_chains<16>(iters);
+    }
+  } else {
+    for (int i = 0; i < 256; ++i) g_peak_x[i] = 1.0f + 0.001f * i;
+    switch (chains) {  // acc and y each take a register: at most 7 chains fit in 16
+      case 4: return peak_chains_broadcast<4>(iters);
+      case 6: return peak_chains_broadcast<6>(iters);
+      case 7: return peak_chains_broadcast<7>(iters);
+    }
   }
+  return -1.0f;
 }
 
 int bk_simd_enabled() { return k::simd_enabled() ? 1 : 0; }
