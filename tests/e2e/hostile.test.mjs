@@ -303,6 +303,9 @@ test('page: UI input bounds show a message and keep the last good numbers', asyn
 });
 
 async function heapSample(page, cdp) {
+  // Let deferred work (idle callbacks, timers, the next frames) finish before counting.
+  await page.waitForTimeout(500);
+  await settle(page);
   await cdp.send('HeapProfiler.collectGarbage');
   await cdp.send('HeapProfiler.collectGarbage');
   const { usedSize } = await cdp.send('Runtime.getHeapUsage');
@@ -311,10 +314,15 @@ async function heapSample(page, cdp) {
     let nodes = 0;
     for (let i = 0; i < roots.length; i++) for (const el of roots[i].querySelectorAll('*')) { nodes++; if (el.shadowRoot) roots.push(el.shadowRoot); }
     const engine = window.__explorer?.engine || window.__hostileEngine;
-    return { wasm: engine ? engine.heapBytes() : null, nodes };
+    const tags = {};
+    for (let i = 0; i < roots.length; i++) for (const el of roots[i].querySelectorAll('*')) tags[`${el.localName}.${el.getAttribute('class') || ''}`] = (tags[`${el.localName}.${el.getAttribute('class') || ''}`] || 0) + 1;
+    return { wasm: engine ? engine.heapBytes() : null, nodes, tags };
   });
   return { js: usedSize, ...other };
 }
+
+const domDiff = (a, b) => Object.keys({ ...a.tags, ...b.tags }).filter((k) => (a.tags[k] || 0) !== (b.tags[k] || 0))
+  .map((k) => `${k} ${a.tags[k] || 0}→${b.tags[k] || 0}`).join(', ');
 
 // A varied walk of states: options, focus, step, selection, a vocabulary value, views, theme.
 function changeScript() {
@@ -364,7 +372,7 @@ test('page: 1,000 state changes leave the WASM heap, the JS heap and the DOM fla
   console.log(`[ measured ] page, 1,000 state changes in ${seconds.toFixed(1)} s: JS heap ${mib(before.js)} → ${mib(after.js)} MiB ` +
     `(${((after.js - before.js) / 1024).toFixed(0)} KiB), WASM heap ${mib(before.wasm)} → ${mib(after.wasm)} MiB, DOM ${before.nodes} → ${after.nodes} elements`);
   assert.equal(after.wasm, before.wasm, 'WASM heap grew');
-  assert.ok(after.nodes <= before.nodes, `DOM grew from ${before.nodes} to ${after.nodes} elements for the same state`);
+  assert.ok(after.nodes <= before.nodes, `DOM grew from ${before.nodes} to ${after.nodes} elements for the same state: ${domDiff(before, after)}`);
   // Flat: less than 1 MiB of growth after forced GC (a leak of one trace per change would be
   // ~1,000 × several KiB; a leaked listener per redraw holds views and shows the same way).
   assert.ok(after.js - before.js < 1048576, `JS heap grew by ${after.js - before.js} bytes`);
@@ -398,7 +406,7 @@ test('element: 1,000 setState changes leave the WASM heap, the JS heap and the D
   console.log(`[ measured ] element, 1,000 setState changes in ${seconds.toFixed(1)} s: JS heap ${mib(before.js)} → ${mib(after.js)} MiB ` +
     `(${((after.js - before.js) / 1024).toFixed(0)} KiB), WASM heap ${mib(before.wasm)} → ${mib(after.wasm)} MiB, DOM ${before.nodes} → ${after.nodes} elements`);
   assert.equal(after.wasm, before.wasm, 'WASM heap grew');
-  assert.ok(after.nodes <= before.nodes, `DOM grew from ${before.nodes} to ${after.nodes} elements for the same state`);
+  assert.ok(after.nodes <= before.nodes, `DOM grew from ${before.nodes} to ${after.nodes} elements for the same state: ${domDiff(before, after)}`);
   assert.ok(after.js - before.js < 1048576, `JS heap grew by ${after.js - before.js} bytes`);
   assert.deepEqual(await page.evaluate(() => window.__hostile.csp), []);
   assert.deepEqual(problems, []);
