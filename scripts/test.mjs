@@ -2,6 +2,7 @@
 // of each, then a closing "N passed, N failed" line. Exits non-zero when anything fails.
 //   native   GoogleTest (tests/cpp) built with g++, run by ctest
 //   wasm     the same GoogleTest cases built with Emscripten (-msimd128), run under node by ctest
+//   fixtures make_fixtures.py --check where torch is installed (fixtures regenerate byte for byte)
 //   sanitize the native tests and the fuzz corpus replay under ASan/UBSan (scripts/sanitize.sh)
 //   js       node:test suites in tests/js against the built WASM engine
 //   e2e      browser tests in tests/e2e (playwright-core + Debian Chromium)
@@ -70,6 +71,24 @@ const suites = {
       ['ctest', ['--test-dir', 'build-wasm', '--output-on-failure', '-V']],
     ]),
   },
+  fixtures: {
+    // Where Debian's python3-torch is installed: the committed fixtures are exactly what the
+    // script regenerates (the tests themselves never need torch).
+    counts: (output) => {
+      const same = (output.match(/ same$/gm) || []).length;
+      const changed = (output.match(/ DIFFERS$/gm) || []).length;
+      return { passed: same, failed: changed };
+    },
+    available: () => {
+      try {
+        execFileSync('/usr/bin/python3', ['-c', 'import torch'], { stdio: 'ignore' });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    run: () => run('/usr/bin/python3', ['tests/fixtures/make_fixtures.py', '--check']),
+  },
   sanitize: {
     counts: gtestCounts,
     available: () => existsSync(join(root, 'scripts/sanitize.sh')),
@@ -104,7 +123,7 @@ for (const name of wanted) {
   const suite = suites[name];
   if (!suite) throw new Error(`test: unknown suite '${name}'; known: ${Object.keys(suites).join(', ')}`);
   if (suite.available && !suite.available()) {
-    summary.push(`${name.padEnd(9)} not present`);
+    summary.push(`${name.padEnd(9)} not run (${name === 'fixtures' ? 'no python3-torch' : 'not present'})`);
     continue;
   }
   console.log(`\n===== ${name} =====`);
