@@ -213,6 +213,8 @@ test('slider drag frame time (temperature), recorded not asserted', async () => 
     const slider = document.querySelector('input.ae-temperature');
     const { explorer } = window.__explorer;
     const update = [], frame = [];
+    // A drag: pointer down on the slider, input events, pointer up.
+    slider.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, pointerId: 1 }));
     for (let k = 0; k < 120; k++) {
       const t0 = performance.now();
       slider.value = String(0.5 + (k % 40) * 0.05);
@@ -224,6 +226,7 @@ test('slider drag frame time (temperature), recorded not asserted', async () => 
       await new Promise((res) => requestAnimationFrame(() => res()));
       frame.push(performance.now() - f0);
     }
+    slider.dispatchEvent(new PointerEvent('pointerup', { bubbles: true, pointerId: 1 }));
     const stats = (xs) => { const s = xs.slice().sort((a, b) => a - b); return { mean: xs.reduce((a, b) => a + b, 0) / xs.length, p95: s[Math.floor(s.length * 0.95)], max: s[s.length - 1] }; };
     return { update: stats(update), frame: stats(frame) };
   });

@@ -164,6 +164,8 @@ export function mountExplorer(root, options) {
     doc, win, store, engine, chrome, defaults, container,
     get state() { return store.get(); },
     get results() { return results; },
+    /** True while a slider or a scrubbed number is being dragged (views may defer slow work). */
+    get dragging() { return dragging; },
     /** A heatmap wired to the explanation tooltip. */
     heatmap(opts) {
       const hm = createHeatmap(doc, {
@@ -195,13 +197,24 @@ export function mountExplorer(root, options) {
     mounted.push({ section, inst: null, mod: s.mod, views: s.views, id: s.id, chromeOnly: s.chromeOnly });
   }
 
-  // While changes come in a burst (a drag, a slider), only sections near the viewport are
-  // redrawn each frame; the others catch up BURST_MS after the burst ends. The engine still
-  // recomputes everything every frame, so whatever is on screen is always current.
-  const BURST_MS = 150;
-  let lastChange = -Infinity;
+  // While the learner drags (a slider, or a number being scrubbed), only sections near the
+  // viewport are redrawn each frame; the others catch up when the pointer is released. The
+  // engine still recomputes everything every frame, so whatever is on screen is current.
+  // Programmatic changes (setState, the URL) always redraw everything.
+  let dragging = false;
+  const onPointerDown = (e) => {
+    if (e.target.closest?.('input[type="range"], table.ae-editable td.ae-cell')) dragging = true;
+  };
+  const onPointerUp = () => {
+    if (!dragging) return;
+    dragging = false;
+    burst = false;
+    schedule();
+  };
+  container.addEventListener('pointerdown', onPointerDown);
+  win.addEventListener('pointerup', onPointerUp, true);
+  win.addEventListener('pointercancel', onPointerUp, true);
   let burst = false;
-  let catchUp = 0;
   const io = win.IntersectionObserver ? new win.IntersectionObserver((entries) => {
     let wake = false;
     for (const e of entries) {
@@ -255,13 +268,12 @@ export function mountExplorer(root, options) {
       showNotice();
     }
     let drawn = 0;
-    let stale = false;
     const onlyNear = burst && !partial;
     for (const m of mounted) {
       const show = visible(m, state.view);
       if (partial && show && m.section && drawn >= 1) { pendingRest = true; continue; }
       if (show && m.section) drawn += 1;
-      if (show && onlyNear && m.section && m.onscreen === false) { m.stale = true; stale = true; if (m.section) m.section.hidden = false; continue; }
+      if (show && onlyNear && m.section && m.onscreen === false) { m.stale = true; m.section.hidden = false; continue; }
       if (show) m.stale = false;
       if (m.section) m.section.hidden = !show;
       if (show) {
@@ -282,10 +294,6 @@ export function mountExplorer(root, options) {
       const t = container.querySelector(`table[data-matrix="${explained.matrix}"]${explained.context ? `[data-context="${explained.context}"]` : ''} td[data-row="${explained.i}"][data-col="${explained.j}"]`);
       if (t) explain(explained.matrix, explained.context, explained.i, explained.j, t);
     }
-    if (stale) {
-      win.clearTimeout(catchUp);
-      catchUp = win.setTimeout(() => { catchUp = 0; burst = false; schedule(); }, BURST_MS);
-    }
     options.onChange?.(state);
     if (partial) options.onFirstRender?.();
     if (pendingRest && partial) {
@@ -294,13 +302,12 @@ export function mountExplorer(root, options) {
       return;
     }
     pendingRest = false;
-    resolveRendered();
+    // Resolved once everything is drawn, including what views load on first use (KaTeX).
+    Promise.all(mounted.map((m) => m.inst?.ready)).then(resolveRendered, resolveRendered);
   }
   let pendingRest = false;
   const onChange = () => {
-    const t = win.performance?.now() ?? Date.now();
-    burst = t - lastChange < BURST_MS;
-    lastChange = t;
+    burst = dragging;
     schedule();
   };
   const schedule = () => {
@@ -323,7 +330,8 @@ export function mountExplorer(root, options) {
     destroy() {
       unsubscribe();
       io?.disconnect();
-      win.clearTimeout(catchUp);
+      win.removeEventListener('pointerup', onPointerUp, true);
+      win.removeEventListener('pointercancel', onPointerUp, true);
       if (frame) (win.cancelAnimationFrame || clearTimeout)(frame);
       media?.removeEventListener?.('change', applyTheme);
       for (const m of mounted) m.inst?.destroy?.();

@@ -2,7 +2,7 @@
 // formula with the current numbers for one query row. Token names never go into TeX (they are
 // untrusted); rows are named by index and the names are shown as plain text.
 // KaTeX is loaded on first use (it is the largest script on the page and not needed for the
-// first paint), and typesetting is throttled while a value is being dragged.
+// first paint), and typesetting is throttled while a value is being dragged (app.dragging).
 import { h, uid, setOptions } from '../lib/dom.js';
 import { fmt } from '../lib/format.js';
 import { sharedWords } from '../lib/state.js';
@@ -76,7 +76,7 @@ export function render(section, app) {
     last = key;
     // At most one typesetting per THROTTLE_MS; the last change always gets typeset.
     if (timer) app.win.clearTimeout(timer);
-    const wait = lastTime + THROTTLE_MS - app.win.performance.now();
+    const wait = app.dragging ? lastTime + THROTTLE_MS - app.win.performance.now() : 0;
     if (wait <= 0) typeset(lines);
     else timer = app.win.setTimeout(() => typeset(lines), wait);
   }
