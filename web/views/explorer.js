@@ -256,10 +256,11 @@ export function mountExplorer(root, options) {
       computeKey = key;
       const r = computeAll(engine, state);
       timings.compute = now() - t0;
-      // Keep the last good trace of a context the engine rejected, so the page never blanks.
+      // Keep the last good result of a context the engine rejected (its tokens, vectors and
+      // trace together, so labels match numbers): the page never blanks.
       for (const [name, entry] of Object.entries(r.contexts)) {
         if (!entry.trace && lastGood?.contexts[name]?.trace) {
-          entry.trace = lastGood.contexts[name].trace; entry.stale = true;
+          r.contexts[name] = { ...lastGood.contexts[name], stale: true, error: entry.error };
         }
       }
       results = r;
