@@ -421,12 +421,13 @@ test('mountExplorer renders into a shadow root, only the views asked for', async
     const host = document.createElement('div');
     document.body.append(host);
     const shadow = host.attachShadow({ mode: 'open' });
-    const state = { ...structuredClone(store.get()), view: ['weights'], focus: 'finance' };
+    const state = { ...structuredClone(store.get()), view: ['weights', 'contexts'], focus: 'finance', example: 'finance' };
     const ex = mountExplorer(shadow, { state, engine, chrome: false });
     await ex.rendered;
     const visible = (sel) => [...shadow.querySelectorAll(sel)].filter((el) => !el.closest('[hidden]')).length;
     const out = {
       weights: visible('table[data-matrix="weights"][data-context="finance"]'),
+      outputs: [...shadow.querySelectorAll('section[data-section="contexts"] table[data-matrix="output"]')].filter((el) => !el.closest('[hidden]')).map((t) => t.dataset.context),
       scores: visible('table[data-matrix="scores"]'),
       header: shadow.querySelectorAll('header').length,
       controls: shadow.querySelectorAll('[data-section="controls"]').length,
@@ -436,7 +437,7 @@ test('mountExplorer renders into a shadow root, only the views asked for', async
     out.after = shadow.childElementCount;
     return out;
   });
-  assert.deepEqual({ ...r, values: undefined }, { weights: 1, scores: 0, header: 0, controls: 0, values: undefined, after: 0 });
+  assert.deepEqual({ ...r, values: undefined }, { weights: 1, outputs: ['finance'], scores: 0, header: 0, controls: 0, values: undefined, after: 0 });
   const expected = await page.evaluate(() => {
     const { engine, store } = window.__explorer;
     const s = store.get();

@@ -48,7 +48,7 @@ export function render(section, app) {
     const stale = h(doc, 'p', { class: 'ae-stale', hidden: true }, 'Showing the last result the engine could compute.');
     card.append(stale);
     grid.append(card);
-    return { title, x, linear, output, stale };
+    return { card, title, x, linear, output, stale };
   }
 
   return {
@@ -65,6 +65,8 @@ export function render(section, app) {
           c.output.update({ values: entry.trace.output, rowLabels: entry.tokens, colLabels: dimLabels(entry.trace.output[0].length, 'o'), highlightRows: hl });
         }
         c.stale.hidden = !entry.stale;
+        // state.example names one context to show alone ('river', 'finance'); else all of them.
+        c.card.hidden = name !== state.example && state.example in results.contexts;
       }
       const w = state.weights.w;
       wMap.update({ values: w, rowLabels: dimLabels(w.length, 'd'), colLabels: dimLabels(w[0].length, 'c'), caption: `W, the plain linear layer (${w.length} × ${w[0].length})` });
