@@ -15,7 +15,8 @@
 //   - broken invariants: shapes, softmax rows summing to 1 (or 0 when fully masked), masked
 //     weights exactly 0, and the kernels, the list-of-heads form and the reference loops
 //     agreeing within a tolerance derived from the same bounds;
-//   - causal_average's three forms disagreeing.
+//   - causal_average's three forms disagreeing;
+//   - a src/kernels/ _simd function disagreeing with its _ref twin (mode 5 calls them directly).
 // Hangs and out-of-memory are caught by libFuzzer's -timeout and -rss_limit_mb/-malloc_limit_mb.
 //
 // Input decoding (FuzzedDataProvider): a mode byte picks the entry point; dims are small
@@ -44,6 +45,7 @@
 
 #include "attention.h"
 #include "internal.h"
+#include "kernels.h"
 
 namespace {
 
@@ -627,6 +629,146 @@ void fuzz_average(const Case& c) {
   expect_near(a.softmax_weights, a.tril_weights, 1e-6, "softmax weights vs tril", ctx);
 }
 
+// ---- the kernels directly: every _simd version against its _ref twin ----
+
+// A kernel-sized dim: 1..12 mostly, vector-width breakers (16, 17, 31, 33, 64, 67) sometimes.
+int kernel_dim(FuzzedDataProvider& fdp) {
+  const int d = consume_dim(fdp);
+  return d >= 1 && d <= 80 ? d : 1 + static_cast<int>(static_cast<unsigned>(d) % 67);
+}
+
+// n values within the core's magnitude limit (the kernels' documented input domain).
+std::vector<float> kernel_values(FuzzedDataProvider& fdp, long long n, double& max_abs) {
+  Tensor t = consume_tensor(fdp, {static_cast<int>(n)});
+  std::vector<float> out(static_cast<size_t>(n), 0.0f);
+  max_abs = 0;
+  if (!t.data || element_count(t.shape) != n) return out;  // a perturbed shape: keep zeros
+  for (long long i = 0; i < n; ++i) {
+    float v = t.data[i];
+    if (!std::isfinite(v) || std::fabs(v) > Limits::kMaxMagnitude) v = 0.0f;
+    out[static_cast<size_t>(i)] = v;
+    max_abs = std::max(max_abs, static_cast<double>(std::fabs(v)));
+  }
+  return out;
+}
+
+void expect_close(const std::vector<float>& simd, const std::vector<float>& ref, double tol, const char* what,
+                  const std::string& ctx) {
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double g = simd[i], w = ref[i];
+    if (std::isinf(w) && g == w) continue;
+    if (!(std::fabs(g - w) <= tol)) {
+      char buffer[256];
+      std::snprintf(buffer, sizeof buffer, "%s[%zu]: simd %.9g vs ref %.9g (tolerance %.3g); ", what, i, g, w, tol);
+      finding("a _simd kernel disagrees with its _ref twin", buffer + ctx);
+    }
+  }
+}
+
+void fuzz_kernels(FuzzedDataProvider& fdp) {
+  namespace k = attn::kernels;
+  const double eps = 1.2e-7;
+  const int which = fdp.ConsumeIntegral<uint8_t>() % 5;
+  const int M = kernel_dim(fdp), K = kernel_dim(fdp), N = kernel_dim(fdp);
+  char ctx[96];
+  std::snprintf(ctx, sizeof ctx, "kernel test %d, sizes %d %d %d", which, M, K, N);
+  double mx, mw, mb;
+  switch (which) {
+    case 0:
+    case 1: {  // matmul / matmul_nt, with or without bias
+      const std::vector<float> x = kernel_values(fdp, 1LL * M * K, mx), w = kernel_values(fdp, 1LL * K * N, mw);
+      const std::vector<float> bias = kernel_values(fdp, N, mb);
+      const float* b = fdp.ConsumeBool() ? bias.data() : nullptr;
+      std::vector<float> ref(static_cast<size_t>(M) * N), simd(ref.size());
+      if (which == 0) {
+        k::matmul_ref(ref.data(), x.data(), w.data(), b, M, K, N);
+        k::matmul_simd(simd.data(), x.data(), w.data(), b, M, K, N);
+      } else {
+        k::matmul_nt_ref(ref.data(), x.data(), w.data(), b, M, K, N);
+        k::matmul_nt_simd(simd.data(), x.data(), w.data(), b, M, K, N);
+      }
+      expect_close(simd, ref, 2 * (K + 2) * eps * (K * mx * mw + mb) + 1e-30, which ? "matmul_nt" : "matmul", ctx);
+      break;
+    }
+    case 2: {  // qk_scores (T, T) with alpha and causal
+      const int T = M, hk = K;
+      const std::vector<float> q = kernel_values(fdp, 1LL * T * hk, mx), kk = kernel_values(fdp, 1LL * T * hk, mw);
+      const float alpha = static_cast<float>(fdp.ConsumeIntegralInRange<int>(-64, 64)) / 8.0f;
+      const bool causal = fdp.ConsumeBool();
+      std::vector<float> ref(static_cast<size_t>(T) * T), simd(ref.size());
+      k::qk_scores_ref(ref.data(), q.data(), kk.data(), T, hk, alpha, causal);
+      k::qk_scores_simd(simd.data(), q.data(), kk.data(), T, hk, alpha, causal);
+      expect_close(simd, ref, 2 * (hk + 2) * eps * hk * mx * mw * std::fabs(alpha) + 1e-30, "qk_scores", ctx);
+      break;
+    }
+    case 3: {  // softmax_rows with −∞ entries, then weighted_sum
+      const int rows = M, cols = fdp.ConsumeBool() ? M : N, hv = K;
+      const bool causal = rows == cols && fdp.ConsumeBool();
+      std::vector<float> w = kernel_values(fdp, 1LL * rows * cols, mx);
+      for (auto& v : w) v *= 0.01f;  // logits within ±100: exp stays representable after the max shift
+      const uint8_t mask = fdp.ConsumeIntegral<uint8_t>();
+      for (size_t i = 0; i < w.size(); ++i)
+        if (mask && (i * 7 + mask) % 5 == 0) w[i] = -std::numeric_limits<float>::infinity();
+      if (mask == 255 && rows > 0) std::fill(w.begin(), w.begin() + cols, -std::numeric_limits<float>::infinity());
+      std::vector<float> ref = w, simd = w;
+      k::softmax_rows_ref(ref.data(), rows, cols, causal);
+      k::softmax_rows_simd(simd.data(), rows, cols, causal);
+      if (causal)  // entries above the diagonal are unspecified ("not read"): compare the rest
+        for (int i = 0; i < rows; ++i)
+          for (int j = i + 1; j < cols; ++j) ref[static_cast<size_t>(i) * cols + j] = simd[static_cast<size_t>(i) * cols + j];
+      expect_close(simd, ref, 1e-6 + cols * 4 * eps, "softmax_rows", ctx);
+      if (rows == cols) {
+        const std::vector<float> v = kernel_values(fdp, 1LL * rows * hv, mw);
+        std::vector<float> out_ref(static_cast<size_t>(rows) * hv), out_simd(out_ref.size());
+        k::weighted_sum_ref(out_ref.data(), ref.data(), v.data(), rows, hv, causal);
+        k::weighted_sum_simd(out_simd.data(), ref.data(), v.data(), rows, hv, causal);
+        expect_close(out_simd, out_ref, (rows + 2) * 4 * eps * mw + 1e-30, "weighted_sum", ctx);
+      }
+      break;
+    }
+    default: {  // fused tiled attention with key padding and causal
+      const int T = M + (fdp.ConsumeBool() ? 64 : 0), hk = K, hv = N;  // T past one tile sometimes
+      const std::vector<float> q = kernel_values(fdp, 1LL * T * hk, mx), kk = kernel_values(fdp, 1LL * T * hk, mw);
+      const std::vector<float> v = kernel_values(fdp, 1LL * T * hv, mb);
+      std::vector<std::uint8_t> keep(static_cast<size_t>(T), 1);
+      const uint8_t mask = fdp.ConsumeIntegral<uint8_t>();
+      for (int j = 0; j < T; ++j) keep[static_cast<size_t>(j)] = mask == 255 ? 0 : ((j * 13 + mask) % 7 != 0 || mask < 64);
+      const float alpha = static_cast<float>(fdp.ConsumeIntegralInRange<int>(-64, 64)) / 64.0f;
+      const bool causal = fdp.ConsumeBool();
+      const double scaled = hk * mx * mw * std::fabs(alpha);
+      if (scaled > 30) return;  // rounding would move the softmax: nothing to compare
+      std::vector<float> ref(static_cast<size_t>(T) * hv), simd(ref.size());
+      const std::uint8_t* kp = fdp.ConsumeBool() ? keep.data() : nullptr;
+      k::attention_tiled_ref(ref.data(), q.data(), kk.data(), v.data(), kp, T, hk, hv, alpha, causal);
+      k::attention_tiled_simd(simd.data(), q.data(), kk.data(), v.data(), kp, T, hk, hv, alpha, causal);
+      const double score_err = 4 * (hk + 2) * eps * hk * mx * mw * std::fabs(alpha);
+      expect_close(simd, ref, (4 * score_err + (T + 8) * 4 * eps) * mb + 1e-30, "attention_tiled", ctx);
+      break;
+    }
+  }
+}
+
+// Public helpers on a finished trace: Tensor::at with fuzzed indices, cosine_similarity of rows.
+void fuzz_helpers(FuzzedDataProvider& fdp, const Case& c) {
+  if (c.x.data && c.x.finite && element_count(c.x.shape) >= 2 && element_count(c.x.shape) <= kHarnessFloats) {
+    const int n = static_cast<int>(element_count(c.x.shape) / 2);
+    const float cs = attn::cosine_similarity(c.x.data, c.x.data + n, n);
+    if (c.x.max_abs < 1e18 && !(std::fabs(cs) <= 1.0f + 1e-5f)) {
+      finding("cosine_similarity outside [-1, 1] for finite inputs", std::to_string(cs));
+    }
+  }
+  attn::Tensor t;
+  t.shape = {fdp.ConsumeIntegralInRange<int>(1, 4), fdp.ConsumeIntegralInRange<int>(1, 4)};
+  t.data.assign(static_cast<size_t>(t.shape[0] * t.shape[1]), 1.0f);
+  const int i = fdp.ConsumeIntegralInRange<int>(-2, 5), j = fdp.ConsumeIntegralInRange<int>(-2, 5);
+  try {
+    if (fdp.ConsumeBool()) (void)t.at({i, j});
+    else (void)t.at({i});
+  } catch (const attn::Error& error) {
+    check_error_message(error);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -644,10 +786,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
     switch (c.mode % 8) {
+      case 5: fuzz_kernels(fdp); break;
       case 6: fuzz_attend(c, true); break;
       case 7: fuzz_average(c); break;
       default: fuzz_attend(c, false); break;
     }
+    if ((c.mode & 0xf0) == 0xe0) fuzz_helpers(fdp, c);
   } catch (const attn::Error& error) {
     finding("attn::Error escaped a path the harness expected to succeed", error.what());
   } catch (const std::exception& error) {
