@@ -41,15 +41,14 @@ inline f32x4 mul(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
 // max/min with the x86 operand convention is not needed: inputs are never NaN here.
 inline f32x4 max(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b); }
 inline f32x4 min(f32x4 a, f32x4 b) { return wasm_f32x4_pmin(a, b); }
-inline f32x4 round_nearest(f32x4 a) { return wasm_f32x4_nearest(a); }
 // Lanes where a < b are all ones.
 inline f32x4 less(f32x4 a, f32x4 b) { return wasm_f32x4_lt(a, b); }
 // mask ? b : a, lane by lane (mask lanes are all ones or all zeros).
 inline f32x4 select(f32x4 mask, f32x4 a, f32x4 b) { return wasm_v128_bitselect(b, a, mask); }
-// 2^n for integral n in [−126, 127] held as floats.
-inline f32x4 exp2_int(f32x4 n) {
-  const v128_t bits = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
-  return bits;
+// 2^n from t = n + 1.5·2²³ (n integral, −126 ≤ n ≤ 127): the low mantissa bits of t hold
+// n, so (bits(t) << 23) + (127 << 23) is the float 2^n. Two integer ops, no conversion.
+inline f32x4 pow2_from_magic(f32x4 t) {
+  return wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23));
 }
 inline float hsum(f32x4 v) {
   const f32x4 s = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
@@ -76,12 +75,10 @@ inline f32x4 sub(f32x4 a, f32x4 b) { return _mm_sub_ps(a, b); }
 inline f32x4 mul(f32x4 a, f32x4 b) { return _mm_mul_ps(a, b); }
 inline f32x4 max(f32x4 a, f32x4 b) { return _mm_max_ps(a, b); }
 inline f32x4 min(f32x4 a, f32x4 b) { return _mm_min_ps(a, b); }
-inline f32x4 round_nearest(f32x4 a) { return _mm_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 inline f32x4 less(f32x4 a, f32x4 b) { return _mm_cmplt_ps(a, b); }
 inline f32x4 select(f32x4 mask, f32x4 a, f32x4 b) { return _mm_blendv_ps(a, b, mask); }
-inline f32x4 exp2_int(f32x4 n) {
-  const __m128i bits = _mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(n), _mm_set1_epi32(127)), 23);
-  return _mm_castsi128_ps(bits);
+inline f32x4 pow2_from_magic(f32x4 t) {
+  return _mm_castsi128_ps(_mm_add_epi32(_mm_slli_epi32(_mm_castps_si128(t), 23), _mm_set1_epi32(127 << 23)));
 }
 inline float hsum(f32x4 v) {
   const f32x4 s = _mm_add_ps(v, _mm_movehl_ps(v, v));
@@ -117,10 +114,6 @@ ATTN_F32X4_LANEWISE(mul, a.v[i] * b.v[i])
 ATTN_F32X4_LANEWISE(max, a.v[i] < b.v[i] ? b.v[i] : a.v[i])
 ATTN_F32X4_LANEWISE(min, b.v[i] < a.v[i] ? b.v[i] : a.v[i])
 #undef ATTN_F32X4_LANEWISE
-inline f32x4 round_nearest(f32x4 a) {
-  for (float& x : a.v) x = std::nearbyint(x);
-  return a;
-}
 inline f32x4 less(f32x4 a, f32x4 b) {
   f32x4 r;
   for (int i = 0; i < 4; ++i) {
@@ -138,10 +131,12 @@ inline f32x4 select(f32x4 mask, f32x4 a, f32x4 b) {
   }
   return r;
 }
-inline f32x4 exp2_int(f32x4 n) {
+inline f32x4 pow2_from_magic(f32x4 t) {
   f32x4 r;
   for (int i = 0; i < 4; ++i) {
-    const std::uint32_t bits = static_cast<std::uint32_t>(static_cast<int>(n.v[i]) + 127) << 23;
+    std::uint32_t bits;
+    std::memcpy(&bits, &t.v[i], 4);
+    bits = (bits << 23) + (127u << 23);
     std::memcpy(&r.v[i], &bits, 4);
   }
   return r;
@@ -162,7 +157,11 @@ inline f32x4 exp(f32x4 x) {
   const f32x4 lo = splat(-87.33654f);
   const f32x4 underflow = less(x, lo);
   x = min(max(x, lo), splat(88.0f));
-  const f32x4 n = round_nearest(mul(x, splat(1.44269504088896341f)));
+  // n = round(x·log2 e) by the 1.5·2²³ trick: the add rounds to nearest, t keeps n in its
+  // low mantissa bits for pow2_from_magic, and t − magic is n as a float.
+  const f32x4 magic = splat(12582912.0f);
+  const f32x4 t = add(mul(x, splat(1.44269504088896341f)), magic);
+  const f32x4 n = sub(t, magic);
   // r = x − n·ln2 in two steps (ln2 split into an exact high part and a correction).
   f32x4 r = sub(x, mul(n, splat(0.693359375f)));
   r = sub(r, mul(n, splat(-2.12194440e-4f)));
@@ -174,7 +173,7 @@ inline f32x4 exp(f32x4 x) {
   p = add(mul(p, r), splat(5.0000001201e-1f));
   const f32x4 r2 = mul(r, r);
   p = add(add(mul(p, r2), r), splat(1.0f));
-  return select(underflow, mul(p, exp2_int(n)), zero());
+  return select(underflow, mul(p, pow2_from_magic(t)), zero());
 }
 
 }  // namespace attn::kernels::simd
