@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -29,6 +30,24 @@ constexpr int kNr = 8;  // panel width: 2 vectors
 constexpr int kMr = 4;  // rows per micro-kernel call
 
 inline int round_up(int n, int m) { return (n + m - 1) / m * m; }
+
+// A zero-filled float scratch buffer aligned to a 64-byte cache line. std::vector's storage is
+// only 8- or 16-byte aligned under Emscripten's malloc, and whether a packed panel happens to
+// straddle cache lines then changes from call to call: measured 2x swings in the fused kernel.
+class Scratch {
+ public:
+  explicit Scratch(std::size_t n) : raw_(n + kPad, 0.0f) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(raw_.data());
+    data_ = raw_.data() + ((64 - addr % 64) % 64) / sizeof(float);
+  }
+  float* data() { return data_; }
+  float& operator[](std::size_t i) { return data_[i]; }
+
+ private:
+  static constexpr std::size_t kPad = 64 / sizeof(float);
+  std::vector<float> raw_;
+  float* data_;
+};
 
 // acc (MR × 8) += a (MR rows, stride lda) · b (K × 8 panel).
 // The sums live in a local array for the whole loop: accumulating through the `acc`
@@ -172,7 +191,7 @@ inline void scale_in_place(float* x, int n, float s) {
 void matmul_simd(float* y, const float* x, const float* w, const float* bias, int M, int K, int N) {
   // y: (M, N), x: (M, K), w: (K, N), bias: (N) or null
   if (M <= 0 || N <= 0) return;
-  std::vector<float> panels(static_cast<std::size_t>(round_up(N, kNr)) * std::max(K, 1));
+  Scratch panels(static_cast<std::size_t>(round_up(N, kNr)) * std::max(K, 1));
   pack_panels(panels.data(), w, K, N, N, 1);
   gemm_packed(y, x, panels.data(), bias, M, K, N);
 }
@@ -180,7 +199,7 @@ void matmul_simd(float* y, const float* x, const float* w, const float* bias, in
 void matmul_nt_simd(float* y, const float* x, const float* w, const float* bias, int M, int K, int N) {
   // y: (M, N), x: (M, K), w: (N, K) nn.Linear layout, bias: (N) or null
   if (M <= 0 || N <= 0) return;
-  std::vector<float> panels(static_cast<std::size_t>(round_up(N, kNr)) * std::max(K, 1));
+  Scratch panels(static_cast<std::size_t>(round_up(N, kNr)) * std::max(K, 1));
   pack_panels(panels.data(), w, K, N, 1, K);
   gemm_packed(y, x, panels.data(), bias, M, K, N);
 }
@@ -188,7 +207,7 @@ void matmul_nt_simd(float* y, const float* x, const float* w, const float* bias,
 void qk_scores_simd(float* scores, const float* q, const float* k, int T, int hk, float alpha, bool causal) {
   // scores: (T, T), q: (T, hk), k: (T, hk); kᵀ is packed into panels of 8 keys (hk × 8).
   if (T <= 0) return;
-  std::vector<float> kt(static_cast<std::size_t>(round_up(T, kNr)) * std::max(hk, 1));
+  Scratch kt(static_cast<std::size_t>(round_up(T, kNr)) * std::max(hk, 1));
   pack_panels(kt.data(), k, hk, T, 1, hk);
   f32x4 acc4[kMr][2];
   f32x4 acc1[1][2];
@@ -238,7 +257,7 @@ void softmax_rows_simd(float* w, int rows, int cols, bool causal) {
 void weighted_sum_simd(float* out, const float* w, const float* v, int T, int hv, bool causal) {
   // out: (T, hv), w: (T, T), v: (T, hv); v is packed into panels of 8 columns (T × 8).
   if (T <= 0 || hv <= 0) return;
-  std::vector<float> vp(static_cast<std::size_t>(round_up(hv, kNr)) * T);
+  Scratch vp(static_cast<std::size_t>(round_up(hv, kNr)) * T);
   pack_panels(vp.data(), v, T, hv, hv, 1);
   f32x4 acc4[kMr][2];
   f32x4 acc1[1][2];
@@ -312,8 +331,8 @@ void attention_tiled_simd(float* out, const float* q, const float* k, const floa
   const int hvp = round_up(hv, kNr);
   const int Tkp = round_up(std::max(Tk, 1), kBc);
   // kᵀ panels: (hk × 8) per 8 kept keys; v panels: (Tkp × 8) per 8 value columns.
-  std::vector<float> kt(static_cast<std::size_t>(Tkp) * std::max(hk, 1), 0.0f);
-  std::vector<float> vp(static_cast<std::size_t>(hvp) * Tkp, 0.0f);
+  Scratch kt(static_cast<std::size_t>(Tkp) * std::max(hk, 1));
+  Scratch vp(static_cast<std::size_t>(hvp) * Tkp);
   for (int jj = 0; jj < Tk; ++jj) {
     const float* krow = k + static_cast<std::ptrdiff_t>(kept[jj]) * hk;
     float* kdst = kt.data() + static_cast<std::ptrdiff_t>(jj / kNr) * hk * kNr + jj % kNr;
@@ -322,8 +341,8 @@ void attention_tiled_simd(float* out, const float* q, const float* k, const floa
     for (int c = 0; c < hv; ++c) vp[static_cast<std::ptrdiff_t>(c / kNr) * Tkp * kNr + jj * kNr + c % kNr] = vrow[c];
   }
 
-  std::vector<float> s_tile(static_cast<std::size_t>(kBr) * kBc);
-  std::vector<float> o_blk(static_cast<std::size_t>(kBr) * hvp);
+  Scratch s_tile(static_cast<std::size_t>(kBr) * kBc);
+  Scratch o_blk(static_cast<std::size_t>(kBr) * hvp);
   float m[kBr], l[kBr];
   int limit[kBr];
   f32x4 acc[kMr][2];
@@ -336,7 +355,7 @@ void attention_tiled_simd(float* out, const float* q, const float* k, const floa
       l[r] = 0.0f;
       limit[r] = causal ? cnt[i0 + r] : Tk;  // kept keys visible to row i0 + r
     }
-    std::fill(o_blk.begin(), o_blk.end(), 0.0f);
+    std::fill(o_blk.data(), o_blk.data() + static_cast<std::size_t>(kBr) * hvp, 0.0f);
     const int block_limit = causal ? cnt[i0 + br - 1] : Tk;
 
     for (int j0 = 0; j0 < block_limit; j0 += kBc) {
