@@ -66,6 +66,15 @@ float cosine_similarity(const float* a, const float* b, int n) {
 
 namespace detail {
 
+Tensor zeros(std::vector<int> shape) {
+  long long count = 1;
+  for (int dim : shape) count *= dim;
+  Tensor t;
+  t.shape = std::move(shape);
+  t.data.assign(static_cast<size_t>(count), 0.0f);
+  return t;
+}
+
 bool dropout_keeps(std::uint64_t seed, long long flat_index, float p) {
   // splitmix64 of (seed, index): a counter-based draw, so entries are independent of order.
   std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (static_cast<std::uint64_t>(flat_index) + 1);
@@ -82,15 +91,7 @@ namespace {
 
 using detail::Plan;
 using detail::Projection;
-
-Tensor make_tensor(std::vector<int> shape) {
-  long long count = 1;
-  for (int dim : shape) count *= dim;
-  Tensor t;
-  t.shape = std::move(shape);
-  t.data.assign(static_cast<size_t>(count), 0.0f);
-  return t;
-}
+using detail::zeros;
 
 // Copies the columns [h·width, (h+1)·width) of full (B·T, H·width) into heads (B, H, T, width).
 void split_heads(Tensor& heads, const std::vector<float>& full, const Plan& plan, int width) {
@@ -201,9 +202,9 @@ Trace attend(const Inputs& in, const Options& opt) {
   // Projections, then per-head copies (B, H, T, hk|hv).
   std::vector<float> q_full, k_full, v_full;
   project_qkv(in, plan, plan.kernel, q_full, k_full, v_full);
-  trace.q = make_tensor({B, H, T, plan.hk});
-  trace.k = make_tensor({B, H, T, plan.hk});
-  trace.v = make_tensor({B, H, T, plan.hv});
+  trace.q = zeros({B, H, T, plan.hk});
+  trace.k = zeros({B, H, T, plan.hk});
+  trace.v = zeros({B, H, T, plan.hv});
   split_heads(trace.q, q_full, plan, plan.hk);
   split_heads(trace.k, k_full, plan, plan.hk);
   split_heads(trace.v, v_full, plan, plan.hv);
@@ -211,10 +212,10 @@ Trace attend(const Inputs& in, const Options& opt) {
   std::vector<float>().swap(k_full);
 
   const std::vector<std::uint8_t> keep = dropout_mask(opt, plan);
-  trace.head_outputs = make_tensor({B, H, T, plan.hv});
+  trace.head_outputs = zeros({B, H, T, plan.hv});
   if (opt.materialize) {
     for (Tensor* t : {&trace.scores, &trace.scaled, &trace.masked, &trace.weights, &trace.dropped}) {
-      *t = make_tensor({B, H, T, T});
+      *t = zeros({B, H, T, T});
     }
   }
 
@@ -256,7 +257,7 @@ Trace attend(const Inputs& in, const Options& opt) {
   }
 
   // Merge: head h owns columns [h·hv, (h+1)·hv) of (B, T, dv), as view(B,T,H,hv).transpose(1,2) undone.
-  trace.merged = make_tensor({B, T, plan.dv});
+  trace.merged = zeros({B, T, plan.dv});
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < H; ++h)
       for (int t = 0; t < T; ++t) {
@@ -267,7 +268,7 @@ Trace attend(const Inputs& in, const Options& opt) {
 
   // Output projection.
   if (plan.has_wo) {
-    trace.output = make_tensor({B, T, plan.d_out});
+    trace.output = zeros({B, T, plan.d_out});
     detail::project(plan.kernel == Kernel::kTiled ? Kernel::kSimd : plan.kernel, trace.output.data.data(),
                     trace.merged.data.data(), in.wo.data, in.bo.data, B * T, plan.dv, plan.d_out, false);
   } else {
@@ -368,7 +369,7 @@ Trace attend_heads_separately(const Inputs& in, const Options& opt) {
   trace.d_out = plan.d_out;
   trace.width = D;
   auto stack = [&](Tensor Trace::*field, int inner) {
-    Tensor all = make_tensor({B, H, T, inner});
+    Tensor all = zeros({B, H, T, inner});
     const long long per_head = static_cast<long long>(T) * inner;
     for (int b = 0; b < B; ++b)
       for (int h = 0; h < H; ++h) {
@@ -383,7 +384,7 @@ Trace attend_heads_separately(const Inputs& in, const Options& opt) {
   for (Tensor Trace::*f : {&Trace::scores, &Trace::scaled, &Trace::masked, &Trace::weights, &Trace::dropped}) stack(f, T);
   stack(&Trace::head_outputs, plan.hv);
 
-  trace.merged = make_tensor({B, T, plan.dv});
+  trace.merged = zeros({B, T, plan.dv});
   for (int h = 0; h < H; ++h) {
     const Tensor& part = head_traces[static_cast<size_t>(h)].merged;  // (B, T, hv)
     for (long long row = 0; row < static_cast<long long>(B) * T; ++row)
@@ -391,7 +392,7 @@ Trace attend_heads_separately(const Inputs& in, const Options& opt) {
                 trace.merged.data.data() + row * plan.dv + h * plan.hv);
   }
   if (plan.has_wo) {
-    trace.output = make_tensor({B, T, plan.d_out});
+    trace.output = zeros({B, T, plan.d_out});
     detail::project(plan.kernel, trace.output.data.data(), trace.merged.data.data(), in.wo.data, in.bo.data, B * T,
                     plan.dv, plan.d_out, false);
   } else {

@@ -18,17 +18,9 @@ AveragingTrace causal_average(const TensorView& x) {
 
   AveragingTrace out;
   out.batched = plan.batched;
-  auto make = [](std::vector<int> shape) {
-    Tensor t;
-    long long n = 1;
-    for (int d : shape) n *= d;
-    t.shape = std::move(shape);
-    t.data.assign(static_cast<size_t>(n), 0.0f);
-    return t;
-  };
 
   // 1. the loop: xbow[b, t] = mean(x[b, :t+1])
-  out.loop = make({B, T, D});
+  out.loop = detail::zeros({B, T, D});
   for (int b = 0; b < B; ++b)
     for (int t = 0; t < T; ++t)
       for (int c = 0; c < D; ++c) {
@@ -38,19 +30,19 @@ AveragingTrace causal_average(const TensorView& x) {
       }
 
   // 2. normalised lower-triangular matrix times x
-  out.tril_weights = make({T, T});
+  out.tril_weights = detail::zeros({T, T});
   Eigen::Map<RowMatrix> tril(out.tril_weights.data.data(), T, T);
   for (int i = 0; i < T; ++i)
     for (int j = 0; j <= i; ++j) tril(i, j) = 1.0f / static_cast<float>(i + 1);
-  out.matmul = make({B, T, D});
+  out.matmul = detail::zeros({B, T, D});
   for (int b = 0; b < B; ++b) {
     Eigen::Map<const RowMatrix> xb(x.data + static_cast<long long>(b) * T * D, T, D);
     Eigen::Map<RowMatrix>(out.matmul.data.data() + static_cast<long long>(b) * T * D, T, D).noalias() = tril * xb;
   }
 
   // 3. softmax of zeros with −∞ above the diagonal, times x
-  out.masked_zeros = make({T, T});
-  out.softmax_weights = make({T, T});
+  out.masked_zeros = detail::zeros({T, T});
+  out.softmax_weights = detail::zeros({T, T});
   for (int i = 0; i < T; ++i) {
     for (int j = 0; j < T; ++j) out.masked_zeros.data[static_cast<size_t>(i) * T + j] = j > i ? detail::kMinusInf : 0.0f;
     // row softmax: max is 0, exp(0) = 1 for the i+1 live entries, exp(−∞) = 0 for the rest
@@ -59,7 +51,7 @@ AveragingTrace causal_average(const TensorView& x) {
     for (int j = 0; j < T; ++j)
       out.softmax_weights.data[static_cast<size_t>(i) * T + j] = std::exp(out.masked_zeros.data[static_cast<size_t>(i) * T + j]) / sum;
   }
-  out.softmax = make({B, T, D});
+  out.softmax = detail::zeros({B, T, D});
   Eigen::Map<const RowMatrix> soft(out.softmax_weights.data.data(), T, T);
   for (int b = 0; b < B; ++b) {
     Eigen::Map<const RowMatrix> xb(x.data + static_cast<long long>(b) * T * D, T, D);

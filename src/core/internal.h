@@ -32,6 +32,9 @@ struct Plan {
 // proportional to the inputs.
 Plan validate(const Inputs& inputs, const Options& options);
 
+// A zero-filled tensor of the given shape (sizes already validated).
+Tensor zeros(std::vector<int> shape);
+
 // "(3, 4)" for error messages.
 std::string shape_string(const std::vector<int>& shape);
 
