@@ -181,6 +181,17 @@ void head_unmaterialised(const detail::HeadInputs& in, Kernel kernel, std::vecto
   (kernel == Kernel::kReference ? detail::head_reference : detail::head_vectorized)(in, buffers);
 }
 
+// output (B, T, do) = merged (B, T, dv) · W_O + b_O, or merged itself when there is no W_O.
+void apply_output_projection(Trace& trace, const Inputs& in, const Plan& plan) {
+  if (!plan.has_wo) {
+    trace.output = trace.merged;
+    return;
+  }
+  trace.output = zeros({plan.B, plan.T, plan.d_out});
+  detail::project(plan.kernel == Kernel::kTiled ? Kernel::kSimd : plan.kernel, trace.output.data.data(),
+                  trace.merged.data.data(), in.wo.data, in.bo.data, plan.B * plan.T, plan.dv, plan.d_out, false);
+}
+
 }  // namespace
 
 Trace attend(const Inputs& in, const Options& opt) {
@@ -208,8 +219,10 @@ Trace attend(const Inputs& in, const Options& opt) {
   split_heads(trace.q, q_full, plan, plan.hk);
   split_heads(trace.k, k_full, plan, plan.hk);
   split_heads(trace.v, v_full, plan, plan.hv);
+  // Free the (B·T, d) copies before the T×T tensors are allocated.
   std::vector<float>().swap(q_full);
   std::vector<float>().swap(k_full);
+  std::vector<float>().swap(v_full);
 
   const std::vector<std::uint8_t> keep = dropout_mask(opt, plan);
   trace.head_outputs = zeros({B, H, T, plan.hv});
@@ -266,14 +279,7 @@ Trace attend(const Inputs& in, const Options& opt) {
         std::copy(src, src + plan.hv, dst);
       }
 
-  // Output projection.
-  if (plan.has_wo) {
-    trace.output = zeros({B, T, plan.d_out});
-    detail::project(plan.kernel == Kernel::kTiled ? Kernel::kSimd : plan.kernel, trace.output.data.data(),
-                    trace.merged.data.data(), in.wo.data, in.bo.data, B * T, plan.dv, plan.d_out, false);
-  } else {
-    trace.output = trace.merged;
-  }
+  apply_output_projection(trace, in, plan);
   return trace;
 }
 
@@ -391,13 +397,7 @@ Trace attend_heads_separately(const Inputs& in, const Options& opt) {
       std::copy(part.data.data() + row * plan.hv, part.data.data() + (row + 1) * plan.hv,
                 trace.merged.data.data() + row * plan.dv + h * plan.hv);
   }
-  if (plan.has_wo) {
-    trace.output = zeros({B, T, plan.d_out});
-    detail::project(plan.kernel, trace.output.data.data(), trace.merged.data.data(), in.wo.data, in.bo.data, B * T,
-                    plan.dv, plan.d_out, false);
-  } else {
-    trace.output = trace.merged;
-  }
+  apply_output_projection(trace, in, plan);
   return trace;
 }
 
