@@ -391,6 +391,7 @@ for (const row of rows) {
   c.push(worst.toExponential(1));
   lines.push(`| ${c.join(' | ')} |`);
 }
+lines.push('');
 if (native.torch || native.sse) {
   lines.push('Native anchors (x86-64, one thread, not in the browser): ' +
     (native.torch ? `PyTorch ${native.torch.version} (matmul–masked_fill–softmax–matmul, BLAS ${native.torch.blas}); ` : '') +
