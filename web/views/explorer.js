@@ -8,25 +8,20 @@ import { explainCell, modelFor, covers } from '../lib/explain.js';
 import { h } from '../lib/dom.js';
 import * as header from './header.js';
 import * as contexts from './contexts.js';
-import * as controls from './controls.js';
-import * as editor from './editor.js';
-import * as pipeline from './pipeline.js';
-import * as heads from './heads.js';
-import * as stepper from './stepper.js';
-import * as averaging from './averaging.js';
-import * as formula from './formula.js';
 
 // Sections in teaching order (seed 003 bank example → 000 loops → 002 averaging → 001 heads
 // and dropout → 004 formula). `views` are the state.view names that show the section.
+// The first section's module is imported statically (it makes the first paint); the others
+// load in parallel right after it, keeping the first paint's module graph small.
 const SECTIONS = [
   { mod: contexts, id: 'contexts', views: ['contexts'] },
-  { mod: controls, id: 'controls', views: [], chromeOnly: true },
-  { mod: pipeline, id: 'pipeline', views: ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'] },
-  { mod: stepper, id: 'loops', views: ['loops'] },
-  { mod: averaging, id: 'averaging', views: ['averaging'] },
-  { mod: heads, id: 'heads', views: ['heads'] },
-  { mod: formula, id: 'formula', views: ['formula'] },
-  { mod: editor, id: 'edit', views: [], chromeOnly: true },
+  { load: () => import('./controls.js'), id: 'controls', views: [], chromeOnly: true },
+  { load: () => import('./pipeline.js'), id: 'pipeline', views: ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'] },
+  { load: () => import('./stepper.js'), id: 'loops', views: ['loops'] },
+  { load: () => import('./averaging.js'), id: 'averaging', views: ['averaging'] },
+  { load: () => import('./heads.js'), id: 'heads', views: ['heads'] },
+  { load: () => import('./formula.js'), id: 'formula', views: ['formula'] },
+  { load: () => import('./editor.js'), id: 'edit', views: [], chromeOnly: true },
 ];
 
 /**
@@ -194,7 +189,7 @@ export function mountExplorer(root, options) {
     const section = h(doc, 'section', { class: `ae-section ae-sec-${s.id}`, 'data-section': s.id });
     main.append(section);
     // A section's DOM is built the first time it is drawn (after the first paint for most).
-    mounted.push({ section, inst: null, mod: s.mod, views: s.views, id: s.id, chromeOnly: s.chromeOnly });
+    mounted.push({ section, inst: null, mod: s.mod, load: s.load, views: s.views, id: s.id, chromeOnly: s.chromeOnly });
   }
 
   // While the learner drags (a slider, or a number being scrubbed), only sections near the
@@ -241,6 +236,11 @@ export function mountExplorer(root, options) {
   // The first render draws the first sections (the two contexts) and lets the browser paint
   // them; the rest follows on the next frame. Later renders draw everything.
   let firstRender = true;
+  // Starts loading a section's module; the render after it arrives draws the section.
+  function load(m) {
+    if (m.mod || m.loading || !m.load) return;
+    m.loading = m.load().then((mod) => { m.mod = mod; }, (err) => { m.failed = err; }).then(() => { m.loading = null; schedule(); });
+  }
   function renderNow() {
     frame = 0;
     const partial = firstRender;
@@ -269,6 +269,7 @@ export function mountExplorer(root, options) {
       showNotice();
     }
     let drawn = 0;
+    let waiting = false;
     const onlyNear = burst && !partial;
     for (const m of mounted) {
       const show = visible(m, state.view);
@@ -277,9 +278,11 @@ export function mountExplorer(root, options) {
       if (show && onlyNear && m.section && m.onscreen === false) { m.stale = true; m.section.hidden = false; continue; }
       if (show) m.stale = false;
       if (m.section) m.section.hidden = !show;
+      if (show && !m.inst && !m.mod && m.load && !m.failed) { load(m); waiting = true; continue; }
       if (show) {
         const t1 = now();
         try {
+          if (m.failed) throw new Error(`its module could not be loaded (${m.failed.message})`);
           if (!m.inst && m.mod) m.inst = m.mod.render(m.section, app);
           m.inst?.update?.(app);
         } catch (err) {
@@ -296,13 +299,17 @@ export function mountExplorer(root, options) {
       if (t) explain(explained.matrix, explained.context, explained.i, explained.j, t);
     }
     options.onChange?.(state);
-    if (partial) options.onFirstRender?.();
+    if (partial) {
+      options.onFirstRender?.();
+      for (const m of mounted) if (visible(m, state.view)) load(m);
+    }
     if (pendingRest && partial) {
       // The rest after the browser has painted the first sections (rAF, then a task).
       (win.requestAnimationFrame || ((f) => setTimeout(f, 16)))(() => win.setTimeout(() => { if (!frame) renderNow(); }, 0));
       return;
     }
     pendingRest = false;
+    if (waiting) return;   // a section's module is still loading; its arrival renders again
     // Resolved once everything is drawn, including what views load on first use (KaTeX).
     Promise.all(mounted.map((m) => m.inst?.ready)).then(resolveRendered, resolveRendered);
   }
