@@ -392,7 +392,18 @@ test('at 360 px nothing overflows horizontally (phone screenshot)', async () => 
   assert.deepEqual(wide, []);
   // touch: tapping a cell explains it
   await page.tap(pipe('scores') + ' tbody td');
+  await page.locator('.ae-explain').waitFor({ state: 'visible' });
   await page.screenshot({ path: path.join(SHOTS, 'phone.png'), fullPage: true });
+  // the largest example: 16 tokens, 2 heads; wide tables scroll inside their own box
+  await page.evaluate(() => {
+    const s = window.__explorer.store;
+    s.set({ ...s.get(), contexts: { ...s.get().contexts, river: Array.from({ length: 16 }, (_, i) => ['stream', 'bank', 'mud'][i % 3]) } });
+  });
+  await page.getByRole('button', { name: 'Split into 2 heads' }).click();
+  await settle(page);
+  assert.equal(await page.evaluate(() => window.__explorer.store.get().options.heads), 2);
+  const after = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  assert.equal(after[0], after[1], 'no horizontal overflow with 16 tokens and 2 heads');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -125,7 +125,10 @@ export function render(section, app) {
       maps.masked.update({ ...tt, values: t.masked[hd], caption: `masked${headNote}` });
       const isMasked = (i, j) => t.masked[hd][i][j] === -Infinity;
       maps.weights.update({ ...tt, values: t.weights[hd], caption: `weights${headNote}`, masked: isMasked });
-      sums.textContent = 'Row sums: ' + t.weights[hd].map((r, i) => `${tokens[i]} ${fmt(r.reduce((a, b) => a + b, 0))}`).join(', ');
+      const rowSums = t.weights[hd].map((r) => r.reduce((a, b) => a + b, 0));
+      sums.textContent = rowSums.every((x) => fmt(x) === fmt(1))
+        ? `Every row sums to ${fmt(1)} (${rowSums.length} rows).`
+        : 'Row sums: ' + rowSums.map((x, i) => `${tokens[i]} ${fmt(x)}`).join(', ');
       const dropping = o.training && o.dropout > 0 && t.dropped;
       dropBox.hidden = !dropping;
       if (dropping) maps.dropped.update({ ...tt, masked: isMasked, values: t.dropped[hd], caption: `after dropout p = ${fmt(o.dropout, 2)}, seed ${o.seed} (kept weights × 1/(1 − p))${headNote}` });
