@@ -82,6 +82,9 @@ test('explanations list the terms the engine summed, and their source cells', ()
   assert.equal(out.lines[0], '0.320 × 1.200 + 0.392 × 0.800 + 0.288 × 0.900');
   assert.equal(out.result, '0.957');
   assert.deepEqual(out.sources, [{ matrix: 'weights', row: 1 }, { matrix: 'v', col: 0 }]);
+  const o = explainCell(m, 'output', 1, 0);
+  assert.equal(o.lines[0], out.lines[0], 'one head: the output is the weighted sum of values');
+  assert.match(o.title, /new vector of “bank”/);
   const lin = explainCell(m, 'linear', 1, 1);
   assert.equal(lin.result, '1.140');
   assert.ok(covers({ matrix: 'q', row: 1 }, 1, 5) && !covers({ matrix: 'q', row: 1 }, 0, 0));

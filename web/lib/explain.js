@@ -123,8 +123,14 @@ export function explainCell(m, matrix, i, j) {
       const h = Math.floor(j / m.hv);
       return { title: `merged[${i}][${j}]`, lines: [`column ${j - h * m.hv} of head ${h}'s output, placed at column ${j} by concatenating the heads`], result: fmt(m.merged[i][j]), sources: h === m.h ? [{ matrix: 'out', row: i, col: j - h * m.hv }] : [] };
     }
-    case 'output':
-      return { title: `output[${i}][${j}]`, lines: [`the new vector of ${tok(i)}, dimension ${j}`], result: fmt(m.output[i][j]), sources: [{ matrix: 'merged', row: i, col: j }] };
+    case 'output': {
+      // One head and no output projection: the output is that head's weighted sum.
+      if (m.heads === 1 && m.out[i]?.length === m.output[i].length) {
+        const e = explainCell(m, 'out', i, j);
+        return { ...e, title: `new vector of ${tok(i)}, dimension ${j}: ${e.title}`, result: fmt(m.output[i][j]) };
+      }
+      return { title: `output[${i}][${j}]`, lines: [`the new vector of ${tok(i)}, dimension ${j}: the heads’ outputs side by side`], result: fmt(m.output[i][j]), sources: [{ matrix: 'merged', row: i, col: j }] };
+    }
     case 'linear': {
       const terms = m.x[i].map((xv, d) => xv * m.w[d][j]);
       return {
