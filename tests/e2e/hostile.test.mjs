@@ -106,6 +106,7 @@ function audit(page, tokens) {
     const handlers = [];
     const urls = [];
     for (const el of elements) {
+      if (el.localName === 'script' && (el.src || /json/i.test(el.type))) continue;   // ours: module src, inline JSON config
       if (['img', 'script', 'style', 'iframe', 'object', 'embed', 'link', 'base', 'meta', 'svg', 'image', 'video', 'audio'].includes(el.localName)) {
         tags[el.localName] = (tags[el.localName] || 0) + 1;
       }
@@ -409,6 +410,92 @@ test('element: 1,000 setState changes leave the WASM heap, the JS heap and the D
   assert.ok(after.nodes <= before.nodes, `DOM grew from ${before.nodes} to ${after.nodes} elements for the same state: ${domDiff(before, after)}`);
   assert.ok(after.js - before.js < 1048576, `JS heap grew by ${after.js - before.js} bytes`);
   assert.deepEqual(await page.evaluate(() => window.__hostile.csp), []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// ---- tables: one bad attribute or one bad JSON config per element, all on one page ----
+// [what, attributes, inline JSON text (or null), pattern the element's visible notice must match]
+const ELEMENT_TABLE = [
+  ['heads 0', { heads: '0' }, null, /heads/],
+  ['heads -2', { heads: '-2' }, null, /heads/],
+  ['heads 1.5', { heads: '1.5' }, null, /heads/],
+  ['heads 1e309', { heads: '1e309' }, null, /heads/],
+  ['heads 99 (over the bound)', { heads: '99' }, null, /heads/],
+  ['temperature NaN', { temperature: 'NaN' }, null, /temperature/],
+  ['temperature -1', { temperature: '-1' }, null, /temperature/],
+  ['temperature Infinity', { temperature: 'Infinity' }, null, /temperature/],
+  ['scale a word', { scale: 'big' }, null, /scale/],
+  ['causal maybe', { causal: 'maybe' }, null, /causal/],
+  ['projections 2', { projections: '2' }, null, /projections/],
+  ['step a word', { step: 'first' }, null, /step/],
+  ['step -3', { step: '-3' }, null, /step/],
+  ['view unknown', { view: 'scores,nonsense' }, null, /view/],
+  ['example unknown', { example: 'ocean' }, null, /example/],
+  ['theme unknown', { theme: 'neon' }, null, /theme/],
+  ['controls unknown', { controls: 'everything' }, null, /controls/],
+  ['height a script', { height: 'expression(alert(1))' }, null, /height/],
+  ['tokens unknown word', { tokens: 'stream bank lava' }, null, /lava/],
+  ['tokens 17 (over the bound)', { tokens: Array(17).fill('bank').join(' ') }, null, /16/],
+  ['JSON not JSON', {}, '{"vocab": ', /JSON/],
+  ['JSON an array', {}, '[1, 2, 3]', /JSON/],
+  ['JSON a string', {}, '"river"', /JSON/],
+  ['JSON null', {}, 'null', /JSON/],
+  ['JSON vocab a string', {}, '{"vocab": "bank"}', /vocab/],
+  ['JSON vocab vector ragged', {}, '{"vocab": {"a": [1, 2, 3, 4], "b": [1, 2]}}', /vocab/],
+  ['JSON vocab vector strings', {}, '{"vocab": {"a": ["1", "2", "3", "4"]}}', /vocab/],
+  ['JSON vocab 1e999 (Infinity)', {}, '{"vocab": {"a": [1e999, 0, 0, 0]}}', /vocab/],
+  ['JSON vocab value over 1000', {}, '{"vocab": {"a": [5000, 0, 0, 0]}}', /vocab/],
+  ['JSON vocab width 17', {}, `{"vocab": {"a": [${Array(17).fill(0).join(',')}]}}`, /vocab/],
+  ['JSON vocab 33 words', {}, JSON.stringify({ vocab: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`w${i}`, [0, 0, 0, 1]])) }), /vocab/],
+  ['JSON vocab word __proto__', {}, '{"vocab": {"__proto__": [1, 0, 0, 0], "bank": [0, 1, 0, 0]}}', /vocab|__proto__/],
+  ['JSON vocab word with a control char', {}, '{"vocab": {"a\\u0007b": [1, 0, 0, 0]}}', /vocab|control/],
+  ['JSON contexts an object of numbers', {}, '{"contexts": {"river": 3}}', /contexts/],
+  ['JSON contexts unknown word', {}, '{"contexts": {"river": ["stream", "lava"]}}', /contexts|lava/],
+  ['JSON weights wq ragged', {}, '{"weights": {"wq": [[1, 0], [0]]}}', /wq/],
+  ['JSON weights wq NaN text', {}, '{"weights": {"wq": [["NaN", 0], [0, 1], [0, 0], [0, 0]]}}', /wq/],
+  ['JSON options heads -1', {}, '{"options": {"heads": -1}}', /heads/],
+  ['JSON options temperature 0', {}, '{"options": {"temperature": 0}}', /temperature/],
+  ['JSON options dropout 1', {}, '{"options": {"dropout": 1}}', /dropout/],
+  ['JSON options kernel cuda', {}, '{"options": {"kernel": "cuda"}}', /kernel/],
+  ['JSON options unknown key', {}, '{"options": {"turbo": true}}', /turbo/],
+  ['JSON unknown top-level key', {}, '{"colour": "red"}', /colour/],
+  ['JSON __proto__ pollution', {}, '{"__proto__": {"polluted": 1}, "options": {"__proto__": {"polluted": 1}}}', /__proto__|proto/],
+  ['JSON huge (over 65536 chars)', {}, `{"pad": "${'x'.repeat(70000)}"}`, /65536|characters/],
+];
+
+test('element: each bad attribute or JSON config shows a notice naming it, and the element still renders', async () => {
+  const { context, page, problems } = await newPage();
+  const body = ELEMENT_TABLE.map(([what, attrs, json], i) => {
+    const a = Object.entries(attrs).map(([k, v]) => `${k}="${attr(v)}"`).join(' ');
+    const script = json === null ? '' : `<script type="application/json">${json.replace(/</g, '\\u003c')}</script>`;
+    const view = 'view' in attrs ? '' : 'view="weights"';
+    return `<attention-explorer id="case-${i}" data-what="${attr(what)}" ${view} ${a}>${script}</attention-explorer>`;
+  }).join('\n');
+  await elementPage(page, body);
+  const results = await page.evaluate(() => [...document.querySelectorAll('attention-explorer')].map((el) => {
+    const root = el.shadowRoot;
+    const notices = [...root.querySelectorAll('.ae-el-notice, .ae-notice')].filter((n) => !n.hidden && n.textContent.trim());
+    return {
+      what: el.dataset.what,
+      notice: notices.map((n) => n.textContent).join(' | '),
+      visible: notices.some((n) => n.getBoundingClientRect().height > 0),
+      tables: root.querySelectorAll('table[data-matrix]').length,
+      polluted: ({}).polluted,
+    };
+  }));
+  const failures = [];
+  results.forEach((r, i) => {
+    const [what, , , pattern] = ELEMENT_TABLE[i];
+    if (!r.visible) failures.push(`${what}: no visible notice`);
+    else if (!pattern.test(r.notice)) failures.push(`${what}: notice does not match ${pattern}: ${r.notice.slice(0, 200)}`);
+    if (r.tables === 0) failures.push(`${what}: the element drew nothing`);
+    if (r.polluted !== undefined) failures.push(`${what}: Object.prototype was polluted`);
+  });
+  assert.deepEqual(failures, [], failures.join('\n'));
+  const inert = await audit(page, []);
+  assert.deepEqual([inert.calls, inert.csp, inert.handlers, inert.urls], [[], [], [], []], 'element table: inert');
+  for (const tag of ['img', 'script', 'iframe', 'object', 'embed', 'base']) assert.equal(inert.tags[tag] || 0, 0, `element table: <${tag}> created`);
   assert.deepEqual(problems, []);
   await context.close();
 });
