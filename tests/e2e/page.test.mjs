@@ -298,6 +298,13 @@ test('editing tokens and words, bounds, and engine errors show visible notices',
   await page.keyboard.press('Enter');
   await notice.waitFor({ state: 'visible' });
   assert.match(await notice.textContent(), /outside the allowed range/);
+  // keyboard: PageUp nudges a focused weight by +0.1, typing a digit starts editing
+  await page.focus(pipe('wv') + ' td[tabindex="0"]');
+  await page.keyboard.press('PageUp');
+  await page.waitForFunction(() => Math.abs(window.__explorer.store.get().weights.wv[0][0] - 1.1) < 1e-9);
+  await page.keyboard.press('3');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => window.__explorer.store.get().weights.wv[0][0] === 3);
   // add a word with its vector, put it in the river sentence, reorder and remove a token
   await page.fill('input[placeholder="e.g. river"]', 'water');
   await page.fill('input[placeholder="0.5, 0, 0, 0.5"]', '1, 0, 0, 0.6');
