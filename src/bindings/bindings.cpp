@@ -199,6 +199,14 @@ val limits() {
   return out;
 }
 
+// Lengths are checked by engine.js; a mismatch here answers 0 rather than reading past a vector.
+double cosine(const val& a_js, const val& b_js) {
+  const std::vector<float> a = emscripten::convertJSArrayToNumberVector<float>(a_js);
+  const std::vector<float> b = emscripten::convertJSArrayToNumberVector<float>(b_js);
+  if (a.size() != b.size()) return 0.0;
+  return attn::cosine_similarity(a.data(), b.data(), static_cast<int>(a.size()));
+}
+
 bool simd() { return attn::kernels::simd_enabled(); }
 // Bytes of linear memory now (64 KiB pages); grows, never shrinks, so a leak shows as growth.
 double heap_bytes() { return static_cast<double>(__builtin_wasm_memory_size(0)) * 65536.0; }
@@ -211,6 +219,7 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("averaging", &averaging);
   emscripten::function("examples", &examples);
   emscripten::function("limits", &limits);
+  emscripten::function("cosine", &cosine);
   emscripten::function("simd", &simd);
   emscripten::function("version", &version);
   emscripten::function("heapBytes", &heap_bytes);

@@ -325,13 +325,7 @@ function makeEngine(module) {
       if (ta.data.length !== tb.data.length) {
         throw new AttentionError(`b: expected length ${ta.data.length} like a, got ${tb.data.length}`, 'b');
       }
-      let dot = 0, na = 0, nb = 0;
-      for (let i = 0; i < ta.data.length; i++) {
-        dot += ta.data[i] * tb.data[i];
-        na += ta.data[i] * ta.data[i];
-        nb += tb.data[i] * tb.data[i];
-      }
-      return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+      return module.cosine(ta.data, tb.data);
     },
 
     /** Current size of the WASM heap in bytes (for leak checks). */
