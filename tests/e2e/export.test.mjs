@@ -59,9 +59,16 @@ function trace(name) {
   });
 }
 
-/** Clicks an export button of a table's toolbar; returns the downloaded bytes and file name. */
+/** Opens a heatmap's collapsed export menu (a <details>) unless it is open already. */
+async function openMenu(menu) {
+  if (!(await menu.evaluate((node) => node.open))) await menu.locator('summary').click();
+}
+
+/** Clicks an export button of a table's menu; returns the downloaded bytes and file name. */
 async function download(matrix, contextName, kind) {
-  const button = page.locator(`figure:has(table[data-matrix="${matrix}"][data-context="${contextName}"]) .ae-export button[data-export="${kind}"]`);
+  const menu = page.locator(`figure:has(table[data-matrix="${matrix}"][data-context="${contextName}"]) details.ae-export`);
+  await openMenu(menu);
+  const button = menu.locator(`button[data-export="${kind}"]`);
   const [file] = await Promise.all([page.waitForEvent('download'), button.click()]);
   const bytes = fs.readFileSync(await file.path());
   return { bytes, name: file.suggestedFilename() };
@@ -160,7 +167,9 @@ test('PNG_IsTwiceTheSizeCarriesTheNumbersAndPaintsThePageColours', async () => {
 });
 
 test('TorchLiteral_IsCopiedAndReadsBackInPython', async () => {
-  await page.locator('figure:has(table[data-matrix="scores"][data-context="river"]) .ae-export button[data-export="copy"]').click();
+  const menu = page.locator('figure:has(table[data-matrix="scores"][data-context="river"]) details.ae-export');
+  await openMenu(menu);
+  await menu.locator('button[data-export="copy"]').click();
   await page.waitForFunction(() => /Copied/.test(document.querySelector('figure:has(table[data-matrix="scores"][data-context="river"]) .ae-export-status').textContent));
   const literal = await page.evaluate(() => navigator.clipboard.readText());
   assert.match(literal, /^torch\.tensor\(\[/);

@@ -51,13 +51,17 @@ export function exportsFor({ name, kind = 'signed', matrix, rowLabels, colLabels
 }
 
 /**
- * Adds a small toolbar (PNG, SVG, CSV, JSON, copy as PyTorch) to `container`.
+ * Adds a collapsed "Export" menu (PNG, SVG, CSV, JSON, copy as PyTorch) to `container`: a
+ * <details> element, so the five buttons under every heatmap stay out of sight and out of the
+ * tab order until the reader opens the one they want.
  * @returns {{element: HTMLElement, destroy(): void}}
  */
 export function attachExportMenu(container, { name, kind = 'signed', get, digits = 3 }) {
   if (typeof get !== 'function') throw new TypeError('attachExportMenu: options.get must return {matrix, rowLabels, colLabels}');
   const doc = container.ownerDocument;
-  const bar = el(doc, 'div', { class: 'ae-export', role: 'group', 'aria-label': `Export ${name}` });
+  const menu = el(doc, 'details', { class: 'ae-export' });
+  menu.append(el(doc, 'summary', { class: 'ae-export-summary', 'aria-label': `Export ${name}` }, 'Export'));
+  const bar = el(doc, 'div', { class: 'ae-export-actions', role: 'group', 'aria-label': `Export ${name}` });
   const status = el(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
   const current = () => {
     const { matrix, rowLabels, colLabels, cellColors, name: liveName } = get();
@@ -82,8 +86,9 @@ export function attachExportMenu(container, { name, kind = 'signed', get, digits
     bar.append(button);
   }
   bar.append(status);
-  container.append(bar);
-  return { element: bar, destroy: () => bar.remove() };
+  menu.append(bar);
+  container.append(menu);
+  return { element: menu, destroy: () => menu.remove() };
 }
 
 /** The (H, T, T) dropout keep masks of every context, from the traces (dropped ≠ 0 ⇔ kept). */
