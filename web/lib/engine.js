@@ -22,8 +22,6 @@ const OPTION_DEFAULTS = {
 };
 const KNOWN = new Set([...TENSOR_ARGS, ...Object.keys(OPTION_DEFAULTS)]);
 const KERNELS = ['reference', 'vectorized', 'simd', 'tiled', 'auto'];
-const PER_HEAD = ['q', 'k', 'v', 'scores', 'scaled', 'masked', 'weights', 'dropped', 'headOutputs'];
-const PER_TOKEN = ['merged', 'output'];
 const MAX_ELEMENTS = 1 << 24;
 
 const describe = (value) => {
@@ -226,46 +224,56 @@ function packAttendArguments(tensors, o) {
 const RESULT_NAMES = ['q', 'k', 'v', 'scores', 'scaled', 'masked', 'weights', 'dropped', 'headOutputs', 'merged',
   'output', 'loop', 'trilWeights', 'matmul', 'maskedZeros', 'softmaxWeights', 'softmax'];
 
-// Views into the one Float32Array the binding returns (a JS-owned copy). layout: per tensor
-// its RESULT_NAMES index, rank, dims.
-function unpackTensors(raw, target, dropBatch) {
-  const { layout, data } = raw;
-  let at = 0, offset = 0;
-  while (at < layout.length) {
-    const name = RESULT_NAMES[layout[at]];
-    const rank = layout[at + 1];
-    at += 2;
-    const shape = [];
-    let count = 1;
-    for (let d = 0; d < rank; d++) {
-      const dim = layout[at + d];
-      count *= dim;
-      if (d > 0 || !dropBatch(name)) shape.push(dim);
-    }
-    at += rank;
-    target[name] = { shape, data: data.subarray(offset, offset + count) };
-    offset += count;
-  }
-  return target;
-}
-
-function withGet(result, names) {
-  Object.defineProperty(result, 'get', {
-    enumerable: false,
-    value(name) {
-      const t = result[name];
-      if (!names.includes(name) || !t || !t.shape) {
-        throw new AttentionError(`get: unknown tensor '${name}'; available: ${names.filter((n) => result[n]).join(', ')}`, 'get');
+// A call's tensors as own enumerable properties {shape, data}: views into the one
+// Float32Array the binding returns (a JS-owned copy). layout: per tensor its RESULT_NAMES
+// index, rank, dims. get() lives on the prototype, so a result costs no defineProperty.
+class Result {
+  constructor(raw, dropBatch) {
+    const { layout, data } = raw;
+    let at = 0, offset = 0;
+    while (at < layout.length) {
+      const name = RESULT_NAMES[layout[at]];
+      const rank = layout[at + 1];
+      at += 2;
+      const shape = [];
+      let count = 1;
+      for (let d = 0; d < rank; d++) {
+        const dim = layout[at + d];
+        count *= dim;
+        if (d > 0 || !dropBatch(name)) shape.push(dim);
       }
-      return toNested(t);
-    },
-  });
-  return result;
+      at += rank;
+      this[name] = { shape, data: data.subarray(offset, offset + count) };
+      offset += count;
+    }
+  }
+
+  /** A tensor as nested arrays; throws AttentionError for a name this result does not hold. */
+  get(name) {
+    const t = RESULT_NAMES.includes(name) && Object.prototype.hasOwnProperty.call(this, name) ? this[name] : undefined;
+    if (!t) {
+      const held = RESULT_NAMES.filter((n) => Object.prototype.hasOwnProperty.call(this, n));
+      throw new AttentionError(`get: unknown tensor '${name}'; available: ${held.join(', ')}`, 'get');
+    }
+    return toNested(t);
+  }
 }
 
-function wrapTrace(raw, ms) {
-  const trace = unpackTensors(raw, { kernel: raw.kernel, scale: raw.scale, batched: raw.batched, ms }, () => !raw.batched);
-  return withGet(trace, [...PER_HEAD, ...PER_TOKEN]);
+class Trace extends Result {
+  constructor(raw, ms) {
+    super(raw, () => !raw.batched);
+    this.kernel = raw.kernel;
+    this.scale = raw.scale;
+    this.batched = raw.batched;
+    this.ms = ms;
+  }
+}
+
+class Averaging extends Result {
+  constructor(raw) {
+    super(raw, (name) => !raw.batched && (name === 'loop' || name === 'matmul' || name === 'softmax'));
+    this.batched = raw.batched;
+  }
 }
 
 function makeEngine(module) {
@@ -297,7 +305,7 @@ function makeEngine(module) {
         const packed = packAttendArguments(tensors, o);
         const start = now();
         const raw = call(module.attend, ...packed);
-        return wrapTrace(raw, now() - start);
+        return new Trace(raw, now() - start);
       });
     },
 
@@ -308,9 +316,7 @@ function makeEngine(module) {
         if (own.x === undefined) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
         const x = toTensor(own.x, 'x', [2, 3]);
         const raw = call(module.averaging, x.data, Int32Array.from(x.shape));
-        const perToken = ['loop', 'matmul', 'softmax'];
-        const out = unpackTensors(raw, { batched: raw.batched }, (name) => !raw.batched && perToken.includes(name));
-        return withGet(out, ['loop', 'trilWeights', 'matmul', 'maskedZeros', 'softmaxWeights', 'softmax']);
+        return new Averaging(raw);
       });
     },
 
