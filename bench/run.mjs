@@ -457,4 +457,6 @@ const summary = `bench${QUICK ? ' --quick' : ''}: ${checked} runs over ${rows.le
   `peers ${peerNames.join(', ')}${notes.length ? ` (${notes.length} peer failure(s), see report)` : ''}; ${problems.length ? `${problems.length} problem(s): ${problems[0]}` : 'all outputs match'}` +
   (seedResult ? `; seed example ${seedResult.us.toFixed(1)} µs/call` : '');
 console.log(summary);
+// Each implementation's output on each shape is one check against ours.
+console.log(`bench: ${checked} passed, ${problems.length} failed`);
 process.exitCode = problems.length ? 1 : 0;
