@@ -74,6 +74,8 @@ constexpr double kFiniteBound = 1e36;
 // already filed in the bug list, so a campaign can keep going past them until they are fixed:
 //   attend-gap / average-gap  accepted calls above kGapBytes / kGapWork
 //   view-size                 TensorView::size() on a shape whose product overflows
+//   keep-bytes                dropout keep-mask bytes other than 0/1 (F5: the vectorized kernel
+//                             multiplied by the byte)
 bool known(const char* finding_name) {
   const char* list = std::getenv("ATTN_FUZZ_KNOWN");
   return list && std::strstr(list, finding_name) != nullptr;
@@ -335,7 +337,9 @@ Case consume_case(FuzzedDataProvider& fdp) {
     long long n = static_cast<long long>(std::min(full, static_cast<double>(1 << 20)));
     if (keep & 1) n += (keep & 2) ? 1 : -1;
     c.opt.dropout_keep.resize(static_cast<size_t>(std::max<long long>(n, 0)));
-    for (auto& f : c.opt.dropout_keep) f = static_cast<uint8_t>(fdp.ConsumeIntegral<uint8_t>() & (keep & 4 ? 0xff : 1));
+    // Any nonzero byte means keep (attention.h); "keep-bytes" in ATTN_FUZZ_KNOWN sends only 0/1.
+    const uint8_t bits = (keep & 4) && !known("keep-bytes") ? 0xff : 1;
+    for (auto& f : c.opt.dropout_keep) f = static_cast<uint8_t>(fdp.ConsumeIntegral<uint8_t>() & bits);
   }
   c.opt.kernel = static_cast<attn::Kernel>(fdp.ConsumeIntegral<uint8_t>() % 5);
   return c;
