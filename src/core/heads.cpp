@@ -114,7 +114,7 @@ void head_vectorized(const HeadInputs& in, const HeadBuffers& out) {
   if (in.keep) {
     const float inverse_keep = 1.0f / (1.0f - in.dropout);
     Eigen::Map<const Eigen::Array<std::uint8_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> keep(in.keep, T, T);
-    dropped = (keep.cast<float>() * weights.array() * inverse_keep).matrix();
+    dropped = ((keep != 0).cast<float>() * weights.array() * inverse_keep).matrix();  // nonzero = keep
   } else {
     dropped = weights;
   }
