@@ -450,3 +450,23 @@ TEST(Dropout, HeadOutputsUseTheDroppedWeights) {
 }
 
 }  // namespace
+
+// The keep-mask is documented as "nonzero = keep": a byte of 216 keeps the weight, it does not
+// scale it by 216 (fuzz finding F5, once true of the vectorized path only).
+TEST(Dropout, AnyNonzeroKeepByteKeepsTheWeightUnscaled) {
+  const std::vector<float> x = {0.5f, -1.0f, 2.0f, 0.25f, 1.5f, 0.75f};  // (3, 2)
+  attn::Inputs in;
+  in.x = {x.data(), {3, 2}};
+  attn::Options opt;
+  opt.training = true;
+  opt.dropout = 0.5f;
+  opt.dropout_keep = {216, 0, 1, 7, 255, 0, 1, 1, 42};  // (1, 1, 3, 3)
+  for (attn::Kernel kernel : {attn::Kernel::kReference, attn::Kernel::kVectorized, attn::Kernel::kSimd}) {
+    opt.kernel = kernel;
+    const attn::Trace t = attn::attend(in, opt);
+    for (size_t i = 0; i < opt.dropout_keep.size(); ++i) {
+      const float expected = opt.dropout_keep[i] ? t.weights.data[i] * 2.0f : 0.0f;
+      EXPECT_FLOAT_EQ(t.dropped.data[i], expected) << attn::kernel_name(kernel) << " entry " << i;
+    }
+  }
+}
