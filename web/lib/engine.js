@@ -67,24 +67,30 @@ export function toTensor(value, name, ranks = [1, 2, 3, 4]) {
     if (count > MAX_ELEMENTS) throw new AttentionError(`${name}: shape ${shapeText(shape)} has more than ${MAX_ELEMENTS} elements`, name);
     data = new Float32Array(count);
     let offset = 0;
-    const walk = (node, depth, path) => {
+    const index = [];  // the path to the current node, spelled out only in an error message
+    const at = () => index.map((i) => `[${i}]`).join('');
+    const walk = (node, depth) => {
       if (depth === shape.length) {
         if (typeof node !== 'number') {
-          throw new AttentionError(`${name}${path}: expected a number, got ${describe(node)}`, name);
+          throw new AttentionError(`${name}${at()}: expected a number, got ${describe(node)}`, name);
         }
         if (!Number.isFinite(node)) {
-          throw new AttentionError(`${name}${path}: every value must be a finite number, got ${node}`, name);
+          throw new AttentionError(`${name}${at()}: every value must be a finite number, got ${node}`, name);
         }
         data[offset++] = node;
         return;
       }
       if (!Array.isArray(node) || node.length !== shape[depth]) {
         throw new AttentionError(
-          `${name}${path}: ragged array: expected ${shape[depth]} entries (shape ${shapeText(shape)}), got ${describe(node)}`, name);
+          `${name}${at()}: ragged array: expected ${shape[depth]} entries (shape ${shapeText(shape)}), got ${describe(node)}`, name);
       }
-      for (let i = 0; i < node.length; i++) walk(node[i], depth + 1, `${path}[${i}]`);
+      for (let i = 0; i < node.length; i++) {
+        index.push(i);
+        walk(node[i], depth + 1);
+        index.pop();
+      }
     };
-    walk(value, 0, '');
+    walk(value, 0);
   } else {
     throw new AttentionError(`${name}: expected ${expected} nested arrays of numbers or {shape, data}, got ${describe(value)}`, name);
   }
@@ -185,8 +191,9 @@ function flags(value, name) {
   return { shape: tensor.shape, data: Uint8Array.from(tensor.data) };
 }
 
-// Packs attend()'s checked arguments the way src/bindings/bindings.cpp reads them.
-function packAttendArguments(tensors, o) {
+// Writes attend()'s checked arguments into the WASM arena the way src/bindings/bindings.cpp
+// reads them (see the comment there): floats, ints, bytes.
+function writeAttendArguments(module, tensors, o) {
   const ints = [];
   let total = 0;
   for (const name of TENSOR_ARGS) {
@@ -198,13 +205,6 @@ function packAttendArguments(tensors, o) {
       ints.push(0);
     }
   }
-  const floats = new Float32Array(total);
-  let offset = 0;
-  for (const name of TENSOR_ARGS) {
-    if (!tensors[name]) continue;
-    floats.set(tensors[name].data, offset);
-    offset += tensors[name].data.length;
-  }
   const scaleMode = o.scale === true ? 0 : o.scale === false ? 1 : 2;
   ints.push(o.heads, Number(o.causal), scaleMode, Number(o.training), Number(o.materialize),
     o.seed % 2 ** 32, Math.floor(o.seed / 2 ** 32));
@@ -213,11 +213,35 @@ function packAttendArguments(tensors, o) {
   if (padding) ints.push(padding.shape.length, ...padding.shape);
   else ints.push(0);
   ints.push(keep ? keep.data.length : 0);
-  const bytes = new Uint8Array((padding ? padding.data.length : 0) + (keep ? keep.data.length : 0));
-  if (padding) bytes.set(padding.data, 0);
-  if (keep) bytes.set(keep.data, padding ? padding.data.length : 0);
-  const reals = new Float64Array([typeof o.scale === 'number' ? o.scale : 1, o.temperature, o.dropout]);
-  return [floats, Int32Array.from(ints), bytes, reals, o.kernel];
+  const paddingBytes = padding ? padding.data.length : 0;
+
+  const header = module.prepare(total, ints.length, paddingBytes + (keep ? keep.data.length : 0)) >> 2;
+  // Read the views after prepare(): growing memory replaces them.
+  const [floats, intsAt, bytes] = [module.HEAPU32[header], module.HEAPU32[header + 1], module.HEAPU32[header + 2]];
+  let offset = floats >> 2;
+  for (const name of TENSOR_ARGS) {
+    if (!tensors[name]) continue;
+    module.HEAPF32.set(tensors[name].data, offset);
+    offset += tensors[name].data.length;
+  }
+  module.HEAP32.set(ints, intsAt >> 2);
+  if (padding) module.HEAPU8.set(padding.data, bytes);
+  if (keep) module.HEAPU8.set(keep.data, bytes + paddingBytes);
+}
+
+// Reads a ResultHeader (src/bindings/bindings.cpp) at `address`: throws the core's error, or
+// returns {data (a JS-owned copy), layout, kernel, batched, scale}.
+function readResult(module, address) {
+  const h = address >> 2;
+  const i32 = module.HEAP32;
+  if (i32[h] !== 0) {
+    const message = module.lastError();
+    const argument = /^([A-Za-z_][\w-]*)\s*:/.exec(message)?.[1];
+    throw new AttentionError(message, argument);
+  }
+  const data = module.HEAPF32.slice(i32[h + 1] >> 2, (i32[h + 1] >> 2) + i32[h + 2]);
+  const layout = i32.slice(i32[h + 3] >> 2, (i32[h + 3] >> 2) + i32[h + 4]);
+  return { data, layout, kernel: KERNELS[i32[h + 5]], batched: i32[h + 6] !== 0, scale: module.HEAPF32[h + 7] };
 }
 
 // The tensors a result may hold, in the order src/bindings/bindings.cpp (kResultNames) numbers them.
@@ -279,14 +303,6 @@ class Averaging extends Result {
 function makeEngine(module) {
   const limits = Object.freeze(module.limits());
   const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
-  const call = (fn, ...args) => {
-    const result = fn(...args);
-    if (result.error !== undefined) {
-      const argument = /^([A-Za-z_][\w-]*)\s*:/.exec(result.error)?.[1];
-      throw new AttentionError(result.error, argument);
-    }
-    return result;
-  };
   return {
     simd: module.simd(),
     version: module.version(),
@@ -302,9 +318,10 @@ function makeEngine(module) {
           if (own[name] !== undefined && own[name] !== null) tensors[name] = toTensor(own[name], name, TENSOR_RANKS[name]);
         }
         if (!tensors.x) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
-        const packed = packAttendArguments(tensors, o);
         const start = now();
-        const raw = call(module.attend, ...packed);
+        writeAttendArguments(module, tensors, o);
+        const raw = readResult(module, module.attend(KERNELS.indexOf(o.kernel),
+          typeof o.scale === 'number' ? o.scale : 1, o.temperature, o.dropout));
         return new Trace(raw, now() - start);
       });
     },
@@ -315,7 +332,10 @@ function makeEngine(module) {
         const own = ownArguments(args, 'averaging', new Set(['x']));
         if (own.x === undefined) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
         const x = toTensor(own.x, 'x', [2, 3]);
-        const raw = call(module.averaging, x.data, Int32Array.from(x.shape));
+        const header = module.prepare(x.data.length, x.shape.length, 0) >> 2;
+        module.HEAPF32.set(x.data, module.HEAPU32[header] >> 2);
+        module.HEAP32.set(x.shape, module.HEAPU32[header + 1] >> 2);
+        const raw = readResult(module, module.averaging());
         return new Averaging(raw);
       });
     },
