@@ -4,6 +4,8 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <malloc.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -240,6 +242,9 @@ double cosine(const val& a_js, const val& b_js) {
 bool simd() { return attn::kernels::simd_enabled(); }
 // Bytes of linear memory now (64 KiB pages); grows, never shrinks, so a leak shows as growth.
 double heap_bytes() { return static_cast<double>(__builtin_wasm_memory_size(0)) * 65536.0; }
+// Bytes malloc has handed out and not had back: unlike heap_bytes(), it sees a leak smaller
+// than the memory's spare room.
+double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 std::string version() { return ATTN_VERSION; }
 
 }  // namespace
@@ -255,4 +260,5 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("simd", &simd);
   emscripten::function("version", &version);
   emscripten::function("heapBytes", &heap_bytes);
+  emscripten::function("heapUsed", &heap_used);
 }

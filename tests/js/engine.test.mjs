@@ -165,7 +165,7 @@ for (const [what, args, argument] of ERRORS) {
   });
 }
 
-test('10,000 calls of varying shapes leave the WASM heap size unchanged', () => {
+test('10,000 calls of varying shapes leave the WASM heap size and allocated bytes unchanged', () => {
   // Warm up so the allocator has reached its working size, then measure.
   const shapes = [[3, 4, 1], [7, 6, 2], [16, 8, 4], [33, 12, 3], [5, 10, 5]];
   const call = (i) => {
@@ -175,8 +175,13 @@ test('10,000 calls of varying shapes leave the WASM heap size unchanged', () => 
   };
   for (let i = 0; i < 200; i++) call(i);
   const before = engine.heapBytes();
+  const usedBefore = engine.heapUsed();
   for (let i = 0; i < 10000; i++) call(i);
   assert.equal(engine.heapBytes(), before);
+  // The arena and result buffers are reused, so allocated bytes may only vary by the largest
+  // call's worth between shapes, never grow with the number of calls.
+  const usedAfter = engine.heapUsed();
+  assert.ok(usedAfter <= usedBefore + 64 * 1024, `malloc'd bytes grew from ${usedBefore} to ${usedAfter}`);
 });
 
 test('engine.simd is true for the SIMD build; version and limits are reported', () => {

@@ -144,6 +144,8 @@ export interface Engine {
   cosine(a: TensorLike, b: TensorLike): number;
   /** Bytes of WASM linear memory (grows, never shrinks: a leak shows as growth). */
   heapBytes(): number;
+  /** Bytes currently allocated by the core's malloc: flat across calls when nothing leaks. */
+  heapUsed(): number;
   /** true when the WASM SIMD128 kernels are in use. */
   readonly simd: boolean;
   readonly version: string;

@@ -358,6 +358,11 @@ function makeEngine(module) {
     heapBytes() {
       return module.heapBytes();
     },
+
+    /** Bytes currently allocated by the core's malloc (sees leaks smaller than the spare heap). */
+    heapUsed() {
+      return module.heapUsed();
+    },
   };
 }
 

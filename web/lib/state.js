@@ -8,7 +8,7 @@ export const LIMITS = Object.freeze({
   D: 16,           // embedding width
   dk: 16, dv: 16,  // projection widths
   value: 1000,     // |any number|
-  wordLength: 24,
+  wordLength: 32,  // the same bound as share.js (wordChars) applies to links, JSON and attributes
   heads: 16,
 });
 
