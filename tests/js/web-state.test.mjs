@@ -63,7 +63,7 @@ test('words: a new word needs a valid name and one number per dimension', () => 
   assert.deepEqual(a.state.vocab.water, [1, 0, 0, 0.6]);
   assert.match(addWord(s, 'bank', [0, 0, 0, 0]).error, /already in the vocabulary/);
   assert.match(addWord(s, '', [0, 0, 0, 0]).error, /empty/);
-  assert.match(addWord(s, 'x'.repeat(25), [0, 0, 0, 0]).error, /at most 24 characters/);
+  assert.match(addWord(s, 'x'.repeat(33), [0, 0, 0, 0]).error, /at most 32 characters/);
   assert.match(addWord(s, 'w', [1, 2]).error, /needs 4 numbers.*got 2/);
   assert.match(addWord(s, 'w', [1, 2, 3, 4000]).error, /±1000/);
   const r = removeWord(s, 'bank').state;
