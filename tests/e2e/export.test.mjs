@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
 import { loadEngine } from '../../web/lib/engine.js';
 import { readPNG, heatmapLayout } from '../../web/lib/export.js';
+import { parseCSV } from '../helpers/csv.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PYTHON = process.env.ATTN_PYTHON || '/usr/bin/python3';
@@ -74,20 +75,6 @@ async function download(matrix, contextName, kind) {
   return { bytes, name: file.suggestedFilename() };
 }
 
-function parseCSV(text) {
-  const rows = [];
-  let row = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (ch === '"') quoted = false; else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') { row.push(field); field = ''; } else if (ch === '\r') { /* CRLF */ } else if (ch === '\n') { row.push(field); rows.push(row); row = []; field = ''; } else field += ch;
-  }
-  return rows;
-}
 
 const exact = (shown, expected, what) => {
   assert.equal(shown.length, expected.length, `${what}: rows`);

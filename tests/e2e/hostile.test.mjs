@@ -351,26 +351,25 @@ function changeScript() {
   };
 }
 
-test('page: 1,000 state changes leave the WASM heap, the JS heap and the DOM flat', async () => {
-  const { context, page, problems } = await newPage();
-  await openExplorer(page);
+/**
+ * 100 warm-up changes, then 1,000 measured ones through changeScript() on `target`, resetting
+ * to the initial state before each heap sample: the WASM heap, the JS heap (after forced GC)
+ * and the DOM must come back flat, with no CSP report and no console error.
+ */
+async function soak(context, page, problems, { what, target, reset, afterReset = async () => {} }) {
   const cdp = await context.newCDPSession(page);
   const run = changeScript().toString();
-  const start = () => page.evaluate(() => window.__explorer.store.get());
-  const initial = await start();
-  await page.evaluate(`(${run})(100, 'page')`);
-  await page.evaluate((s) => window.__explorer.store.set(s), initial);
-  await settle(page);
+  await page.evaluate(`(${run})(100, '${target}')`);
+  await reset();
   const before = await heapSample(page, cdp);
   const started = Date.now();
-  await page.evaluate(`(${run})(1000, 'page')`);
+  await page.evaluate(`(${run})(1000, '${target}')`);
   const seconds = (Date.now() - started) / 1000;
-  await page.evaluate((s) => window.__explorer.store.set(s), initial);
-  await settle(page);
-  await page.waitForTimeout(1500);   // the hash sync's burst timer
+  await reset();
+  await afterReset();
   const after = await heapSample(page, cdp);
   const mib = (b) => (b / 1048576).toFixed(2);
-  console.log(`[ measured ] page, 1,000 state changes in ${seconds.toFixed(1)} s: JS heap ${mib(before.js)} → ${mib(after.js)} MiB ` +
+  console.log(`[ measured ] ${what} in ${seconds.toFixed(1)} s: JS heap ${mib(before.js)} → ${mib(after.js)} MiB ` +
     `(${((after.js - before.js) / 1024).toFixed(0)} KiB), WASM heap ${mib(before.wasm)} → ${mib(after.wasm)} MiB, DOM ${before.nodes} → ${after.nodes} elements`);
   assert.equal(after.wasm, before.wasm, 'WASM heap grew');
   assert.ok(after.nodes <= before.nodes, `DOM grew from ${before.nodes} to ${after.nodes} elements for the same state: ${domDiff(before, after)}`);
@@ -380,6 +379,20 @@ test('page: 1,000 state changes leave the WASM heap, the JS heap and the DOM fla
   assert.deepEqual(await page.evaluate(() => window.__hostile.csp), []);
   assert.deepEqual(problems, []);
   await context.close();
+}
+
+test('page: 1,000 state changes leave the WASM heap, the JS heap and the DOM flat', async () => {
+  const { context, page, problems } = await newPage();
+  await openExplorer(page);
+  const initial = await page.evaluate(() => window.__explorer.store.get());
+  await soak(context, page, problems, {
+    what: 'page, 1,000 state changes', target: 'page',
+    reset: async () => {
+      await page.evaluate((s) => window.__explorer.store.set(s), initial);
+      await settle(page);
+    },
+    afterReset: () => page.waitForTimeout(1500),   // the hash sync's burst timer
+  });
 });
 
 test('element: 1,000 setState changes leave the WASM heap, the JS heap and the DOM flat', async () => {
@@ -389,29 +402,14 @@ test('element: 1,000 setState changes leave the WASM heap, the JS heap and the D
     const { loadEngine } = await import('/web/lib/engine.js');
     window.__hostileEngine = await loadEngine();   // the same shared instance the element uses
   });
-  const cdp = await context.newCDPSession(page);
-  const run = changeScript().toString();
   const initial = await page.evaluate(() => document.querySelector('attention-explorer').state);
-  const reset = () => page.evaluate((s) => { document.querySelector('attention-explorer').setState(s, { replace: true }); }, initial);
-  await page.evaluate(`(${run})(100, 'element')`);
-  await reset();
-  await settle(page);
-  const before = await heapSample(page, cdp);
-  const started = Date.now();
-  await page.evaluate(`(${run})(1000, 'element')`);
-  const seconds = (Date.now() - started) / 1000;
-  await reset();
-  await settle(page);
-  const after = await heapSample(page, cdp);
-  const mib = (b) => (b / 1048576).toFixed(2);
-  console.log(`[ measured ] element, 1,000 setState changes in ${seconds.toFixed(1)} s: JS heap ${mib(before.js)} → ${mib(after.js)} MiB ` +
-    `(${((after.js - before.js) / 1024).toFixed(0)} KiB), WASM heap ${mib(before.wasm)} → ${mib(after.wasm)} MiB, DOM ${before.nodes} → ${after.nodes} elements`);
-  assert.equal(after.wasm, before.wasm, 'WASM heap grew');
-  assert.ok(after.nodes <= before.nodes, `DOM grew from ${before.nodes} to ${after.nodes} elements for the same state: ${domDiff(before, after)}`);
-  assert.ok(after.js - before.js < 1048576, `JS heap grew by ${after.js - before.js} bytes`);
-  assert.deepEqual(await page.evaluate(() => window.__hostile.csp), []);
-  assert.deepEqual(problems, []);
-  await context.close();
+  await soak(context, page, problems, {
+    what: 'element, 1,000 setState changes', target: 'element',
+    reset: async () => {
+      await page.evaluate((s) => { document.querySelector('attention-explorer').setState(s, { replace: true }); }, initial);
+      await settle(page);
+    },
+  });
 });
 
 // ---- tables: one bad attribute or one bad JSON config per element, all on one page ----

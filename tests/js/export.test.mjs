@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
+import { parseCSV } from '../helpers/csv.mjs';
 import {
   float32Text, toCSV, toJSON, toTorchLiteral, toSVG, heatmapLayout, pngWithText, readPNG, crc32,
   toPyTorchScript, pyString, fileStem,
@@ -24,21 +25,6 @@ function slice2d(t, ...lead) {
   return Array.from({ length: R }, (_, r) => Array.from(t.data.slice(offset + r * C, offset + (r + 1) * C)));
 }
 
-// A small RFC 4180 CSV reader (quoted fields, doubled quotes, CRLF).
-function parseCSV(text) {
-  const rows = [];
-  let row = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (ch === '"') quoted = false; else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') { row.push(field); field = ''; } else if (ch === '\r') { /* skip */ } else if (ch === '\n') { row.push(field); rows.push(row); row = []; field = ''; } else field += ch;
-  }
-  return rows;
-}
 
 const hostileLabels = ['<img src=x onerror=alert(1)>', '=SUM(A1)', 'a,"b"\nc', '</script>'];
 const matrix = [
