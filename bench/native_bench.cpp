@@ -46,57 +46,44 @@ double useful_flops(int H, int T, bool causal) {
   return H * pairs * 4.0 * kHs;
 }
 
-// args: H, T, causal
-void BM_Tiled(benchmark::State& state) {
+// Runs one attention implementation over every head of (H, T, hs) inputs and reports GFLOP/s
+// of useful flops. args: H, T, causal. per_head(in, h_offset, T, alpha, causal).
+template <class PerHead>
+void run_heads(benchmark::State& state, bool with_scratch, PerHead per_head) {
   const int H = static_cast<int>(state.range(0)), T = static_cast<int>(state.range(1));
   const bool causal = state.range(2) != 0;
-  Inputs in = make_inputs(H, T, false);
+  Inputs in = make_inputs(H, T, with_scratch);
   const float alpha = 1.0f / std::sqrt(static_cast<float>(kHs));
   const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * kHs;
   for (auto _ : state) {
-    for (int h = 0; h < H; ++h)
-      k::attention_tiled_simd(in.out.data() + h * step, in.q.data() + h * step, in.k.data() + h * step,
-                              in.v.data() + h * step, nullptr, T, kHs, kHs, alpha, causal);
+    for (int h = 0; h < H; ++h) per_head(in, h * step, T, alpha, causal);
     benchmark::DoNotOptimize(in.out.data());
     benchmark::ClobberMemory();
   }
   state.counters["GFLOP/s"] = benchmark::Counter(useful_flops(H, T, causal) * 1e-9,
                                                  benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_Tiled(benchmark::State& state) {
+  run_heads(state, false, [](Inputs& in, std::ptrdiff_t o, int T, float alpha, bool causal) {
+    k::attention_tiled_simd(in.out.data() + o, in.q.data() + o, in.k.data() + o, in.v.data() + o, nullptr, T, kHs,
+                            kHs, alpha, causal);
+  });
 }
 
 void BM_ThreePass(benchmark::State& state) {
-  const int H = static_cast<int>(state.range(0)), T = static_cast<int>(state.range(1));
-  const bool causal = state.range(2) != 0;
-  Inputs in = make_inputs(H, T, true);
-  const float alpha = 1.0f / std::sqrt(static_cast<float>(kHs));
-  const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * kHs;
-  for (auto _ : state) {
-    for (int h = 0; h < H; ++h) {
-      k::qk_scores_simd(in.scratch.data(), in.q.data() + h * step, in.k.data() + h * step, T, kHs, alpha, causal);
-      k::softmax_rows_simd(in.scratch.data(), T, T, causal);
-      k::weighted_sum_simd(in.out.data() + h * step, in.scratch.data(), in.v.data() + h * step, T, kHs, causal);
-    }
-    benchmark::DoNotOptimize(in.out.data());
-    benchmark::ClobberMemory();
-  }
-  state.counters["GFLOP/s"] = benchmark::Counter(useful_flops(H, T, causal) * 1e-9,
-                                                 benchmark::Counter::kIsIterationInvariantRate);
+  run_heads(state, true, [](Inputs& in, std::ptrdiff_t o, int T, float alpha, bool causal) {
+    k::qk_scores_simd(in.scratch.data(), in.q.data() + o, in.k.data() + o, T, kHs, alpha, causal);
+    k::softmax_rows_simd(in.scratch.data(), T, T, causal);
+    k::weighted_sum_simd(in.out.data() + o, in.scratch.data(), in.v.data() + o, T, kHs, causal);
+  });
 }
 
 void BM_Reference(benchmark::State& state) {
-  const int H = static_cast<int>(state.range(0)), T = static_cast<int>(state.range(1));
-  const bool causal = state.range(2) != 0;
-  Inputs in = make_inputs(H, T, false);
-  const float alpha = 1.0f / std::sqrt(static_cast<float>(kHs));
-  const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * kHs;
-  for (auto _ : state) {
-    for (int h = 0; h < H; ++h)
-      k::attention_tiled_ref(in.out.data() + h * step, in.q.data() + h * step, in.k.data() + h * step,
-                             in.v.data() + h * step, nullptr, T, kHs, kHs, alpha, causal);
-    benchmark::DoNotOptimize(in.out.data());
-  }
-  state.counters["GFLOP/s"] = benchmark::Counter(useful_flops(H, T, causal) * 1e-9,
-                                                 benchmark::Counter::kIsIterationInvariantRate);
+  run_heads(state, false, [](Inputs& in, std::ptrdiff_t o, int T, float alpha, bool causal) {
+    k::attention_tiled_ref(in.out.data() + o, in.q.data() + o, in.k.data() + o, in.v.data() + o, nullptr, T, kHs,
+                           kHs, alpha, causal);
+  });
 }
 
 // Peak of the f32x4 layer in this build: 12 independent chains acc = acc·m + c (8 flops each).
