@@ -194,17 +194,19 @@ TEST(BadInput, DropoutOutsideZeroToOneNamesDropout) {
   EXPECT_TRUE(ThrowsNaming([&] { v.run(); }, {"dropout", "1.5"}));
 }
 
+// Every tensor input, with the layout (fused or separate projections) that uses it.
+struct InputSlot {
+  const char* name;
+  Owned Valid::*tensor;
+  bool fused;
+};
+const InputSlot kEveryInput[] = {{"x", &Valid::x, false},   {"wq", &Valid::wq, false},    {"wk", &Valid::wk, false},
+                                 {"wv", &Valid::wv, false}, {"bq", &Valid::bq, false},    {"bk", &Valid::bk, false},
+                                 {"bv", &Valid::bv, false}, {"wqkv", &Valid::wqkv, true}, {"bqkv", &Valid::bqkv, true},
+                                 {"wo", &Valid::wo, false}, {"bo", &Valid::bo, false}};
+
 TEST(BadInput, NonFiniteValueInEveryInputNamesThatInput) {
-  struct Slot {
-    const char* name;
-    Owned Valid::*tensor;
-    bool fused;
-  };
-  const Slot slots[] = {{"x", &Valid::x, false},   {"wq", &Valid::wq, false},     {"wk", &Valid::wk, false},
-                        {"wv", &Valid::wv, false}, {"bq", &Valid::bq, false},     {"bk", &Valid::bk, false},
-                        {"bv", &Valid::bv, false}, {"wqkv", &Valid::wqkv, true},  {"bqkv", &Valid::bqkv, true},
-                        {"wo", &Valid::wo, false}, {"bo", &Valid::bo, false}};
-  for (const Slot& slot : slots) {
+  for (const InputSlot& slot : kEveryInput) {
     for (float bad : {kNaN, kInf, -kInf}) {
       Valid v;
       v.fused = slot.fused;
@@ -346,17 +348,8 @@ TEST(Limits, WidthBeyondTheLimitNamesTheInput) {
 }
 
 TEST(Limits, ValuesBeyondTheMagnitudeLimitNameTheInput) {
-  struct Slot {
-    const char* name;
-    Owned Valid::*tensor;
-    bool fused;
-  };
-  const Slot slots[] = {{"x", &Valid::x, false},   {"wq", &Valid::wq, false},    {"wk", &Valid::wk, false},
-                        {"wv", &Valid::wv, false}, {"bq", &Valid::bq, false},    {"bk", &Valid::bk, false},
-                        {"bv", &Valid::bv, false}, {"wqkv", &Valid::wqkv, true}, {"bqkv", &Valid::bqkv, true},
-                        {"wo", &Valid::wo, false}, {"bo", &Valid::bo, false}};
   const float too_big = attn::Limits::kMaxMagnitude * 1.5f;
-  for (const Slot& slot : slots) {
+  for (const InputSlot& slot : kEveryInput) {
     Valid v;
     v.fused = slot.fused;
     Owned& t = v.*(slot.tensor);
