@@ -25,6 +25,9 @@ declare -A NEEDS=(
 if [ "${ATTN_WITH_TORCH:-0}" = 1 ]; then
   NEEDS[python3-torch]=/usr/lib/python3/dist-packages/torch/__init__.py
   NEEDS[libopenblas0-openmp]=/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0
+  # The fixture scripts compute with the reference BLAS (tests/fixtures/reference_blas.py).
+  NEEDS[libblas3]=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3
+  NEEDS[liblapack3]=/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3
 fi
 
 missing=()
