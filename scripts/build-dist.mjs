@@ -5,11 +5,10 @@
 //                                    (engine + WASM + CSS inlined; ≤ 150 KB gzipped, checked here)
 //   dist/attention-explorer.iife.js  the same as a classic script, for pages opened from file://
 //                                    (Chromium does not load module scripts from file://)
-//   dist/index.html + app.js         the explorer page (classic script, WASM inlined) + styles/ +
-//                                    vendor/katex/ (CSS and fonts)
+//   dist/index.html + app.js         the explorer page (classic script, WASM inlined) + styles/
 //   dist/embed.html + embed.js       the iframe view (classic script, WASM inlined)
 //   dist/examples/                   the host-page examples, pointing at ../attention-explorer.js
-// Usage: node scripts/build-dist.mjs   (needs web/lib/attention_engine.{mjs,wasm}: node scripts/build.mjs)
+// Usage: node scripts/build-dist.mjs   (run by scripts/build.mjs, after the WASM engine is built)
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,18 +20,7 @@ const WEB = path.join(ROOT, 'web');
 const DIST = path.join(ROOT, 'dist');
 const BUDGET_BYTES = 150 * 1024;   // issue 5: the element file ≤ 150 KB gzipped, WASM included
 
-const rel = (p) => path.relative(ROOT, p);
-function need(file, hint) {
-  if (!fs.existsSync(file)) {
-    console.error(`build-dist: missing ${rel(file)}; ${hint}`);
-    process.exit(1);
-  }
-  return file;
-}
-
-const wasmFile = need(path.join(WEB, 'lib/attention_engine.wasm'), 'run `node scripts/build.mjs` first (it compiles the WASM engine)');
-need(path.join(WEB, 'lib/attention_engine.mjs'), 'run `node scripts/build.mjs` first');
-need(path.join(WEB, 'vendor/katex/katex.min.css'), 'run `node scripts/vendor.mjs` first');
+const wasmFile = path.join(WEB, 'lib/attention_engine.wasm');
 
 // The WASM travels gzip-compressed in base64 (≈ 54 KB instead of ≈ 75 KB for raw base64 once the
 // bundle is gzipped) and is unpacked with DecompressionStream, which needs no eval and no fetch.
@@ -40,8 +28,7 @@ const wasm = fs.readFileSync(wasmFile);
 const wasmGzBase64 = gzipSync(wasm, { level: 9 }).toString('base64');
 
 const read = (p) => fs.readFileSync(path.join(WEB, p), 'utf8');
-// The element's CSS: the explorer's styles and the element's own. KaTeX's CSS is not needed:
-// the element bundle typesets with web/element/mathml-tex.js (MathML, no fonts).
+// The element's CSS: the explorer's styles and the element's own.
 const elementCss = [read('styles/explorer.css'), read('element/element.css')].join('\n');
 
 const ASSETS_SOURCE = `
@@ -75,7 +62,7 @@ export async function loadEngine(options = {}) {
 }
 `;
 
-function distPlugin({ mathml }) {
+function distPlugin() {
   return {
     name: 'attention-explorer-dist',
     setup(build) {
@@ -91,14 +78,11 @@ function distPlugin({ mathml }) {
       build.onLoad({ filter: /^engine$/, namespace: 'ae-virtual' }, () => ({ contents: ENGINE_WRAPPER, loader: 'js', resolveDir: path.join(WEB, 'lib') }));
       // The vendored d3 bundle keeps every scheme; the npm package tree-shakes to the three used.
       build.onResolve({ filter: /vendor\/d3-scale-chromatic\.js$/ }, () => ({ path: path.join(ROOT, 'node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs') }));
-      if (mathml) {
-        build.onResolve({ filter: /vendor\/katex\/katex\.mjs$/ }, () => ({ path: path.join(WEB, 'element/mathml-tex.js') }));
-      }
     },
   };
 }
 
-async function bundle(entry, outfile, { format, mathml = false, globalName } = {}) {
+async function bundle(entry, outfile, { format, globalName } = {}) {
   const result = await esbuild.build({
     entryPoints: [path.join(WEB, entry)],
     outfile,
@@ -114,7 +98,7 @@ async function bundle(entry, outfile, { format, mathml = false, globalName } = {
     // Emscripten's module names its own URL with import.meta.url; with wasmBinary given it is
     // only a base for locateFile, never fetched. Classic scripts have no import.meta.
     define: format === 'iife' ? { 'import.meta.url': 'location.href' } : {},
-    plugins: [distPlugin({ mathml })],
+    plugins: [distPlugin()],
     logLevel: 'warning',
     metafile: true,
   });
@@ -139,8 +123,8 @@ fs.mkdirSync(DIST, { recursive: true });
 
 // 1. The element: ESM + classic-script copy.
 const elementFile = path.join(DIST, 'attention-explorer.js');
-await bundle('element/attention-explorer.js', elementFile, { format: 'esm', mathml: true });
-await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explorer.iife.js'), { format: 'iife', mathml: true });
+await bundle('element/attention-explorer.js', elementFile, { format: 'esm' });
+await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explorer.iife.js'), { format: 'iife' });
 
 // 2. The page and the iframe view, as classic scripts (they must open from file://).
 await bundle('app.js', path.join(DIST, 'app.js'), { format: 'iife' });
@@ -149,7 +133,6 @@ copyDir(path.join(WEB, 'styles'), path.join(DIST, 'styles'), (f) => f.endsWith('
 for (const name of fs.readdirSync(WEB)) {
   if (/\.(svg|ico|png|txt|webmanifest)$/.test(name)) fs.copyFileSync(path.join(WEB, name), path.join(DIST, name));
 }
-copyDir(path.join(WEB, 'vendor/katex'), path.join(DIST, 'vendor/katex'), (f) => !f.endsWith('.mjs'));
 
 // Module script tags become classic deferred ones; preloads of files that are now inlined go.
 function classicPage(html) {
@@ -172,8 +155,7 @@ if (fs.existsSync(examplesDir)) {
     if (!name.endsWith('.html')) continue;
     const file = path.join(DIST, 'examples', name);
     const html = fs.readFileSync(file, 'utf8')
-      .replaceAll('../element/attention-explorer.js', '../attention-explorer.js')
-      .replaceAll('src="../embed.html', 'src="../embed.html');
+      .replaceAll('../element/attention-explorer.js', '../attention-explorer.js');
     fs.writeFileSync(file, html);
   }
 }

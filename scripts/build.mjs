@@ -1,51 +1,46 @@
-// Builds what is missing or stale: the WASM engine (web/lib/attention_engine.mjs), the vendored
-// libraries (web/vendor/) and, when its script exists, dist/. `--force` rebuilds everything.
-// Prints the gzipped size of what ships.
+// Builds what `npm start` and `npm test` need, incrementally:
+//   web/lib/attention_engine.{mjs,wasm}  the WASM engine (cmake --build is incremental; CMake
+//                                        writes both files straight into web/lib/)
+//   web/vendor/d3-scale-chromatic.js     the page's one third-party library, bundled by esbuild
+//                                        so the page works offline with no CDN
+//   dist/                                the bundles (scripts/build-dist.mjs; esbuild, < 1 s)
+// Prints the size of what ships when the engine changed.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, copyFileSync, readFileSync } from 'node:fs';
+import { existsSync, statSync, readFileSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import * as esbuild from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const force = process.argv.includes('--force');
-const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
-const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit', env, ...opts });
+const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' }; // Debian's emcc needs acorn from there
+const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit', env });
+const mtime = (file) => (existsSync(join(root, file)) ? statSync(join(root, file)).mtimeMs : 0);
 
-// Newest modification time under paths (files or folders).
-function newest(paths) {
-  let latest = 0;
-  const visit = (p) => {
-    if (!existsSync(p)) return;
-    const s = statSync(p);
-    if (s.isDirectory()) for (const name of readdirSync(p)) visit(join(p, name));
-    else latest = Math.max(latest, s.mtimeMs);
-  };
-  paths.forEach((p) => visit(join(root, p)));
-  return latest;
-}
-const stale = (target, sources) => force || !existsSync(join(root, target)) || statSync(join(root, target)).mtimeMs < newest(sources);
-const gzipKB = (file) => (gzipSync(readFileSync(join(root, file)), { level: 9 }).length / 1024).toFixed(1);
-
-const engine = 'web/lib/attention_engine.mjs';
 const wasm = 'web/lib/attention_engine.wasm';
-if (stale(engine, ['src', 'CMakeLists.txt']) || stale(wasm, ['src', 'CMakeLists.txt'])) {
-  console.log('build: compiling the WASM engine (emcmake cmake, -O3 -msimd128)');
-  if (!existsSync(join(root, 'build-wasm/CMakeCache.txt'))) {
-    run('emcmake', ['cmake', '-S', '.', '-B', 'build-wasm', '-DCMAKE_BUILD_TYPE=Release', '-DATTN_BUILD_DEMO=OFF']);
-  }
-  run('cmake', ['--build', 'build-wasm', '--target', 'attention_engine', '-j2']);
-  copyFileSync(join(root, 'build-wasm/attention_engine.mjs'), join(root, engine));
-  copyFileSync(join(root, 'build-wasm/attention_engine.wasm'), join(root, wasm));
-  for (const file of [engine, wasm]) {
-    console.log(`build: ${file} ${(statSync(join(root, file)).size / 1024).toFixed(1)} KB, ${gzipKB(file)} KB gzipped`);
+const before = mtime(wasm);
+if (!existsSync(join(root, 'build-wasm/CMakeCache.txt'))) {
+  run('emcmake', ['cmake', '-S', '.', '-B', 'build-wasm', '-DCMAKE_BUILD_TYPE=Release', '-DATTN_BUILD_DEMO=OFF']);
+}
+run('cmake', ['--build', 'build-wasm', '--target', 'attention_engine', '-j2']);
+if (mtime(wasm) !== before) {
+  for (const file of ['web/lib/attention_engine.mjs', wasm]) {
+    const bytes = readFileSync(join(root, file));
+    const gz = gzipSync(bytes, { level: 9 }).length;
+    console.log(`build: ${file} ${(bytes.length / 1024).toFixed(1)} KB, ${(gz / 1024).toFixed(1)} KB gzipped`);
   }
 }
 
-if (existsSync(join(root, 'scripts/vendor.mjs')) && stale('web/vendor', ['scripts/vendor.mjs', 'package.json'])) {
-  run('node', ['scripts/vendor.mjs']);
-}
+mkdirSync(join(root, 'web/vendor'), { recursive: true });
+await esbuild.build({
+  stdin: { contents: "export * from 'd3-scale-chromatic';", resolveDir: root, loader: 'js' },
+  bundle: true,
+  format: 'esm',
+  minify: true,
+  outfile: join(root, 'web/vendor/d3-scale-chromatic.js'),
+  logLevel: 'error',
+  legalComments: 'inline',
+  target: 'es2020',
+});
 
-if (existsSync(join(root, 'scripts/build-dist.mjs')) && stale('dist/attention-explorer.js', ['web', 'scripts/build-dist.mjs'])) {
-  run('node', ['scripts/build-dist.mjs']);
-}
+run('node', ['scripts/build-dist.mjs']);

@@ -7,9 +7,10 @@
 //   js       node:test suites in tests/js against the built WASM engine
 //   e2e      browser tests in tests/e2e (playwright-core + Debian Chromium)
 //   bench    the benchmark in quick mode: it runs and its outputs match the peers (no timing)
+//   lint     clang-format and Prettier report no file that needs formatting
 // `node scripts/test.mjs native js` runs only the named suites.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -51,8 +52,12 @@ const nodeCounts = (output) => {
     + [...output.matchAll(new RegExp(`^# ${label} (\\d+)`, 'gm'))].reduce((a, m) => a + Number(m[1]), 0);
   return { passed: pick('pass'), failed: pick('fail'), skipped: pick('skipped') };
 };
-const testFiles = (dir) => (existsSync(join(root, dir))
-  ? readdirSync(join(root, dir)).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => join(dir, f)) : []);
+const testFiles = (dir) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => join(dir, f));
+// "N passed, N failed" as the last such line a script prints.
+const passedFailedLine = (output) => {
+  const m = [...output.matchAll(/(\d+) passed, (\d+) failed/g)].pop();
+  return m ? { passed: Number(m[1]), failed: Number(m[2]) } : { passed: 0, failed: 0 };
+};
 
 const suites = {
   native: {
@@ -91,26 +96,25 @@ const suites = {
   },
   sanitize: {
     counts: gtestCounts,
-    available: () => existsSync(join(root, 'scripts/sanitize.sh')),
     run: () => run('bash', ['scripts/sanitize.sh']),
   },
   js: {
     counts: nodeCounts,
-    available: () => testFiles('tests/js').length > 0,
     run: () => run('node', ['--test', '--test-concurrency=1', ...testFiles('tests/js')]),
   },
   e2e: {
     counts: nodeCounts,
-    available: () => testFiles('tests/e2e').length > 0,
     run: () => run('node', ['--test', '--test-concurrency=1', ...testFiles('tests/e2e')]),
   },
   bench: {
-    counts: (output) => {
-      const m = /(\d+) passed, (\d+) failed/.exec(output);
-      return m ? { passed: Number(m[1]), failed: Number(m[2]) } : { passed: 0, failed: 0 };
-    },
-    available: () => existsSync(join(root, 'bench/run.mjs')),
+    counts: passedFailedLine,
     run: () => run('node', ['bench/run.mjs', '--quick']),
+  },
+  lint: {
+    // clang-format and Prettier agree with every file they format (configs: .clang-format,
+    // .prettierrc.json); scripts/lint.mjs --fix rewrites them.
+    counts: passedFailedLine,
+    run: () => run('node', ['scripts/lint.mjs']),
   },
 };
 
@@ -123,7 +127,7 @@ for (const name of wanted) {
   const suite = suites[name];
   if (!suite) throw new Error(`test: unknown suite '${name}'; known: ${Object.keys(suites).join(', ')}`);
   if (suite.available && !suite.available()) {
-    summary.push(`${name.padEnd(9)} not run (${name === 'fixtures' ? 'no python3-torch' : 'not present'})`);
+    summary.push(`${name.padEnd(9)} not run (no python3-torch: ATTN_WITH_TORCH=1 npm test installs it)`);
     continue;
   }
   console.log(`\n===== ${name} =====`);

@@ -3,13 +3,12 @@
 // defaults and a notice. The page posts its height to the parent on every size change:
 //   {type: 'attention-explorer:height', height: <CSS px>}
 // so the host can size the frame (see web/examples/iframe.html).
+import { mountFromState } from './bootstrap.js';
 import { loadEngine } from './lib/engine.js';
-import { defaultState } from './lib/state.js';
-import { createStore } from './lib/store.js';
-import { stateFromHash } from './lib/share.js';
-import { mountExplorer } from './views/explorer.js';
+import { readHash, stateFromHash } from './lib/share.js';
 
 export const HEIGHT_MESSAGE = 'attention-explorer:height';
+const PROBLEMS = "This embedded view's link held values it cannot use, so defaults are shown for them:";
 
 const root = document.getElementById('app');
 
@@ -21,39 +20,24 @@ function postHeight() {
   if (window.parent !== window) window.parent.postMessage({ type: HEIGHT_MESSAGE, height }, '*');
 }
 
-function problemsText(problems) {
-  return `This embedded view's link held values it cannot use, so defaults are shown for them: ${problems.join('; ')}.`;
-}
-
 async function start() {
-  let engine;
-  try {
-    engine = await loadEngine();
-  } catch (error) {
-    const p = document.createElement('p');
-    p.className = 'ae-embed-error';
-    p.setAttribute('role', 'alert');
-    p.textContent = `The attention engine could not be loaded: ${error.message}`;
-    root.replaceChildren(p);
-    postHeight();
-    throw error;
-  }
-  const defaults = defaultState(engine.examples());
-  const first = stateFromHash(location.hash, defaults);
-  const store = createStore(first.state);
-  root.replaceChildren();
-  const explorer = mountExplorer(root, { store, engine, defaults, chrome: false });
-  document.body.classList.add('ae-embed-page');
-  if (first.problems.length) explorer.notify(problemsText(first.problems));
+  new ResizeObserver(postHeight).observe(document.documentElement);
+  const loading = root.querySelector('.ae-embed-loading');
+  const mounted = await mountFromState(root, {
+    engine: loadEngine().finally(() => loading?.remove()),
+    readState: () => readHash(location.hash),
+    controls: 'none',
+    problemsIntro: PROBLEMS,
+  });
+  const { store, explorer, defaults } = mounted;
   addEventListener('hashchange', () => {
     const next = stateFromHash(location.hash, defaults);
     store.set(next.state);
-    explorer.notify(next.problems.length ? problemsText(next.problems) : null);
+    explorer.showProblems(next.problems, PROBLEMS);
   });
-  new ResizeObserver(postHeight).observe(document.documentElement);
   await explorer.rendered;
   postHeight();
-  return { engine, store, explorer };
+  return mounted;
 }
 
 window.__embed = { ready: start() };

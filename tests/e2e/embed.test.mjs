@@ -12,7 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
 import { loadEngine } from '../../web/lib/engine.js';
-import { elementSnippet } from '../../web/views/embed-dialog.js';
+import { elementSnippet } from '../../web/tools/embed-dialog.js';
 import { defaultState } from '../../web/lib/state.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -100,7 +100,7 @@ test('TwoElements_EachShowsItsOwnConfigurationWithTheEngineNumbers', async () =>
   const themes = await page.evaluate(() => ['#river', '#finance'].map((s) => document.querySelector(s).shadowRoot.querySelector('.ae-root').dataset.theme));
   assert.deepEqual(themes, ['light', 'dark']);
   // The minimal bar is only on the element that asked for it.
-  const bars = await page.evaluate(() => ['#river', '#finance'].map((s) => Boolean(document.querySelector(s).shadowRoot.querySelector('.ae-el-bar'))));
+  const bars = await page.evaluate(() => ['#river', '#finance'].map((s) => Boolean(document.querySelector(s).shadowRoot.querySelector('.ae-bar-minimal'))));
   assert.deepEqual(bars, [false, true]);
   assert.deepEqual(problems.filter((p) => !/favicon/.test(p) && !/404/.test(p)), []);
 });
@@ -135,7 +135,7 @@ test('CustomJson_ShowsTheNumbersTheEngineComputesForIt', async () => {
   const html = fs.readFileSync(path.join(ROOT, 'web/examples/custom-json.html'), 'utf8');
   const json = JSON.parse(/<script type="application\/json">([\s\S]*?)<\/script>/.exec(html)[1]);
   const { page } = await openElements('examples/custom-json.html');
-  const notice = await page.evaluate(() => document.querySelector('#custom').shadowRoot.querySelector('.ae-el-notice').hidden);
+  const notice = await page.evaluate(() => document.querySelector('#custom').shadowRoot.querySelector('.ae-notice').hidden);
   assert.equal(notice, true, 'a valid JSON state shows no notice');
   const shown = await readTables(page, '#custom');
   const t = engine.attend({ x: json.contexts.sentence.map((w) => json.vocab[w]), wq: json.weights.wq, wk: json.weights.wk, wv: json.weights.wv, causal: true, kernel: 'reference' });
@@ -151,7 +151,7 @@ test('HostileCss_DoesNotChangeTheElementLayout', async () => {
   const measure = () => page.evaluate(() => {
     const el = document.querySelector('#target');
     const host = el.getBoundingClientRect();
-    const rendered = [...el.shadowRoot.querySelectorAll('.ae-el-bar, .ae-root, h2, h3, table, th, td, p, select, input')].filter((n) => n.getClientRects().length > 0);
+    const rendered = [...el.shadowRoot.querySelectorAll('.ae-bar-minimal, .ae-root, h2, h3, table, th, td, p, select, input')].filter((n) => n.getClientRects().length > 0);
     const boxes = rendered.map((n) => {
       const r = n.getBoundingClientRect();
       const cs = getComputedStyle(n);
@@ -209,7 +209,7 @@ test('BadAttributesAndJson_ShowANoticeAndStillRender', async () => {
   await page.goto(server.url + 'bad.html');
   await page.waitForFunction(() => [...document.querySelectorAll('attention-explorer')].every((e) => e.shadowRoot.querySelector('table[data-matrix]')), null, { timeout: 20000 });
   const notices = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('attention-explorer')].map((e) => {
-    const n = e.shadowRoot.querySelector('.ae-el-notice');
+    const n = e.shadowRoot.querySelector('.ae-notice');
     return [e.id, { hidden: n.hidden, text: n.textContent, tables: e.shadowRoot.querySelectorAll('table[data-matrix]').length, imgs: e.shadowRoot.querySelectorAll('img').length }];
   })));
   for (const pattern of [/heads="abc"/, /options.temperature/, /view: unknown step the string "nope"/, /theme/, /controls="lots"/, /height="tall"/, /example/]) {
@@ -251,7 +251,7 @@ test('HostApi_StateSetStateStepAndEvents', async () => {
     const s2 = el.step(3);
     const s3 = el.step(-100);
     const bad = el.setState({ options: { heads: 'x' }, focus: 'nowhere' });
-    const noticeShown = !el.shadowRoot.querySelector('.ae-el-notice').hidden;
+    const noticeShown = !el.shadowRoot.querySelector('.ae-notice').hidden;
     el.state = { ...el.state, focus: 'finance' };
     return { p1, s: [s1, s2, s3], bad, noticeShown, causal: el.state.options.causal, focus: el.state.focus, events };
   });
@@ -284,7 +284,7 @@ test('EmbedSnippet_ReproducesAnEditedState', async () => {
   await page.goto(server.url + 'snippet.html');
   await page.waitForFunction(() => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('table[data-matrix="weights"]'), null, { timeout: 20000 });
   const shown = await page.evaluate(() => document.querySelector('attention-explorer').state);
-  const { notice } = await page.evaluate(() => ({ notice: document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-el-notice').textContent }));
+  const { notice } = await page.evaluate(() => ({ notice: document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-notice').textContent }));
   assert.equal(notice, '');
   assert.deepEqual(shown, state);
   await context.close();

@@ -12,7 +12,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
 import { loadEngine } from '../../web/lib/engine.js';
-import { readPNG, heatmapLayout } from '../../web/lib/export.js';
+import { readPNG } from '../../web/lib/png.js';
+import { heatmapLayout } from '../../web/lib/heatmap-image.js';
 import { parseCSV } from '../helpers/csv.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -128,7 +129,7 @@ test('PNG_IsTwiceTheSizeCarriesTheNumbersAndPaintsThePageColours', async () => {
   const { bytes } = await download('weights', 'river', 'png');
   const info = readPNG(bytes);
   const table = await page.evaluate(async () => {
-    const { readHeatmapTable } = await import('/web/views/export-menu.js');
+    const { readHeatmapTable } = await import('/web/tools/export-menu.js');
     return readHeatmapTable(document.querySelector('table[data-matrix="weights"][data-context="river"]'));
   });
   const L = heatmapLayout(table.matrix, { rowLabels: table.rowLabels, colLabels: table.colLabels, title: table.name, cellColors: table.cellColors });

@@ -258,7 +258,7 @@ test('element: hostile attribute values show a notice and stay inert', async () 
   await elementPage(page, `<attention-explorer ${attrs}></attention-explorer>`);
   const notice = await page.evaluate(() => {
     const root = document.querySelector('attention-explorer').shadowRoot;
-    return [...root.querySelectorAll('.ae-el-notice, .ae-notice')].filter((n) => !n.hidden).map((n) => n.textContent).join(' | ');
+    return [...root.querySelectorAll('.ae-notice')].filter((n) => !n.hidden).map((n) => n.textContent).join(' | ');
   });
   for (const name of ['view', 'controls', 'heads', 'temperature', 'scale', 'height', 'causal']) {
     assert.match(notice, new RegExp(name), `the notice names ${name}: ${notice}`);
@@ -473,7 +473,7 @@ test('element: each bad attribute or JSON config shows a notice naming it, and t
   await elementPage(page, body);
   const results = await page.evaluate(() => [...document.querySelectorAll('attention-explorer')].map((el) => {
     const root = el.shadowRoot;
-    const notices = [...root.querySelectorAll('.ae-el-notice, .ae-notice')].filter((n) => !n.hidden && n.textContent.trim());
+    const notices = [...root.querySelectorAll('.ae-notice')].filter((n) => !n.hidden && n.textContent.trim());
     return {
       what: el.dataset.what,
       notice: notices.map((n) => n.textContent).join(' | '),

@@ -28,7 +28,7 @@ const SEED_WQ = [[1, 0], [0, 1], [0.2, 0.2], [0, 0]];
 
 let server, browser;
 before(async () => {
-  for (const f of ['lib/attention_engine.mjs', 'lib/attention_engine.wasm', 'vendor/d3-scale-chromatic.js', 'vendor/katex/katex.mjs']) {
+  for (const f of ['lib/attention_engine.mjs', 'lib/attention_engine.wasm', 'vendor/d3-scale-chromatic.js']) {
     assert.ok(fs.existsSync(path.join(WEB, f)), `web/${f} is missing: run \`node scripts/build.mjs\` first`);
   }
   fs.mkdirSync(SHOTS, { recursive: true });
@@ -359,8 +359,8 @@ test('heads, dropout, kernel, formula and causal averaging views', async () => {
   await page.getByLabel('Kernel').selectOption('reference');
   await page.waitForFunction(() => /reference kernel/.test(document.querySelector('.ae-timing').textContent));
   console.log('# ' + (await page.textContent('.ae-timing')));
-  // formula: KaTeX output for the selected row; clicking a weights cell picks its row
-  await page.waitForSelector('section[data-section="formula"] .ae-math-steps .katex');
+  // formula: MathML for the selected row; clicking a weights cell picks its row
+  await page.waitForSelector('section[data-section="formula"] .ae-math-steps math');
   assert.equal(await page.$eval('section[data-section="formula"] select', (s) => s.value), '1', 'the shared word’s row by default');
   await page.click(pipe('weights') + ' tbody tr:nth-child(3) td');
   await page.waitForFunction(() => document.querySelector('section[data-section="formula"] select').value === '2');

@@ -1,7 +1,7 @@
 // Browser tests of sharing by link: the main page (web/index.html) restores an edited state
 // exactly from its URL; Back/Forward move between states; hostile or malformed hashes show a
 // visible notice, render token names as inert text, and never blank the page. The same for the
-// iframe view (web/embed.html). attachHashSync() (web/lib/share-ui.js) is tested on a fixture.
+// iframe view (web/embed.html). attachHashSync() (web/tools/hash-sync.js) is tested on a fixture.
 // Run: node --test tests/e2e/share.test.mjs
 import test from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,5 @@
-// Unit tests for web/lib/export.js: every export parses back to the numbers it was given, labels
+// Unit tests for the export formats (web/lib/matrix-formats.js, heatmap-image.js, png.js,
+// pytorch-script.js): every export parses back to the numbers it was given, labels
 // are escaped for each format, and the generated PyTorch script — run with /usr/bin/python3 and
 // torch when available — prints the PyTorch fixtures' numbers (tests/fixtures, made by
 // tests/fixtures/make_fixtures.py with real PyTorch 1.13).
@@ -8,10 +9,12 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
 import { parseCSV } from '../helpers/csv.mjs';
-import {
-  float32Text, toCSV, toJSON, toTorchLiteral, toSVG, heatmapLayout, pngWithText, readPNG, crc32,
-  toPyTorchScript, pyString, fileStem,
-} from '../../web/lib/export.js';
+import { float32Text } from '../../web/lib/format.js';
+import { toCSV, toJSON, toTorchLiteral, pyString } from '../../web/lib/matrix-formats.js';
+import { toSVG, heatmapLayout } from '../../web/lib/heatmap-image.js';
+import { pngWithText, readPNG, crc32 } from '../../web/lib/png.js';
+import { toPyTorchScript } from '../../web/lib/pytorch-script.js';
+import { fileStem } from '../../web/lib/text.js';
 
 const PYTHON = process.env.ATTN_PYTHON || '/usr/bin/python3';
 const fixture = (name) => JSON.parse(fs.readFileSync(new URL(`../fixtures/${name}.json`, import.meta.url)));

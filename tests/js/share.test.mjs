@@ -197,9 +197,9 @@ test('Sanitize_DoesNotShareObjectsWithItsInputs', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The Embed dialog's snippets (web/views/embed-dialog.js); the browser round-trip is in
+// The Embed dialog's snippets (web/tools/embed-dialog.js); the browser round-trip is in
 // tests/e2e/embed.test.mjs.
-import { elementSnippet, iframeSnippet, elementConfig } from '../../web/views/embed-dialog.js';
+import { elementSnippet, iframeSnippet, elementConfig } from '../../web/tools/embed-dialog.js';
 
 test('ElementSnippet_DefaultStateIsJustTheTag', () => {
   assert.equal(elementSnippet(defaults(), defaults(), { src: 'x.js' }),

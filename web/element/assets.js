@@ -3,7 +3,7 @@
 // lets loadEngine() fetch attention_engine.wasm itself. scripts/build-dist.mjs replaces this
 // module with one that returns the same CSS text and the WASM bytes inlined into the bundle.
 
-const SHEETS = ['../styles/explorer.css', '../vendor/katex/katex.min.css', './element.css'];
+const SHEETS = ['../styles/explorer.css', './element.css'];
 
 let cssPromise = null;
 

@@ -12,6 +12,20 @@ export function fmt(value, digits = 3) {
   return text.replace('-', MINUS);
 }
 
+/** Shortest decimal text that reads back to the same float32 (engine numbers are float32). */
+export function float32Text(value) {
+  if (value === -Infinity) return '-Infinity';
+  if (value === Infinity) return 'Infinity';
+  if (Number.isNaN(value)) return 'NaN';
+  const f = Math.fround(value);
+  if (f === 0) return '0';
+  for (let p = 1; p <= 9; p++) {
+    const text = f.toPrecision(p);
+    if (Math.fround(Number(text)) === f) return String(Number(text));
+  }
+  return String(f);
+}
+
 /** Formats a vector as "[a, b, c]". */
 export function fmtVector(values, digits = 3) {
   return '[' + Array.from(values, (v) => fmt(v, digits)).join(', ') + ']';

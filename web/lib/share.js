@@ -11,19 +11,10 @@ import { VIEWS as STATE_VIEWS, KERNELS as STATE_KERNELS } from './state.js';
 
 export const FORMAT_VERSION = '1';
 
-// Bounds of a shared state (see web/README or docs: they keep a hostile link cheap to render).
-export const LIMITS = Object.freeze({
-  hashChars: 65536,    // longest hash we try to decode
-  words: 32,           // vocabulary size
-  contexts: 8,         // named contexts
-  tokens: 16,          // tokens per context
-  width: 16,           // D, and the columns of every weight matrix (dk, dv, plain layer)
-  wordChars: 32,       // length of a word or context name
-  absValue: 1000,      // |any vector or weight entry|
-  heads: 16,
-  step: 64,
-  cell: 16,            // selected row / col index bound
-});
+import { LIMITS } from './limits.js';
+import { clip, describe } from './text.js';
+
+export { LIMITS };
 
 export const EXAMPLES = Object.freeze(['river', 'finance', 'both', 'averaging']);
 // The page's views and kernels (web/lib/state.js), plus 'all'.
@@ -163,20 +154,6 @@ export function decodeState(text) {
 // Every field is checked against LIMITS; a bad field falls back to its default and adds one
 // problem naming the field, what was expected and what was found. Missing fields take their
 // defaults silently. The returned state shares no objects with `untrusted`.
-
-function clip(text, n = 40) {
-  const s = String(text);
-  return s.length > n ? `${s.slice(0, n)}…` : s;
-}
-
-function describe(value) {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return `an array of length ${value.length}`;
-  if (typeof value === 'string') return `the string "${clip(value, 30)}"`;
-  if (typeof value === 'number') return Number.isFinite(value) ? `${value}` : String(value);
-  if (typeof value === 'object') return 'an object';
-  return `${typeof value} ${clip(String(value), 30)}`;
-}
 
 function isPlainObject(value) {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -490,13 +467,19 @@ export function sanitizeState(untrusted, defaults) {
   return { state, problems };
 }
 
-// hash → {state, problems}: decode failures become one problem and the defaults.
-export function stateFromHash(hash, defaults) {
-  let untrusted;
+// hash → {state: the untrusted object it holds, problems}; a hash that cannot be decoded
+// becomes one problem and no state (= the defaults once sanitized).
+export function readHash(hash) {
   try {
-    untrusted = decodeState(hash);
+    return { state: decodeState(hash), problems: [] };
   } catch (error) {
-    return { state: clone(defaults), problems: [`${error.message}; showing the default example`] };
+    return { state: undefined, problems: [`${error.message}; showing the default example`] };
   }
-  return sanitizeState(untrusted, defaults);
+}
+
+// hash → {state, problems}: decoded and sanitized.
+export function stateFromHash(hash, defaults) {
+  const read = readHash(hash);
+  const out = sanitizeState(read.state, defaults);
+  return { state: out.state, problems: [...read.problems, ...out.problems] };
 }

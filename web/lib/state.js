@@ -2,15 +2,9 @@
 // bounds the UI enforces, and pure transitions used by the editing views. Every transition
 // returns {state} or {error} (a message for a visible notice); none mutates its input.
 
-export const LIMITS = Object.freeze({
-  tokens: 16,      // per context
-  words: 32,       // vocabulary size
-  D: 16,           // embedding width
-  dk: 16, dv: 16,  // projection widths
-  value: 1000,     // |any number|
-  wordLength: 32,  // the same bound as share.js (wordChars) applies to links, JSON and attributes
-  heads: 16,
-});
+import { LIMITS } from './limits.js';
+
+export { LIMITS };
 
 export const STEPS = ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'];
 export const VIEWS = ['contexts', 'controls', 'edit', ...STEPS, 'heads', 'loops', 'formula', 'averaging'];
@@ -64,7 +58,7 @@ export function validHeads(state) {
 
 function checkValue(v) {
   if (!Number.isFinite(v)) return `value must be a finite number, got ${v}`;
-  if (Math.abs(v) > LIMITS.value) return `value must be within ±${LIMITS.value}, got ${v}`;
+  if (Math.abs(v) > LIMITS.absValue) return `value must be within ±${LIMITS.absValue}, got ${v}`;
   return null;
 }
 
@@ -120,7 +114,7 @@ function withContext(state, context, tokens) {
 
 export function validateWord(word, vocab) {
   if (typeof word !== 'string' || word.trim() === '') return 'the word is empty';
-  if (word.length > LIMITS.wordLength) return `a word has at most ${LIMITS.wordLength} characters`;
+  if (word.length > LIMITS.wordChars) return `a word has at most ${LIMITS.wordChars} characters`;
   if (/[\u0000-\u001f]/.test(word)) return 'the word contains control characters';
   if (vocab && word in vocab) return `"${word}" is already in the vocabulary`;
   return null;
@@ -156,7 +150,7 @@ export function removeWord(state, word) {
  */
 export function resize(state, which, size) {
   if (!['D', 'dk', 'dv'].includes(which)) return { error: `resize: unknown width "${which}"` };
-  if (!Number.isInteger(size) || size < 1 || size > LIMITS[which]) return { error: `${which} must be an integer in 1..${LIMITS[which]}, got ${size}` };
+  if (!Number.isInteger(size) || size < 1 || size > LIMITS.width) return { error: `${which} must be an integer in 1..${LIMITS.width}, got ${size}` };
   const fit = (row, n) => (row.length >= n ? row.slice(0, n) : [...row, ...new Array(n - row.length).fill(0)]);
   const { weights } = state;
   let next;

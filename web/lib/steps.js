@@ -27,3 +27,9 @@ export function progress(T, done) {
     output: (i) => i < rowsDone,
   };
 }
+
+/** Number of stepper positions for the state's focused context: T·(T + 2). */
+export function stepCount(state) {
+  const tokens = state.contexts[state.focus] || Object.values(state.contexts)[0] || [];
+  return loopSteps(tokens.length, state.options.causal).length;
+}

@@ -2,10 +2,10 @@
 // plain average of itself and the tokens before it. engine.averaging() computes it three ways —
 // a loop, a product with a normalised lower-triangular matrix, and the softmax of masked zeros —
 // and the page shows all three and how far apart they are.
-import { h } from '../lib/dom.js';
+import { h } from '../ui/dom.js';
 import { fmt } from '../lib/format.js';
 import { maxAbsDiff, averagingNested } from '../lib/compute.js';
-import { sharedWords } from '../lib/state.js';
+import { highlightRows } from '../lib/focus.js';
 
 export function render(section, app) {
   const { doc } = app;
@@ -39,7 +39,7 @@ export function render(section, app) {
       const a = averagingNested(results.averaging);
       const tok = entry.tokens;
       const ctx = state.focus;
-      const hl = tok.map((w, i) => (sharedWords(state).includes(w) ? i : -1)).filter((i) => i >= 0);
+      const hl = highlightRows(state, tok);
       const cols = entry.x[0].map((_, j) => `d${j}`);
       maps.x.update({ context: ctx, values: entry.x, rowLabels: tok, highlightRows: hl, colLabels: cols, caption: `X of “${ctx}”` });
       maps.tril.update({ context: ctx, masked: (i, j) => j > i, values: a.trilWeights, rowLabels: tok, highlightRows: hl, colLabels: tok });

@@ -1,9 +1,10 @@
 // Item 1: two contexts, one word. The shared word ("bank") has the same embedding in both
 // sentences and the same vector after a plain linear layer; only self-attention, which mixes in
 // the neighbours, makes the two differ. Cosine similarities (engine.cosine) say by how much.
-import { h } from '../lib/dom.js';
+import { h } from '../ui/dom.js';
 import { fmt } from '../lib/format.js';
-import { sharedWords, setValue } from '../lib/state.js';
+import { setValue } from '../lib/state.js';
+import { highlightRows } from '../lib/focus.js';
 
 const dimLabels = (n, p) => Array.from({ length: n }, (_, i) => `${p}${i}`);
 
@@ -54,11 +55,10 @@ export function render(section, app) {
   return {
     update() {
       const { state, results } = app;
-      const shared = sharedWords(state);
       for (const [name, entry] of Object.entries(results.contexts)) {
         const c = (cols[name] ||= column(name));
         c.title.textContent = `${name}: ${entry.tokens.join(' ')}`;
-        const hl = entry.tokens.map((t, i) => (shared.includes(t) ? i : -1)).filter((i) => i >= 0);
+        const hl = highlightRows(state, entry.tokens);
         c.x.update({ values: entry.x, rowLabels: entry.tokens, colLabels: dimLabels(entry.x[0].length, 'd'), highlightRows: hl });
         if (entry.linear?.length) c.linear.update({ values: entry.linear, rowLabels: entry.tokens, colLabels: dimLabels(entry.linear[0].length, 'c'), highlightRows: hl });
         if (entry.trace) {

@@ -1,5 +1,6 @@
 // Item 5: the knobs. Each control writes state.options; the page recomputes everything.
-import { h, uid, setOptions, activeIn } from '../lib/dom.js';
+import { h, uid, setOptions, activeIn } from '../ui/dom.js';
+import { checkbox, slider } from '../ui/controls.js';
 import { fmt, fmtMs } from '../lib/format.js';
 import { validHeads, dims, KERNELS } from '../lib/state.js';
 
@@ -7,22 +8,9 @@ export function render(section, app) {
   const { doc } = app;
   const set = (patch) => app.setOptions(patch);
 
-  const check = (label, key, help) => {
-    const id = uid('opt');
-    const input = h(doc, 'input', { type: 'checkbox', id, onchange: (e) => set({ [key]: e.target.checked }) });
-    const el = h(doc, 'div', { class: 'ae-ctl' }, input, h(doc, 'label', { for: id }, label), help ? h(doc, 'p', { class: 'ae-help' }, help) : null);
-    return { el, sync: (o) => { input.checked = o[key]; } };
-  };
-  const range = (label, key, min, max, step, digits) => {
-    const id = uid('opt');
-    const out = h(doc, 'output', { for: id });
-    const input = h(doc, 'input', {
-      type: 'range', id, min, max, step,
-      oninput: (e) => set({ [key]: Number(e.target.value) }),
-    });
-    const el = h(doc, 'div', { class: 'ae-ctl ae-ctl-range' }, h(doc, 'label', { for: id }, label), input, out);
-    return { el, input, sync: (o) => { input.value = String(o[key]); out.textContent = fmt(o[key], digits); } };
-  };
+  const check = (label, key, help) => checkbox(doc, { label, help, onChange: (on) => set({ [key]: on }) });
+  const range = (label, key, min, max, step, digits) =>
+    slider(doc, { label, min, max, step, digits, onInput: (v) => set({ [key]: v }) });
 
   const projections = check('Learned projections W_Q, W_K, W_V', 'projections', 'Off: raw attention, Q = K = V = X, scores X·Xᵀ.');
   const scale = check('Divide scores by √dₖ', 'scale', 'Keeps dot products from growing with the head size.');
@@ -75,7 +63,7 @@ export function render(section, app) {
     update() {
       const { state, results } = app;
       const o = state.options;
-      for (const c of [projections, scale, causal, temperature, dropout]) c.sync(o);
+      for (const [c, key] of [[projections, 'projections'], [scale, 'scale'], [causal, 'causal'], [temperature, 'temperature'], [dropout, 'dropout']]) c.sync(o[key]);
       if (activeIn(seed) !== seed) seed.value = String(o.seed);
       train.checked = o.training; evalr.checked = !o.training;
       const valid = validHeads(state);

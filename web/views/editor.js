@@ -1,7 +1,7 @@
 // Item 6: edit everything. The vocabulary (every word's vector, editable cell by cell), the
 // tokens of each context (reorder, add, remove), new words, the widths D, dₖ, d_v, and a reset
 // to the seed's values. W_Q, W_K, W_V are edited where they are drawn (step 2); W under item 1.
-import { h, uid, setOptions, activeIn } from '../lib/dom.js';
+import { h, uid, setOptions, activeIn } from '../ui/dom.js';
 import { parseNumber } from '../lib/format.js';
 import {
   LIMITS, addToken, removeToken, moveToken, addWord, removeWord, resize, setValue, dims, validateWord,
@@ -11,7 +11,7 @@ export function render(section, app) {
   const { doc } = app;
   section.append(
     h(doc, 'h2', {}, 'Edit the example'),
-    h(doc, 'p', {}, `Change the sentences and the vectors, then watch every view above follow. Limits: ${LIMITS.tokens} tokens per sentence, ${LIMITS.words} words, widths up to ${LIMITS.D}, values within ±${LIMITS.value}.`),
+    h(doc, 'p', {}, `Change the sentences and the vectors, then watch every view above follow. Limits: ${LIMITS.tokens} tokens per sentence, ${LIMITS.words} words, widths up to ${LIMITS.width}, values within ±${LIMITS.absValue}.`),
     h(doc, 'button', { type: 'button', class: 'ae-btn', onclick: () => app.edit((s) => ({ state: { ...structuredClone(app.defaults), theme: s.theme } })) }, 'Reset everything to the seed’s values'),
   );
   const ctxBox = h(doc, 'div', { class: 'ae-two' });
@@ -27,7 +27,7 @@ export function render(section, app) {
   });
   // Add / remove words
   const nameId = uid('word'), vecId = uid('vec'), remId = uid('rem');
-  const nameIn = h(doc, 'input', { id: nameId, type: 'text', maxlength: LIMITS.wordLength, autocomplete: 'off', placeholder: 'e.g. river' });
+  const nameIn = h(doc, 'input', { id: nameId, type: 'text', maxlength: LIMITS.wordChars, autocomplete: 'off', placeholder: 'e.g. river' });
   const vecIn = h(doc, 'input', { id: vecId, type: 'text', inputmode: 'decimal', autocomplete: 'off', placeholder: '0.5, 0, 0, 0.5' });
   const addForm = h(doc, 'form', {
     class: 'ae-form',
@@ -63,7 +63,7 @@ export function render(section, app) {
   for (const [key, label] of [['D', 'Embedding width D'], ['dk', 'Query/key width dₖ'], ['dv', 'Value width d_v']]) {
     const id = uid('w');
     const input = h(doc, 'input', {
-      id, type: 'number', min: 1, max: LIMITS[key], step: 1, inputmode: 'numeric',
+      id, type: 'number', min: 1, max: LIMITS.width, step: 1, inputmode: 'numeric',
       onchange: (e) => {
         const n = Number(e.target.value);
         if (!app.edit((s) => resize(s, key, n))) e.target.value = String(dims(app.state)[key]);

@@ -3,9 +3,9 @@
 // element is created through root.ownerDocument, every query is scoped to the container.
 import { createStore } from '../lib/store.js';
 import { computeAll, averagingNested } from '../lib/compute.js';
-import { createHeatmap } from '../lib/heatmap.js';
+import { createHeatmap } from '../ui/heatmap.js';
 import { explainCell, modelFor, covers } from '../lib/explain.js';
-import { h } from '../lib/dom.js';
+import { h } from '../ui/dom.js';
 import * as header from './header.js';
 import * as contexts from './contexts.js';
 
@@ -14,24 +14,31 @@ import * as contexts from './contexts.js';
 // The first section's module is imported statically (it makes the first paint); the others
 // load in parallel right after it, keeping the first paint's module graph small.
 const SECTIONS = [
+  { load: () => import('./minimal-bar.js'), id: 'minimal-bar', views: [], controls: 'minimal' },
   { mod: contexts, id: 'contexts', views: ['contexts'] },
-  { load: () => import('./controls.js'), id: 'controls', views: [], chromeOnly: true },
+  { load: () => import('./controls.js'), id: 'controls', views: [], controls: 'full' },
   { load: () => import('./pipeline.js'), id: 'pipeline', views: ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'] },
   { load: () => import('./stepper.js'), id: 'loops', views: ['loops'] },
   { load: () => import('./averaging.js'), id: 'averaging', views: ['averaging'] },
   { load: () => import('./heads.js'), id: 'heads', views: ['heads'] },
   { load: () => import('./formula.js'), id: 'formula', views: ['formula'] },
-  { load: () => import('./editor.js'), id: 'edit', views: [], chromeOnly: true },
+  { load: () => import('./editor.js'), id: 'edit', views: [], controls: 'full' },
 ];
 
 /**
  * @param {Element|ShadowRoot} root  where to render
- * @param {{state?: object, store?: object, engine: object, chrome?: boolean,
- *          defaults?: object, onChange?: (state) => void}} options
- * @returns {{store, container: HTMLElement, flush(): void, rendered: Promise<void>, destroy(): void}}
+ * @param {{state?: object, store?: object, engine: object, controls?: 'full'|'minimal'|'none',
+ *          chrome?: boolean, defaults?: object, onChange?: (state) => void,
+ *          onFirstRender?: () => void}} options
+ *   controls: 'full' = the page's header, knobs and editor; 'minimal' = one bar of the toggles a
+ *   reader most wants; 'none' = the views alone. `chrome: true/false` is 'full'/'none'.
+ * @returns {{store, container: HTMLElement, flush(): void, rendered: Promise<void>,
+ *            notify(message), showProblems(problems, intro), destroy(): void}}
  */
 export function mountExplorer(root, options) {
-  const { engine, chrome = true } = options;
+  const { engine } = options;
+  const controls = options.controls ?? (options.chrome === false ? 'none' : 'full');
+  const chrome = controls === 'full';
   if (!engine || typeof engine.attend !== 'function') throw new TypeError('mountExplorer: options.engine must be a loaded engine (loadEngine())');
   const store = options.store || createStore(options.state);
   const doc = root.ownerDocument || root;
@@ -48,7 +55,9 @@ export function mountExplorer(root, options) {
   let results = null;
   let lastGood = null;
   let computeKey = '';
-  const noticeMessages = { engine: [], views: [], edit: null };
+  // What the notice shows: problems found in the state's source (a link, attributes), engine
+  // errors, failed views, and the last edit that could not be applied (dismissable).
+  const noticeMessages = { problems: [], engine: [], views: [], edit: null };
 
   // --- theme ----------------------------------------------------------------------------------
   const media = win.matchMedia ? win.matchMedia('(prefers-color-scheme: dark)') : null;
@@ -60,7 +69,7 @@ export function mountExplorer(root, options) {
 
   // --- notices --------------------------------------------------------------------------------
   function showNotice() {
-    const lines = [...noticeMessages.engine.map((m) => `The engine could not compute this: ${m}`), ...noticeMessages.views];
+    const lines = [...noticeMessages.problems, ...noticeMessages.engine.map((m) => `The engine could not compute this: ${m}`), ...noticeMessages.views];
     if (noticeMessages.edit) lines.push(noticeMessages.edit);
     notice.hidden = lines.length === 0;
     notice.replaceChildren(...lines.map((l) => h(doc, 'p', {}, l)));
@@ -69,6 +78,11 @@ export function mountExplorer(root, options) {
     }
   }
   function notify(message) { noticeMessages.edit = message; showNotice(); }
+  /** Problems found in where the state came from: `intro` then one line each; [] clears them. */
+  function showProblems(problems, intro) {
+    noticeMessages.problems = problems.length ? [intro, ...problems.map((p) => `• ${p}`)] : [];
+    showNotice();
+  }
 
   // --- explanation tooltip ------------------------------------------------------------------
   let explained = null;
@@ -156,7 +170,7 @@ export function mountExplorer(root, options) {
 
   // --- helpers handed to the views ---------------------------------------------------------
   const app = {
-    doc, win, store, engine, chrome, defaults, container,
+    doc, win, store, engine, chrome, controls, defaults, container,
     get state() { return store.get(); },
     get results() { return results; },
     /** True while a slider or a scrubbed number is being dragged (views may defer slow work). */
@@ -185,11 +199,11 @@ export function mountExplorer(root, options) {
   const mounted = [];
   if (chrome) mounted.push({ section: null, inst: header.render(main, app), views: null });
   for (const s of SECTIONS) {
-    if (s.chromeOnly && !chrome) continue;
+    if (s.controls && s.controls !== controls) continue;
     const section = h(doc, 'section', { class: `ae-section ae-sec-${s.id}`, 'data-section': s.id });
     main.append(section);
     // A section's DOM is built the first time it is drawn (after the first paint for most).
-    mounted.push({ section, inst: null, mod: s.mod, load: s.load, views: s.views, id: s.id, chromeOnly: s.chromeOnly });
+    mounted.push({ section, inst: null, mod: s.mod, load: s.load, views: s.views, id: s.id, controls: s.controls });
   }
 
   // While the learner drags (a slider, or a number being scrubbed), only sections near the
@@ -224,7 +238,7 @@ export function mountExplorer(root, options) {
 
   function visible(m, view) {
     if (!m.views) return true;
-    if (m.chromeOnly) return chrome;
+    if (m.controls) return true;   // mounted only for its controls mode
     return view.includes('all') || m.views.some((v) => view.includes(v));
   }
 
@@ -310,7 +324,7 @@ export function mountExplorer(root, options) {
     }
     pendingRest = false;
     if (waiting) return;   // a section's module is still loading; its arrival renders again
-    // Resolved once everything is drawn, including what views load on first use (KaTeX).
+    // Resolved once everything is drawn, including what views load on first use .
     Promise.all(mounted.map((m) => m.inst?.ready)).then(resolveRendered, resolveRendered);
   }
   let pendingRest = false;
@@ -330,6 +344,7 @@ export function mountExplorer(root, options) {
     container,
     rendered,
     notify,
+    showProblems,
     timings,
     /** Runs a pending render now (tests use it to time one update). */
     flush() {

@@ -1,84 +1,93 @@
-// Item 8: the formula softmax(QKᵀ/√dₖ)·V typeset with KaTeX (bundled, no CDN), then the same
-// formula with the current numbers for one query row. Token names never go into TeX (they are
-// untrusted); rows are named by index and the names are shown as plain text.
-// KaTeX is loaded on first use (it is the largest script on the page and not needed for the
-// first paint), and typesetting is throttled while a value is being dragged (app.dragging).
-import { h, uid, setOptions } from '../lib/dom.js';
+// Item 8: the formula softmax(QKᵀ/√dₖ)·V, then the same formula with the current numbers for one
+// query row, as MathML built by ui/mathml.js (each <math> carries its TeX as an annotation).
+// Token names never go into the formulas (they are untrusted); rows are named by index and the
+// names are shown as plain text beside them.
+import { h, uid, setOptions } from '../ui/dom.js';
+import { math, mi, mn, mo, mtext, opname, row, frac, sqrt, sup, sub, fenced, vector, space } from '../ui/mathml.js';
 import { fmt } from '../lib/format.js';
-import { sharedWords } from '../lib/state.js';
+import { focusView } from '../lib/focus.js';
 
-const tex = (v) => fmt(v, 3).replace('\u2212', '-').replace('-\u221e', '-\\infty');
-const vec = (xs) => `\\begin{bmatrix}${xs.map(tex).join(' & ')}\\end{bmatrix}`;
+const TEXT = {
+  title: 'The formula',
+  intro:
+    'Everything above, in one line. Q·Kᵀ holds all the dot products; dividing by √dₖ keeps them in a range where the softmax still spreads its weight; the softmax runs along each row; multiplying by V takes the weighted sums.',
+  pick: 'With the numbers of query row ',
+};
+
+// Numbers as the formulas print them: 3 decimals, ASCII minus (TeX), −∞ as \infty.
+const num = (v) => (v === -Infinity ? '-\\infty' : fmt(v, 3).replace('\u2212', '-'));
+const numbers = (xs) => vector(xs.map(num));
+const top = mo('\u22a4', '\\top');
+const transposed = (name) => sup(mi(name), top);
+
+/** softmax(QKᵀ/√d_k)·V */
+function generalFormula() {
+  const attention = row(opname('Attention'), fenced('(', ')', row(mi('Q'), mo(','), mi('K'), mo(','), mi('V'))));
+  const scores = frac(row(mi('Q'), transposed('K')), sqrt(sub(mi('d'), mi('k'))));
+  return row(attention, mo('='), opname('softmax'), fenced('(', ')', scores), mi('V'));
+}
+
+/** The formula's lines for query row i of head hd, with the trace's numbers. */
+function rowFormulas(t, hd, i, options) {
+  const hk = t.q[hd][0].length;
+  const qiKt = row(sub(mi('q'), mn(i)), transposed('K'));
+  const temperature = options.temperature !== 1 ? frac(mn(1), mn(num(options.temperature))) : null;
+  const factorParts = [];
+  if (options.scale) factorParts.push(frac(mn(1), sqrt(mn(hk))));
+  if (temperature) factorParts.push(temperature);
+  const factor = factorParts.length ? row(...factorParts.flatMap((p, n) => (n ? [mo('\u00b7', '\\cdot'), p] : [p]))) : mn(1);
+  const s = t.scale / options.temperature;
+  const lines = [
+    row(qiKt, mo('='), numbers(t.scores[hd][i])),
+    row(factor, space(0.1667), qiKt, mo('='), numbers(t.scaled[hd][i]), ...(s !== 1 ? [space(1, '\\quad'), fenced('(', ')', row(mo('\u00d7', '\\times'), mn(num(s))))] : [])),
+  ];
+  if (options.causal) lines.push(row(mtext('masked: '), numbers(t.masked[hd][i])));
+  lines.push(row(opname('softmax'), fenced('(', ')', mo('\u00b7', '\\cdot')), mo('='), numbers(t.weights[hd][i])));
+  const terms = t.weights[hd][i].flatMap((w, j) => [...(j ? [mo('+')] : []), mn(num(w)), space(0.1667), sub(mi('v'), mn(j))]);
+  lines.push(row(sub(mtext('output'), mn(i)), mo('='), ...terms, mo('='), numbers(t.headOutputs[hd][i])));
+  return lines;
+}
 
 export function render(section, app) {
   const { doc, store } = app;
   // Math blocks may scroll sideways on a phone: focusable so the keyboard can scroll them too.
   const mathBox = (label, extra = '') => h(doc, 'div', { class: `ae-math ${extra}`, tabindex: 0, role: 'group', 'aria-label': label });
   const general = mathBox('the attention formula', 'ae-math-general');
+  general.append(math(doc, generalFormula()));
   const rowId = uid('row');
-  const rowSel = h(doc, 'select', { id: rowId, onchange: (e) => store.set({ selected: { matrix: 'weights', row: Number(e.target.value), col: 0 } }) });
+  const rowSel = h(doc, 'select', {
+    id: rowId,
+    onchange: (e) => store.set({ selected: { matrix: 'weights', row: Number(e.target.value), col: 0 } }),
+  });
   const legend = h(doc, 'p', { class: 'ae-help' });
   const steps = h(doc, 'div', { class: 'ae-math-steps' });
   section.append(
-    h(doc, 'h2', {}, 'The formula'),
-    h(doc, 'p', {}, 'Everything above, in one line. Q·Kᵀ holds all the dot products; dividing by √dₖ keeps them in a range where the softmax still spreads its weight; the softmax runs along each row; multiplying by V takes the weighted sums.'),
+    h(doc, 'h2', {}, TEXT.title),
+    h(doc, 'p', {}, TEXT.intro),
     general,
-    h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: rowId }, 'With the numbers of query row '), rowSel),
-    legend, steps);
-  let katex = null;
+    h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: rowId }, TEXT.pick), rowSel),
+    legend,
+    steps,
+  );
   let last = '';
-  let lastTime = -Infinity;
-  let timer = 0;
-  const THROTTLE_MS = 120;
-  const katexReady = import('../vendor/katex/katex.mjs').then((m) => {
-    katex = m.default;
-    katex.render('\\operatorname{Attention}(Q,K,V)=\\operatorname{softmax}\\!\\left(\\frac{QK^{\\top}}{\\sqrt{d_k}}\\right)V', general, { displayMode: true, throwOnError: false, output: 'htmlAndMathml' });
-    update();
-  }, (err) => { general.textContent = `The formula could not be typeset: ${err.message}`; });
 
-  function typeset(lines) {
-    timer = 0;
-    lastTime = app.win.performance.now();
-    steps.replaceChildren();
-    for (const l of lines) {
-      const div = mathBox('the formula with the numbers of the selected row');
-      katex.render(l, div, { displayMode: true, throwOnError: false, output: 'htmlAndMathml' });
-      steps.append(div);
-    }
-  }
-
-  function update() {
-    const { state, results } = app;
-    if (!results) return;
-    const entry = results.contexts[state.focus];
-    if (!entry?.trace) return;
-    const t = entry.trace;
-    const hd = Math.min(state.options.head, t.q.length - 1);
-    const tok = entry.tokens;
-    const sel = state.selected?.row;
-    const i = Number.isInteger(sel) && sel < tok.length ? sel : Math.max(0, tok.indexOf(sharedWords(state)[0]));
-    setOptions(doc, rowSel, tok.map((w, n) => ({ value: n, label: `${n}: ${w}` })), i);
-    legend.textContent = `Row ${i} is “${tok[i]}” in “${state.focus}”; keys and values 0…${tok.length - 1} are ${tok.map((w, n) => `${n} “${w}”`).join(', ')}.`;
-    const hk = t.q[hd][0].length;
-    const s = t.scale / state.options.temperature;
-    const factor = state.options.scale
-      ? `\\frac{1}{\\sqrt{${hk}}}` + (state.options.temperature !== 1 ? `\\cdot\\frac{1}{${tex(state.options.temperature)}}` : '')
-      : (state.options.temperature !== 1 ? `\\frac{1}{${tex(state.options.temperature)}}` : '1');
-    const lines = [
-      `q_{${i}}K^{\\top} = ${vec(t.scores[hd][i])}`,
-      `${factor}\\, q_{${i}}K^{\\top} = ${vec(t.scaled[hd][i])}` + (s !== 1 ? `\\quad(\\times ${tex(s)})` : ''),
-      ...(state.options.causal ? [`\\text{masked: } ${vec(t.masked[hd][i])}`] : []),
-      `\\operatorname{softmax}(\\cdot) = ${vec(t.weights[hd][i])}`,
-      `\\text{output}_{${i}} = ${t.weights[hd][i].map((w, j) => `${tex(w)}\\,v_{${j}}`).join(' + ')} = ${vec(t.headOutputs[hd][i])}`,
-    ];
-    const key = lines.join('\n');
-    if (key === last || !katex) return;   // typesetting is the slowest part of an update
-    last = key;
-    // At most one typesetting per THROTTLE_MS; the last change always gets typeset.
-    if (timer) app.win.clearTimeout(timer);
-    const wait = app.dragging ? lastTime + THROTTLE_MS - app.win.performance.now() : 0;
-    if (wait <= 0) typeset(lines);
-    else timer = app.win.setTimeout(() => typeset(lines), wait);
-  }
-  return { update, ready: katexReady, destroy: () => timer && app.win.clearTimeout(timer) };
+  return {
+    update() {
+      const { state, results } = app;
+      const f = focusView(state, results);
+      if (!f) return;
+      const { trace: t, head: hd, tokens: tok, highlightRows: hl } = f;
+      const sel = state.selected?.row;
+      const i = Number.isInteger(sel) && sel < tok.length ? sel : Math.max(0, hl[0] ?? 0);
+      setOptions(doc, rowSel, tok.map((w, n) => ({ value: n, label: `${n}: ${w}` })), i);
+      legend.textContent = `Row ${i} is “${tok[i]}” in “${state.focus}”; keys and values 0…${tok.length - 1} are ${tok.map((w, n) => `${n} “${w}”`).join(', ')}.`;
+      const lines = rowFormulas(t, hd, i, state.options);
+      const key = lines.map((l) => l.tex).join('\n');
+      if (key === last) return;
+      last = key;
+      steps.replaceChildren(
+        ...lines.map((l) => h(doc, 'div', { class: 'ae-math', tabindex: 0, role: 'group', 'aria-label': 'the formula with the numbers of the selected row' }, math(doc, l))),
+      );
+    },
+  };
 }

@@ -1,5 +1,5 @@
 // The page header: title, a short introduction, the theme switch and "reset to the seed".
-import { h, uid } from '../lib/dom.js';
+import { h, uid } from '../ui/dom.js';
 
 export function render(parent, app) {
   const { doc, store } = app;

@@ -1,8 +1,9 @@
 // Many heads (seed 001): the query/key/value columns are split into H groups, each group runs
 // attention on its own, and the H outputs are concatenated back, head h owning columns
 // [h·hv, (h+1)·hv). Column headers are tinted per head so the split and the merge line up.
-import { h } from '../lib/dom.js';
-import { dims, resize, sharedWords } from '../lib/state.js';
+import { h } from '../ui/dom.js';
+import { dims, resize } from '../lib/state.js';
+import { focusView } from '../lib/focus.js';
 
 const labels = (n, p, offset = 0) => Array.from({ length: n }, (_, i) => `${p}${i + offset}`);
 const range = (from, n) => (n === 1 ? `column ${from}` : `columns ${from}–${from + n - 1}`);
@@ -42,18 +43,15 @@ export function render(section, app) {
   return {
     update() {
       const { state, results } = app;
-      const entry = results.contexts[state.focus];
-      if (!entry?.trace) return;
-      const t = entry.trace;
-      const H = t.q.length;
+      const f = focusView(state, results);
+      if (!f) return;
+      const { trace: t, heads: H, tokens: tok, highlightRows: hl } = f;
       const hk = t.q[0][0].length, hv = t.v[0][0].length;
       intro.textContent = H === 1
         ? `One head now: it sees all ${hk} query/key columns and all ${hv} value columns at once. With H heads, the columns are split into H groups of equal size, so H must divide both dₖ and d_v. The button makes both even (adding a zero column where needed) and uses 2 heads.`
         : `${H} heads over “${state.focus}”. ${Array.from({ length: H }, (_, hh) => `Head ${hh} uses query/key ${range(hh * hk, hk)} and value ${range(hh * hv, hv)}`).join('. ')}. ` +
           `Each head scales its scores by 1/√${hk}, one over the square root of its own head size, runs softmax on its own, and the outputs are put side by side. Pick the head the step-by-step view shows in the knobs.`;
       tryBtn.hidden = H > 1;
-      const tok = entry.tokens;
-      const hl = tok.map((w, i) => (sharedWords(state).includes(w) ? i : -1)).filter((i) => i >= 0);
       for (const m of ['q', 'k', 'v']) {
         const n = m === 'v' ? hv : hk;
         split[m].update({ context: state.focus, values: concat(t[m]), rowLabels: tok, highlightRows: hl, colLabels: labels(n * H, m), colClass: (j) => `ae-head-${Math.floor(j / n) % 4}`, caption: `${m.toUpperCase()}: ${H} head${H > 1 ? 's' : ''} × ${n} column${n > 1 ? 's' : ''}` });

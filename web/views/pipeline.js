@@ -1,8 +1,9 @@
 // Item 2: the pipeline for one context, one card per step:
 // X → Q, K, V → scores Q·Kᵀ → scaled → masked → softmax weights (→ dropout) → weights·V.
-import { h, uid } from '../lib/dom.js';
+import { h, uid } from '../ui/dom.js';
 import { fmt } from '../lib/format.js';
-import { setValue, sharedWords } from '../lib/state.js';
+import { setValue } from '../lib/state.js';
+import { focusView } from '../lib/focus.js';
 
 const labels = (n, p, offset = 0) => Array.from({ length: n }, (_, i) => `${p}${i + offset}`);
 
@@ -86,17 +87,11 @@ export function render(section, app) {
       const view = state.view;
       for (const [step, el] of Object.entries(cards)) el.hidden = !(view.includes('all') || view.includes(step));
 
-      const entry = results.contexts[state.focus];
-      if (!entry?.trace) return;
-      const t = entry.trace;
-      const hd = Math.min(o.head, t.q.length - 1);
-      const H = t.q.length;
-      const tokens = entry.tokens;
-      const shared = sharedWords(state);
-      const hl = tokens.map((w, i) => (shared.includes(w) ? i : -1)).filter((i) => i >= 0);
+      const f = focusView(state, results);
+      if (!f) return;
+      const { entry, trace: t, head: hd, heads: H, tokens, highlightRows: hl, hk, hv, isMasked } = f;
       title.textContent = `Step by step: ${state.focus}`;
       const ctx = state.focus;
-      const hk = t.q[hd][0].length, hv = t.v[hd][0].length;
       const headNote = H > 1 ? ` (head ${hd} of ${H})` : '';
 
       maps.x.update({ context: ctx, values: entry.x, rowLabels: tokens, colLabels: labels(entry.x[0].length, 'd'), highlightRows: hl });
@@ -123,15 +118,13 @@ export function render(section, app) {
         ? 'Causal mask on: a token may not look at tokens after it. Those scores become −∞, so their weights become exactly 0.'
         : 'No mask: every token may look at every token. Turn on the causal mask in the knobs to hide the future.';
       maps.masked.update({ ...tt, values: t.masked[hd], caption: `masked${headNote}` });
-      const isMasked = (i, j) => t.masked[hd][i][j] === -Infinity;
       maps.weights.update({ ...tt, values: t.weights[hd], caption: `weights${headNote}`, masked: isMasked });
       const rowSums = t.weights[hd].map((r) => r.reduce((a, b) => a + b, 0));
       sums.textContent = rowSums.every((x) => fmt(x) === fmt(1))
         ? `Every row sums to ${fmt(1)} (${rowSums.length} rows).`
         : 'Row sums: ' + rowSums.map((x, i) => `${tokens[i]} ${fmt(x)}`).join(', ');
-      const dropping = o.training && o.dropout > 0 && t.dropped;
-      dropBox.hidden = !dropping;
-      if (dropping) maps.dropped.update({ ...tt, masked: isMasked, values: t.dropped[hd], caption: `after dropout p = ${fmt(o.dropout, 2)}, seed ${o.seed} (kept weights × 1/(1 − p))${headNote}` });
+      dropBox.hidden = !f.dropping;
+      if (f.dropping) maps.dropped.update({ ...tt, masked: isMasked, values: t.dropped[hd], caption: `after dropout p = ${fmt(o.dropout, 2)}, seed ${o.seed} (kept weights × 1/(1 − p))${headNote}` });
       maps.out.update({ context: ctx, values: t.headOutputs[hd], rowLabels: tokens, colLabels: labels(hv, 'v', hd * hv), caption: `weights · V${headNote}`, highlightRows: hl });
       mergedBox.hidden = H === 1;
       if (H > 1) maps.merged.update({ context: ctx, values: t.merged, rowLabels: tokens, colLabels: labels(t.merged[0].length, 'v'), highlightRows: hl, colClass: (j) => `ae-head-${Math.floor(j / hv) % 4}` });

@@ -1,10 +1,10 @@
 // Item 4: step through the loops (seed 000). Query i meets every key j (a dot product fills one
 // score cell), then row i goes through the softmax, then the value rows are summed with those
 // weights into output row i. Play / pause / back / step / speed; keyboard; reduced motion.
-import { h, uid } from '../lib/dom.js';
+import { h, uid } from '../ui/dom.js';
 import { fmt, fmtVector } from '../lib/format.js';
-import { loopSteps, progress } from '../lib/steps.js';
-import { sharedWords } from '../lib/state.js';
+import { loopSteps, progress, stepCount } from '../lib/steps.js';
+import { focusView } from '../lib/focus.js';
 
 const SPEEDS = [0.5, 1, 2, 4];
 
@@ -15,12 +15,7 @@ export function render(section, app) {
   let speed = 1;
 
   const btn = (label, text, onclick) => h(doc, 'button', { type: 'button', class: 'ae-btn', 'aria-label': label, onclick }, text);
-  const go = (n) => {
-    const s = store.get();
-    const T = s.contexts[s.focus].length;
-    const total = T * (T + 2);
-    store.set({ step: Math.max(0, Math.min(total, n)) });
-  };
+  const go = (n) => store.set({ step: Math.max(0, Math.min(stepCount(store.get()), n)) });
   const first = btn('Back to the start', '« Start', () => { stop(); go(0); });
   const back = btn('Step back', '◀ Back', () => { stop(); go(store.get().step - 1); });
   const play = btn('Play', 'Play', () => (timer ? stop() : start()));
@@ -53,14 +48,12 @@ export function render(section, app) {
 
   function start() {
     const s = store.get();
-    const T = s.contexts[s.focus].length;
-    if (s.step >= T * (T + 2)) go(0);
+    if (s.step >= stepCount(s)) go(0);
     // Reduced motion: still steps (the learner asked for it) but slower and without transitions (CSS).
     const ms = (reduced?.matches ? 1200 : 600) / speed;
     timer = win.setInterval(() => {
       const st = store.get();
-      const n = st.contexts[st.focus].length;
-      if (st.step >= n * (n + 2)) { stop(); return; }
+      if (st.step >= stepCount(st)) { stop(); return; }
       go(st.step + 1);
     }, ms);
     play.textContent = 'Pause';
@@ -77,22 +70,18 @@ export function render(section, app) {
     destroy: stop,
     update() {
       const { state, results } = app;
-      const entry = results.contexts[state.focus];
-      if (!entry?.trace) return;
-      const t = entry.trace;
-      const hd = Math.min(state.options.head, t.q.length - 1);
-      const tok = entry.tokens;
+      const f = focusView(state, results);
+      if (!f) return;
+      const { trace: t, head: hd, tokens: tok, highlightRows: hl, weightsUsed: W, isMasked } = f;
       const T = tok.length;
       const steps = loopSteps(T, state.options.causal);
       const done = Math.min(state.step, steps.length);
       const p = progress(T, done);
       const ctx = state.focus;
-      const hl = tok.map((w, i) => (sharedWords(state).includes(w) ? i : -1)).filter((i) => i >= 0);
-      const W = state.options.training && state.options.dropout > 0 && t.dropped ? t.dropped[hd] : t.weights[hd];
       const cur = done > 0 ? steps[done - 1] : null;
       const on = (kind, i, j) => cur !== null && (kind === 'score' ? (cur.kind === 'score' || cur.kind === 'mask') && cur.i === i && cur.j === j : cur.kind === kind && cur.i === i);
       scores.update({ current: (i, j) => on('score', i, j), context: ctx, values: t.masked[hd], rowLabels: tok, colLabels: tok, highlightRows: hl, pending: (i, j) => !p.score(i, j) });
-      weights.update({ current: (i) => on('softmax', i), context: ctx, values: W, rowLabels: tok, colLabels: tok, highlightRows: hl, masked: (i, j) => t.masked[hd][i][j] === -Infinity, pending: (i) => !p.weights(i) });
+      weights.update({ current: (i) => on('softmax', i), context: ctx, values: W, rowLabels: tok, colLabels: tok, highlightRows: hl, masked: isMasked, pending: (i) => !p.weights(i) });
       output.update({ current: (i) => on('sum', i), context: ctx, values: t.headOutputs[hd], rowLabels: tok, highlightRows: hl, colLabels: t.headOutputs[hd][0].map((_, j) => `v${j}`), pending: (i) => !p.output(i) });
       position.textContent = `Step ${done} of ${steps.length}`;
       back.disabled = done === 0; first.disabled = done === 0;

@@ -5,7 +5,7 @@ import { defaultState } from '/web/lib/state.js';
 import { createStore } from '/web/lib/store.js';
 import { computeAll } from '/web/lib/compute.js';
 import { mountExplorer } from '/web/views/explorer.js';
-import { attachExportMenus, attachScriptExport } from '/web/views/export-menu.js';
+import { attachExportMenus, attachScriptExport } from '/web/tools/export-menu.js';
 
 async function start() {
   const engine = await loadEngine();

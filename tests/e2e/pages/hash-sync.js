@@ -3,7 +3,7 @@
 import { loadEngine } from '/web/lib/engine.js';
 import { defaultState } from '/web/lib/state.js';
 import { createStore } from '/web/lib/store.js';
-import { attachHashSync } from '/web/lib/share-ui.js';
+import { attachHashSync } from '/web/tools/hash-sync.js';
 
 async function start() {
   const engine = await loadEngine();

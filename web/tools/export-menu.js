@@ -6,38 +6,18 @@
 //
 // `get` is called at click time, so the export is always what is on screen. The heatmap colours
 // come from the same colour scale as the page's heatmap (colormaps.colorScale).
-import {
-  toCSV, toJSON, toTorchLiteral, toSVG, toPNG, toPyTorchScript, download, fileStem,
-} from '../lib/export.js';
+import { toCSV, toJSON, toTorchLiteral } from '../lib/matrix-formats.js';
+import { toSVG } from '../lib/heatmap-image.js';
+import { toPyTorchScript, keepMasks } from '../lib/pytorch-script.js';
 import { colorScale } from '../lib/colormaps.js';
+import { fileStem } from '../lib/text.js';
+import { h } from '../ui/dom.js';
+import { download, toPNG, copyText } from './download.js';
 
-function el(doc, tag, attrs = {}, text = '') {
-  const node = doc.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (text) node.textContent = text;
-  return node;
-}
-
-/** Copies text to the clipboard; falls back to a selected textarea + execCommand. */
-export async function copyText(doc, text) {
-  const nav = doc.defaultView?.navigator;
-  try {
-    if (nav?.clipboard?.writeText) { await nav.clipboard.writeText(text); return true; }
-  } catch { /* permission denied or insecure context: fall back */ }
-  const area = el(doc, 'textarea', { readonly: '', 'aria-hidden': 'true' });
-  area.value = text;
-  area.style.position = 'fixed';
-  area.style.opacity = '0';
-  doc.body.append(area);
-  area.select();
-  let ok = false;
-  try { ok = doc.execCommand('copy'); } catch { ok = false; }
-  area.remove();
-  return ok;
-}
+export { copyText };
 
 /** What each export writes, given the matrix at click time. Exposed for tests. */
-export function exportsFor({ name, kind = 'signed', matrix, rowLabels, colLabels, cellColors, digits = 3 }) {
+export function exportsFor({ doc, name, kind = 'signed', matrix, rowLabels, colLabels, cellColors, digits = 3 }) {
   const values = matrix.flat();
   const color = colorScale(kind, values);
   const opts = { rowLabels, colLabels, title: name, digits, color: (v) => color(v), cellColors };
@@ -46,7 +26,7 @@ export function exportsFor({ name, kind = 'signed', matrix, rowLabels, colLabels
     json: () => toJSON(matrix, { name, rowLabels, colLabels }),
     torch: () => toTorchLiteral(matrix),
     svg: () => toSVG(matrix, opts),
-    png: () => toPNG(matrix, { ...opts, scale: 2 }),
+    png: () => toPNG(doc, matrix, { ...opts, scale: 2 }),
   };
 }
 
@@ -59,27 +39,27 @@ export function exportsFor({ name, kind = 'signed', matrix, rowLabels, colLabels
 export function attachExportMenu(container, { name, kind = 'signed', get, digits = 3 }) {
   if (typeof get !== 'function') throw new TypeError('attachExportMenu: options.get must return {matrix, rowLabels, colLabels}');
   const doc = container.ownerDocument;
-  const menu = el(doc, 'details', { class: 'ae-export' });
-  menu.append(el(doc, 'summary', { class: 'ae-export-summary', 'aria-label': `Export ${name}` }, 'Export'));
-  const bar = el(doc, 'div', { class: 'ae-export-actions', role: 'group', 'aria-label': `Export ${name}` });
-  const status = el(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
+  const menu = h(doc, 'details', { class: 'ae-export' });
+  menu.append(h(doc, 'summary', { class: 'ae-export-summary', 'aria-label': `Export ${name}` }, 'Export'));
+  const bar = h(doc, 'div', { class: 'ae-export-actions', role: 'group', 'aria-label': `Export ${name}` });
+  const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
   const current = () => {
     const { matrix, rowLabels, colLabels, cellColors, name: liveName } = get();
-    return exportsFor({ name: liveName || name, kind, matrix, rowLabels, colLabels, cellColors, digits });
+    return exportsFor({ doc, name: liveName || name, kind, matrix, rowLabels, colLabels, cellColors, digits });
   };
   const stem = () => fileStem(get().name || name);
   const say = (text) => { status.textContent = text; };
   const actions = [
-    ['PNG', 'Download the heatmap as a PNG image (2× resolution)', async () => { download(`${stem()}.png`, await current().png(), 'image/png'); say('PNG saved'); }],
-    ['SVG', 'Download the heatmap as an SVG image', () => { download(`${stem()}.svg`, current().svg(), 'image/svg+xml'); say('SVG saved'); }],
-    ['CSV', 'Download the numbers as CSV', () => { download(`${stem()}.csv`, current().csv(), 'text/csv'); say('CSV saved'); }],
-    ['JSON', 'Download the numbers as JSON', () => { download(`${stem()}.json`, current().json(), 'application/json'); say('JSON saved'); }],
+    ['PNG', 'Download the heatmap as a PNG image (2× resolution)', async () => { download(doc, `${stem()}.png`, await current().png(), 'image/png'); say('PNG saved'); }],
+    ['SVG', 'Download the heatmap as an SVG image', () => { download(doc, `${stem()}.svg`, current().svg(), 'image/svg+xml'); say('SVG saved'); }],
+    ['CSV', 'Download the numbers as CSV', () => { download(doc, `${stem()}.csv`, current().csv(), 'text/csv'); say('CSV saved'); }],
+    ['JSON', 'Download the numbers as JSON', () => { download(doc, `${stem()}.json`, current().json(), 'application/json'); say('JSON saved'); }],
     ['Copy as PyTorch', 'Copy a torch.tensor([...]) literal of this matrix', async () => {
       say((await copyText(doc, current().torch())) ? 'Copied torch.tensor literal' : 'Could not copy: the browser refused clipboard access');
     }],
   ];
   for (const [label, title, run] of actions) {
-    const button = el(doc, 'button', { type: 'button', class: 'ae-btn ae-export-btn', title, 'data-export': label.split(' ')[0].toLowerCase() }, label);
+    const button = h(doc, 'button', { type: 'button', class: 'ae-btn ae-export-btn', title, 'data-export': label.split(' ')[0].toLowerCase() }, label);
     button.addEventListener('click', async () => {
       try { await run(); } catch (error) { say(`Export failed: ${error.message}`); }
     });
@@ -91,30 +71,20 @@ export function attachExportMenu(container, { name, kind = 'signed', get, digits
   return { element: menu, destroy: () => menu.remove() };
 }
 
-/** The (H, T, T) dropout keep masks of every context, from the traces (dropped ≠ 0 ⇔ kept). */
-export function keepMasks(results) {
-  const out = {};
-  for (const [name, entry] of Object.entries(results?.contexts || {})) {
-    const dropped = entry.trace?.dropped;
-    if (dropped) out[name] = dropped.map((m) => m.map((row) => row.map((v) => (v !== 0 ? 1 : 0))));
-  }
-  return out;
-}
-
 /**
  * A "PyTorch script" button: downloads (and copies) a script that recomputes the whole state.
  * @returns {{element: HTMLElement, destroy(): void}}
  */
 export function attachScriptExport(container, { getState, getResults = () => null }) {
   const doc = container.ownerDocument;
-  const bar = el(doc, 'div', { class: 'ae-export ae-export-script', role: 'group', 'aria-label': 'Export the whole state' });
-  const status = el(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
+  const bar = h(doc, 'div', { class: 'ae-export ae-export-script', role: 'group', 'aria-label': 'Export the whole state' });
+  const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
   const script = () => toPyTorchScript(getState(), { dropoutKeep: keepMasks(getResults()) });
-  const save = el(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'script', title: 'Download a short PyTorch script that recomputes this attention and prints it' }, 'PyTorch script');
+  const save = h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'script', title: 'Download a short PyTorch script that recomputes this attention and prints it' }, 'PyTorch script');
   save.addEventListener('click', () => {
-    try { download('attention.py', script(), 'text/x-python'); status.textContent = 'attention.py saved'; } catch (error) { status.textContent = `Export failed: ${error.message}`; }
+    try { download(doc, 'attention.py', script(), 'text/x-python'); status.textContent = 'attention.py saved'; } catch (error) { status.textContent = `Export failed: ${error.message}`; }
   });
-  const copy = el(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'copy-script', title: 'Copy the PyTorch script' }, 'Copy script');
+  const copy = h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'copy-script', title: 'Copy the PyTorch script' }, 'Copy script');
   copy.addEventListener('click', async () => {
     try {
       status.textContent = (await copyText(doc, script())) ? 'Copied the script' : 'Could not copy: the browser refused clipboard access';
@@ -126,7 +96,7 @@ export function attachScriptExport(container, { getState, getResults = () => nul
 }
 
 /**
- * Reads a page heatmap (web/lib/heatmap.js table) back: the exact numbers (each cell's
+ * Reads a page heatmap (web/ui/heatmap.js table) back: the exact numbers (each cell's
  * data-value), the labels, the caption and the colour each cell is painted with.
  */
 export function readHeatmapTable(table) {

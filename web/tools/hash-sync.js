@@ -7,7 +7,7 @@
 // than stepping through every pixel of a drag. Opening a link, Back and Forward decode the hash
 // through stateFromHash(); problems (bad or hostile hash) are handed to onProblems for a visible
 // notice while the defaults are shown for the bad parts.
-import { encodeState, stateFromHash } from './share.js';
+import { encodeState, stateFromHash } from '../lib/share.js';
 
 /**
  * @param {{get(): object, set(state: object): void, subscribe(fn): () => void}} store

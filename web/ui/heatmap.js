@@ -4,8 +4,9 @@
 // Keyboard: one tab stop per table; arrow keys move between cells; focusing or hovering a
 // cell asks for its explanation. Editable tables: Enter (or typing a number) edits a cell,
 // PageUp/PageDown nudge it by ±0.1, dragging horizontally scrubs it.
-import { fmt, parseNumber, roundTo } from './format.js';
-import { colorScale, textColorFor } from './colormaps.js';
+import { fmt, parseNumber, roundTo } from '../lib/format.js';
+import { colorScale, textColorFor } from '../lib/colormaps.js';
+import { h } from './dom.js';
 
 const DRAG_THRESHOLD_PX = 4;
 
@@ -14,18 +15,11 @@ const DRAG_THRESHOLD_PX = 4;
  * @param {object} opts   see update()
  */
 export function createHeatmap(doc, opts) {
-  const figure = doc.createElement('figure');
-  figure.className = 'ae-hm';
-  const scroller = doc.createElement('div');
-  scroller.className = 'ae-hm-scroll';
-  const table = doc.createElement('table');
-  table.className = 'ae-hm-table';
-  const caption = doc.createElement('caption');
-  const thead = doc.createElement('thead');
-  const tbody = doc.createElement('tbody');
-  table.append(caption, thead, tbody);
-  scroller.append(table);
-  figure.append(scroller);
+  const caption = h(doc, 'caption');
+  const thead = h(doc, 'thead');
+  const tbody = h(doc, 'tbody');
+  const table = h(doc, 'table', { class: 'ae-hm-table' }, caption, thead, tbody);
+  const figure = h(doc, 'figure', { class: 'ae-hm' }, h(doc, 'div', { class: 'ae-hm-scroll' }, table));
 
   let o = {};
   let cells = [];          // cells[i][j] = td
@@ -34,40 +28,12 @@ export function createHeatmap(doc, opts) {
   let editing = null;
 
   function build() {
-    thead.replaceChildren();
+    const corner = h(doc, 'th', { scope: 'col', class: 'ae-corner' }, h(doc, 'span', { class: 'ae-sr' }, o.cornerLabel || 'row'));
+    thead.replaceChildren(h(doc, 'tr', {}, corner, o.colLabels.map((label) => h(doc, 'th', { scope: 'col' }, label))));
     tbody.replaceChildren();
-    const head = doc.createElement('tr');
-    const corner = doc.createElement('th');
-    corner.scope = 'col';
-    corner.className = 'ae-corner';
-    const cornerText = doc.createElement('span');
-    cornerText.className = 'ae-sr';
-    cornerText.textContent = o.cornerLabel || 'row';
-    corner.append(cornerText);
-    head.append(corner);
-    o.colLabels.forEach((label, j) => {
-      const th = doc.createElement('th');
-      th.scope = 'col';
-      th.textContent = label;
-      head.append(th);
-    });
-    thead.append(head);
     cells = o.values.map((row, i) => {
-      const tr = doc.createElement('tr');
-      const th = doc.createElement('th');
-      th.scope = 'row';
-      th.textContent = o.rowLabels[i];
-      tr.append(th);
-      const tds = row.map((_, j) => {
-        const td = doc.createElement('td');
-        td.className = 'ae-cell';
-        td.tabIndex = -1;
-        td.dataset.row = i;
-        td.dataset.col = j;
-        tr.append(td);
-        return td;
-      });
-      tbody.append(tr);
+      const tds = row.map((_, j) => h(doc, 'td', { class: 'ae-cell', tabindex: -1, dataset: { row: i, col: j } }));
+      tbody.append(h(doc, 'tr', {}, h(doc, 'th', { scope: 'row' }, o.rowLabels[i]), tds));
       return tds;
     });
     if (active[0] >= cells.length || active[1] >= (cells[0]?.length ?? 0)) active = [0, 0];
@@ -134,12 +100,7 @@ export function createHeatmap(doc, opts) {
   function update(next) {
     o = { ...o, ...next };
     caption.textContent = o.caption || '';
-    if (o.editable) {
-      const hint = doc.createElement('span');
-      hint.className = 'ae-hint';
-      hint.textContent = ' · editable';
-      caption.append(hint);
-    }
+    if (o.editable) caption.append(h(doc, 'span', { class: 'ae-hint' }, ' · editable'));
     table.dataset.matrix = o.id;
     if (o.context) table.dataset.context = o.context;
     table.classList.toggle('ae-editable', Boolean(o.editable));
@@ -203,12 +164,13 @@ export function createHeatmap(doc, opts) {
   // --- typing a value --------------------------------------------------------------------
   function startEdit(td, initial) {
     const i = Number(td.dataset.row), j = Number(td.dataset.col);
-    const input = doc.createElement('input');
-    input.type = 'text';
-    input.inputMode = 'decimal';
-    input.className = 'ae-cell-input';
-    input.value = initial ?? String(roundTo(o.values[i][j], 4));
-    input.setAttribute('aria-label', `${o.caption}: row ${o.rowLabels[i]}, column ${o.colLabels[j]}`);
+    const input = h(doc, 'input', {
+      type: 'text',
+      inputmode: 'decimal',
+      class: 'ae-cell-input',
+      value: initial ?? String(roundTo(o.values[i][j], 4)),
+      'aria-label': `${o.caption}: row ${o.rowLabels[i]}, column ${o.colLabels[j]}`,
+    });
     editing = { td, i, j };
     td.replaceChildren(input);
     input.focus();

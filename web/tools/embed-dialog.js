@@ -5,13 +5,12 @@
 //
 // The snippet functions are pure (string in, string out) and exported for tests.
 import { encodeState } from '../lib/share.js';
-import { shareLink } from '../lib/share-ui.js';
+import { escapeXml as attr } from '../lib/text.js';
+import { h } from '../ui/dom.js';
+import { copyText } from './download.js';
+import { shareLink } from './hash-sync.js';
 
 const ATTR_OPTIONS = ['causal', 'scale', 'temperature', 'heads', 'projections'];
-
-function attr(text) {
-  return String(text).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -115,54 +114,44 @@ export function attachEmbedButton(container, { store, defaults, elementSrc, embe
   const base = `${here.origin}${here.pathname.replace(/[^/]*$/, '')}`;
   const src = elementSrc || `${base}attention-explorer.js`;
   const frameUrl = embedUrl || `${base}embed.html`;
-  const button = doc.createElement('button');
-  button.type = 'button';
-  button.className = 'ae-btn ae-embed-btn';
-  button.textContent = 'Embed';
-  button.title = 'Get the HTML that shows this exact state in a blog post';
-  const dialog = doc.createElement('dialog');
-  dialog.className = 'ae-embed-dialog';
-  dialog.setAttribute('aria-label', 'Embed this explorer');
+  const button = h(
+    doc,
+    'button',
+    { type: 'button', class: 'ae-btn ae-embed-btn', title: 'Get the HTML that shows this exact state in a blog post' },
+    'Embed',
+  );
+  const dialog = h(doc, 'dialog', { class: 'ae-embed-dialog', 'aria-label': 'Embed this explorer' });
   const fields = {};
   const section = (key, heading, help) => {
-    const h = doc.createElement('h3');
-    h.textContent = heading;
-    const p = doc.createElement('p');
-    p.className = 'ae-help';
-    p.textContent = help;
-    const area = doc.createElement('textarea');
-    area.readOnly = true;
-    area.rows = key === 'link' ? 2 : 7;
-    area.spellcheck = false;
-    area.dataset.snippet = key;
-    area.setAttribute('aria-label', heading);
-    const copy = doc.createElement('button');
-    copy.type = 'button';
-    copy.className = 'ae-btn';
-    copy.textContent = 'Copy';
-    const status = doc.createElement('span');
-    status.setAttribute('role', 'status');
-    copy.addEventListener('click', async () => {
-      area.select();
-      let ok = false;
-      try { await doc.defaultView.navigator.clipboard.writeText(area.value); ok = true; } catch { try { ok = doc.execCommand('copy'); } catch { ok = false; } }
-      status.textContent = ok ? ' Copied' : ' Select the text and copy it';
+    const area = h(doc, 'textarea', {
+      readonly: true,
+      rows: key === 'link' ? 2 : 7,
+      spellcheck: 'false',
+      'aria-label': heading,
+      dataset: { snippet: key },
     });
+    const status = h(doc, 'span', { role: 'status' });
+    const copy = h(
+      doc,
+      'button',
+      {
+        type: 'button',
+        class: 'ae-btn',
+        onclick: async () => {
+          area.select();
+          status.textContent = (await copyText(doc, area.value)) ? ' Copied' : ' Select the text and copy it';
+        },
+      },
+      'Copy',
+    );
     fields[key] = area;
-    dialog.append(h, p, area, copy, status);
+    dialog.append(h(doc, 'h3', {}, heading), h(doc, 'p', { class: 'ae-help' }, help), area, copy, status);
   };
-  const title = doc.createElement('h2');
-  title.textContent = 'Embed this explorer';
-  dialog.append(title);
+  dialog.append(h(doc, 'h2', {}, 'Embed this explorer'));
   section('element', 'Custom element', 'Paste into your post. It loads one self-contained file (the engine included) and shows exactly this state.');
   section('iframe', 'Or an iframe', 'For hosts that do not allow module scripts in posts. The frame reports its height so it fits its content.');
   section('link', 'Link', 'Opens the full explorer in this state.');
-  const close = doc.createElement('button');
-  close.type = 'button';
-  close.className = 'ae-btn';
-  close.textContent = 'Close';
-  close.addEventListener('click', () => dialog.close());
-  dialog.append(close);
+  dialog.append(h(doc, 'button', { type: 'button', class: 'ae-btn', onclick: () => dialog.close() }, 'Close'));
   const fill = () => {
     const state = store.get();
     fields.element.value = elementSnippet(state, defaults, { src });

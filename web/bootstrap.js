@@ -1,0 +1,42 @@
+// The one way in. The page (app.js), the iframe (embed.js) and the element
+// (element/attention-explorer.js) each say only where their state comes from — the URL hash, or
+// the element's attributes and inline JSON — and how much control to show; this goes from there
+// to a mounted explorer:
+//
+//   engine → defaults (seed 003's example) → the entry's untrusted state → sanitizeState →
+//   store → mountExplorer → problems shown in the explorer's notice
+import { loadEngine } from './lib/engine.js';
+import { defaultState } from './lib/state.js';
+import { sanitizeState } from './lib/share.js';
+import { createStore } from './lib/store.js';
+import { mountExplorer } from './views/explorer.js';
+import { h } from './ui/dom.js';
+
+/**
+ * @param {Element|ShadowRoot} root  where to mount
+ * @param {{engine?: object|Promise<object>, readState: (defaults) => {state: object|undefined, problems: string[]},
+ *          controls: 'full'|'minimal'|'none', problemsIntro: string, onFirstRender?: () => void}} options
+ *   readState returns the entry point's untrusted state (undefined = the defaults) and any
+ *   problems met reading it; problemsIntro is the sentence shown above them.
+ * @returns {Promise<{engine, defaults, store, explorer}>}  If the engine cannot load, `root`
+ *   shows why (as text, role=alert) and the promise rejects with the error.
+ */
+export async function mountFromState(root, { engine = loadEngine(), readState, controls, problemsIntro, onFirstRender }) {
+  let ready;
+  try {
+    ready = await engine;
+  } catch (error) {
+    const doc = root.ownerDocument || root;
+    root.append(
+      h(doc, 'div', { class: 'ae-notice ae-load-error', role: 'alert' }, h(doc, 'p', {}, `The attention engine could not be loaded: ${error.message}`)),
+    );
+    throw error;
+  }
+  const defaults = defaultState(ready.examples());
+  const read = readState(defaults);
+  const sanitized = sanitizeState(read.state, defaults);
+  const store = createStore(sanitized.state);
+  const explorer = mountExplorer(root, { store, engine: ready, defaults, controls, onFirstRender });
+  explorer.showProblems([...read.problems, ...sanitized.problems], problemsIntro);
+  return { engine: ready, defaults, store, explorer };
+}

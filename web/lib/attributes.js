@@ -1,0 +1,174 @@
+// The <attention-explorer> element's configuration as data: its attributes and its inline
+// <script type="application/json"> state, turned into an untrusted state that sanitizeState()
+// then checks. Pure (strings in, objects and problem texts out); unit-tested in
+// tests/js/web-attributes.test.mjs. Problems name the attribute and what it expected.
+import { LIMITS } from './limits.js';
+import { clip } from './text.js';
+
+export const ATTRIBUTES = Object.freeze([
+  'example',
+  'view',
+  'tokens',
+  'causal',
+  'scale',
+  'temperature',
+  'heads',
+  'projections',
+  'theme',
+  'controls',
+  'step',
+  'height',
+]);
+export const CONTROLS = Object.freeze(['none', 'minimal', 'full']);
+
+// What a removed attribute returns to (null: removing it keeps what is shown).
+const REMOVED = Object.freeze({
+  causal: 'false',
+  projections: 'true',
+  scale: 'true',
+  temperature: '1',
+  heads: '1',
+  step: '0',
+  theme: 'auto',
+  view: 'all',
+});
+
+/** The text an attribute is treated as once removed, or null when removal changes nothing. */
+export function removedAttributeText(name) {
+  return REMOVED[name] ?? null;
+}
+
+function parseBool(name, text, problems) {
+  const t = text.trim().toLowerCase();
+  if (t === '' || t === 'true' || t === name) return true;
+  if (t === 'false') return false;
+  problems.push(`${name}="${clip(text)}": expected true or false (or the bare attribute)`);
+  return undefined;
+}
+
+function parseNumber(name, text, problems, { integer = false } = {}) {
+  const t = text.trim();
+  const ok = integer ? /^[+]?\d+$/.test(t) : /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t);
+  if (!ok) {
+    problems.push(`${name}="${clip(text)}": expected ${integer ? 'a whole number' : 'a number'}`);
+    return undefined;
+  }
+  return Number(t);
+}
+
+/** A CSS length for the height attribute ("480", "480px", "30rem", "70vh"), or null. */
+export function parseHeight(text) {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(px|em|rem|vh|svh|dvh|lvh)?\s*$/.exec(text);
+  if (!m) return null;
+  return `${m[1]}${m[2] || 'px'}`;
+}
+
+/** The controls attribute as one of CONTROLS (minimal when absent or unknown). */
+export function parseControls(text) {
+  const c = (text ?? 'minimal').trim();
+  return CONTROLS.includes(c) ? c : 'minimal';
+}
+
+/**
+ * Applies attribute values ({name: text}; absent attributes are left out) to an untrusted state
+ * object. Returns {state, problems}; the result still goes through sanitizeState().
+ * @param {object} base  untrusted partial state (from JSON) or the current state
+ * @param {object} defaults  the default state (for context names when `base` has none)
+ */
+export function applyAttributes(base, attrs, defaults) {
+  const problems = [];
+  const out = { ...base };
+  const options = { ...(base.options && typeof base.options === 'object' ? base.options : {}) };
+  const has = (n) => attrs[n] !== undefined && attrs[n] !== null;
+  const contextsOf = () => (out.contexts && typeof out.contexts === 'object' ? out.contexts : defaults.contexts);
+  if (has('example')) {
+    const ex = attrs.example.trim();
+    out.example = ex;
+    if (Object.prototype.hasOwnProperty.call(contextsOf(), ex)) out.focus = ex;
+    if (ex === 'averaging' && !has('view')) out.view = ['averaging'];
+  }
+  if (has('view')) out.view = attrs.view.split(/[\s,]+/).filter(Boolean);
+  if (has('tokens')) {
+    // "stream bank mud" sets the focused context; "river: stream bank; finance: money bank" names them.
+    const text = attrs.tokens;
+    const contexts = { ...contextsOf() };
+    if (text.includes(':')) {
+      for (const part of text.split(';')) {
+        if (!part.trim()) continue;
+        const at = part.indexOf(':');
+        const name = part.slice(0, at).trim();
+        if (at < 0 || !name) {
+          problems.push(`tokens: "${clip(part)}" should read "context: word word …"`);
+          continue;
+        }
+        contexts[name] = part
+          .slice(at + 1)
+          .split(/[\s,]+/)
+          .filter(Boolean);
+      }
+    } else {
+      const target = typeof out.focus === 'string' ? out.focus : defaults.focus || Object.keys(contexts)[0];
+      contexts[target] = text.split(/[\s,]+/).filter(Boolean);
+    }
+    out.contexts = contexts;
+  }
+  for (const name of ['causal', 'projections']) {
+    if (!has(name)) continue;
+    const v = parseBool(name, attrs[name], problems);
+    if (v !== undefined) options[name] = v;
+  }
+  if (has('scale')) {
+    const t = attrs.scale.trim().toLowerCase();
+    if (t === '' || t === 'true' || t === 'scale') options.scale = true;
+    else if (t === 'false') options.scale = false;
+    else {
+      const v = parseNumber('scale', attrs.scale, problems);
+      if (v !== undefined) options.scale = v;
+    }
+  }
+  if (has('temperature')) {
+    const v = parseNumber('temperature', attrs.temperature, problems);
+    if (v !== undefined) options.temperature = v;
+  }
+  if (has('heads')) {
+    const v = parseNumber('heads', attrs.heads, problems, { integer: true });
+    if (v !== undefined) options.heads = v;
+  }
+  if (has('step')) {
+    const v = parseNumber('step', attrs.step, problems, { integer: true });
+    if (v !== undefined) out.step = v;
+  }
+  if (has('theme')) out.theme = attrs.theme.trim();
+  if (has('controls') && !CONTROLS.includes(attrs.controls.trim())) {
+    problems.push(`controls="${clip(attrs.controls)}": expected one of ${CONTROLS.join(', ')}; using minimal`);
+  }
+  if (has('height') && !parseHeight(attrs.height)) {
+    problems.push(`height="${clip(attrs.height)}": expected a length such as 480, 480px, 30rem or 70vh`);
+  }
+  if (Object.keys(options).length) out.options = options;
+  return { state: out, problems };
+}
+
+/**
+ * The element's inline JSON text (or null when it has none) → {base, problems}: the parsed
+ * object, or {} with a problem for text that is too long, not JSON or not an object.
+ */
+export function parseInlineJSON(text) {
+  if (text === null || text === undefined) return { base: {}, problems: [] };
+  if (text.length > LIMITS.jsonChars) {
+    return {
+      base: {},
+      problems: [`inline JSON: ${text.length} characters, more than the limit of ${LIMITS.jsonChars}; using the defaults`],
+    };
+  }
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { base: {}, problems: [`inline JSON: not valid JSON (${error.message}); using the defaults`] };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return { base: {}, problems: ['inline JSON: expected an object holding a state; using the defaults'] };
+  }
+  return { base: parsed, problems: [] };
+}

@@ -1,0 +1,16 @@
+// The bounds every way into the explorer enforces: the edit boxes, the URL hash, the element's
+// attributes and inline JSON. One table: they keep a hostile link cheap to render and the page
+// readable (a heatmap of 16 × 16 numbers still fits a screen).
+export const LIMITS = Object.freeze({
+  hashChars: 65536, // longest URL hash decoded
+  jsonChars: 65536, // longest inline JSON read by the element
+  contexts: 8, // named contexts (sentences)
+  tokens: 16, // tokens per context
+  words: 32, // vocabulary size
+  width: 16, // D, dk, dv and the plain layer's columns
+  wordChars: 32, // length of a word or context name
+  absValue: 1000, // |any vector or weight entry|
+  heads: 16,
+  step: 64, // stepper position
+  cell: 16, // selected row / column index bound
+});

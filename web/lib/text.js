@@ -1,0 +1,43 @@
+// Text helpers for messages and files. Pure; unit-tested in tests/js/web-text.test.mjs.
+// Untrusted text (token names, hash and attribute values) only ever reaches the page as text
+// nodes; these helpers shorten it for messages and escape it for the file formats that need it.
+
+/** `text` cut to `n` characters with an ellipsis. */
+export function clip(text, n = 40) {
+  const s = String(text);
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/** A short description of any value for an error message: "an array of length 3", "the string "x"". */
+export function describe(value) {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (Array.isArray(value)) return `an array of length ${value.length}`;
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of length ${value.length}`;
+  if (typeof value === 'string') return `the string ${JSON.stringify(clip(value, 40))}`;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'object') return 'an object';
+  return typeof value;
+}
+
+/** Text escaped for XML/HTML text and attribute values; characters XML 1.0 forbids become U+FFFD. */
+export function escapeXml(text) {
+  return String(text)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;')
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd');
+}
+
+/** A safe file name stem from untrusted text. */
+export function fileStem(text) {
+  return (
+    String(text)
+      .normalize('NFKD')
+      .replace(/[^\w.-]+/g, '-')
+      .replace(/^[-.]+|[-.]+$/g, '')
+      .slice(0, 60) || 'matrix'
+  );
+}

@@ -1,0 +1,55 @@
+// Labelled form controls shared by the knobs and the element's minimal bar: each returns its
+// element, its input and sync(value) to show a state value without firing a change.
+import { h, uid, setOptions } from './dom.js';
+import { fmt } from '../lib/format.js';
+
+/** A checkbox with its label (and an optional help line). onChange(checked). */
+export function checkbox(doc, { label, help, onChange, className = 'ae-ctl' }) {
+  const id = uid('opt');
+  const input = h(doc, 'input', { type: 'checkbox', id, onchange: (e) => onChange(e.target.checked) });
+  const el = h(
+    doc,
+    'div',
+    { class: className },
+    input,
+    h(doc, 'label', { for: id }, label),
+    help ? h(doc, 'p', { class: 'ae-help' }, help) : null,
+  );
+  return {
+    el,
+    input,
+    sync(value) {
+      input.checked = value;
+    },
+  };
+}
+
+/** A range slider with its label and an <output> showing the value to `digits` decimals. onInput(number). */
+export function slider(doc, { label, min, max, step, digits = 2, onInput, className = 'ae-ctl ae-ctl-range' }) {
+  const id = uid('opt');
+  const out = h(doc, 'output', { for: id });
+  const input = h(doc, 'input', { type: 'range', id, min, max, step, oninput: (e) => onInput(Number(e.target.value)) });
+  const el = h(doc, 'div', { class: className }, h(doc, 'label', { for: id }, label), input, out);
+  return {
+    el,
+    input,
+    sync(value) {
+      input.value = String(value);
+      out.textContent = fmt(value, digits);
+    },
+  };
+}
+
+/** A <select> with its label. sync(options [{value, label}], value). onChange(value string). */
+export function select(doc, { label, onChange, className = 'ae-ctl' }) {
+  const id = uid('opt');
+  const input = h(doc, 'select', { id, onchange: (e) => onChange(e.target.value) });
+  const el = h(doc, 'div', { class: className }, h(doc, 'label', { for: id }, label), input);
+  return {
+    el,
+    input,
+    sync(options, value) {
+      setOptions(doc, input, options, value);
+    },
+  };
+}
