@@ -28,3 +28,10 @@ test('progress says which cells are filled after n steps', () => {
   p = progress(T, T * (T + 2));
   assert.ok([0, 1, 2].every((i) => p.output(i) && p.weights(i) && p.score(i, 2)));
 });
+
+test('StepCount_IsTheFocusedContextsLoopLength', async () => {
+  const { stepCount } = await import('../../web/lib/steps.js');
+  const state = { focus: 'b', contexts: { a: ['x'], b: ['x', 'y', 'z', 'w'] }, options: { causal: true } };
+  assert.equal(stepCount(state), 4 * 6);
+  assert.equal(stepCount({ ...state, focus: 'gone' }), 1 * 3, 'an unknown focus counts the first context');
+});
