@@ -78,6 +78,29 @@ export function computeAll(engine, state, { averaging = true } = {}) {
   return { contexts, cosines, averaging: avg, errors, ms };
 }
 
+/**
+ * Times engine.attend(args) over repeated calls for about `budgetMs` (one call of a small example
+ * is far below a browser clock's resolution). Returns {microseconds per call, calls, kernel},
+ * or null when the engine rejects the arguments.
+ */
+export function timeAttention(engine, args, now, budgetMs = 20) {
+  let trace;
+  try {
+    trace = engine.attend(args);
+  } catch {
+    return null;
+  }
+  let calls = 0;
+  const start = now();
+  let elapsed = 0;
+  do {
+    engine.attend(args);
+    calls += 1;
+    elapsed = now() - start;
+  } while (elapsed < budgetMs && calls < 100000);
+  return { microseconds: (elapsed * 1000) / calls, calls, kernel: trace.kernel };
+}
+
 /** Largest |a − b| over two equally shaped nested arrays (for "the three forms are equal"). */
 export function maxAbsDiff(a, b) {
   if (Array.isArray(a)) {

@@ -95,6 +95,7 @@ export function explainCell(m, matrix, i, j) {
         `= ${fmt(exps[j], 4)} ÷ ${fmt(total, 4)}`,
       ];
       if (!Number.isFinite(row[j])) lines.unshift('a masked score: exp(−∞) = 0');
+      lines.push('subtracting the row’s largest score first keeps exp from overflowing; it cancels in the division');
       lines.push(`row ${i} sums to ${fmt(sum(m.weights[i]), 3)}`);
       return { title: `weight[${i}][${j}]: how much ${tok(i)} attends to ${tok(j)}`, lines, result: fmt(m.weights[i][j]), sources: [{ matrix: 'masked', row: i }] };
     }

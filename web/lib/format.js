@@ -51,6 +51,13 @@ export function roundTo(value, digits = 3) {
   return Math.round(value * f) / f;
 }
 
+/** A duration in microseconds for display: "11.3 µs", "2.45 ms". */
+export function fmtMicros(us) {
+  if (!Number.isFinite(us)) return '—';
+  if (us < 1000) return `${us.toPrecision(3)} µs`;
+  return `${(us / 1000).toPrecision(3)} ms`;
+}
+
 /** Milliseconds for display: 3 significant figures, at least 3 decimals below 1 ms. */
 export function fmtMs(ms) {
   if (!Number.isFinite(ms)) return '—';

@@ -15,7 +15,8 @@ export function render(section, app) {
     h(doc, 'p', {}, 'The word “bank” means something different next to “stream” and “mud” than next to “money” and “loan”. ',
       'An embedding table cannot know that: it hands “bank” the same vector in both sentences. ',
       'A layer that treats each token on its own (a plain linear layer, X·W) still cannot tell them apart. ',
-      'Self-attention can, because each token’s new vector is a weighted mix of the vectors around it.'),
+      'Self-attention can, because each token’s new vector is a weighted mix of the value vectors of every token in the sentence, itself included.'),
+    h(doc, 'p', { class: 'ae-help' }, 'Cosine similarity compares the directions of two vectors: 1 when they point the same way, 0 at right angles, −1 opposite; their lengths do not matter.'),
   );
   const grid = h(doc, 'div', { class: 'ae-two' });
   section.append(grid);

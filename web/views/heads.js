@@ -4,6 +4,7 @@
 import { h } from '../ui/dom.js';
 import { dims, resize } from '../lib/state.js';
 import { focusView } from '../lib/focus.js';
+import { fmt } from '../lib/format.js';
 
 const labels = (n, p, offset = 0) => Array.from({ length: n }, (_, i) => `${p}${i + offset}`);
 const range = (from, n) => (n === 1 ? `column ${from}` : `columns ${from}–${from + n - 1}`);
@@ -47,10 +48,12 @@ export function render(section, app) {
       if (!f) return;
       const { trace: t, heads: H, tokens: tok, highlightRows: hl } = f;
       const hk = t.q[0][0].length, hv = t.v[0][0].length;
+      const shared = results.cosines.find((c) => c.attention !== null);
+      const cosine = shared ? ` The cosine of the two “${shared.word}” outputs in the first section is now ${fmt(shared.attention)}.` : '';
       intro.textContent = H === 1
-        ? `One head now: it sees all ${hk} query/key columns and all ${hv} value columns at once. With H heads, the columns are split into H groups of equal size, so H must divide both dₖ and d_v. The button makes both even (adding a zero column where needed) and uses 2 heads.`
+        ? `One head now: it sees all ${hk} query/key columns and all ${hv} value columns at once. With H heads, the columns are split into H groups of equal size, so H must divide the widths of Q, K and V. The button makes them even (adding a zero column where needed) and uses 2 heads. That changes the model: each head sees only its half of the columns, so every output changes, the first section’s included.${cosine}`
         : `${H} heads over “${state.focus}”. ${Array.from({ length: H }, (_, hh) => `Head ${hh} uses query/key ${range(hh * hk, hk)} and value ${range(hh * hv, hv)}`).join('. ')}. ` +
-          `Each head scales its scores by 1/√${hk}, one over the square root of its own head size, runs softmax on its own, and the outputs are put side by side. Pick the head the step-by-step view shows in the knobs.`;
+          `Each head scales its scores by 1/√${hk}, one over the square root of its own head size dₖ, runs softmax on its own, and the outputs are put side by side. This is a different model from the one-head one: every output differs, the first section’s included.${cosine} Pick the head the step-by-step view shows in the knobs.`;
       tryBtn.hidden = H > 1;
       for (const m of ['q', 'k', 'v']) {
         const n = m === 'v' ? hv : hk;

@@ -7,6 +7,16 @@ import { focusView } from '../lib/focus.js';
 
 const labels = (n, p, offset = 0) => Array.from({ length: n }, (_, i) => `${p}${i + offset}`);
 
+const TEXT = {
+  qkvOn:
+    'Three matrices turn each token’s vector into a query (what it looks for), a key (what it offers) and a value (what it passes on). A model learns them while it trains (see “Learn”); here they are set by hand, as in seed 003, and you can edit them.',
+  qkvOff: 'Projections are off: queries, keys and values are the embeddings themselves, so the scores are plain X·Xᵀ similarities.',
+  weights:
+    'Each row becomes positive weights that sum to 1: e raised to each score, divided by the sum of those numbers over the row. The row’s largest score is subtracted first, which keeps e^x from overflowing and cancels in the division.',
+  output:
+    'Row i adds up the value vectors of every token — its own included — each weighted by row i of the weights: the new vector of token i.',
+};
+
 export function render(section, app) {
   const { doc, store } = app;
   const focusName = uid('focus');
@@ -43,7 +53,7 @@ export function render(section, app) {
     caption: 'X',
     editable: editable((s, i) => ({ word: s.contexts[s.focus][i] })),
   });
-  c = card('qkv', '2 · Queries, keys, values', 'Three learned matrices turn each token’s vector into a query (what it looks for), a key (what it offers) and a value (what it passes on).');
+  c = card('qkv', '2 · Queries, keys, values', TEXT.qkvOn);
   const wBox = h(doc, 'div', { class: 'ae-row' });
   const qBox = h(doc, 'div', { class: 'ae-row' });
   c.append(wBox, qBox);
@@ -55,14 +65,14 @@ export function render(section, app) {
   add(c, 'scaled', { caption: 'scaled' });
   c = card('masked', '5 · Mask', '');
   add(c, 'masked', { caption: 'masked' });
-  c = card('weights', '6 · Softmax weights', 'Each row is turned into positive weights that sum to 1: exp of each score, divided by the row’s total.');
+  c = card('weights', '6 · Softmax weights', TEXT.weights);
   add(c, 'weights', { caption: 'weights = softmax(row)', kind: 'weights' });
   const sums = h(doc, 'p', { class: 'ae-help ae-rowsums' });
   c.append(sums);
   const dropBox = h(doc, 'div', {});
   c.append(dropBox);
   add(dropBox, 'dropped', { caption: 'after dropout', kind: 'sequential' });
-  c = card('output', '7 · Output = weights · V', 'Row i is the weighted sum of all value rows, using row i of the weights: the new vector of token i.');
+  c = card('output', '7 · Output = weights · V', TEXT.output);
   add(c, 'out', { caption: 'weights · V' });
   const mergedBox = h(doc, 'div', {});
   c.append(mergedBox);
@@ -102,9 +112,7 @@ export function render(section, app) {
           maps[m].update({ values: W, rowLabels: labels(W.length, 'd'), colLabels: labels(W[0].length, m === 'wv' ? 'v' : m === 'wq' ? 'q' : 'k'), caption: `${{ wq: 'W_Q', wk: 'W_K', wv: 'W_V' }[m]} (${W.length} × ${W[0].length})` });
         }
       }
-      texts.qkv.textContent = o.projections
-        ? 'Three learned matrices turn each token’s vector into a query (what it looks for), a key (what it offers) and a value (what it passes on).'
-        : 'Projections are off: queries, keys and values are the embeddings themselves, so the scores are plain X·Xᵀ similarities.';
+      texts.qkv.textContent = o.projections ? TEXT.qkvOn : TEXT.qkvOff;
       maps.q.update({ context: ctx, values: t.q[hd], rowLabels: tokens, colLabels: labels(hk, 'q', hd * hk), caption: `Q = X·W_Q${headNote}`, highlightRows: hl });
       maps.k.update({ context: ctx, values: t.k[hd], rowLabels: tokens, colLabels: labels(hk, 'k', hd * hk), caption: `K = X·W_K${headNote}`, highlightRows: hl });
       maps.v.update({ context: ctx, values: t.v[hd], rowLabels: tokens, colLabels: labels(hv, 'v', hd * hv), caption: `V = X·W_V${headNote}`, highlightRows: hl });
