@@ -62,3 +62,16 @@ export function colorScale(kind, values, theme = 'light') {
 }
 
 function clamp01(t) { return t < 0 ? 0 : t > 1 ? 1 : t; }
+
+// One colour per head for the line diagrams (Okabe & Ito's colour-blind-safe set, yellow last
+// as it is weak on white), and lighter tints of the same hues on a dark page. Heads cycle.
+const HEAD_COLORS = {
+  light: ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#4D4D4D', '#B8A500'],
+  dark: ['#6CB7EA', '#F08A4B', '#3FC9A0', '#E3A3C8', '#F2B84B', '#9AD3F2', '#CCCCCC', '#F0E442'],
+};
+
+/** The line colour of head `h` on a `theme` ('light' | 'dark') page. */
+export function headColor(h, theme = 'light') {
+  const list = HEAD_COLORS[theme === 'dark' ? 'dark' : 'light'];
+  return list[h % list.length];
+}

@@ -33,7 +33,8 @@ export function labelsFor(labels, n, fallback) {
 }
 
 
-function csvField(text) {
+/** One CSV field: quoted when needed, and a leading = + - @ guarded so no spreadsheet runs it. */
+export function csvField(text) {
   let s = String(text);
   // A label starting with = + - @ would run as a formula in a spreadsheet.
   if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;

@@ -2,6 +2,7 @@
 // sentences and the same vector after a plain linear layer; only self-attention, which mixes in
 // the neighbours, makes the two differ. Cosine similarities (engine.cosine) say by how much.
 import { h } from '../ui/dom.js';
+import { createAttentionLines } from '../ui/attention-lines.js';
 import { fmt } from '../lib/format.js';
 import { setValue } from '../lib/state.js';
 import { highlightRows } from '../lib/focus.js';
@@ -46,11 +47,12 @@ export function render(section, app) {
     const x = app.heatmap({ ...common, id: 'x', caption: 'X: embeddings' });
     const linear = app.heatmap({ ...common, id: 'linear', caption: 'X·W: plain linear layer' });
     const output = app.heatmap({ ...common, id: 'output', caption: 'self-attention output' });
-    card.append(x.el, linear.el, output.el);
+    const lines = createAttentionLines(doc, { compact: true, label: `where each token of ${name} looks` });
+    card.append(lines.el, x.el, linear.el, output.el);
     const stale = h(doc, 'p', { class: 'ae-stale', hidden: true }, 'Showing the last result the engine could compute.');
     card.append(stale);
     grid.append(card);
-    return { card, title, x, linear, output, stale };
+    return { card, title, x, linear, output, lines, stale };
   }
 
   return {
@@ -63,6 +65,14 @@ export function render(section, app) {
         c.x.update({ values: entry.x, rowLabels: entry.tokens, colLabels: dimLabels(entry.x[0].length, 'd'), highlightRows: hl });
         if (entry.linear?.length) c.linear.update({ values: entry.linear, rowLabels: entry.tokens, colLabels: dimLabels(entry.linear[0].length, 'c'), highlightRows: hl });
         if (entry.trace) {
+          const t = entry.trace;
+          c.lines.update({
+            tokens: entry.tokens,
+            weights: t.weights,
+            masked: (hh, i, j) => t.masked[hh][i][j] === -Infinity,
+            theme: app.container.dataset.theme,
+            caption: 'where each token looks (line width = attention weight)',
+          });
           c.output.update({ values: entry.trace.output, rowLabels: entry.tokens, colLabels: dimLabels(entry.trace.output[0].length, 'o'), highlightRows: hl });
         }
         c.stale.hidden = !entry.stale;

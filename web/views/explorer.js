@@ -17,6 +17,7 @@ const SECTIONS = [
   { load: () => import('./minimal-bar.js'), id: 'minimal-bar', views: [], controls: 'minimal' },
   { mod: contexts, id: 'contexts', views: ['contexts'] },
   { load: () => import('./controls.js'), id: 'controls', views: [], controls: 'full' },
+  { load: () => import('./lines.js'), id: 'lines', views: ['lines'] },
   { load: () => import('./pipeline.js'), id: 'pipeline', views: ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'] },
   { load: () => import('./stepper.js'), id: 'loops', views: ['loops'] },
   { load: () => import('./averaging.js'), id: 'averaging', views: ['averaging'] },

@@ -1,0 +1,116 @@
+// Attention as lines (the picture BertViz's head view made familiar): the tokens in two columns,
+// queries on the left and keys on the right, and from each query a line to each key whose width
+// and opacity are its weight — one colour per head. One layout, two painters (an SVG document and
+// a canvas 2D context) for the exports; ui/attention-lines.js draws the live view from the same
+// layout. Pure.
+import { escapeXml } from './text.js';
+import { headColor } from './colormaps.js';
+import { float32Text } from './format.js';
+import { csvField } from './matrix-formats.js';
+
+export const MAX_STROKE = 8; // px: the width of a line of weight 1
+
+/**
+ * @param {{tokens: string[], weights: number[][][], heads?: number[], masked?: (h, i, j) => boolean,
+ *          rowHeight?: number, charWidth?: number, gap?: number, title?: string}} options
+ *   charWidth: the width of a label character in px (labels get the room their longest needs).
+ *   weights (H, T, T): row i of head h holds where query i looks. heads: which heads to draw
+ *   (default all). masked pairs (e.g. the causal mask's future) get no line at all.
+ * @returns {{width, height, title, rows: {token, y}[], leftX, rightX, lines: {head, i, j, weight,
+ *   x1, y1, x2, y2, strokeWidth, opacity}[]}}  coordinates in CSS px.
+ */
+export function linesLayout({ tokens, weights, heads, masked = () => false, rowHeight = 28, charWidth = 7.5, gap = 150, title = '' }) {
+  const T = tokens.length;
+  const shown = heads ?? weights.map((_, h) => h);
+  const label = Math.min(20 * charWidth, Math.max(40, Math.max(...tokens.map((t) => [...t].length)) * charWidth + 12));
+  const top = title ? 30 : 8;
+  const leftX = label; // lines start at the right edge of the query labels
+  const rightX = label + gap; // and end at the left edge of the key labels
+  const rows = tokens.map((token, i) => ({ token, y: top + (i + 0.5) * rowHeight }));
+  const lines = [];
+  for (const h of shown) {
+    for (let i = 0; i < T; i++) {
+      for (let j = 0; j < T; j++) {
+        if (masked(h, i, j)) continue;
+        const weight = weights[h][i][j];
+        lines.push({
+          head: h,
+          i,
+          j,
+          weight,
+          x1: leftX,
+          y1: rows[i].y,
+          x2: rightX,
+          y2: rows[j].y,
+          strokeWidth: weight * MAX_STROKE,
+          opacity: weight,
+        });
+      }
+    }
+  }
+  return { width: rightX + label, height: top + T * rowHeight + 8, title, rows, leftX, rightX, lines, label };
+}
+
+const clip = (s) => ([...s].length > 18 ? `${[...s].slice(0, 17).join('')}…` : s);
+
+/** A standalone SVG document of the layout (white background, light-theme head colours). */
+export function toLinesSVG(L) {
+  const out = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${L.width}" height="${L.height}" viewBox="0 0 ${L.width} ${L.height}" font-family="system-ui, sans-serif" font-size="13">`,
+    `<rect width="${L.width}" height="${L.height}" fill="#fff"/>`,
+  ];
+  if (L.title) out.push(`<text x="8" y="20" font-weight="600" fill="#111">${escapeXml(L.title)}</text>`);
+  for (const line of L.lines) {
+    out.push(
+      `<line class="attn-line" data-head="${line.head}" data-i="${line.i}" data-j="${line.j}" data-weight="${float32Text(line.weight)}" ` +
+        `x1="${line.x1}" y1="${line.y1}" x2="${line.x2}" y2="${line.y2}" stroke="${headColor(line.head)}" ` +
+        `stroke-width="${line.strokeWidth}" stroke-opacity="${line.opacity}" stroke-linecap="round"/>`,
+    );
+  }
+  for (const r of L.rows) {
+    out.push(`<text x="${L.leftX - 6}" y="${r.y + 4}" text-anchor="end" fill="#111">${escapeXml(clip(r.token))}</text>`);
+    out.push(`<text x="${L.rightX + 6}" y="${r.y + 4}" fill="#111">${escapeXml(clip(r.token))}</text>`);
+  }
+  out.push('</svg>');
+  return out.join('\n') + '\n';
+}
+
+/** Paints the layout onto a 2D context at `scale` device px per CSS px. */
+export function drawLines(ctx, L, scale = 2) {
+  ctx.save();
+  ctx.scale(scale, scale);
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, L.width, L.height);
+  ctx.font = '600 13px system-ui, sans-serif';
+  ctx.fillStyle = '#111';
+  if (L.title) ctx.fillText(L.title, 8, 20);
+  ctx.lineCap = 'round';
+  for (const line of L.lines) {
+    if (line.strokeWidth <= 0) continue;
+    ctx.globalAlpha = line.opacity;
+    ctx.strokeStyle = headColor(line.head);
+    ctx.lineWidth = line.strokeWidth;
+    ctx.beginPath();
+    ctx.moveTo(line.x1, line.y1);
+    ctx.lineTo(line.x2, line.y2);
+    ctx.stroke();
+  }
+  ctx.globalAlpha = 1;
+  ctx.font = '13px system-ui, sans-serif';
+  for (const r of L.rows) {
+    ctx.textAlign = 'right';
+    ctx.fillText(clip(r.token), L.leftX - 6, r.y + 4);
+    ctx.textAlign = 'left';
+    ctx.fillText(clip(r.token), L.rightX + 6, r.y + 4);
+  }
+  ctx.restore();
+}
+
+/** The weights drawn, as CSV rows "head,query,key,weight" (travels inside the PNG). */
+export function linesCSV(L) {
+  const rows = ['head,query,key,weight'];
+  for (const line of L.lines) {
+    rows.push([line.head, csvField(L.rows[line.i].token), csvField(L.rows[line.j].token), float32Text(line.weight)].join(','));
+  }
+  return rows.join('\r\n') + '\r\n';
+}

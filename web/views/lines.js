@@ -1,0 +1,127 @@
+// Attention as lines: where each token of the focused context looks, one colour per head, with
+// head toggles, token isolation (ui/attention-lines.js), the numbers as tables for screen readers
+// and PNG/SVG exports. The bank section draws the same picture small beside its tables.
+import { h, uid } from '../ui/dom.js';
+import { createAttentionLines } from '../ui/attention-lines.js';
+import { headColor } from '../lib/colormaps.js';
+import { focusView } from '../lib/focus.js';
+import { linesLayout, toLinesSVG, drawLines, linesCSV } from '../lib/lines-image.js';
+import { pngWithText } from '../lib/png.js';
+import { fileStem } from '../lib/text.js';
+import { download } from '../tools/download.js';
+
+const TEXT = {
+  title: 'Where each token looks',
+  intro:
+    'Each line joins a query token on the left to a key token on the right; the wider and darker the line, the larger its weight (a row of weights sums to 1, so each token’s lines share out one unit). Hover, focus or tap a token to see only its lines and read their weights; masked pairs have no line.',
+  heads: 'Heads shown',
+  numbers: 'The same weights as numbers',
+};
+
+export function render(section, app) {
+  const { doc } = app;
+  const lines = createAttentionLines(doc, { label: 'attention lines of the focused context' });
+  const toggles = h(doc, 'fieldset', { class: 'ae-radio ae-head-toggles' });
+  const hidden = new Set(); // heads the reader switched off
+  const numbers = h(doc, 'div', { class: 'ae-row' });
+  const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
+  let tables = [];
+  let last = null; // {layout, name}
+
+  const exportLayout = () => linesLayout({ ...last.view, title: `attention lines: ${last.name}` });
+  const save = async (kind) => {
+    try {
+      const L = exportLayout();
+      const stem = fileStem(`lines ${last.name}`);
+      if (kind === 'svg') download(doc, `${stem}.svg`, toLinesSVG(L), 'image/svg+xml');
+      else {
+        const canvas = doc.createElement('canvas');
+        canvas.width = Math.ceil(L.width * 2);
+        canvas.height = Math.ceil(L.height * 2);
+        drawLines(canvas.getContext('2d'), L, 2);
+        const blob = await new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas produced no image'))), 'image/png'));
+        download(doc, `${stem}.png`, pngWithText(new Uint8Array(await blob.arrayBuffer()), 'attention-explorer:csv', linesCSV(L)), 'image/png');
+      }
+      status.textContent = `${kind.toUpperCase()} saved`;
+    } catch (error) {
+      status.textContent = `Export failed: ${error.message}`;
+    }
+  };
+  const exportBar = h(
+    doc,
+    'div',
+    { class: 'ae-export-actions ae-lines-export', role: 'group', 'aria-label': 'Export the lines picture' },
+    h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'png', onclick: () => save('png') }, 'PNG'),
+    h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'svg', onclick: () => save('svg') }, 'SVG'),
+    status,
+  );
+  section.append(
+    h(doc, 'h2', {}, TEXT.title),
+    h(doc, 'p', {}, TEXT.intro),
+    toggles,
+    lines.el,
+    exportBar,
+    h(doc, 'details', { class: 'ae-lines-numbers' }, h(doc, 'summary', {}, TEXT.numbers), numbers),
+  );
+
+  function update() {
+      const { state, results } = app;
+      const f = focusView(state, results);
+      if (!f) return;
+      const { trace: t, heads: H, tokens } = f;
+      const theme = app.container.dataset.theme;
+      // Head toggles (only when there is more than one head).
+      if (toggles.dataset.heads !== String(H)) {
+        toggles.dataset.heads = String(H);
+        hidden.clear();
+        toggles.replaceChildren(
+          h(doc, 'legend', {}, TEXT.heads),
+          ...Array.from({ length: H }, (_, hh) => {
+            const id = uid('head');
+            return h(
+              doc,
+              'span',
+              {},
+              h(doc, 'input', {
+                type: 'checkbox',
+                id,
+                checked: true,
+                onchange: (e) => {
+                  if (e.target.checked) hidden.delete(hh);
+                  else hidden.add(hh);
+                  update();
+                },
+              }),
+              h(doc, 'label', { for: id }, h(doc, 'span', { class: 'ae-swatch', style: `background:${headColor(hh, theme)}` }), `head ${hh}`),
+            );
+          }),
+        );
+      }
+      toggles.hidden = H === 1;
+      const heads = Array.from({ length: H }, (_, hh) => hh).filter((hh) => !hidden.has(hh));
+      const view = { tokens, weights: t.weights, heads, masked: (hh, i, j) => t.masked[hh][i][j] === -Infinity };
+      last = { view, name: state.focus };
+      lines.update({ ...view, theme, caption: `“${state.focus}”: ${tokens.join(' ')}${H > 1 ? ` · ${heads.length} of ${H} heads` : ''}` });
+      // The numbers: one weights table per head.
+      if (tables.length !== H) {
+        numbers.replaceChildren();
+        tables = Array.from({ length: H }, (_, hh) => {
+          const hm = app.heatmap({ id: `lines-weights-${hh}`, caption: '', rowLabels: [], colLabels: [], values: [[0]], kind: 'weights' });
+          numbers.append(hm.el);
+          return hm;
+        });
+      }
+      tables.forEach((hm, hh) =>
+        hm.update({
+          context: state.focus,
+          values: t.weights[hh],
+          rowLabels: tokens,
+          colLabels: tokens,
+          masked: (i, j) => t.masked[hh][i][j] === -Infinity,
+          caption: `head ${hh}: weights (query row, key column)`,
+          cornerLabel: 'query \\ key',
+        }),
+      );
+  }
+  return { update };
+}
