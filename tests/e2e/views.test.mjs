@@ -1,0 +1,171 @@
+// Browser tests of the pictures beside the numbers: attention as lines (web/ui/attention-lines.js,
+// web/views/lines.js). Every width and opacity read back from the SVG equals the engine's weight
+// (an independent engine instance in Node, same WASM, so the float32 values match exactly);
+// isolating a token hides the other tokens' lines; the exports parse back; reduced motion makes
+// updates instant; the element shows the picture alone with view="lines".
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
+import { loadEngine } from '../../web/lib/engine.js';
+import { defaultState } from '../../web/lib/state.js';
+import { encodeState } from '../../web/lib/share.js';
+import { attendArgs } from '../../web/lib/compute.js';
+import { readPNG } from '../../web/lib/png.js';
+import { MAX_STROKE } from '../../web/lib/lines-image.js';
+import { parseCSV } from '../helpers/csv.mjs';
+
+const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web');
+let server, browser, engine, defaults;
+test.before(async () => {
+  server = await serveStatic(WEB);
+  browser = await launchBrowser();
+  engine = await loadEngine();
+  defaults = defaultState(engine.examples());
+});
+test.after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const withOptions = (options) => ({ ...defaults, options: { ...defaults.options, ...options } });
+
+async function open(state, contextOptions = {}) {
+  const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 }, acceptDownloads: true, ...contextOptions });
+  await o.page.goto(`${server.url}#${encodeState(state, defaults)}`);
+  await o.page.evaluate(() => window.__explorer.ready);
+  await o.page.waitForSelector('section[data-section="lines"] .ae-line', { state: 'attached' });
+  return o;
+}
+
+/** Every line of the Lines section: head, i, j, its data-weight, drawn width and opacity, hidden. */
+function readLines(page) {
+  return page.$$eval('section[data-section="lines"] .ae-line', (els) =>
+    els.map((el) => ({
+      head: Number(el.dataset.head),
+      i: Number(el.dataset.i),
+      j: Number(el.dataset.j),
+      weight: Number(el.dataset.weight),
+      width: Number(el.style.strokeWidth),
+      opacity: Number(el.style.strokeOpacity),
+      hidden: getComputedStyle(el).display === 'none',
+    })),
+  );
+}
+
+test('Lines_WidthsAndOpacitiesAreTheEnginesWeights', async () => {
+  for (const options of [{}, { projections: false, scale: false, heads: 2 }, { causal: true, temperature: 0.5 }]) {
+    const state = withOptions(options);
+    const { page, context } = await open(state);
+    const weights = engine.attend(attendArgs(state, state.contexts.river)).get('weights');
+    const lines = await readLines(page);
+    const H = weights.length, T = weights[0].length;
+    const expected = [];
+    for (let h = 0; h < H; h++)
+      for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) if (!(options.causal && j > i)) expected.push([h, i, j]);
+    assert.equal(lines.length, expected.length, `${JSON.stringify(options)}: one line per unmasked pair and head`);
+    for (const line of lines) {
+      const w = weights[line.head][line.i][line.j];
+      assert.equal(line.weight, w, `weight ${line.head}/${line.i}/${line.j}`);
+      assert.ok(Math.abs(line.width - w * MAX_STROKE) <= 1e-5, `width ${line.width} = ${w} × ${MAX_STROKE}`);
+      assert.ok(Math.abs(line.opacity - w) <= 1e-5, `opacity ${line.opacity} = ${w}`);
+      if (options.causal) assert.ok(line.j <= line.i, 'no line into the future');
+    }
+    await context.close();
+  }
+});
+
+test('Lines_IsolatingATokenHidesTheOthersLines', async () => {
+  const { page, context } = await open(defaults);
+  const svg = 'section[data-section="lines"] svg';
+  // Pointer: hovering the query "bank" (row 1) leaves only its three lines.
+  await page.hover(`${svg} .ae-lines-token[data-side="query"][data-index="1"]`);
+  let lines = await readLines(page);
+  assert.deepEqual(lines.filter((l) => !l.hidden).map((l) => l.i), [1, 1, 1]);
+  const status = await page.textContent('section[data-section="lines"] .ae-lines-status');
+  const weights = engine.attend(attendArgs(defaults, defaults.contexts.river)).get('weights');
+  assert.match(status, new RegExp(`“bank” attends to: stream ${weights[0][1][0].toFixed(2)}`));
+  // Keyboard: focus the picture, move to the keys column and down to "mud", pin it.
+  await page.mouse.move(0, 0);
+  await page.focus(svg);
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  lines = await readLines(page);
+  assert.deepEqual(lines.filter((l) => !l.hidden).map((l) => l.j), [2, 2, 2], 'only the lines into “mud”');
+  await page.keyboard.press('Escape');
+  await page.mouse.move(0, 0);
+  await page.locator('section[data-section="lines"] h2').click();
+  lines = await readLines(page);
+  assert.equal(lines.filter((l) => l.hidden).length, 0, 'nothing isolated: every line shows');
+  await context.close();
+});
+
+test('Lines_HeadTogglesDrawOnlyTheChosenHeads', async () => {
+  const { page, context } = await open(withOptions({ projections: false, scale: false, heads: 2 }));
+  await page.locator('section[data-section="lines"] .ae-head-toggles').getByLabel('head 0').uncheck();
+  const heads = new Set((await readLines(page)).map((l) => l.head));
+  assert.deepEqual([...heads], [1]);
+  await context.close();
+});
+
+test('Lines_ExportsParseBack', async () => {
+  const { page, context } = await open(withOptions({ causal: true }));
+  const weights = engine.attend(attendArgs(withOptions({ causal: true }), defaults.contexts.river)).get('weights');
+  const save = async (kind) => {
+    const [file] = await Promise.all([page.waitForEvent('download'), page.click(`section[data-section="lines"] button[data-export="${kind}"]`)]);
+    return fs.readFileSync(await file.path());
+  };
+  const svg = (await save('svg')).toString('utf8');
+  const drawn = [...svg.matchAll(/data-head="(\d+)" data-i="(\d+)" data-j="(\d+)" data-weight="([^"]+)"[^>]*stroke-width="([^"]+)" stroke-opacity="([^"]+)"/g)];
+  assert.equal(drawn.length, 6, 'causal, T = 3: six lines');
+  for (const [, h, i, j, w, width, opacity] of drawn) {
+    assert.equal(Math.fround(Number(w)), weights[h][i][j]);
+    assert.ok(Math.abs(Number(width) - weights[h][i][j] * MAX_STROKE) < 1e-5);
+    assert.ok(Math.abs(Number(opacity) - weights[h][i][j]) < 1e-6);
+  }
+  const png = readPNG(await save('png'));
+  assert.ok(png.width > 200 && png.height > 80, `a 2× image (${png.width} × ${png.height})`);
+  const rows = parseCSV(png.text['attention-explorer:csv']);
+  assert.deepEqual(rows[0], ['head', 'query', 'key', 'weight']);
+  assert.equal(rows.length - 1, 6);
+  for (const [h, q, k, w] of rows.slice(1)) {
+    const i = defaults.contexts.river.indexOf(q), j = defaults.contexts.river.indexOf(k);
+    assert.equal(Math.fround(Number(w)), weights[Number(h)][i][j]);
+  }
+  await context.close();
+});
+
+test('Lines_MoveSmoothlyUnlessReducedMotionIsAsked', async () => {
+  const duration = async (reducedMotion) => {
+    const { page, context } = await open(defaults, { reducedMotion });
+    const d = await page.$eval('section[data-section="lines"] .ae-line', (el) => getComputedStyle(el).transitionDuration);
+    await context.close();
+    return d;
+  };
+  assert.equal(await duration('no-preference'), '0.3s, 0.3s');
+  assert.equal(await duration('reduce'), '0s');
+});
+
+test('Lines_TheElementShowsThePictureAloneWithViewLines', async () => {
+  const { page, context, problems } = await openPage(browser, null);
+  await page.route('**/lines-element.html', (route) =>
+    route.fulfill({
+      contentType: 'text/html',
+      body: '<!doctype html><meta charset="utf-8"><script type="module" src="/element/attention-explorer.js"></script><attention-explorer view="lines" controls="none" example="finance"></attention-explorer>',
+    }),
+  );
+  await page.goto(server.url + 'lines-element.html');
+  await page.waitForFunction(() => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('section[data-section="lines"] .ae-line'), null, { timeout: 20000 });
+  const shown = await page.evaluate(() =>
+    [...document.querySelector('attention-explorer').shadowRoot.querySelectorAll('section.ae-section')].filter((s) => !s.hidden).map((s) => s.dataset.section),
+  );
+  assert.deepEqual(shown, ['lines']);
+  const caption = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-lines figcaption').textContent);
+  assert.match(caption, /finance/);
+  assert.deepEqual(problems.filter((p) => !/favicon/.test(p)), []);
+  await context.close();
+});
