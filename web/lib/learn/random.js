@@ -1,0 +1,29 @@
+// A small seeded random source for the Learn section's data (tasks, batches, splits): the same
+// seed gives the same numbers in every browser and in Node, so a shared link retrains to the
+// same weights. splitmix32-style mixing of a 32-bit counter; not PyTorch's generator (the model's
+// own initialisation and dropout use the engine's). Pure.
+
+/** A generator: next() → a float in [0, 1); int(n) → an integer in [0, n). */
+export function seededRandom(seed) {
+  let state = (Number(seed) >>> 0) ^ 0x9e3779b9;
+  const next32 = () => {
+    state = (state + 0x9e3779b9) >>> 0;
+    let z = state;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+    return (z ^ (z >>> 16)) >>> 0;
+  };
+  return {
+    next: () => next32() / 4294967296,
+    int: (n) => Math.floor((next32() / 4294967296) * n),
+    /** A uniformly shuffled copy of `items`. */
+    shuffle(items) {
+      const out = items.slice();
+      for (let i = out.length - 1; i > 0; i--) {
+        const j = Math.floor((next32() / 4294967296) * (i + 1));
+        [out[i], out[j]] = [out[j], out[i]];
+      }
+      return out;
+    },
+  };
+}
