@@ -2,7 +2,7 @@
 // of each, then a closing "N passed, N failed" line. Exits non-zero when anything fails.
 //   native   GoogleTest (tests/cpp) built with g++, run by ctest
 //   wasm     the same GoogleTest cases built with Emscripten (-msimd128), run under node by ctest
-//   fixtures make_fixtures.py --check where torch is installed (fixtures regenerate byte for byte)
+//   fixtures every tests/fixtures/make_*.py --check where torch is installed (fixtures regenerate byte for byte)
 //   sanitize the native tests and the fuzz corpus replay under ASan/UBSan (scripts/sanitize.sh)
 //   js       node:test suites in tests/js against the built WASM engine
 //   e2e      browser tests in tests/e2e (playwright-core + Debian Chromium)
@@ -58,6 +58,19 @@ const passedFailedLine = (output) => {
   const m = [...output.matchAll(/(\d+) passed, (\d+) failed/g)].pop();
   return m ? { passed: Number(m[1]), failed: Number(m[2]) } : { passed: 0, failed: 0 };
 };
+// Runs every command even when one fails (each reports its own files); the worst exit code wins.
+async function all(list) {
+  let output = '';
+  let code = 0;
+  for (const [cmd, args] of list) {
+    const result = await run(cmd, args);
+    output += result.output;
+    code = code || result.code;
+  }
+  return { code, output };
+}
+const fixtureScripts = () => readdirSync(join(root, 'tests/fixtures'))
+  .filter((f) => /^make_.*\.py$/.test(f)).sort().map((f) => join('tests/fixtures', f));
 
 const suites = {
   native: {
@@ -77,8 +90,8 @@ const suites = {
     ]),
   },
   fixtures: {
-    // Where Debian's python3-torch is installed: the committed fixtures are exactly what the
-    // script regenerates (the tests themselves never need torch).
+    // Where Debian's python3-torch is installed: the committed fixtures are exactly what each
+    // tests/fixtures/make_*.py regenerates (the tests themselves never need torch).
     counts: (output) => {
       const same = (output.match(/ same$/gm) || []).length;
       const changed = (output.match(/ DIFFERS$/gm) || []).length;
@@ -92,7 +105,7 @@ const suites = {
         return false;
       }
     },
-    run: () => run('/usr/bin/python3', ['tests/fixtures/make_fixtures.py', '--check']),
+    run: () => all(fixtureScripts().map((script) => ['/usr/bin/python3', [script, '--check']])),
   },
   sanitize: {
     counts: gtestCounts,
