@@ -1,0 +1,48 @@
+// The plane view's geometry (web/lib/plane.js): two-wide vectors drawn as they are, wider ones
+// through the engine's principal components; the scale keeps every point in view; a key's
+// projection on the query line is q·k / |q| along it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { toPlane, planeScale, projection, distance } from '../../web/lib/plane.js';
+
+const noEngine = { pca: () => assert.fail('two-wide vectors need no projection') };
+
+test('ToPlane_TwoWideVectorsAreDrawnAsTheyAre', () => {
+  const out = toPlane(noEngine, [[1, 2], [-0.5, 0.25]]);
+  assert.deepEqual(out, { xy: [[1, 2], [-0.5, 0.25]], explained: null, projected: false });
+  assert.deepEqual(toPlane(noEngine, [[3], [-1]]).xy, [[3, 0], [-1, 0]]);
+});
+
+test('ToPlane_WiderVectorsGoThroughTheEnginesPca', () => {
+  const calls = [];
+  const engine = {
+    pca(args) {
+      calls.push(args);
+      return { explained: Float32Array.of(0.75, 0.25), get: (name) => (name === 'projected' ? [[1, 0], [-1, 0]] : null) };
+    },
+  };
+  const out = toPlane(engine, [[1, 2, 3], [3, 2, 1]]);
+  assert.deepEqual(calls, [{ x: [[1, 2, 3], [3, 2, 1]] }]);
+  assert.deepEqual(out, { xy: [[1, 0], [-1, 0]], explained: [0.75, 0.25], projected: true });
+});
+
+test('PlaneScale_KeepsEveryPointInsideWithYUp', () => {
+  const S = planeScale([[2, -1], [-0.5, 4]], 300, 30);
+  for (const p of [[2, -1], [-0.5, 4], [0, 0]]) {
+    const [x, y] = S.at(p);
+    assert.ok(x >= 30 && x <= 270 && y >= 30 && y <= 270, `${p} → ${x}, ${y}`);
+  }
+  assert.deepEqual(S.at([0, 0]), [150, 150]);
+  assert.ok(S.at([0, 1])[1] < 150, 'up is up');
+  assert.ok(planeScale([[0, 0]]).unit > 0, 'all points at the origin still give a finite scale');
+});
+
+test('Projection_IsTheFootOfThePerpendicular', () => {
+  const { foot, dot } = projection([2, 0], [3, 4]);
+  assert.deepEqual(foot, [3, 0]);
+  assert.equal(dot, 6);
+  const p = projection([1, 1], [2, 0]);
+  assert.deepEqual(p.foot, [1, 1]);
+  assert.deepEqual(projection([0, 0], [1, 1]).foot, [0, 0]);
+  assert.equal(distance([0, 0, 0], [1, 2, 2]), 3);
+});
