@@ -99,6 +99,10 @@ export function createAttentionLines(doc, { caption = '', compact = false, label
         lineEls.set(id, el);
         linesGroup.append(el);
       }
+      // Only what changed is written: an unchanged line costs no style or layout work.
+      const key = `${line.x1},${line.y1},${line.x2},${line.y2},${line.weight},${theme}`;
+      if (el._aeKey === key) continue;
+      el._aeKey = key;
       el.setAttribute('x1', line.x1);
       el.setAttribute('y1', line.y1);
       el.setAttribute('x2', line.x2);

@@ -10,6 +10,23 @@ import { h } from './dom.js';
 
 const DRAG_THRESHOLD_PX = 4;
 
+// Writes only what differs: an unchanged label, number or colour costs no style or layout work
+// (while a value is dragged, most of a matrix's text stays the same from frame to frame).
+function setText(node, text) {
+  const t = String(text ?? '');
+  if (node.textContent !== t) node.textContent = t;
+}
+function setColors(td, background, color) {
+  if (td._aeBg !== background) {
+    td._aeBg = background;
+    td.style.background = background;
+  }
+  if (td._aeInk !== color) {
+    td._aeInk = color;
+    td.style.color = color;
+  }
+}
+
 /**
  * @param {Document} doc  the document that owns the root (works inside a shadow root)
  * @param {object} opts   see update()
@@ -51,7 +68,7 @@ export function createHeatmap(doc, opts) {
       const tr = cells[i][0]?.parentElement;
       if (tr) {
         tr.classList.toggle('ae-hl', Boolean(o.highlightRows?.includes(i)));
-        tr.firstChild.textContent = o.rowLabels[i];
+        setText(tr.firstChild, o.rowLabels[i]);
       }
       row.forEach((v, j) => {
         const td = cells[i][j];
@@ -69,21 +86,18 @@ export function createHeatmap(doc, opts) {
         td.classList.toggle('ae-masked', masked);
         td.classList.toggle('ae-pending', pending);
         if (masked) {
-          td.textContent = v === -Infinity ? '\u2212\u221e' : fmt(v, o.digits ?? 3);
+          setText(td, v === -Infinity ? '\u2212\u221e' : fmt(v, o.digits ?? 3));
           td.setAttribute('aria-label', `${td.textContent}, masked`);
-          td.style.background = '';
-          td.style.color = '';
+          setColors(td, '', '');
         } else if (pending) {
-          td.textContent = '·';
+          setText(td, '·');
           td.setAttribute('aria-label', 'not computed yet');
-          td.style.background = '';
-          td.style.color = '';
+          setColors(td, '', '');
         } else {
-          td.textContent = fmt(v, o.digits ?? 3);
+          setText(td, fmt(v, o.digits ?? 3));
           td.removeAttribute('aria-label');
           const bg = color(v);
-          td.style.background = bg || '';
-          td.style.color = bg ? textColorFor(bg) : '';
+          setColors(td, bg || '', bg ? textColorFor(bg) : '');
         }
       });
     });
@@ -91,8 +105,9 @@ export function createHeatmap(doc, opts) {
     if (headRow) {
       o.colLabels.forEach((label, j) => {
         const th = headRow.children[j + 1];
-        th.textContent = label;
-        th.className = o.colClass?.(j) || '';
+        setText(th, label);
+        const cls = o.colClass?.(j) || '';
+        if (th.className !== cls) th.className = cls;
       });
     }
   }

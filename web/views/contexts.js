@@ -85,16 +85,24 @@ export function render(section, app) {
       cosCaption.textContent = results.cosines.length
         ? `The shared word in “${names[0]}” and “${names[1]}”`
         : 'The two contexts share no word: add one to both to compare its vectors.';
-      const rows = [];
-      for (const c of results.cosines) {
-        for (const [kind, label] of [['embedding', 'embeddings'], ['linear', 'after the plain linear layer'], ['attention', 'after self-attention']]) {
-          const v = c[kind];
-          rows.push(h(doc, 'tr', { class: kind === 'attention' ? 'ae-cos-key' : '' },
+      // Rows are rebuilt only when the shared words change; otherwise their numbers are updated in place.
+      const KINDS = [['embedding', 'embeddings'], ['linear', 'after the plain linear layer'], ['attention', 'after self-attention']];
+      const key = results.cosines.map((c) => c.word).join('\u0000');
+      if (cosBody.dataset.key !== key) {
+        cosBody.dataset.key = key;
+        cosBody.replaceChildren(...results.cosines.flatMap((c) => KINDS.map(([kind, label]) =>
+          h(doc, 'tr', { class: kind === 'attention' ? 'ae-cos-key' : '' },
             h(doc, 'th', { scope: 'row' }, `“${c.word}”, ${label}`),
-            h(doc, 'td', { 'data-cos': kind, 'data-word': c.word, 'data-value': v === null ? '' : String(v) }, v === null ? '—' : fmt(v))));
-        }
+            h(doc, 'td', { 'data-cos': kind, 'data-word': c.word })))));
       }
-      cosBody.replaceChildren(...rows);
+      const cells = cosBody.querySelectorAll('td');
+      results.cosines.forEach((c, n) => KINDS.forEach(([kind], m) => {
+        const td = cells[n * KINDS.length + m];
+        const v = c[kind];
+        const text = v === null ? '—' : fmt(v);
+        if (td.textContent !== text) td.textContent = text;
+        td.dataset.value = v === null ? '' : String(v);
+      }));
     },
   };
 }

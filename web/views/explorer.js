@@ -212,12 +212,18 @@ export function mountExplorer(root, options) {
   // engine still recomputes everything every frame, so whatever is on screen is current.
   // Programmatic changes (setState, the URL) always redraw everything.
   let dragging = false;
+  // While dragging, values change every frame: transitions would only lag behind the pointer and
+  // cost style work each frame, so they are off (.ae-dragging) until the pointer is released.
   const onPointerDown = (e) => {
-    if (e.target.closest?.('input[type="range"], table.ae-editable td.ae-cell')) dragging = true;
+    if (e.target.closest?.('input[type="range"], table.ae-editable td.ae-cell')) {
+      dragging = true;
+      container.classList.add('ae-dragging');
+    }
   };
   const onPointerUp = () => {
     if (!dragging) return;
     dragging = false;
+    container.classList.remove('ae-dragging');
     burst = false;
     schedule();
   };
