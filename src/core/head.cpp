@@ -1,162 +1,82 @@
-// One head's attention, three ways: the unravelled loops (reference), Eigen (vectorized) and
-// the f32x4 kernels (simd). All write the same intermediates.
+// One head of attention as numbered passes, written once. The reference loops, Eigen and the
+// f32x4 kernels run this same sequence and differ only in the KernelTable they pass.
 // Legend: T tokens, hk query/key head width, hv value head width.
-//   q (T, hk), k (T, hk), v (T, hv) → scores, scaled, masked, weights, dropped (T, T), out (T, hv)
-#include <Eigen/Core>
-#include <cmath>
+//   q (T, hk), k (T, hk), v (T, hv) → scores, scaled, masked, weights, dropped (T, T) → out (T, hv)
+#include <algorithm>
 
 #include "internal.h"
 #include "kernels.h"
 
 namespace attn::detail {
 
+const KernelTable kReferenceKernels = {kernels::matmul_ref<float>, kernels::matmul_nt_ref<float>,
+                                       kernels::qk_scores_ref<float>, kernels::softmax_rows_ref<float>,
+                                       kernels::weighted_sum_ref<float>};
+const KernelTable kEigenKernels = {matmul_eigen, matmul_nt_eigen, qk_scores_eigen, softmax_rows_eigen,
+                                   weighted_sum_eigen};
+const KernelTable kSimdKernels = {kernels::matmul_simd, kernels::matmul_nt_simd, kernels::qk_scores_simd,
+                                  kernels::softmax_rows_simd, kernels::weighted_sum_simd};
+
+const KernelTable& kernels_for(Kernel kernel) {
+  switch (kernel) {
+    case Kernel::kReference: return kReferenceKernels;
+    case Kernel::kVectorized: return kEigenKernels;
+    default: return kSimdKernels;  // kSimd, and the projections around kTiled
+  }
+}
+
 namespace {
 
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMap = Eigen::Map<const RowMatrix>;
-using Map = Eigen::Map<RowMatrix>;
-
-bool is_masked(const HeadInputs& in, int i, int j) {
-  return (in.causal && j > i) || (in.key_keep != nullptr && in.key_keep[j] == 0);
-}
-
-// Passes 2–3 shared by the reference and simd paths: scaled = scores · alpha, then −∞ where masked.
-void scale_and_mask(const HeadInputs& in, const HeadBuffers& out) {
-  const int T = in.T;
-  for (int i = 0; i < T; ++i) {
-    for (int j = 0; j < T; ++j) {
-      const long long ij = static_cast<long long>(i) * T + j;
-      out.scaled[ij] = out.scores[ij] * in.alpha;
-      out.masked[ij] = is_masked(in, i, j) ? kMinusInf : out.scaled[ij];
-    }
-  }
-}
-
-// Pass 5: dropped = weights · keep / (1 − p), or a copy when dropout is off.
-void apply_dropout(const HeadInputs& in, const HeadBuffers& out) {
-  const long long n = static_cast<long long>(in.T) * in.T;
-  const float inverse_keep = in.keep ? 1.0f / (1.0f - in.dropout) : 1.0f;
-  for (long long ij = 0; ij < n; ++ij) {
-    out.dropped[ij] = in.keep ? (in.keep[ij] ? out.weights[ij] * inverse_keep : 0.0f) : out.weights[ij];
-  }
+// The running (T, T) buffer w continues in `kept` when the caller asked for that pass's
+// result: w is copied there and the pass runs on the copy, leaving the previous result intact.
+float* continue_in(float* kept, float* w, long long n) {
+  if (kept == nullptr) return w;
+  std::copy(w, w + n, kept);
+  return kept;
 }
 
 }  // namespace
 
-void head_reference(const HeadInputs& in, const HeadBuffers& out) {
-  const int T = in.T;
-  // 1. scores: for each query i, for each key j, a dot product (seed 000's loops)
-  for (int i = 0; i < T; ++i) {
-    for (int j = 0; j < T; ++j) {
-      float dot = 0.0f;
-      for (int c = 0; c < in.hk; ++c) dot += in.q[i * in.hk + c] * in.k[j * in.hk + c];
-      out.scores[static_cast<long long>(i) * T + j] = dot;
-    }
-  }
-  // 2–3. scale, mask
-  scale_and_mask(in, out);
-  // 4. softmax per row: row max, exp and sum, normalise
-  for (int i = 0; i < T; ++i) {
-    const float* row = out.masked + static_cast<long long>(i) * T;
-    float* weights = out.weights + static_cast<long long>(i) * T;
-    float max = kMinusInf;
-    for (int j = 0; j < T; ++j) max = row[j] > max ? row[j] : max;
-    if (max == kMinusInf) {  // every key masked: zero weights (PyTorch gives NaN)
-      for (int j = 0; j < T; ++j) weights[j] = 0.0f;
-      continue;
-    }
-    float sum = 0.0f;
-    for (int j = 0; j < T; ++j) {
-      weights[j] = row[j] == kMinusInf ? 0.0f : std::exp(row[j] - max);
-      sum += weights[j];
-    }
-    for (int j = 0; j < T; ++j) weights[j] /= sum;
-  }
-  // 5. dropout
-  apply_dropout(in, out);
-  // 6. for each row, the weighted sum of value rows
-  for (int i = 0; i < T; ++i) {
-    float* row_out = out.out + static_cast<long long>(i) * in.hv;
-    for (int c = 0; c < in.hv; ++c) row_out[c] = 0.0f;
-    for (int j = 0; j < T; ++j) {
-      const float a = out.dropped[static_cast<long long>(i) * T + j];
-      for (int c = 0; c < in.hv; ++c) row_out[c] += a * in.v[j * in.hv + c];
-    }
-  }
-}
-
-void head_vectorized(const HeadInputs& in, const HeadBuffers& out) {
-  const int T = in.T;
-  ConstMap q(in.q, T, in.hk), k(in.k, T, in.hk), v(in.v, T, in.hv);
-  Map scores(out.scores, T, T), scaled(out.scaled, T, T), masked(out.masked, T, T);
-  Map weights(out.weights, T, T), dropped(out.dropped, T, T), result(out.out, T, in.hv);
-
-  // 1–3. scores, scale, mask
-  scores.noalias() = q * k.transpose();
-  scaled = scores * in.alpha;
-  masked = scaled;
-  if (in.causal) masked.triangularView<Eigen::StrictlyUpper>().setConstant(kMinusInf);
-  if (in.key_keep) {
-    for (int j = 0; j < T; ++j) {
-      if (!in.key_keep[j]) masked.col(j).setConstant(kMinusInf);
-    }
-  }
-  // 4. row softmax; a fully masked row (max = −∞) stays all zero
-  Eigen::VectorXf row_max = masked.rowwise().maxCoeff();
-  const Eigen::VectorXf safe_max = (row_max.array() == kMinusInf).select(0.0f, row_max);
-  weights = (masked.colwise() - safe_max).array().exp().matrix();
-  const Eigen::VectorXf sums = weights.rowwise().sum();
-  for (int i = 0; i < T; ++i) {
-    if (sums[i] > 0.0f) weights.row(i) /= sums[i];
-    else weights.row(i).setZero();
-  }
-  // 5. dropout
-  if (in.keep) {
-    const float inverse_keep = 1.0f / (1.0f - in.dropout);
-    Eigen::Map<const Eigen::Array<std::uint8_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> keep(in.keep, T, T);
-    dropped = ((keep != 0).cast<float>() * weights.array() * inverse_keep).matrix();  // nonzero = keep
-  } else {
-    dropped = weights;
-  }
-  // 6. weighted sum of values
-  result.noalias() = dropped * v;
-}
-
-void head_simd(const HeadInputs& in, const HeadBuffers& out) {
+void head_forward(float* out, const HeadIntermediates& kept, float* scratch, const HeadInputs& in,
+                  const KernelTable& kernels) {
+  // out: (T, hv); kept.*: (T, T) or null; scratch: (T, T), used when kept.scores is null
   const int T = in.T;
   const long long n = static_cast<long long>(T) * T;
-  // 1. every score, masked or not, so the page can show what the mask hides
-  kernels::qk_scores_simd(out.scores, in.q, in.k, T, in.hk, 1.0f, false);
-  // 2–3. scale, mask
-  scale_and_mask(in, out);
-  // 4. row softmax in place on a copy of the masked scores
-  for (long long ij = 0; ij < n; ++ij) out.weights[ij] = out.masked[ij];
-  kernels::softmax_rows_simd(out.weights, T, T, in.causal);
-  // 5. dropout
-  apply_dropout(in, out);
-  // 6. weighted sum
-  kernels::weighted_sum_simd(out.out, out.dropped, in.v, T, in.hv, in.causal);
-}
+  float* w = kept.scores ? kept.scores : scratch;
 
-void project(Kernel kernel, float* y, const float* x, const float* w, const float* bias, int M, int K, int N,
-             bool transposed_w) {
-  // y: (M, N), x: (M, K), w: (K, N) or (N, K) when transposed_w, bias: (N) or null
-  switch (kernel) {
-    case Kernel::kReference:
-      transposed_w ? kernels::matmul_nt_ref(y, x, w, bias, M, K, N) : kernels::matmul_ref(y, x, w, bias, M, K, N);
-      return;
-    case Kernel::kVectorized: {
-      ConstMap xs(x, M, K);
-      Map ys(y, M, N);
-      if (transposed_w) ys.noalias() = xs * ConstMap(w, N, K).transpose();
-      else ys.noalias() = xs * ConstMap(w, K, N);
-      if (bias) ys.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias, N);
-      return;
+  // 1. scores = q·kᵀ. When scores or scaled are kept, every pair, masked or not (the page shows
+  //    what the mask hides); otherwise the causal half is skipped (pass 3 masks it anyway).
+  kernels.qk_scores(w, in.q, in.k, T, in.hk, 1.0f, in.causal && !kept.scores && !kept.scaled);
+
+  // 2. scale: scaled = scores · alpha, alpha = s / temperature
+  w = continue_in(kept.scaled, w, n);
+  for (long long ij = 0; ij < n; ++ij) w[ij] *= in.alpha;
+
+  // 3. mask: −∞ where the key is in the future (causal) or padded
+  w = continue_in(kept.masked, w, n);
+  if (in.causal || in.key_keep) {
+    for (int i = 0; i < T; ++i) {
+      float* row = w + static_cast<long long>(i) * T;
+      for (int j = 0; j < T; ++j) {
+        if ((in.causal && j > i) || (in.key_keep && !in.key_keep[j])) row[j] = kMinusInf;
+      }
     }
-    default:
-      transposed_w ? kernels::matmul_nt_simd(y, x, w, bias, M, K, N) : kernels::matmul_simd(y, x, w, bias, M, K, N);
-      return;
   }
+
+  // 4. softmax per row: row max, exp and sum, normalise (the kernel's three passes); −∞ → 0,
+  //    and a row with every key masked becomes all 0
+  w = continue_in(kept.weights, w, n);
+  kernels.softmax_rows(w, T, T, in.causal);
+
+  // 5. dropout: kept weights × 1/(1 − p), the others 0 (any nonzero keep byte keeps)
+  w = continue_in(kept.dropped, w, n);
+  if (in.keep) {
+    const float inverse_keep = 1.0f / (1.0f - in.dropout);
+    for (long long ij = 0; ij < n; ++ij) w[ij] = in.keep[ij] ? w[ij] * inverse_keep : 0.0f;
+  }
+
+  // 6. weighted sum: out = dropped · v
+  kernels.weighted_sum(out, w, in.v, T, in.hv, in.causal);
 }
 
 }  // namespace attn::detail

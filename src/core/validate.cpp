@@ -242,10 +242,9 @@ Plan validate(const Inputs& in, const Options& opt) {
 
   // Memory and work of the whole call, before anything is allocated.
   const long long rows = static_cast<long long>(plan.B) * plan.T;
-  long long scratch = 0;
+  long long scratch = 0;  // the five kept (B, H, T, T) tensors, or the passes' one (T, T) scratch
   if (opt.materialize) scratch = 5 * all_scores;
-  else if (kernel == Kernel::kSimd) scratch = square;
-  else if (kernel != Kernel::kTiled) scratch = 5 * square;
+  else if (kernel != Kernel::kTiled) scratch = square;
   const long long kept = rows * (2LL * plan.dk + plan.dv) * 2  // q, k, v projected, then per-head copies
                          + rows * plan.dv * 2 + rows * plan.d_out  // head outputs, merged, output
                          + scratch + (plan.dropout_active ? all_scores / 4 : 0);  // keep-mask bytes
