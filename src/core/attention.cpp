@@ -38,7 +38,7 @@ float Tensor::at(std::initializer_list<int> index) const {
 const char* kernel_name(Kernel kernel) {
   switch (kernel) {
     case Kernel::kReference: return "reference";
-    case Kernel::kVectorized: return "vectorized";
+    case Kernel::kEigen: return "vectorized";
     case Kernel::kSimd: return "simd";
     case Kernel::kTiled: return "tiled";
     case Kernel::kAuto: return "auto";
@@ -47,7 +47,7 @@ const char* kernel_name(Kernel kernel) {
 }
 
 Kernel parse_kernel(const std::string& name, const std::string& argument) {
-  for (Kernel k : {Kernel::kReference, Kernel::kVectorized, Kernel::kSimd, Kernel::kTiled, Kernel::kAuto}) {
+  for (Kernel k : {Kernel::kReference, Kernel::kEigen, Kernel::kSimd, Kernel::kTiled, Kernel::kAuto}) {
     if (name == kernel_name(k)) return k;
   }
   throw Error(argument + ": expected one of 'reference', 'vectorized', 'simd', 'tiled', 'auto', got '" + name + "'");

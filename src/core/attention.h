@@ -66,12 +66,14 @@ struct Tensor {
   float at(std::initializer_list<int> index) const;
 };
 
+// Which kernels run the passes. The names kernel_name() gives are the seeds' words, which the
+// JavaScript API uses too: kEigen is "vectorized".
 enum class Kernel {
-  kReference,   // the unravelled loops of seed 000, scalar
-  kVectorized,  // Eigen matrix products
-  kSimd,        // hand-written f32x4 kernels (src/kernels/)
-  kTiled,       // online-softmax tiles; never materialises T×T
-  kAuto,        // kSimd, or kTiled when intermediates are not wanted and nothing needs weights
+  kReference,  // "reference": the unravelled loops of seed 000 (src/kernels/ _ref), scalar
+  kEigen,      // "vectorized": Eigen matrix expressions
+  kSimd,       // "simd": hand-written f32x4 kernels (src/kernels/ _simd)
+  kTiled,      // "tiled": online-softmax tiles; never materialises T×T
+  kAuto,       // "auto": kSimd, or kTiled when intermediates are not wanted and nothing needs weights
 };
 const char* kernel_name(Kernel kernel);
 // Parses "reference" | "vectorized" | "simd" | "tiled" | "auto"; throws attn::Error naming `argument`.

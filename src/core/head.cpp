@@ -20,7 +20,7 @@ const KernelTable kSimdKernels = {kernels::matmul_simd, kernels::matmul_nt_simd,
 const KernelTable& kernels_for(Kernel kernel) {
   switch (kernel) {
     case Kernel::kReference: return kReferenceKernels;
-    case Kernel::kVectorized: return kEigenKernels;
+    case Kernel::kEigen: return kEigenKernels;
     default: return kSimdKernels;  // kSimd, and the projections around kTiled
   }
 }
