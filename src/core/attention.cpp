@@ -1,6 +1,6 @@
-// attend(): projections, per-head passes (head.cpp), merge, output projection; and the multi-head
-// "list of heads" form. Legend: B batch, T tokens, D width, H heads, dk/dv all-head widths,
-// hk/hv per-head widths, do output width.
+// attend(): projections, per-head passes (head.cpp), merge, output projection; the multi-head
+// "list of heads" form; the plain linear layer. Legend: B batch, T tokens, D width, H heads,
+// dk/dv all-head widths, hk/hv per-head widths, do output width, N linear output width.
 #include "attention.h"
 
 #include <algorithm>
@@ -365,6 +365,14 @@ Trace attend_heads_separately(const Inputs& in, const Options& opt) {
   merge_heads(trace.merged, trace.head_outputs, plan);
   apply_output_projection(trace.output, trace.merged, in, plan);
   return trace;
+}
+
+Tensor linear(const TensorView& x, const TensorView& w, const TensorView& b, Kernel kernel) {
+  const detail::LinearPlan plan = detail::validate_linear(x, w, b);
+  // y: x's shape with N columns; every row of x times w (D, N), plus b (N)
+  Tensor y = plan.batched ? zeros({plan.B, plan.T, plan.N}) : zeros({plan.T, plan.N});
+  detail::kernels_for(kernel).matmul(y.data.data(), x.data, w.data, b.data, plan.B * plan.T, plan.D, plan.N);
+  return y;
 }
 
 }  // namespace attn

@@ -147,6 +147,13 @@ Trace attend(const Inputs& inputs, const Options& options);
 // concatenated. Same Trace layout as attend(); a test proves the two forms agree.
 Trace attend_heads_separately(const Inputs& inputs, const Options& options);
 
+// The plain linear layer: y = x·w + b, applied to every row of x (the seed's "X W" that cannot
+// tell the two banks apart). x (T, D) or (B, T, D), w (D, N), b (N) or not given; y has x's
+// shape with N columns. Same checks and limits as attend(): every bad input throws attn::Error
+// naming x, w or b with the expected and the actual shape or value. kernel picks the matmul
+// (kAuto and kTiled: the f32x4 one).
+Tensor linear(const TensorView& x, const TensorView& w, const TensorView& b = {}, Kernel kernel = Kernel::kAuto);
+
 // Seed 002's causal averaging ("bag of words"): every token becomes the mean of itself and
 // the tokens before it, computed three ways that must agree.
 struct AveragingTrace {

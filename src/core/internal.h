@@ -33,6 +33,13 @@ struct Plan {
 // proportional to the inputs.
 Plan validate(const Inputs& inputs, const Options& options);
 
+// What validate_linear() learned about one linear() call: y (rows, N) = x (rows, D) · w + b.
+struct LinearPlan {
+  int B = 1, T = 0, D = 0, N = 0;
+  bool batched = false;
+};
+LinearPlan validate_linear(const TensorView& x, const TensorView& w, const TensorView& b);
+
 // A zero-filled tensor of the given shape (sizes already validated).
 Tensor zeros(std::vector<int> shape);
 
