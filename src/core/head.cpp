@@ -27,19 +27,20 @@ const KernelTable& kernels_for(Kernel kernel) {
 
 namespace {
 
-// The running (T, T) buffer w continues in `kept` when the caller asked for that pass's
-// result: w is copied there and the pass runs on the copy, leaving the previous result intact.
-float* continue_in(float* kept, float* w, long long n) {
-  if (kept == nullptr) return w;
-  std::copy(w, w + n, kept);
-  return kept;
+// Where a pass's result goes: the caller's buffer when it asked for that intermediate, else
+// scratch. w, the previous pass's result, is copied there unless the pass runs in place on it,
+// so an intermediate handed back is never overwritten by a later pass.
+float* result_buffer(float* kept, float* scratch, const float* w, long long n) {
+  float* to = kept ? kept : scratch;
+  if (to != w) std::copy(w, w + n, to);
+  return to;
 }
 
 }  // namespace
 
 void head_forward(float* out, const HeadIntermediates& kept, float* scratch, const HeadInputs& in,
                   const KernelTable& kernels) {
-  // out: (T, hv); kept.*: (T, T) or null; scratch: (T, T), used when kept.scores is null
+  // out: (T, hv); kept.*: (T, T) or null; scratch: (T, T), where the passes not kept run
   const int T = in.T;
   const long long n = static_cast<long long>(T) * T;
   float* w = kept.scores ? kept.scores : scratch;
@@ -49,11 +50,11 @@ void head_forward(float* out, const HeadIntermediates& kept, float* scratch, con
   kernels.qk_scores(w, in.q, in.k, T, in.hk, 1.0f, in.causal && !kept.scores && !kept.scaled);
 
   // 2. scale: scaled = scores · alpha, alpha = s / temperature
-  w = continue_in(kept.scaled, w, n);
+  w = result_buffer(kept.scaled, scratch, w, n);
   for (long long ij = 0; ij < n; ++ij) w[ij] *= in.alpha;
 
   // 3. mask: −∞ where the key is in the future (causal) or padded
-  w = continue_in(kept.masked, w, n);
+  w = result_buffer(kept.masked, scratch, w, n);
   if (in.causal || in.key_keep) {
     for (int i = 0; i < T; ++i) {
       float* row = w + static_cast<long long>(i) * T;
@@ -65,11 +66,11 @@ void head_forward(float* out, const HeadIntermediates& kept, float* scratch, con
 
   // 4. softmax per row: row max, exp and sum, normalise (the kernel's three passes); −∞ → 0,
   //    and a row with every key masked becomes all 0
-  w = continue_in(kept.weights, w, n);
+  w = result_buffer(kept.weights, scratch, w, n);
   kernels.softmax_rows(w, T, T, in.causal);
 
   // 5. dropout: kept weights × 1/(1 − p), the others 0 (any nonzero keep byte keeps)
-  w = continue_in(kept.dropped, w, n);
+  w = result_buffer(kept.dropped, scratch, w, n);
   if (in.keep) {
     const float inverse_keep = 1.0f / (1.0f - in.dropout);
     for (long long ij = 0; ij < n; ++ij) w[ij] = in.keep[ij] ? w[ij] * inverse_keep : 0.0f;

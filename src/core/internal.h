@@ -97,8 +97,8 @@ struct HeadIntermediates {
 };
 
 // One head of attention, passes 1–6 (head.cpp): out (T, hv) = dropout(softmax(mask(α·q·kᵀ))) · v.
-// Each non-null intermediate receives its pass's result; with scores null the passes run in
-// place in scratch (T, T), which may be null when scores is given.
+// Each non-null intermediate receives its pass's result; the passes whose intermediate is null
+// run in place in scratch (T, T), which may be null only when all five are kept.
 void head_forward(float* out, const HeadIntermediates& intermediates, float* scratch, const HeadInputs& in,
                   const KernelTable& kernels);
 
