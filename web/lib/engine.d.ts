@@ -163,6 +163,46 @@ export class AttentionError extends Error {
  */
 export function loadEngine(options?: { wasmBinary?: ArrayBuffer | Uint8Array }): Promise<Engine>;
 
+/** One field of a header in the arena layout: its name, byte offset and type. */
+export interface AbiField {
+  name: string;
+  offset: number;
+  type: 'i32' | 'u32' | 'f32';
+}
+
+/**
+ * The arena layout between engine.js and the core, as the module exports it (module.abi(),
+ * src/bindings/abi.h): header fields, each call's tensor arguments (with ranks), flag arguments
+ * and result names, and the kernel and scale-mode names by enum value.
+ */
+export interface AbiTable {
+  sections: AbiField[];
+  options: AbiField[];
+  result: AbiField[];
+  calls: Record<'attend' | 'averaging', {
+    tensors: { name: string; ranks: number[] }[];
+    flags: string[];
+    results: string[];
+  }>;
+  kernels: string[];
+  scaleModes: string[];
+}
+
+/**
+ * The arena writer and result reader engine.js derives from `table` (by default module.abi())
+ * for a loaded Emscripten module; loadEngine() calls it. Throws an Error starting "engine ABI:"
+ * when the table and engine.js do not name the same fields and calls. For tools and tests.
+ */
+export function bindAbi(module: object, table?: AbiTable): {
+  calls: AbiTable['calls'];
+  kernels: string[];
+  write(call: string, tensors: Record<string, Tensor>, flags: Record<string, { shape: number[]; data: Uint8Array }>,
+        options: object | null): void;
+  read(call: string, address: number): {
+    names: string[]; data: Float32Array; layout: Int32Array; kernel: string; batched: boolean; scale: number;
+  };
+};
+
 /** Normalises a tensor argument; throws AttentionError naming `name`. */
 export function toTensor(value: TensorLike, name: string, ranks?: number[]): Tensor;
 
