@@ -62,6 +62,16 @@ const ResultTensor<Trace> kAttendResults[] = {{"q", &Trace::q},
                                               {"merged", &Trace::merged},
                                               {"output", &Trace::output}};
 
+struct LinearArgs {
+  TensorView x, w, b;
+};
+struct LinearResult {
+  Tensor y;
+};
+const TensorArg<LinearArgs> kProjectTensors[] = {
+    {"x", 2, 3, &LinearArgs::x}, {"w", 2, 2, &LinearArgs::w}, {"b", 1, 1, &LinearArgs::b}};
+const ResultTensor<LinearResult> kProjectResults[] = {{"y", &LinearResult::y}};
+
 struct AveragingArgs {
   TensorView x;
 };
@@ -244,7 +254,9 @@ const Description& describe() {
                 ATTN_ABI_FIELD(ResultHeader, scale, "scale")};
     Call attend{"attend", describe_tensors(kAttendTensors), {}, describe_results(kAttendResults)};
     for (const FlagArg& flag : kAttendFlags) attend.flags.push_back(flag.name);
-    d.calls = {attend, {"averaging", describe_tensors(kAveragingTensors), {}, describe_results(kAveragingResults)}};
+    d.calls = {attend,
+               {"project", describe_tensors(kProjectTensors), {}, describe_results(kProjectResults)},
+               {"averaging", describe_tensors(kAveragingTensors), {}, describe_results(kAveragingResults)}};
     for (int k = 0; k <= static_cast<int>(Kernel::kAuto); ++k) d.kernels.push_back(kernel_name(static_cast<Kernel>(k)));
     for (const char* name : kScaleModeNames) d.scale_modes.push_back(name);
     return d;
@@ -289,6 +301,16 @@ std::uintptr_t attend() {
     write_result(trace, kAttendResults, trace.batched);
     result.kernel = static_cast<std::int32_t>(trace.kernel);
     result.scale = trace.scale;
+  });
+}
+
+std::uintptr_t project() {
+  return run("project", [](Reader& reader) {
+    LinearArgs args;
+    read_tensors(args, kProjectTensors, reader);
+    reader.finish();
+    const LinearResult y{linear(args.x, args.w, args.b)};
+    write_result(y, kProjectResults, args.x.shape.size() == 3);
   });
 }
 

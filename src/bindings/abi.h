@@ -9,7 +9,7 @@
 //        ints:   per tensor argument, then per flag argument: rank, then dims (rank 0: not given);
 //        bytes:  the data of every given flag argument, in table order;
 //      and, for attend, the scalar options into the CallHeader's option fields.
-//   2. attend() / averaging() runs and returns the address of the ResultHeader:
+//   2. attend() / project() / averaging() runs and returns the address of the ResultHeader:
 //      `failed` (then lastError() has the message), the float data of every result tensor back
 //      to back, and a layout of int32s: per tensor its index in the call's result names, rank
 //      and dims.
@@ -71,7 +71,7 @@ struct TensorArgument {
   int min_rank, max_rank;
 };
 struct Call {
-  const char* name;  // the engine method: "attend", "averaging"
+  const char* name;  // the engine method: "attend", "project", "averaging"
   std::vector<TensorArgument> tensors;
   std::vector<const char*> flags;
   std::vector<const char*> results;
@@ -89,6 +89,7 @@ const Description& describe();
 // The entry points. Each returns an address: prepare() the CallHeader, the others the ResultHeader.
 std::uintptr_t prepare(int floats, int ints, int bytes);
 std::uintptr_t attend();
+std::uintptr_t project();
 std::uintptr_t averaging();
 const std::string& last_error();
 

@@ -130,6 +130,7 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("abi", &abi);
   emscripten::function("prepare", &attn::abi::prepare);
   emscripten::function("attend", &attn::abi::attend);
+  emscripten::function("project", &attn::abi::project);
   emscripten::function("averaging", &attn::abi::averaging);
   emscripten::function("lastError", &last_error);
   emscripten::function("examples", &examples);

@@ -81,6 +81,7 @@ TEST(AbiLayout, KernelNamesAreIndexedByEnumValueAndAttendResultsCoverTheTrace) {
     return std::vector<std::string>(list.begin(), list.end());
   };
   EXPECT_EQ(strings(call_named("attend").results), want);
+  EXPECT_EQ(strings(call_named("project").results), (std::vector<std::string>{"y"}));
   EXPECT_EQ(strings(call_named("attend").flags), (std::vector<std::string>{"keyPadding", "dropoutKeep"}));
 }
 
@@ -191,9 +192,20 @@ TEST(AbiCalls, AttendPackedByNameGivesTheCoresTrace) {
   }
 }
 
-TEST(AbiCalls, AveragingPackedByNameGivesTheCoresResult) {
+TEST(AbiCalls, ProjectAndAveragingPackedByNameGiveTheCoresResults) {
   std::mt19937 rng(4);
-  const attn_test::Owned x = attn_test::random_tensor(rng, {3, 4});
+  const attn_test::Owned x = attn_test::random_tensor(rng, {3, 4}), w = attn_test::random_tensor(rng, {4, 2});
+  const attn_test::Owned b = attn_test::random_tensor(rng, {2});
+  Packed p;
+  p.tensor(&x);
+  p.tensor(&w);
+  p.tensor(&b);
+  p.write();
+  const auto y = read_result(attn::abi::project(), "project");
+  ASSERT_EQ(y.size(), 1u) << attn::abi::last_error();
+  EXPECT_EQ(y[0].first, "y");
+  EXPECT_EQ(y[0].second.data, attn::linear(x.view(), w.view(), b.view()).data);
+
   Packed a;
   a.tensor(&x);
   a.write();
@@ -212,11 +224,11 @@ TEST(AbiCalls, MalformedPackingFailsNamingTheCallAndTheNextCallAnswers) {
   EXPECT_EQ(attn::abi::last_error(), "attend: malformed argument packing");
 
   Packed too_few_floats;  // (3, 4) needs 12 floats
-  too_few_floats.ints = {2, 3, 4};
+  too_few_floats.ints = {2, 3, 4, 0, 0};
   too_few_floats.floats.assign(11, 0.0f);
   too_few_floats.write();
-  EXPECT_EQ(get<std::int32_t>(attn::abi::averaging(), result, "failed"), 1);
-  EXPECT_EQ(attn::abi::last_error(), "averaging: malformed argument packing");
+  EXPECT_EQ(get<std::int32_t>(attn::abi::project(), result, "failed"), 1);
+  EXPECT_EQ(attn::abi::last_error(), "project: malformed argument packing");
 
   Packed left_over;  // an extra int after the last argument
   const attn_test::Owned x = attn_test::filled({2, 2}, 1.0f);
@@ -227,6 +239,15 @@ TEST(AbiCalls, MalformedPackingFailsNamingTheCallAndTheNextCallAnswers) {
   EXPECT_EQ(attn::abi::last_error(), "averaging: malformed argument packing");
 
   // A core error comes through with its argument name.
+  Packed bad_w;
+  const attn_test::Owned w = attn_test::filled({3, 2}, 1.0f);
+  bad_w.tensor(&x);
+  bad_w.tensor(&w);
+  bad_w.tensor(nullptr);
+  bad_w.write();
+  EXPECT_EQ(get<std::int32_t>(attn::abi::project(), result, "failed"), 1);
+  EXPECT_EQ(attn::abi::last_error().rfind("w: expected shape (2, 2)", 0), 0u) << attn::abi::last_error();
+
   Packed one_dim;
   const attn_test::Owned v = attn_test::filled({3}, 1.0f);
   one_dim.tensor(&v);

@@ -25,8 +25,8 @@ test('the table names every header field, call and enum engine.js uses, with 4-b
   for (const f of [...table.sections, ...table.options, ...table.result]) {
     assert.ok(f.type in HEAP && f.offset % 4 === 0, `${f.name}: ${f.type} at ${f.offset}`);
   }
-  assert.deepEqual(Object.keys(table.calls), ['attend', 'averaging']);
-  assert.deepEqual(table.calls.averaging.tensors, [{ name: 'x', ranks: [2, 3] }]);
+  assert.deepEqual(Object.keys(table.calls), ['attend', 'project', 'averaging']);
+  assert.deepEqual(table.calls.project.tensors, [{ name: 'x', ranks: [2, 3] }, { name: 'w', ranks: [2] }, { name: 'b', ranks: [1] }]);
   assert.deepEqual(table.kernels, ['reference', 'vectorized', 'simd', 'tiled', 'auto']);
   assert.doesNotThrow(() => bindAbi(module));
 });
@@ -121,7 +121,7 @@ const tampered = [
   ['a result field is renamed', (t) => { t.result.find((f) => f.name === 'scale').name = 'scaleFactor'; }, /result header field 'scaleFactor' is not one engine.js knows/],
   ['a section has a type engine.js cannot read', (t) => { t.sections[0].type = 'u64'; }, /call header field 'floats' is u64/],
   ['an offset is not 4-byte aligned', (t) => { t.options[1].offset += 2; }, /attend options field 'heads' is i32 at offset/],
-  ['a call is missing', (t) => { delete t.calls.averaging; }, /there is no call 'averaging'/],
+  ['a call is missing', (t) => { delete t.calls.project; }, /there is no call 'project'/],
   ['a call is unknown', (t) => { t.calls.backward = t.calls.attend; }, /call 'backward' is not one engine.js makes/],
 ];
 for (const [what, change, message] of tampered) {

@@ -111,6 +111,21 @@ export interface AveragingResult {
   get(name: 'loop' | 'trilWeights' | 'matmul' | 'maskedZeros' | 'softmaxWeights' | 'softmax'): number[][] | number[][][];
 }
 
+export interface ProjectOptions {
+  /** Token vectors: (T, D) or batched (B, T, D). Required. */
+  x: TensorLike;
+  /** The weight (D, N), applied as x·w. Required. */
+  w: TensorLike;
+  /** Optional bias (N), added to every row. */
+  b?: TensorLike | null;
+}
+
+/** y = x·w + b: (T, N), or (B, T, N) for a batched x. */
+export interface Projection extends Tensor {
+  /** y as nested arrays. */
+  get(): number[][] | number[][][];
+}
+
 /** Seed 003's bank example, exactly as the seed gives it. */
 export interface BankExample {
   /** stream, mud, money, loan, bank → 4-d embeddings */
@@ -136,6 +151,11 @@ export interface Limits {
 export interface Engine {
   /** Self-attention with every intermediate. Throws AttentionError naming the bad argument. */
   attend(options: AttendOptions): Trace;
+  /**
+   * The plain linear layer y = x·w + b (seed 003's "X W"), computed by the core. Throws
+   * AttentionError naming x, w or b with the expected and the actual shape or value.
+   */
+  project(options: ProjectOptions): Projection;
   /** Causal averaging of x (T, D) or (B, T, D). */
   averaging(options: { x: TensorLike }): AveragingResult;
   /** The seed bank example (a fresh copy). */
@@ -179,7 +199,7 @@ export interface AbiTable {
   sections: AbiField[];
   options: AbiField[];
   result: AbiField[];
-  calls: Record<'attend' | 'averaging', {
+  calls: Record<'attend' | 'project' | 'averaging', {
     tensors: { name: string; ranks: number[] }[];
     flags: string[];
     results: string[];

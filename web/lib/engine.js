@@ -203,7 +203,7 @@ function flags(context, value, name) {
 // renamed or added on either side fails loudly there rather than garbling a call.
 
 const HEAPS = { i32: 'HEAP32', u32: 'HEAPU32', f32: 'HEAPF32' };
-const CALLS = ['attend', 'averaging'];
+const CALLS = ['attend', 'project', 'averaging'];
 const SECTION_FIELDS = ['floats', 'ints', 'bytes'];
 const RESULT_FIELDS = ['failed', 'data', 'dataLength', 'layout', 'layoutLength', 'kernel', 'batched', 'scale'];
 // attend's option fields, each computed from the checked options (o) and the table (abi).
@@ -391,6 +391,20 @@ class Averaging extends Result {
   }
 }
 
+/** engine.project's answer: y = x·w + b as {shape, data}, and get() for nested arrays. */
+class Projection {
+  constructor(raw) {
+    const y = new Result(raw, () => false).y;
+    this.shape = y.shape;
+    this.data = y.data;
+  }
+
+  /** y as nested arrays. */
+  get() {
+    return toNested(this);
+  }
+}
+
 function makeEngine(module) {
   const limits = Object.freeze(module.limits());
   const abi = bindAbi(module);
@@ -429,6 +443,15 @@ function makeEngine(module) {
         abi.write('attend', tensors, flagged, o);
         const raw = abi.read('attend', module.attend());
         return new Trace(raw, now() - start);
+      });
+    },
+
+    /** The plain linear layer y = x·w + b; see engine.d.ts. */
+    project(args) {
+      return guarded('project', (context) => {
+        const own = ownArguments(context, args, 'project', calls.project.known);
+        abi.write('project', readTensors(context, 'project', own), none, null);
+        return new Projection(abi.read('project', module.project()));
       });
     },
 
