@@ -1,6 +1,6 @@
-// attend(): projections, per-head passes, merge, output projection; and the multi-head
-// "list of heads" form. Legend: B batch, T tokens, D width, H heads, dk/dv all-head widths,
-// hk/hv per-head widths, do output width.
+// attend(): projections, per-head passes (head.cpp), merge, output projection; the multi-head
+// "list of heads" form; the plain linear layer. Legend: B batch, T tokens, D width, H heads,
+// dk/dv all-head widths, hk/hv per-head widths, do output width, N linear output width.
 #include "attention.h"
 
 #include <algorithm>
@@ -38,7 +38,7 @@ float Tensor::at(std::initializer_list<int> index) const {
 const char* kernel_name(Kernel kernel) {
   switch (kernel) {
     case Kernel::kReference: return "reference";
-    case Kernel::kVectorized: return "vectorized";
+    case Kernel::kEigen: return "vectorized";
     case Kernel::kSimd: return "simd";
     case Kernel::kTiled: return "tiled";
     case Kernel::kAuto: return "auto";
@@ -47,7 +47,7 @@ const char* kernel_name(Kernel kernel) {
 }
 
 Kernel parse_kernel(const std::string& name, const std::string& argument) {
-  for (Kernel k : {Kernel::kReference, Kernel::kVectorized, Kernel::kSimd, Kernel::kTiled, Kernel::kAuto}) {
+  for (Kernel k : {Kernel::kReference, Kernel::kEigen, Kernel::kSimd, Kernel::kTiled, Kernel::kAuto}) {
     if (name == kernel_name(k)) return k;
   }
   throw Error(argument + ": expected one of 'reference', 'vectorized', 'simd', 'tiled', 'auto', got '" + name + "'");
@@ -93,7 +93,7 @@ using detail::Plan;
 using detail::Projection;
 using detail::zeros;
 
-// Copies the columns [h·width, (h+1)·width) of full (B·T, H·width) into heads (B, H, T, width).
+// heads (B, H, T, width) = the columns [h·width, (h+1)·width) of full (B·T, H·width), per head h.
 void split_heads(Tensor& heads, const std::vector<float>& full, const Plan& plan, int width) {
   const int total = width * plan.H;
   for (int b = 0; b < plan.B; ++b)
@@ -105,9 +105,9 @@ void split_heads(Tensor& heads, const std::vector<float>& full, const Plan& plan
       }
 }
 
-// Projections: fills (B·T, dk) q, k and (B·T, dv) v.
-void project_qkv(const Inputs& in, const Plan& plan, Kernel kernel, std::vector<float>& q, std::vector<float>& k,
-                 std::vector<float>& v) {
+// Projections: q, k (B·T, dk) and v (B·T, dv) from x by wq/wk/wv, by wqkv, or x itself.
+void project_qkv(std::vector<float>& q, std::vector<float>& k, std::vector<float>& v, const Inputs& in,
+                 const Plan& plan, const detail::KernelTable& kernels) {
   const int rows = plan.B * plan.T;
   const long long x_count = static_cast<long long>(rows) * plan.D;
   q.resize(static_cast<size_t>(rows) * plan.dk);
@@ -120,19 +120,19 @@ void project_qkv(const Inputs& in, const Plan& plan, Kernel kernel, std::vector<
       std::copy(in.x.data, in.x.data + x_count, v.begin());
       break;
     case Projection::kSeparate:
-      detail::project(kernel, q.data(), in.x.data, in.wq.data, in.bq.data, rows, plan.D, plan.dk, false);
-      detail::project(kernel, k.data(), in.x.data, in.wk.data, in.bk.data, rows, plan.D, plan.dk, false);
-      detail::project(kernel, v.data(), in.x.data, in.wv.data, in.bv.data, rows, plan.D, plan.dv, false);
+      kernels.matmul(q.data(), in.x.data, in.wq.data, in.bq.data, rows, plan.D, plan.dk);
+      kernels.matmul(k.data(), in.x.data, in.wk.data, in.bk.data, rows, plan.D, plan.dk);
+      kernels.matmul(v.data(), in.x.data, in.wv.data, in.bv.data, rows, plan.D, plan.dv);
       break;
     case Projection::kFused: {
       // wqkv (3d, D) rows [0, d) → q, [d, 2d) → k, [2d, 3d) → v; as qkv.split(d, dim=-1)
       const long long block = static_cast<long long>(plan.dk) * plan.D;
       const float* bias = in.bqkv.data;
-      detail::project(kernel, q.data(), in.x.data, in.wqkv.data, bias, rows, plan.D, plan.dk, true);
-      detail::project(kernel, k.data(), in.x.data, in.wqkv.data + block, bias ? bias + plan.dk : nullptr, rows, plan.D,
-                      plan.dk, true);
-      detail::project(kernel, v.data(), in.x.data, in.wqkv.data + 2 * block, bias ? bias + 2 * plan.dk : nullptr, rows,
-                      plan.D, plan.dv, true);
+      kernels.matmul_nt(q.data(), in.x.data, in.wqkv.data, bias, rows, plan.D, plan.dk);
+      kernels.matmul_nt(k.data(), in.x.data, in.wqkv.data + block, bias ? bias + plan.dk : nullptr, rows, plan.D,
+                        plan.dk);
+      kernels.matmul_nt(v.data(), in.x.data, in.wqkv.data + 2 * block, bias ? bias + 2 * plan.dk : nullptr, rows,
+                        plan.D, plan.dv);
       break;
     }
   }
@@ -148,48 +148,28 @@ std::vector<std::uint8_t> dropout_mask(const Options& opt, const Plan& plan) {
   return keep;
 }
 
-// The lean path without T×T tensors in the trace: tiled online softmax, or the simd passes
-// over one reused (T, T) scratch.
-void head_unmaterialised(const detail::HeadInputs& in, Kernel kernel, std::vector<float>& scratch,
-                         float* out) {
-  if (kernel == Kernel::kTiled) {
-    kernels::attention_tiled_simd(out, in.q, in.k, in.v, in.key_keep, in.T, in.hk, in.hv, in.alpha, in.causal);
-    return;
-  }
-  const long long n = static_cast<long long>(in.T) * in.T;
-  if (kernel == Kernel::kSimd) {
-    scratch.resize(static_cast<size_t>(n));
-    float* w = scratch.data();
-    kernels::qk_scores_simd(w, in.q, in.k, in.T, in.hk, in.alpha, in.causal);
-    if (in.key_keep) {
-      for (int i = 0; i < in.T; ++i)
-        for (int j = 0; j < in.T; ++j)
-          if (!in.key_keep[j]) w[static_cast<long long>(i) * in.T + j] = detail::kMinusInf;
-    }
-    kernels::softmax_rows_simd(w, in.T, in.T, in.causal);
-    if (in.keep) {
-      const float inverse_keep = 1.0f / (1.0f - in.dropout);
-      for (long long ij = 0; ij < n; ++ij) w[ij] = in.keep[ij] ? w[ij] * inverse_keep : 0.0f;
-    }
-    kernels::weighted_sum_simd(out, w, in.v, in.T, in.hv, in.causal);
-    return;
-  }
-  // reference / vectorized: the full passes into scratch buffers that are dropped afterwards
-  scratch.resize(static_cast<size_t>(5 * n));
-  detail::HeadBuffers buffers{scratch.data(), scratch.data() + n, scratch.data() + 2 * n, scratch.data() + 3 * n,
-                              scratch.data() + 4 * n, out};
-  (kernel == Kernel::kReference ? detail::head_reference : detail::head_vectorized)(in, buffers);
+// merged (B, T, dv): head h's outputs (B, H, T, hv) in columns [h·hv, (h+1)·hv), as
+// view(B, T, H, hv).transpose(1, 2) undone.
+void merge_heads(Tensor& merged, const Tensor& head_outputs, const Plan& plan) {
+  merged = zeros({plan.B, plan.T, plan.dv});
+  for (int b = 0; b < plan.B; ++b)
+    for (int h = 0; h < plan.H; ++h)
+      for (int t = 0; t < plan.T; ++t) {
+        const float* src = head_outputs.data.data() + ((static_cast<long long>(b) * plan.H + h) * plan.T + t) * plan.hv;
+        float* dst = merged.data.data() + (static_cast<long long>(b) * plan.T + t) * plan.dv + h * plan.hv;
+        std::copy(src, src + plan.hv, dst);
+      }
 }
 
 // output (B, T, do) = merged (B, T, dv) · W_O + b_O, or merged itself when there is no W_O.
-void apply_output_projection(Trace& trace, const Inputs& in, const Plan& plan) {
+void apply_output_projection(Tensor& output, const Tensor& merged, const Inputs& in, const Plan& plan) {
   if (!plan.has_wo) {
-    trace.output = trace.merged;
+    output = merged;
     return;
   }
-  trace.output = zeros({plan.B, plan.T, plan.d_out});
-  detail::project(plan.kernel == Kernel::kTiled ? Kernel::kSimd : plan.kernel, trace.output.data.data(),
-                  trace.merged.data.data(), in.wo.data, in.bo.data, plan.B * plan.T, plan.dv, plan.d_out, false);
+  output = zeros({plan.B, plan.T, plan.d_out});
+  detail::kernels_for(plan.kernel).matmul(output.data.data(), merged.data.data(), in.wo.data, in.bo.data,
+                                          plan.B * plan.T, plan.dv, plan.d_out);
 }
 
 }  // namespace
@@ -211,8 +191,9 @@ Trace attend(const Inputs& in, const Options& opt) {
   trace.kernel = plan.kernel;
 
   // Projections, then per-head copies (B, H, T, hk|hv).
+  const detail::KernelTable& kernels = detail::kernels_for(plan.kernel);
   std::vector<float> q_full, k_full, v_full;
-  project_qkv(in, plan, plan.kernel, q_full, k_full, v_full);
+  project_qkv(q_full, k_full, v_full, in, plan, kernels);
   trace.q = zeros({B, H, T, plan.hk});
   trace.k = zeros({B, H, T, plan.hk});
   trace.v = zeros({B, H, T, plan.hv});
@@ -232,8 +213,9 @@ Trace attend(const Inputs& in, const Options& opt) {
     }
   }
 
-  std::vector<float> scratch;
+  // Without T×T tensors in the trace: the tiled kernel, or the passes in one reused (T, T) scratch.
   const long long square = static_cast<long long>(T) * T;
+  std::vector<float> scratch(opt.materialize || plan.kernel == Kernel::kTiled ? 0 : static_cast<size_t>(square));
   for (int b = 0; b < B; ++b) {
     for (int h = 0; h < H; ++h) {
       const long long head = static_cast<long long>(b) * H + h;
@@ -246,40 +228,30 @@ Trace attend(const Inputs& in, const Options& opt) {
       }
       head_in.keep = keep.empty() ? nullptr : keep.data() + head * square;
       head_in.dropout = opt.dropout;
+      head_in.alpha = plan.alpha;
+      head_in.causal = opt.causal;
       head_in.T = T;
       head_in.hk = plan.hk;
       head_in.hv = plan.hv;
-      head_in.alpha = plan.alpha;
-      head_in.temperature = opt.temperature;
-      head_in.causal = opt.causal;
       float* out = trace.head_outputs.data.data() + head * T * plan.hv;
 
-      if (!opt.materialize) {
-        head_unmaterialised(head_in, plan.kernel, scratch, out);
+      if (plan.kernel == Kernel::kTiled) {
+        attn::kernels::attention_tiled_simd(out, head_in.q, head_in.k, head_in.v, head_in.key_keep, T, plan.hk, plan.hv,
+                                            plan.alpha, opt.causal);
         continue;
       }
-      detail::HeadBuffers buffers{trace.scores.data.data() + head * square, trace.scaled.data.data() + head * square,
-                                  trace.masked.data.data() + head * square, trace.weights.data.data() + head * square,
-                                  trace.dropped.data.data() + head * square, out};
-      switch (plan.kernel) {
-        case Kernel::kReference: detail::head_reference(head_in, buffers); break;
-        case Kernel::kVectorized: detail::head_vectorized(head_in, buffers); break;
-        default: detail::head_simd(head_in, buffers); break;
+      detail::HeadIntermediates kept;
+      if (opt.materialize) {
+        kept = {trace.scores.data.data() + head * square, trace.scaled.data.data() + head * square,
+                trace.masked.data.data() + head * square, trace.weights.data.data() + head * square,
+                trace.dropped.data.data() + head * square};
       }
+      detail::head_forward(out, kept, scratch.data(), head_in, kernels);
     }
   }
 
-  // Merge: head h owns columns [h·hv, (h+1)·hv) of (B, T, dv), as view(B,T,H,hv).transpose(1,2) undone.
-  trace.merged = zeros({B, T, plan.dv});
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h)
-      for (int t = 0; t < T; ++t) {
-        const float* src = trace.head_outputs.data.data() + ((static_cast<long long>(b) * H + h) * T + t) * plan.hv;
-        float* dst = trace.merged.data.data() + (static_cast<long long>(b) * T + t) * plan.dv + h * plan.hv;
-        std::copy(src, src + plan.hv, dst);
-      }
-
-  apply_output_projection(trace, in, plan);
+  merge_heads(trace.merged, trace.head_outputs, plan);
+  apply_output_projection(trace.output, trace.merged, in, plan);
   return trace;
 }
 
@@ -390,15 +362,17 @@ Trace attend_heads_separately(const Inputs& in, const Options& opt) {
   for (Tensor Trace::*f : {&Trace::scores, &Trace::scaled, &Trace::masked, &Trace::weights, &Trace::dropped}) stack(f, T);
   stack(&Trace::head_outputs, plan.hv);
 
-  trace.merged = zeros({B, T, plan.dv});
-  for (int h = 0; h < H; ++h) {
-    const Tensor& part = head_traces[static_cast<size_t>(h)].merged;  // (B, T, hv)
-    for (long long row = 0; row < static_cast<long long>(B) * T; ++row)
-      std::copy(part.data.data() + row * plan.hv, part.data.data() + (row + 1) * plan.hv,
-                trace.merged.data.data() + row * plan.dv + h * plan.hv);
-  }
-  apply_output_projection(trace, in, plan);
+  merge_heads(trace.merged, trace.head_outputs, plan);
+  apply_output_projection(trace.output, trace.merged, in, plan);
   return trace;
+}
+
+Tensor linear(const TensorView& x, const TensorView& w, const TensorView& b, Kernel kernel) {
+  const detail::LinearPlan plan = detail::validate_linear(x, w, b);
+  // y: x's shape with N columns; every row of x times w (D, N), plus b (N)
+  Tensor y = plan.batched ? zeros({plan.B, plan.T, plan.N}) : zeros({plan.T, plan.N});
+  detail::kernels_for(kernel).matmul(y.data.data(), x.data, w.data, b.data, plan.B * plan.T, plan.D, plan.N);
+  return y;
 }
 
 }  // namespace attn

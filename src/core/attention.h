@@ -66,12 +66,14 @@ struct Tensor {
   float at(std::initializer_list<int> index) const;
 };
 
+// Which kernels run the passes. The names kernel_name() gives are the seeds' words, which the
+// JavaScript API uses too: kEigen is "vectorized".
 enum class Kernel {
-  kReference,   // the unravelled loops of seed 000, scalar
-  kVectorized,  // Eigen matrix products
-  kSimd,        // hand-written f32x4 kernels (src/kernels/)
-  kTiled,       // online-softmax tiles; never materialises T×T
-  kAuto,        // kSimd, or kTiled when intermediates are not wanted and nothing needs weights
+  kReference,  // "reference": the unravelled loops of seed 000 (src/kernels/ _ref), scalar
+  kEigen,      // "vectorized": Eigen matrix expressions
+  kSimd,       // "simd": hand-written f32x4 kernels (src/kernels/ _simd)
+  kTiled,      // "tiled": online-softmax tiles; never materialises T×T
+  kAuto,       // "auto": kSimd, or kTiled when intermediates are not wanted and nothing needs weights
 };
 const char* kernel_name(Kernel kernel);
 // Parses "reference" | "vectorized" | "simd" | "tiled" | "auto"; throws attn::Error naming `argument`.
@@ -144,6 +146,13 @@ Trace attend(const Inputs& inputs, const Options& options);
 // column slice of W_Q, W_K, W_V (head h owns columns [h·hk, (h+1)·hk)), their outputs
 // concatenated. Same Trace layout as attend(); a test proves the two forms agree.
 Trace attend_heads_separately(const Inputs& inputs, const Options& options);
+
+// The plain linear layer: y = x·w + b, applied to every row of x (the seed's "X W" that cannot
+// tell the two banks apart). x (T, D) or (B, T, D), w (D, N), b (N) or not given; y has x's
+// shape with N columns. Same checks and limits as attend(): every bad input throws attn::Error
+// naming x, w or b with the expected and the actual shape or value. kernel picks the matmul
+// (kAuto and kTiled: the f32x4 one).
+Tensor linear(const TensorView& x, const TensorView& w, const TensorView& b = {}, Kernel kernel = Kernel::kAuto);
 
 // Seed 002's causal averaging ("bag of words"): every token becomes the mean of itself and
 // the tokens before it, computed three ways that must agree.

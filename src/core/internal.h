@@ -1,5 +1,6 @@
-// Internal pieces of the core shared by attention.cpp and its paths. Not installed.
-// Legend: B batch, T tokens, D width, H heads, dk/dv all-head widths, hk/hv per-head widths.
+// Internal pieces of the core shared by attention.cpp, head.cpp and validate.cpp. Not installed.
+// Legend: B batch, T tokens, D width, H heads, dk/dv all-head widths, hk/hv per-head widths,
+// M/K/N matrix sizes. Argument order everywhere: outputs, then inputs, then sizes.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +33,13 @@ struct Plan {
 // proportional to the inputs.
 Plan validate(const Inputs& inputs, const Options& options);
 
+// What validate_linear() learned about one linear() call: y (rows, N) = x (rows, D) · w + b.
+struct LinearPlan {
+  int B = 1, T = 0, D = 0, N = 0;
+  bool batched = false;
+};
+LinearPlan validate_linear(const TensorView& x, const TensorView& w, const TensorView& b);
+
 // A zero-filled tensor of the given shape (sizes already validated).
 Tensor zeros(std::vector<int> shape);
 
@@ -42,34 +50,56 @@ std::string shape_string(const std::vector<int>& shape);
 // (b, h, i, j) depends only on (seed, b, h, i, j), so any slice of heads draws the same bits.
 bool dropout_keeps(std::uint64_t seed, long long flat_index, float p);
 
-// One head's attention passes over contiguous per-head buffers, by implementation.
-//   q (T, hk), k (T, hk), v (T, hv); key_keep (T) bytes or null; keep (T, T) bytes or null.
-//   When `scores` etc. are non-null they receive the (T, T) intermediates; out (T, hv).
-struct HeadBuffers {
-  float* scores = nullptr;
-  float* scaled = nullptr;
-  float* masked = nullptr;
-  float* weights = nullptr;
-  float* dropped = nullptr;
-  float* out = nullptr;
+// The kernels one head's passes call, by implementation. head_forward() is written once over
+// this table, so the reference loops, Eigen and the f32x4 kernels differ only in these calls.
+// Every function has the contract of its namesake in src/kernels/kernels.h.
+struct KernelTable {
+  void (*matmul)(float* y, const float* x, const float* w, const float* bias, int M, int K, int N);
+  void (*matmul_nt)(float* y, const float* x, const float* w, const float* bias, int M, int K, int N);
+  void (*qk_scores)(float* scores, const float* q, const float* k, int T, int hk, float alpha, bool causal);
+  void (*softmax_rows)(float* w, int rows, int cols, bool causal);
+  void (*weighted_sum)(float* out, const float* w, const float* v, int T, int hv, bool causal);
 };
+extern const KernelTable kReferenceKernels;  // src/kernels/ _ref<float>: seed 000's unravelled loops
+extern const KernelTable kEigenKernels;      // Eigen matrix expressions (kernels_eigen.cpp)
+extern const KernelTable kSimdKernels;       // src/kernels/ _simd: the f32x4 kernels
+// The table of a resolved kernel; kTiled's projections and output projection use kSimdKernels.
+const KernelTable& kernels_for(Kernel kernel);
+
+// The Eigen table's functions (kernels_eigen.cpp): src/kernels/ must not depend on Eigen.
+void matmul_eigen(float* y, const float* x, const float* w, const float* bias, int M, int K, int N);
+void matmul_nt_eigen(float* y, const float* x, const float* w, const float* bias, int M, int K, int N);
+void qk_scores_eigen(float* scores, const float* q, const float* k, int T, int hk, float alpha, bool causal);
+void softmax_rows_eigen(float* w, int rows, int cols, bool causal);
+void weighted_sum_eigen(float* out, const float* w, const float* v, int T, int hv, bool causal);
+
+// One head's inputs, contiguous per-head buffers:
+//   q (T, hk), k (T, hk), v (T, hv); key_keep (T) bytes or null; keep (T, T) bytes or null.
 struct HeadInputs {
   const float* q = nullptr;
   const float* k = nullptr;
   const float* v = nullptr;
-  const std::uint8_t* key_keep = nullptr;  // (T) or null
-  const std::uint8_t* keep = nullptr;      // (T, T) dropout keep-mask or null (no dropout)
-  float dropout = 0.0f;
-  int T = 0, hk = 0, hv = 0;
-  float alpha = 1.0f, temperature = 1.0f;
+  const std::uint8_t* key_keep = nullptr;  // (T), nonzero = keep the key; null keeps every key
+  const std::uint8_t* keep = nullptr;      // (T, T) dropout keep-mask, nonzero = keep; null: no dropout
+  float dropout = 0.0f;                    // p, when keep is given
+  float alpha = 1.0f;                      // s / temperature
   bool causal = false;
+  int T = 0, hk = 0, hv = 0;
 };
-void head_reference(const HeadInputs& in, const HeadBuffers& out);
-void head_vectorized(const HeadInputs& in, const HeadBuffers& out);
-void head_simd(const HeadInputs& in, const HeadBuffers& out);
 
-// y (M, N) = x (M, K) · w (K, N) [+ bias]; transposed_w: w is (N, K) (nn.Linear layout).
-void project(Kernel kernel, float* y, const float* x, const float* w, const float* bias, int M, int K, int N,
-             bool transposed_w);
+// The (T, T) intermediates of one head, each null or a buffer that receives that pass's result.
+struct HeadIntermediates {
+  float* scores = nullptr;   // q·kᵀ for every pair, masked or not
+  float* scaled = nullptr;   // scores · alpha
+  float* masked = nullptr;   // scaled with −∞ where masked
+  float* weights = nullptr;  // row softmax; a fully masked row is all 0
+  float* dropped = nullptr;  // weights after dropout (= weights without)
+};
+
+// One head of attention, passes 1–6 (head.cpp): out (T, hv) = dropout(softmax(mask(α·q·kᵀ))) · v.
+// Each non-null intermediate receives its pass's result; the passes whose intermediate is null
+// run in place in scratch (T, T), which may be null only when all five are kept.
+void head_forward(float* out, const HeadIntermediates& intermediates, float* scratch, const HeadInputs& in,
+                  const KernelTable& kernels);
 
 }  // namespace attn::detail

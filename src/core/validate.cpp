@@ -74,27 +74,41 @@ void check_width(const char* name, int value) {
   }
 }
 
+// x: (T, D) or (B, T, D), checked as attend() and linear() both take it.
+struct XShape {
+  int B = 1, T = 0, D = 0;
+  bool batched = false;
+};
+XShape check_x(const TensorView& x) {
+  if (!x.given()) fail("x: required, expected shape (T, D) or (B, T, D)");
+  if (x.shape.size() == 2 || x.shape.size() == 3) {
+    for (int dim : x.shape) {
+      if (dim <= 0) fail("x: expected shape (T, D) or (B, T, D) with every size ≥ 1, got " + shape_string(x.shape));
+    }
+  }
+  check_view("x", x, 2, 3);
+  XShape s;
+  s.batched = x.shape.size() == 3;
+  s.B = s.batched ? x.shape[0] : 1;
+  s.T = x.shape[s.batched ? 1 : 0];
+  s.D = x.shape[s.batched ? 2 : 1];
+  if (s.B > Limits::kMaxBatch) {
+    fail("x: batch " + std::to_string(s.B) + " exceeds the limit of " + std::to_string(Limits::kMaxBatch));
+  }
+  check_width("x", s.D);
+  return s;
+}
+
 }  // namespace
 
 Plan validate(const Inputs& in, const Options& opt) {
   Plan plan;
 
-  // x: (T, D) or (B, T, D)
-  if (!in.x.given()) fail("x: required, expected shape (T, D) or (B, T, D)");
-  if (in.x.shape.size() == 2 || in.x.shape.size() == 3) {
-    for (int dim : in.x.shape) {
-      if (dim <= 0) fail("x: expected shape (T, D) or (B, T, D) with every size ≥ 1, got " + shape_string(in.x.shape));
-    }
-  }
-  check_view("x", in.x, 2, 3);
-  plan.batched = in.x.shape.size() == 3;
-  plan.B = plan.batched ? in.x.shape[0] : 1;
-  plan.T = in.x.shape[plan.batched ? 1 : 0];
-  plan.D = in.x.shape[plan.batched ? 2 : 1];
-  if (plan.B > Limits::kMaxBatch) {
-    fail("x: batch " + std::to_string(plan.B) + " exceeds the limit of " + std::to_string(Limits::kMaxBatch));
-  }
-  check_width("x", plan.D);
+  const XShape x = check_x(in.x);
+  plan.batched = x.batched;
+  plan.B = x.B;
+  plan.T = x.T;
+  plan.D = x.D;
 
   // Projections.
   const bool any_separate = in.wq.given() || in.wk.given() || in.wv.given();
@@ -242,10 +256,9 @@ Plan validate(const Inputs& in, const Options& opt) {
 
   // Memory and work of the whole call, before anything is allocated.
   const long long rows = static_cast<long long>(plan.B) * plan.T;
-  long long scratch = 0;
+  long long scratch = 0;  // the five kept (B, H, T, T) tensors, or the passes' one (T, T) scratch
   if (opt.materialize) scratch = 5 * all_scores;
-  else if (kernel == Kernel::kSimd) scratch = square;
-  else if (kernel != Kernel::kTiled) scratch = 5 * square;
+  else if (kernel != Kernel::kTiled) scratch = square;
   const long long kept = rows * (2LL * plan.dk + plan.dv) * 2  // q, k, v projected, then per-head copies
                          + rows * plan.dv * 2 + rows * plan.d_out  // head outputs, merged, output
                          + scratch + (plan.dropout_active ? all_scores / 4 : 0);  // keep-mask bytes
@@ -259,6 +272,37 @@ Plan validate(const Inputs& in, const Options& opt) {
   if (work > Limits::kMaxWork) {
     fail("x: this call needs about " + std::to_string(work) + " multiply-adds (B·H·T·T·(h_k + h_v) and the projections), " +
          "more than the limit of " + std::to_string(Limits::kMaxWork) + "; use fewer tokens or a smaller batch");
+  }
+  return plan;
+}
+
+LinearPlan validate_linear(const TensorView& x, const TensorView& w, const TensorView& b) {
+  LinearPlan plan;
+  const XShape xs = check_x(x);
+  plan.batched = xs.batched;
+  plan.B = xs.B;
+  plan.T = xs.T;
+  plan.D = xs.D;
+  const std::string rows_note = std::to_string(plan.D) + " = x width";
+
+  // w: (D, N); b: (N)
+  if (!w.given()) fail("w: required, expected shape (" + std::to_string(plan.D) + ", N) with " + rows_note);
+  check_view("w", w, 2, 2);
+  if (w.shape[0] != plan.D) expect_shape("w", w, {plan.D, w.shape[1]}, "(D, N) with " + rows_note);
+  plan.N = w.shape[1];
+  check_width("w", plan.N);
+  if (b.given()) {
+    check_view("b", b, 1, 1);
+    expect_shape("b", b, {plan.N}, "N, the columns of w");
+  }
+
+  // Memory of the call, before anything is allocated (attend()'s rule). The work, B·T·D·N ≤
+  // kMaxInputElements · kMaxWidth = 2^36, is always below kMaxWork.
+  const long long rows = static_cast<long long>(plan.B) * plan.T;
+  if (rows * plan.N > Limits::kMaxTraceElements) {
+    fail("x: y = x·w would hold " + std::to_string(rows * plan.N) + " values (B·T = " + std::to_string(rows) +
+         " rows of N = " + std::to_string(plan.N) + "), more than the limit of " +
+         std::to_string(Limits::kMaxTraceElements) + "; use fewer tokens or a smaller batch");
   }
   return plan;
 }

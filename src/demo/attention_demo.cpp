@@ -131,12 +131,9 @@ int main(int argc, char** argv) {
     // The plain linear layer cannot tell the two banks apart.
     for (const auto* tokens : {&ex.river, &ex.finance}) {
       const std::vector<float> x = attn::examples::embed(*tokens);
-      std::vector<float> y(9, 0.0f);
-      for (int t = 0; t < 3; ++t)
-        for (int j = 0; j < 3; ++j)
-          for (int c = 0; c < 4; ++c) y[t * 3 + j] += x[t * 4 + c] * ex.linear.data[c * 3 + j];
-      print_matrix(tokens == &ex.river ? "river: X W (plain linear layer)" : "finance: X W (plain linear layer)", y.data(),
-                   3, 3, *tokens);
+      const attn::Tensor y = attn::linear({x.data(), {3, 4}}, {ex.linear.data.data(), {4, 3}});
+      print_matrix(tokens == &ex.river ? "river: X W (plain linear layer)" : "finance: X W (plain linear layer)",
+                   y.data.data(), 3, 3, *tokens);
     }
     if (s.raw) {
       std::printf("==== raw dot-product attention: softmax(X X^T) X ====\n\n");

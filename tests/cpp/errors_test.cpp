@@ -289,7 +289,7 @@ TEST(BadKernelName, ParseKernelNamesTheArgumentAndTheBadValue) {
   EXPECT_TRUE(ThrowsNaming([] { attn::parse_kernel("fast"); }, {"kernel", "'fast'", "reference", "tiled"}));
   EXPECT_TRUE(ThrowsNaming([] { attn::parse_kernel("", "options.kernel"); }, {"options.kernel"}));
   EXPECT_TRUE(ThrowsNaming([] { attn::parse_kernel("SIMD"); }, {"SIMD"}));
-  for (attn::Kernel k : {attn::Kernel::kReference, attn::Kernel::kVectorized, attn::Kernel::kSimd,
+  for (attn::Kernel k : {attn::Kernel::kReference, attn::Kernel::kEigen, attn::Kernel::kSimd,
                          attn::Kernel::kTiled, attn::Kernel::kAuto}) {
     EXPECT_EQ(attn::parse_kernel(attn::kernel_name(k)), k);
   }

@@ -72,7 +72,7 @@ std::vector<float> linear(const std::vector<float>& x, const ex::Matrix& w) {
   return y;
 }
 
-const attn::Kernel kKernels[] = {attn::Kernel::kReference, attn::Kernel::kVectorized, attn::Kernel::kSimd};
+const attn::Kernel kKernels[] = {attn::Kernel::kReference, attn::Kernel::kEigen, attn::Kernel::kSimd};
 
 TEST(BankExample, DataIsExactlySeed003s) {
   const ex::BankExample& b = ex::bank();

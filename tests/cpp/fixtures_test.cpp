@@ -30,7 +30,7 @@ using attn_test::Tolerance;
 
 constexpr Tolerance kFixtureTolerance{1e-5, 1e-5};
 
-const attn::Kernel kMaterialisingKernels[] = {attn::Kernel::kReference, attn::Kernel::kVectorized,
+const attn::Kernel kMaterialisingKernels[] = {attn::Kernel::kReference, attn::Kernel::kEigen,
                                               attn::Kernel::kSimd};
 
 class FixtureAgreesWithPyTorch : public ::testing::TestWithParam<std::tuple<std::string, attn::Kernel>> {};

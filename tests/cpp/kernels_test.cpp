@@ -1,4 +1,5 @@
-// Cross-tests: every _simd kernel against its scalar _ref twin (src/kernels/).
+// Cross-tests: every _simd kernel against its scalar _ref twin (src/kernels/), and the double
+// instantiation of the _ref loops against the float one.
 //
 // Legend: T tokens, hk query/key head width, hv value head width, M/K/N matrix sizes.
 //
@@ -359,6 +360,88 @@ TEST(KernelAttentionTiled, ReferenceAgreesWithThreePassReference) {
         attention_tiled_ref(fused.data(), q.data(), k.data(), v.data(), nullptr, T, hs, hs, alpha, causal);
         const double tol = attention_tolerance(q, k, T, hs, alpha);
         for (int i = 0; i < T * hs; ++i) ASSERT_NEAR(fused[i], three[i], tol) << "at " << i;
+      }
+}
+
+// ---------------------------------------------------------------------------------------
+// The double instantiation of the _ref loops (for finite-difference checks) against the float
+// one on the same inputs. Double is exact here to ~1e-16, so the difference is the float
+// loops' own rounding: γ_n·Σ|terms| for a sum of n products (one side only), a few u for each
+// exp and division in a softmax row plus γ_cols for its sum, and for the fused reference the
+// score error through e^x (attention_tolerance(), which also covers the running rescaling).
+
+std::vector<double> widen(const std::vector<float>& x) { return std::vector<double>(x.begin(), x.end()); }
+
+TEST(KernelRefDouble, DoubleInstantiationAgreesWithFloatWithinFloatRounding) {
+  for (int T : {1, 3, 4, 5, 7, 16, 17, 67})
+    for (int hs : {1, 3, 5, 17, 67})
+      for (bool causal : {false, true}) {
+        SCOPED_TRACE("T=" + std::to_string(T) + " hs=" + std::to_string(hs) + " causal=" + std::to_string(causal));
+        const auto q = random_vector(T * hs, 71 + T), k = random_vector(T * hs, 72 + hs), v = random_vector(T * hs, 73);
+        const auto bias = random_vector(hs, 74);
+        const float alpha = 1.0f / std::sqrt(static_cast<float>(hs));
+
+        // matmul and matmul_nt: y (T, hs) = q (T, hs) · w (hs, hs) + bias, w read as (K, N) and as (N, K)
+        std::vector<float> yf(T * hs);
+        std::vector<double> yd(T * hs);
+        const std::vector<float> w = random_vector(hs * hs, 75 + hs);
+        for (bool nt : {false, true}) {
+          (nt ? matmul_nt_ref<float> : matmul_ref<float>)(yf.data(), q.data(), w.data(), bias.data(), T, hs, hs);
+          (nt ? matmul_nt_ref<double> : matmul_ref<double>)(yd.data(), widen(q).data(), widen(w).data(),
+                                                            widen(bias).data(), T, hs, hs);
+          for (int i = 0; i < T; ++i)
+            for (int j = 0; j < hs; ++j) {
+              double abs_sum = std::abs(bias[j]);
+              for (int p = 0; p < hs; ++p) abs_sum += std::abs(q[i * hs + p] * (nt ? w[j * hs + p] : w[p * hs + j]));
+              ASSERT_NEAR(yf[i * hs + j], yd[i * hs + j], gamma(hs + 1) * abs_sum + 1e-30) << "matmul nt=" << nt;
+            }
+        }
+
+        // qk_scores, then softmax_rows, then weighted_sum, each from the same float input
+        std::vector<float> sf(T * T);
+        std::vector<double> sd(T * T);
+        qk_scores_ref(sf.data(), q.data(), k.data(), T, hs, alpha, causal);
+        qk_scores_ref(sd.data(), widen(q).data(), widen(k).data(), T, hs, static_cast<double>(alpha), causal);
+        for (int i = 0; i < T; ++i)
+          for (int j = 0; j < T; ++j) {
+            if (causal && j > i) {
+              ASSERT_EQ(sf[i * T + j], -kInf);
+              ASSERT_EQ(sd[i * T + j], -std::numeric_limits<double>::infinity());
+              continue;
+            }
+            double abs_sum = 0.0;
+            for (int c = 0; c < hs; ++c) abs_sum += std::abs(q[i * hs + c] * k[j * hs + c]);
+            ASSERT_NEAR(sf[i * T + j], sd[i * T + j],
+                        (gamma(hs) * abs_sum + 2 * kU * std::abs(sd[i * T + j])) * alpha + 1e-30)
+                << "scores (" << i << ", " << j << ")";
+          }
+
+        std::vector<float> wf = sf;
+        std::vector<double> wd = widen(sf);
+        softmax_rows_ref(wf.data(), T, T, causal);
+        softmax_rows_ref(wd.data(), T, T, causal);
+        for (int i = 0; i < T * T; ++i)
+          ASSERT_NEAR(wf[i], wd[i], (8 * kU + gamma(T)) * wd[i] + 1e-30) << "softmax entry " << i;
+
+        std::vector<float> of(T * hs);
+        std::vector<double> od(T * hs);
+        weighted_sum_ref(of.data(), wf.data(), v.data(), T, hs, causal);
+        weighted_sum_ref(od.data(), widen(wf).data(), widen(v).data(), T, hs, causal);
+        for (int i = 0; i < T; ++i)
+          for (int c = 0; c < hs; ++c) {
+            double abs_sum = 0.0;
+            for (int j = 0; j < (causal ? i + 1 : T); ++j) abs_sum += std::abs(wf[i * T + j] * v[j * hs + c]);
+            ASSERT_NEAR(of[i * hs + c], od[i * hs + c], gamma(T) * abs_sum + 1e-30)
+                << "weighted sum (" << i << ", " << c << ")";
+          }
+
+        std::vector<float> tf(T * hs);
+        std::vector<double> td(T * hs);
+        attention_tiled_ref(tf.data(), q.data(), k.data(), v.data(), nullptr, T, hs, hs, alpha, causal);
+        attention_tiled_ref(td.data(), widen(q).data(), widen(k).data(), widen(v).data(), nullptr, T, hs, hs,
+                            static_cast<double>(alpha), causal);
+        const double tol = attention_tolerance(q, k, T, hs, alpha);
+        for (int i = 0; i < T * hs; ++i) ASSERT_NEAR(tf[i], td[i], tol) << "tiled at " << i;
       }
 }
 

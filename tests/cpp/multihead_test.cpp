@@ -36,7 +36,7 @@ TEST(MultiHeadForms, HeadsSeparatelyEqualsFusedOnEveryMultiHeadFixture) {
   for (const char* name : {"multihead_fused_qkv", "multihead_separate_nobias", "multihead_output_projection",
                            "dropout_keep_mask", "key_padding", "key_padding_causal", "scale_factor_temperature"}) {
     const attn_test::Fixture f = attn_test::load_fixture(name);
-    for (attn::Kernel kernel : {attn::Kernel::kReference, attn::Kernel::kVectorized, attn::Kernel::kSimd}) {
+    for (attn::Kernel kernel : {attn::Kernel::kReference, attn::Kernel::kEigen, attn::Kernel::kSimd}) {
       attn::Options opt = f.options;
       opt.kernel = kernel;
       const attn::Trace fused = attn::attend(f.make_inputs(), opt);

@@ -26,7 +26,7 @@ using attn_test::Tolerance;
 using attn_test::uniform_int;
 
 constexpr Tolerance kKernelTolerance{1e-5, 1e-5};
-const attn::Kernel kMaterialisingKernels[] = {attn::Kernel::kReference, attn::Kernel::kVectorized,
+const attn::Kernel kMaterialisingKernels[] = {attn::Kernel::kReference, attn::Kernel::kEigen,
                                               attn::Kernel::kSimd};
 
 // One random problem: owns its tensors, hands out Inputs/Options.
@@ -132,7 +132,7 @@ TEST(KernelAgreement, ReferenceVectorizedAndSimdAgreeOnEveryIntermediate) {
     const Case c = random_case(rng, i);
     SCOPED_TRACE(c.describe());
     const attn::Trace ref = run(c, attn::Kernel::kReference);
-    for (attn::Kernel kernel : {attn::Kernel::kVectorized, attn::Kernel::kSimd}) {
+    for (attn::Kernel kernel : {attn::Kernel::kEigen, attn::Kernel::kSimd}) {
       const attn::Trace got = run(c, kernel);
       EXPECT_EQ(got.kernel, kernel);
       for (const std::string& name : attn_test::trace_tensor_names()) {
@@ -150,7 +150,7 @@ TEST(KernelAgreement, TiledAndUnmaterialisedPathsMatchTheReferenceOutputs) {
     SCOPED_TRACE(c.describe());
     const attn::Trace ref = run(c, attn::Kernel::kReference);
     for (attn::Kernel kernel : {attn::Kernel::kTiled, attn::Kernel::kSimd, attn::Kernel::kReference,
-                                attn::Kernel::kVectorized, attn::Kernel::kAuto}) {
+                                attn::Kernel::kEigen, attn::Kernel::kAuto}) {
       attn::Options opt = c.options;
       opt.kernel = kernel;
       opt.materialize = false;
@@ -461,7 +461,7 @@ TEST(Dropout, AnyNonzeroKeepByteKeepsTheWeightUnscaled) {
   opt.training = true;
   opt.dropout = 0.5f;
   opt.dropout_keep = {216, 0, 1, 7, 255, 0, 1, 1, 42};  // (1, 1, 3, 3)
-  for (attn::Kernel kernel : {attn::Kernel::kReference, attn::Kernel::kVectorized, attn::Kernel::kSimd}) {
+  for (attn::Kernel kernel : {attn::Kernel::kReference, attn::Kernel::kEigen, attn::Kernel::kSimd}) {
     opt.kernel = kernel;
     const attn::Trace t = attn::attend(in, opt);
     for (size_t i = 0; i < opt.dropout_keep.size(); ++i) {

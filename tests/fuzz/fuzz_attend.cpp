@@ -360,7 +360,7 @@ Cost cost_of(const attn::detail::Plan& p, const attn::Options& opt, bool separat
   double floats = 2 * B * T * (2 * dk + dv)      // projections and per-head copies
                   + B * T * dv * 2 + B * T * d_o;  // head outputs, merged, output
   if (opt.materialize) floats += 5 * B * H * T * T;
-  else if (p.kernel != attn::Kernel::kTiled) floats += (p.kernel == attn::Kernel::kSimd ? 1 : 5) * T * T;
+  else if (p.kernel != attn::Kernel::kTiled) floats += T * T;  // the passes' one (T, T) scratch
   double bytes = floats * 4;
   if (p.dropout_active) bytes += B * H * T * T * (separately ? 2 : 1);  // keep-mask bytes
   if (separately) bytes *= 2;                                             // per-head traces, then stacked

@@ -111,6 +111,21 @@ export interface AveragingResult {
   get(name: 'loop' | 'trilWeights' | 'matmul' | 'maskedZeros' | 'softmaxWeights' | 'softmax'): number[][] | number[][][];
 }
 
+export interface ProjectOptions {
+  /** Token vectors: (T, D) or batched (B, T, D). Required. */
+  x: TensorLike;
+  /** The weight (D, N), applied as x·w. Required. */
+  w: TensorLike;
+  /** Optional bias (N), added to every row. */
+  b?: TensorLike | null;
+}
+
+/** y = x·w + b: (T, N), or (B, T, N) for a batched x. */
+export interface Projection extends Tensor {
+  /** y as nested arrays. */
+  get(): number[][] | number[][][];
+}
+
 /** Seed 003's bank example, exactly as the seed gives it. */
 export interface BankExample {
   /** stream, mud, money, loan, bank → 4-d embeddings */
@@ -136,6 +151,11 @@ export interface Limits {
 export interface Engine {
   /** Self-attention with every intermediate. Throws AttentionError naming the bad argument. */
   attend(options: AttendOptions): Trace;
+  /**
+   * The plain linear layer y = x·w + b (seed 003's "X W"), computed by the core. Throws
+   * AttentionError naming x, w or b with the expected and the actual shape or value.
+   */
+  project(options: ProjectOptions): Projection;
   /** Causal averaging of x (T, D) or (B, T, D). */
   averaging(options: { x: TensorLike }): AveragingResult;
   /** The seed bank example (a fresh copy). */
@@ -162,6 +182,46 @@ export class AttentionError extends Error {
  * Node ≥ 18. `wasmBinary` (the bytes of attention_engine.wasm) skips the fetch, e.g. in a bundle.
  */
 export function loadEngine(options?: { wasmBinary?: ArrayBuffer | Uint8Array }): Promise<Engine>;
+
+/** One field of a header in the arena layout: its name, byte offset and type. */
+export interface AbiField {
+  name: string;
+  offset: number;
+  type: 'i32' | 'u32' | 'f32';
+}
+
+/**
+ * The arena layout between engine.js and the core, as the module exports it (module.abi(),
+ * src/bindings/abi.h): header fields, each call's tensor arguments (with ranks), flag arguments
+ * and result names, and the kernel and scale-mode names by enum value.
+ */
+export interface AbiTable {
+  sections: AbiField[];
+  options: AbiField[];
+  result: AbiField[];
+  calls: Record<'attend' | 'project' | 'averaging', {
+    tensors: { name: string; ranks: number[] }[];
+    flags: string[];
+    results: string[];
+  }>;
+  kernels: string[];
+  scaleModes: string[];
+}
+
+/**
+ * The arena writer and result reader engine.js derives from `table` (by default module.abi())
+ * for a loaded Emscripten module; loadEngine() calls it. Throws an Error starting "engine ABI:"
+ * when the table and engine.js do not name the same fields and calls. For tools and tests.
+ */
+export function bindAbi(module: object, table?: AbiTable): {
+  calls: AbiTable['calls'];
+  kernels: string[];
+  write(call: string, tensors: Record<string, Tensor>, flags: Record<string, { shape: number[]; data: Uint8Array }>,
+        options: object | null): void;
+  read(call: string, address: number): {
+    names: string[]; data: Float32Array; layout: Int32Array; kernel: string; batched: boolean; scale: number;
+  };
+};
 
 /** Normalises a tensor argument; throws AttentionError naming `name`. */
 export function toTensor(value: TensorLike, name: string, ranks?: number[]): Tensor;

@@ -14,14 +14,12 @@ export class AttentionError extends Error {
   }
 }
 
-const TENSOR_ARGS = ['x', 'wq', 'wk', 'wv', 'bq', 'bk', 'bv', 'wqkv', 'bqkv', 'wo', 'bo'];
-const TENSOR_RANKS = { x: [2, 3], wq: [2], wk: [2], wv: [2], bq: [1], bk: [1], bv: [1], wqkv: [2], bqkv: [1], wo: [2], bo: [1] };
+// attend's options that are not tensors, with their defaults. Every call's tensor arguments and
+// their ranks come from the core's layout table (bindAbi below).
 const OPTION_DEFAULTS = {
   heads: 1, causal: false, keyPadding: null, scale: true, temperature: 1,
   dropout: 0, seed: 0, training: false, dropoutKeep: null, kernel: 'auto', materialize: true,
 };
-const KNOWN = new Set([...TENSOR_ARGS, ...Object.keys(OPTION_DEFAULTS)]);
-const KERNELS = ['reference', 'vectorized', 'simd', 'tiled', 'auto'];
 const MAX_ELEMENTS = 1 << 24;
 
 const describe = (value) => {
@@ -39,7 +37,6 @@ const shapeText = (shape) => `(${shape.join(', ')}${shape.length === 1 ? ',' : '
  * plain array. Returns {shape, data: Float32Array}. Throws AttentionError naming `name`.
  */
 export function toTensor(value, name, ranks = [1, 2, 3, 4]) {
-  reading = name;
   const expected = ranks.map((r) => `${r}-d`).join(' or ');
   let shape, data;
   if (value && typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value) && 'shape' in value) {
@@ -117,29 +114,33 @@ export function toNested({ shape, data }) {
   return stride >= 0 ? build(0, shape) : [];
 }
 
-// The argument being read, for errors raised by code we do not control (a getter or Proxy
-// trap that throws): see guarded().
-let reading = 'attend';
-
 /**
- * Runs fn; any error that is not already an AttentionError (a throwing getter, a revoked
- * Proxy) becomes one naming the argument being read.
+ * Runs fn(context) for one call named `what`; any error that is not already an AttentionError
+ * (a throwing getter, a revoked Proxy: code we do not control) becomes one naming
+ * context.reading, the argument being read when it was thrown.
  */
 function guarded(what, fn) {
-  reading = what;
+  const context = { reading: what };
   try {
-    return fn();
+    return fn(context);
   } catch (error) {
     if (error instanceof AttentionError) throw error;
-    throw new AttentionError(`${reading}: could not read the argument (${error?.message ?? String(error)})`, reading);
+    const name = context.reading;
+    throw new AttentionError(`${name}: could not read the argument (${error?.message ?? String(error)})`, name);
   }
+}
+
+/** toTensor for one argument of a call: notes in `context` that `name` is being read. */
+function readTensor(context, value, name, ranks) {
+  context.reading = name;
+  return toTensor(value, name, ranks);
 }
 
 /**
  * A snapshot of the caller's own enumerable properties, each read once: inherited ones
  * (a polluted Object.prototype) are ignored and a getter cannot change its answer mid-call.
  */
-function ownArguments(args, what, allowed) {
+function ownArguments(context, args, what, allowed) {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     throw new AttentionError(`${what}: expected an options object, got ${describe(args)}`, what);
   }
@@ -148,15 +149,15 @@ function ownArguments(args, what, allowed) {
     if (!allowed.has(key)) {
       throw new AttentionError(`${key}: unknown option; known options are ${[...allowed].join(', ')}`, key);
     }
-    reading = key;
+    context.reading = key;
     own[key] = args[key];
   }
   return own;
 }
 
-function checkOptions(args, maxHeads) {
+function checkOptions(args, maxHeads, kernels) {
   const o = { ...OPTION_DEFAULTS };
-  for (const key of Object.keys(args)) if (args[key] !== undefined && !TENSOR_ARGS.includes(key)) o[key] = args[key];
+  for (const key of Object.keys(OPTION_DEFAULTS)) if (args[key] !== undefined) o[key] = args[key];
   if (!Number.isInteger(o.heads) || o.heads < 1 || o.heads > maxHeads) {
     throw new AttentionError(`heads: expected an integer in [1, ${maxHeads}], got ${describe(o.heads)}`, 'heads');
   }
@@ -175,14 +176,15 @@ function checkOptions(args, maxHeads) {
   if (!Number.isSafeInteger(o.seed) || o.seed < 0) {
     throw new AttentionError(`seed: expected an integer ≥ 0, got ${describe(o.seed)}`, 'seed');
   }
-  if (typeof o.kernel !== 'string' || !KERNELS.includes(o.kernel)) {
-    throw new AttentionError(`kernel: expected one of ${KERNELS.map((k) => `'${k}'`).join(', ')}, got ${describe(o.kernel)}`, 'kernel');
+  if (typeof o.kernel !== 'string' || !kernels.includes(o.kernel)) {
+    throw new AttentionError(`kernel: expected one of ${kernels.map((k) => `'${k}'`).join(', ')}, got ${describe(o.kernel)}`, 'kernel');
   }
   return o;
 }
 
-function flags(value, name) {
+function flags(context, value, name) {
   // Booleans (or 0/1) as nested arrays or a flat array → {shape, data: Uint8Array}.
+  context.reading = name;
   const asNumbers = (v) => (Array.isArray(v) ? v.map(asNumbers) : typeof v === 'boolean' ? Number(v) : v);
   const tensor = toTensor(Array.isArray(value) ? asNumbers(value) : value, name, [1, 2, 3, 4]);
   for (const f of tensor.data) {
@@ -191,72 +193,161 @@ function flags(value, name) {
   return { shape: tensor.shape, data: Uint8Array.from(tensor.data) };
 }
 
-// Writes attend()'s checked arguments into the WASM arena the way src/bindings/bindings.cpp
-// reads them (see the comment there): floats, ints, bytes.
-function writeAttendArguments(module, tensors, o) {
-  const ints = [];
-  let total = 0;
-  for (const name of TENSOR_ARGS) {
-    const t = tensors[name];
-    if (t) {
-      ints.push(t.shape.length, ...t.shape);
-      total += t.data.length;
-    } else {
-      ints.push(0);
-    }
-  }
-  const scaleMode = o.scale === true ? 0 : o.scale === false ? 1 : 2;
-  ints.push(o.heads, Number(o.causal), scaleMode, Number(o.training), Number(o.materialize),
-    o.seed % 2 ** 32, Math.floor(o.seed / 2 ** 32));
-  const padding = o.keyPadding === null ? null : flags(o.keyPadding, 'keyPadding');
-  const keep = o.dropoutKeep === null ? null : flags(o.dropoutKeep, 'dropoutKeep');
-  if (padding) ints.push(padding.shape.length, ...padding.shape);
-  else ints.push(0);
-  ints.push(keep ? keep.data.length : 0);
-  const paddingBytes = padding ? padding.data.length : 0;
+// ---------------------------------------------------------------------------------------------
+// The binary layout shared with the core. src/bindings/abi.h describes it once and the module
+// exports that table (module.abi()): header fields by name with their offset and type, each
+// call's tensor and flag arguments in packing order with their ranks, each call's result names,
+// and the kernel and scale-mode names by enum value. bindAbi() derives the arena writer and the
+// result reader from it; engine.js keeps no offset, order or integer tag of its own, only the
+// names below, which bindAbi() checks against the table in both directions at load, so a field
+// renamed or added on either side fails loudly there rather than garbling a call.
 
-  const header = module.prepare(total, ints.length, paddingBytes + (keep ? keep.data.length : 0)) >> 2;
-  // Read the views after prepare(): growing memory replaces them.
-  const [floats, intsAt, bytes] = [module.HEAPU32[header], module.HEAPU32[header + 1], module.HEAPU32[header + 2]];
-  let offset = floats >> 2;
-  for (const name of TENSOR_ARGS) {
-    if (!tensors[name]) continue;
-    module.HEAPF32.set(tensors[name].data, offset);
-    offset += tensors[name].data.length;
-  }
-  module.HEAP32.set(ints, intsAt >> 2);
-  if (padding) module.HEAPU8.set(padding.data, bytes);
-  if (keep) module.HEAPU8.set(keep.data, bytes + paddingBytes);
+const HEAPS = { i32: 'HEAP32', u32: 'HEAPU32', f32: 'HEAPF32' };
+const CALLS = ['attend', 'project', 'averaging'];
+const SECTION_FIELDS = ['floats', 'ints', 'bytes'];
+const RESULT_FIELDS = ['failed', 'data', 'dataLength', 'layout', 'layoutLength', 'kernel', 'batched', 'scale'];
+// attend's option fields, each computed from the checked options (o) and the table (abi).
+const SCALE_MODE = (scale) => (scale === true ? 'inverseSqrtHeadSize' : scale === false ? 'none' : 'factor');
+const OPTION_FIELDS = {
+  kernel: (o, abi) => abi.kernels.indexOf(o.kernel),
+  heads: (o) => o.heads,
+  causal: (o) => Number(o.causal),
+  scaleMode: (o, abi) => abi.scaleModes.indexOf(SCALE_MODE(o.scale)),
+  training: (o) => Number(o.training),
+  materialize: (o) => Number(o.materialize),
+  seedLow: (o) => o.seed % 2 ** 32,
+  seedHigh: (o) => Math.floor(o.seed / 2 ** 32),
+  scale: (o) => (typeof o.scale === 'number' ? o.scale : 1),
+  temperature: (o) => o.temperature,
+  dropout: (o) => o.dropout,
+};
+
+function abiError(message) {
+  return new Error(`engine ABI: ${message} (src/bindings/abi.h and web/lib/engine.js disagree)`);
 }
 
-// Reads a ResultHeader (src/bindings/bindings.cpp) at `address`: throws the core's error, or
-// returns {data (a JS-owned copy), layout, kernel, batched, scale}.
-function readResult(module, address) {
-  const h = address >> 2;
-  const i32 = module.HEAP32;
-  if (i32[h] !== 0) {
-    const message = module.lastError();
-    const argument = /^([A-Za-z_][\w-]*)\s*:/.exec(message)?.[1];
-    throw new AttentionError(message, argument);
+// The table's fields {name, offset, type} as {name → {heap, word}}; every name in `expected`
+// must be there, and nothing else.
+function fieldsByName(fields, expected, what) {
+  const byName = new Map();
+  for (const { name, offset, type } of fields) {
+    if (!expected.includes(name)) throw abiError(`${what} field '${name}' is not one engine.js knows`);
+    if (!HEAPS[type] || offset % 4 !== 0) throw abiError(`${what} field '${name}' is ${type} at offset ${offset}`);
+    byName.set(name, { heap: HEAPS[type], word: offset / 4 });
   }
-  const data = module.HEAPF32.slice(i32[h + 1] >> 2, (i32[h + 1] >> 2) + i32[h + 2]);
-  const layout = i32.slice(i32[h + 3] >> 2, (i32[h + 3] >> 2) + i32[h + 4]);
-  return { data, layout, kernel: KERNELS[i32[h + 5]], batched: i32[h + 6] !== 0, scale: module.HEAPF32[h + 7] };
+  for (const name of expected) if (!byName.has(name)) throw abiError(`${what} has no field '${name}'`);
+  return byName;
 }
 
-// The tensors a result may hold, in the order src/bindings/bindings.cpp (kResultNames) numbers them.
-const RESULT_NAMES = ['q', 'k', 'v', 'scores', 'scaled', 'masked', 'weights', 'dropped', 'headOutputs', 'merged',
-  'output', 'loop', 'trilWeights', 'matmul', 'maskedZeros', 'softmaxWeights', 'softmax'];
+/**
+ * The arena writer and result reader for `module`, derived from its layout table (by default
+ * module.abi()). Throws when the table and engine.js do not name the same fields and calls.
+ * Returns {calls, kernels, write(call, tensors, flags, options), read(call, address)}.
+ */
+export function bindAbi(module, table = module.abi()) {
+  const sections = fieldsByName(table.sections, SECTION_FIELDS, 'call header');
+  const options = fieldsByName(table.options, Object.keys(OPTION_FIELDS), 'attend options');
+  const result = fieldsByName(table.result, RESULT_FIELDS, 'result header');
+  for (const name of Object.keys(table.calls)) if (!CALLS.includes(name)) throw abiError(`call '${name}' is not one engine.js makes`);
+  for (const name of CALLS) if (!table.calls[name]) throw abiError(`there is no call '${name}'`);
+  const optionWriters = table.options.map(({ name }) => ({ ...options.get(name), value: OPTION_FIELDS[name] }));
+  const field = (byName, name) => {
+    const f = byName.get(name);
+    if (!f) throw abiError(`no field '${name}'`);
+    return f;
+  };
+  const [floatsAt, intsAt, bytesAt] = SECTION_FIELDS.map((name) => field(sections, name));
+  const results = Object.fromEntries(RESULT_FIELDS.map((name) => [name, field(result, name)]));
+  const get = (base, f) => module[f.heap][base + f.word];
+
+  return {
+    calls: table.calls,
+    kernels: table.kernels,
+
+    /**
+     * Packs one call's checked arguments into the arena: tensors {name → {shape, data}} and
+     * flags {name → {shape, data: Uint8Array}} by the call's table order, and for attend the
+     * options' fields.
+     */
+    write(call, tensors, flags, o) {
+      const { tensors: tensorArgs, flags: flagArgs } = table.calls[call];
+      const ints = [];
+      let floatCount = 0, byteCount = 0;
+      for (const { name } of tensorArgs) {
+        const t = tensors[name];
+        if (t) {
+          ints.push(t.shape.length, ...t.shape);
+          floatCount += t.data.length;
+        } else {
+          ints.push(0);
+        }
+      }
+      for (const name of flagArgs) {
+        const f = flags[name];
+        if (f) {
+          ints.push(f.shape.length, ...f.shape);
+          byteCount += f.data.length;
+        } else {
+          ints.push(0);
+        }
+      }
+      const base = module.prepare(floatCount, ints.length, byteCount) >> 2;
+      // Read the heap views after prepare(): growing memory replaces them.
+      let floats = get(base, floatsAt) >> 2;
+      for (const { name } of tensorArgs) {
+        const t = tensors[name];
+        if (!t) continue;
+        module.HEAPF32.set(t.data, floats);
+        floats += t.data.length;
+      }
+      module.HEAP32.set(ints, get(base, intsAt) >> 2);
+      let bytes = get(base, bytesAt);
+      for (const name of flagArgs) {
+        const f = flags[name];
+        if (!f) continue;
+        module.HEAPU8.set(f.data, bytes);
+        bytes += f.data.length;
+      }
+      if (o) for (const w of optionWriters) module[w.heap][base + w.word] = w.value(o, table);
+    },
+
+    /**
+     * The ResultHeader at `address`: throws the core's error as an AttentionError, or returns
+     * {names, data (a JS-owned copy), layout, kernel, batched, scale}; layout holds per tensor
+     * its index in names (the call's result names), rank and dims.
+     */
+    read(call, address) {
+      const base = address >> 2;
+      if (get(base, results.failed) !== 0) {
+        const message = module.lastError();
+        const argument = /^([A-Za-z_][\w-]*)\s*:/.exec(message)?.[1];
+        throw new AttentionError(message, argument);
+      }
+      const data = get(base, results.data) >> 2, layout = get(base, results.layout) >> 2;
+      return {
+        names: table.calls[call].results,
+        data: module.HEAPF32.slice(data, data + get(base, results.dataLength)),
+        layout: module.HEAP32.slice(layout, layout + get(base, results.layoutLength)),
+        kernel: table.kernels[get(base, results.kernel)],
+        batched: get(base, results.batched) !== 0,
+        scale: get(base, results.scale),
+      };
+    },
+  };
+}
 
 // A call's tensors as own enumerable properties {shape, data}: views into the one
-// Float32Array the binding returns (a JS-owned copy). layout: per tensor its RESULT_NAMES
-// index, rank, dims. get() lives on the prototype, so a result costs no defineProperty.
+// Float32Array read() copied out. get() lives on the prototype, so a result costs no
+// defineProperty; #names are the tensors this kind of result can hold.
 class Result {
+  #names;
+
   constructor(raw, dropBatch) {
-    const { layout, data } = raw;
+    const { names, layout, data } = raw;
+    this.#names = names;
     let at = 0, offset = 0;
     while (at < layout.length) {
-      const name = RESULT_NAMES[layout[at]];
+      const name = names[layout[at]];
       const rank = layout[at + 1];
       at += 2;
       const shape = [];
@@ -274,9 +365,9 @@ class Result {
 
   /** A tensor as nested arrays; throws AttentionError for a name this result does not hold. */
   get(name) {
-    const t = RESULT_NAMES.includes(name) && Object.prototype.hasOwnProperty.call(this, name) ? this[name] : undefined;
+    const t = this.#names.includes(name) && Object.prototype.hasOwnProperty.call(this, name) ? this[name] : undefined;
     if (!t) {
-      const held = RESULT_NAMES.filter((n) => Object.prototype.hasOwnProperty.call(this, n));
+      const held = this.#names.filter((n) => Object.prototype.hasOwnProperty.call(this, n));
       throw new AttentionError(`get: unknown tensor '${name}'; available: ${held.join(', ')}`, 'get');
     }
     return toNested(t);
@@ -300,9 +391,41 @@ class Averaging extends Result {
   }
 }
 
+/** engine.project's answer: y = x·w + b as {shape, data}, and get() for nested arrays. */
+class Projection {
+  constructor(raw) {
+    const y = new Result(raw, () => false).y;
+    this.shape = y.shape;
+    this.data = y.data;
+  }
+
+  /** y as nested arrays. */
+  get() {
+    return toNested(this);
+  }
+}
+
 function makeEngine(module) {
   const limits = Object.freeze(module.limits());
+  const abi = bindAbi(module);
   const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+  // Per call: the tensor arguments with their ranks, and every option name it accepts.
+  const calls = Object.fromEntries(CALLS.map((name) => {
+    const tensors = abi.calls[name].tensors.map(({ name: arg, ranks }) => ({ name: arg, ranks }));
+    const options = name === 'attend' ? Object.keys(OPTION_DEFAULTS) : [];
+    return [name, { tensors, known: new Set([...tensors.map((t) => t.name), ...options]) }];
+  }));
+  // The call's tensor arguments from a snapshot of the caller's options; x is required.
+  const readTensors = (context, call, own) => {
+    const tensors = Object.create(null);  // no inherited entries, even from a polluted prototype
+    for (const { name, ranks } of calls[call].tensors) {
+      if (own[name] !== undefined && own[name] !== null) tensors[name] = readTensor(context, own[name], name, ranks);
+    }
+    if (!tensors.x) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
+    return tensors;
+  };
+  const none = Object.create(null);
+
   return {
     simd: module.simd(),
     version: module.version(),
@@ -310,33 +433,34 @@ function makeEngine(module) {
 
     /** Self-attention with every intermediate; see engine.d.ts. */
     attend(args) {
-      return guarded('attend', () => {
-        const own = ownArguments(args, 'attend', KNOWN);
-        const o = checkOptions(own, limits.maxHeads);
-        const tensors = Object.create(null);  // no inherited entries, even from a polluted prototype
-        for (const name of TENSOR_ARGS) {
-          if (own[name] !== undefined && own[name] !== null) tensors[name] = toTensor(own[name], name, TENSOR_RANKS[name]);
-        }
-        if (!tensors.x) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
+      return guarded('attend', (context) => {
+        const own = ownArguments(context, args, 'attend', calls.attend.known);
+        const o = checkOptions(own, limits.maxHeads, abi.kernels);
+        const tensors = readTensors(context, 'attend', own);
+        const flagged = Object.create(null);
+        for (const name of abi.calls.attend.flags) if (o[name] !== null) flagged[name] = flags(context, o[name], name);
         const start = now();
-        writeAttendArguments(module, tensors, o);
-        const raw = readResult(module, module.attend(KERNELS.indexOf(o.kernel),
-          typeof o.scale === 'number' ? o.scale : 1, o.temperature, o.dropout));
+        abi.write('attend', tensors, flagged, o);
+        const raw = abi.read('attend', module.attend());
         return new Trace(raw, now() - start);
+      });
+    },
+
+    /** The plain linear layer y = x·w + b; see engine.d.ts. */
+    project(args) {
+      return guarded('project', (context) => {
+        const own = ownArguments(context, args, 'project', calls.project.known);
+        abi.write('project', readTensors(context, 'project', own), none, null);
+        return new Projection(abi.read('project', module.project()));
       });
     },
 
     /** Seed 002's causal averaging, three ways. */
     averaging(args) {
-      return guarded('averaging', () => {
-        const own = ownArguments(args, 'averaging', new Set(['x']));
-        if (own.x === undefined) throw new AttentionError('x: required, expected (T, D) or (B, T, D) numbers', 'x');
-        const x = toTensor(own.x, 'x', [2, 3]);
-        const header = module.prepare(x.data.length, x.shape.length, 0) >> 2;
-        module.HEAPF32.set(x.data, module.HEAPU32[header] >> 2);
-        module.HEAP32.set(x.shape, module.HEAPU32[header + 1] >> 2);
-        const raw = readResult(module, module.averaging());
-        return new Averaging(raw);
+      return guarded('averaging', (context) => {
+        const own = ownArguments(context, args, 'averaging', calls.averaging.known);
+        abi.write('averaging', readTensors(context, 'averaging', own), none, null);
+        return new Averaging(abi.read('averaging', module.averaging()));
       });
     },
 
@@ -347,7 +471,7 @@ function makeEngine(module) {
 
     /** Cosine similarity of two equal-length vectors (0 when either is all zero). */
     cosine(a, b) {
-      const [ta, tb] = guarded('a', () => [toTensor(a, 'a', [1]), toTensor(b, 'b', [1])]);
+      const [ta, tb] = guarded('a', (context) => [readTensor(context, a, 'a', [1]), readTensor(context, b, 'b', [1])]);
       if (ta.data.length !== tb.data.length) {
         throw new AttentionError(`b: expected length ${ta.data.length} like a, got ${tb.data.length}`, 'b');
       }

@@ -1,0 +1,329 @@
+// The arena calls of abi.h: each call's arguments and results named once in a table, decoded and
+// encoded from those tables, and described by name for engine.js.
+#include "abi.h"
+
+#include <cstddef>
+#include <exception>
+#include <type_traits>
+
+#include "attention.h"
+
+namespace attn::abi {
+
+namespace {
+
+// "i32", "u32", "f32" (or "u64" for a native build's addresses), from the member's own type.
+template <typename T>
+constexpr const char* type_of() {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "fields are 32 or 64 bits");
+  if (std::is_floating_point<T>::value) return sizeof(T) == 4 ? "f32" : "f64";
+  if (std::is_signed<T>::value) return sizeof(T) == 4 ? "i32" : "i64";
+  return sizeof(T) == 4 ? "u32" : "u64";
+}
+#define ATTN_ABI_FIELD(Header, member, name) \
+  Field { name, offsetof(Header, member), type_of<decltype(Header::member)>() }
+
+// ---------------------------------------------------------------------------------------------
+// The calls: their tensor and flag arguments in packing order, and their result tensors by
+// index. engine.js spells every name as here.
+
+template <class Args>
+struct TensorArg {
+  const char* name;
+  int min_rank, max_rank;
+  TensorView Args::*view;
+};
+struct FlagArg {
+  const char* name;
+  std::vector<std::uint8_t> Options::*flags;
+  std::vector<int> Options::*shape;  // null: the core takes the flags flat
+};
+template <class Result>
+struct ResultTensor {
+  const char* name;
+  Tensor Result::*tensor;
+};
+
+const TensorArg<Inputs> kAttendTensors[] = {
+    {"x", 2, 3, &Inputs::x},       {"wq", 2, 2, &Inputs::wq}, {"wk", 2, 2, &Inputs::wk}, {"wv", 2, 2, &Inputs::wv},
+    {"bq", 1, 1, &Inputs::bq},     {"bk", 1, 1, &Inputs::bk}, {"bv", 1, 1, &Inputs::bv}, {"wqkv", 2, 2, &Inputs::wqkv},
+    {"bqkv", 1, 1, &Inputs::bqkv}, {"wo", 2, 2, &Inputs::wo}, {"bo", 1, 1, &Inputs::bo}};
+const FlagArg kAttendFlags[] = {{"keyPadding", &Options::key_padding, &Options::key_padding_shape},
+                                {"dropoutKeep", &Options::dropout_keep, nullptr}};
+const ResultTensor<Trace> kAttendResults[] = {{"q", &Trace::q},
+                                              {"k", &Trace::k},
+                                              {"v", &Trace::v},
+                                              {"scores", &Trace::scores},
+                                              {"scaled", &Trace::scaled},
+                                              {"masked", &Trace::masked},
+                                              {"weights", &Trace::weights},
+                                              {"dropped", &Trace::dropped},
+                                              {"headOutputs", &Trace::head_outputs},
+                                              {"merged", &Trace::merged},
+                                              {"output", &Trace::output}};
+
+struct LinearArgs {
+  TensorView x, w, b;
+};
+struct LinearResult {
+  Tensor y;
+};
+const TensorArg<LinearArgs> kProjectTensors[] = {
+    {"x", 2, 3, &LinearArgs::x}, {"w", 2, 2, &LinearArgs::w}, {"b", 1, 1, &LinearArgs::b}};
+const ResultTensor<LinearResult> kProjectResults[] = {{"y", &LinearResult::y}};
+
+struct AveragingArgs {
+  TensorView x;
+};
+const TensorArg<AveragingArgs> kAveragingTensors[] = {{"x", 2, 3, &AveragingArgs::x}};
+const ResultTensor<AveragingTrace> kAveragingResults[] = {{"loop", &AveragingTrace::loop},
+                                                          {"trilWeights", &AveragingTrace::tril_weights},
+                                                          {"matmul", &AveragingTrace::matmul},
+                                                          {"maskedZeros", &AveragingTrace::masked_zeros},
+                                                          {"softmaxWeights", &AveragingTrace::softmax_weights},
+                                                          {"softmax", &AveragingTrace::softmax}};
+
+// attn::ScaleMode by value.
+const char* const kScaleModeNames[] = {"inverseSqrtHeadSize", "none", "factor"};
+static_assert(sizeof kScaleModeNames / sizeof kScaleModeNames[0] == static_cast<size_t>(ScaleMode::kFactor) + 1,
+              "one name per attn::ScaleMode");
+
+// ---------------------------------------------------------------------------------------------
+// The arena and the result, reused by every call.
+
+struct Arena {
+  std::vector<float> floats;
+  std::vector<std::int32_t> ints;
+  std::vector<std::uint8_t> bytes;
+};
+Arena arena;
+CallHeader call;
+ResultHeader result;
+std::vector<float> result_data;
+std::vector<std::int32_t> result_layout;
+std::string error_message;
+
+// Reads the arena in packing order. A malformed packing is a bug in engine.js, but must still
+// never read out of bounds: it fails the call naming it.
+class Reader {
+ public:
+  explicit Reader(const char* call_name) : call_name_(call_name) {}
+
+  // rank, then dims; empty when the argument is not given (rank 0).
+  std::vector<int> shape(long long& count) {
+    const int rank = next_int();
+    count = 0;
+    if (rank == 0) return {};
+    if (rank < 0 || rank > 8) malformed();
+    std::vector<int> dims(static_cast<size_t>(rank));
+    count = 1;
+    for (int& dim : dims) {
+      dim = next_int();
+      if (dim < 0) malformed();
+      count = dim == 0 || count == 0 ? 0 : count * dim;
+      if (count > (1LL << 40)) malformed();
+    }
+    return dims;
+  }
+  const float* floats(long long count) { return take(arena.floats, floats_, count); }
+  const std::uint8_t* bytes(long long count) { return take(arena.bytes, bytes_, count); }
+  // Every section read to its end.
+  void finish() {
+    if (ints_ != arena.ints.size() || floats_ != arena.floats.size() || bytes_ != arena.bytes.size()) malformed();
+  }
+
+ private:
+  int next_int() {
+    if (ints_ >= arena.ints.size()) malformed();
+    return arena.ints[ints_++];
+  }
+  [[noreturn]] void malformed() const { throw Error(std::string(call_name_) + ": malformed argument packing"); }
+  // The next `count` elements of a section.
+  template <typename T>
+  const T* take(const std::vector<T>& section, size_t& at, long long count) {
+    if (count < 0 || static_cast<unsigned long long>(count) > section.size() - at) malformed();
+    const T* start = section.data() + at;
+    at += static_cast<size_t>(count);
+    return start;
+  }
+
+  const char* call_name_;
+  size_t ints_ = 0, floats_ = 0, bytes_ = 0;
+};
+
+// One tensor argument: its view over the arena's floats, left empty when not given.
+void read_tensor(TensorView& view, Reader& reader) {
+  long long count = 0;
+  std::vector<int> shape = reader.shape(count);
+  if (shape.empty()) return;
+  view.data = reader.floats(count);
+  view.shape = std::move(shape);
+}
+
+template <class Args, size_t N>
+void read_tensors(Args& args, const TensorArg<Args> (&table)[N], Reader& reader) {
+  for (const TensorArg<Args>& arg : table) read_tensor(args.*arg.view, reader);
+}
+
+template <size_t N>
+void read_flags(Options& options, const FlagArg (&table)[N], Reader& reader) {
+  for (const FlagArg& arg : table) {
+    long long count = 0;
+    std::vector<int> shape = reader.shape(count);
+    if (shape.empty()) continue;
+    const std::uint8_t* flags = reader.bytes(count);
+    (options.*arg.flags).assign(flags, flags + count);
+    if (arg.shape) options.*arg.shape = std::move(shape);
+  }
+}
+
+// The result: tensors appended one by one (skipping those not computed, e.g. the T×T ones
+// when materialize is false), then the header pointing at them.
+void append_result(size_t index, const Tensor& tensor) {
+  if (tensor.shape.empty()) return;
+  result_data.insert(result_data.end(), tensor.data.begin(), tensor.data.end());
+  result_layout.push_back(static_cast<std::int32_t>(index));
+  result_layout.push_back(static_cast<std::int32_t>(tensor.shape.size()));
+  result_layout.insert(result_layout.end(), tensor.shape.begin(), tensor.shape.end());
+}
+void finish_result(bool batched) {
+  result = ResultHeader{};
+  result.data = reinterpret_cast<std::uintptr_t>(result_data.data());
+  result.data_length = static_cast<std::int32_t>(result_data.size());
+  result.layout = reinterpret_cast<std::uintptr_t>(result_layout.data());
+  result.layout_length = static_cast<std::int32_t>(result_layout.size());
+  result.batched = batched ? 1 : 0;
+}
+
+template <class Result, size_t N>
+void write_result(const Result& tensors, const ResultTensor<Result> (&table)[N], bool batched) {
+  result_data.clear();
+  result_layout.clear();
+  for (size_t i = 0; i < N; ++i) append_result(i, tensors.*table[i].tensor);
+  finish_result(batched);
+}
+
+// Runs one call: any exception becomes a failed result whose message lastError() returns.
+template <class Body>
+std::uintptr_t run(const char* call_name, Body body) {
+  try {
+    Reader reader(call_name);
+    body(reader);
+  } catch (const std::exception& error) {
+    error_message = error.what();
+    result = ResultHeader{};
+    result.failed = 1;
+  }
+  return reinterpret_cast<std::uintptr_t>(&result);
+}
+
+template <class Args, size_t N>
+std::vector<TensorArgument> describe_tensors(const TensorArg<Args> (&table)[N]) {
+  std::vector<TensorArgument> out;
+  for (const TensorArg<Args>& arg : table) out.push_back({arg.name, arg.min_rank, arg.max_rank});
+  return out;
+}
+template <class Result, size_t N>
+std::vector<const char*> describe_results(const ResultTensor<Result> (&table)[N]) {
+  std::vector<const char*> out;
+  for (const ResultTensor<Result>& r : table) out.push_back(r.name);
+  return out;
+}
+
+}  // namespace
+
+const Description& describe() {
+  static const Description description = [] {
+    Description d;
+    d.sections = {ATTN_ABI_FIELD(CallHeader, floats, "floats"), ATTN_ABI_FIELD(CallHeader, ints, "ints"),
+                  ATTN_ABI_FIELD(CallHeader, bytes, "bytes")};
+    d.options = {
+        ATTN_ABI_FIELD(CallHeader, kernel, "kernel"),     ATTN_ABI_FIELD(CallHeader, heads, "heads"),
+        ATTN_ABI_FIELD(CallHeader, causal, "causal"),     ATTN_ABI_FIELD(CallHeader, scale_mode, "scaleMode"),
+        ATTN_ABI_FIELD(CallHeader, training, "training"), ATTN_ABI_FIELD(CallHeader, materialize, "materialize"),
+        ATTN_ABI_FIELD(CallHeader, seed_low, "seedLow"),  ATTN_ABI_FIELD(CallHeader, seed_high, "seedHigh"),
+        ATTN_ABI_FIELD(CallHeader, scale, "scale"),       ATTN_ABI_FIELD(CallHeader, temperature, "temperature"),
+        ATTN_ABI_FIELD(CallHeader, dropout, "dropout")};
+    d.result = {ATTN_ABI_FIELD(ResultHeader, failed, "failed"),
+                ATTN_ABI_FIELD(ResultHeader, data, "data"),
+                ATTN_ABI_FIELD(ResultHeader, data_length, "dataLength"),
+                ATTN_ABI_FIELD(ResultHeader, layout, "layout"),
+                ATTN_ABI_FIELD(ResultHeader, layout_length, "layoutLength"),
+                ATTN_ABI_FIELD(ResultHeader, kernel, "kernel"),
+                ATTN_ABI_FIELD(ResultHeader, batched, "batched"),
+                ATTN_ABI_FIELD(ResultHeader, scale, "scale")};
+    Call attend{"attend", describe_tensors(kAttendTensors), {}, describe_results(kAttendResults)};
+    for (const FlagArg& flag : kAttendFlags) attend.flags.push_back(flag.name);
+    d.calls = {attend,
+               {"project", describe_tensors(kProjectTensors), {}, describe_results(kProjectResults)},
+               {"averaging", describe_tensors(kAveragingTensors), {}, describe_results(kAveragingResults)}};
+    for (int k = 0; k <= static_cast<int>(Kernel::kAuto); ++k) d.kernels.push_back(kernel_name(static_cast<Kernel>(k)));
+    for (const char* name : kScaleModeNames) d.scale_modes.push_back(name);
+    return d;
+  }();
+  return description;
+}
+
+std::uintptr_t prepare(int floats, int ints, int bytes) {
+  // Sizes come from engine.js after its own checks; negative means a bug there.
+  arena.floats.resize(static_cast<size_t>(floats < 0 ? 0 : floats));
+  arena.ints.resize(static_cast<size_t>(ints < 0 ? 0 : ints));
+  arena.bytes.resize(static_cast<size_t>(bytes < 0 ? 0 : bytes));
+  call.floats = reinterpret_cast<std::uintptr_t>(arena.floats.data());
+  call.ints = reinterpret_cast<std::uintptr_t>(arena.ints.data());
+  call.bytes = reinterpret_cast<std::uintptr_t>(arena.bytes.data());
+  return reinterpret_cast<std::uintptr_t>(&call);
+}
+
+std::uintptr_t attend() {
+  return run("attend", [](Reader& reader) {
+    Inputs inputs;
+    Options options;
+    read_tensors(inputs, kAttendTensors, reader);
+    read_flags(options, kAttendFlags, reader);
+    reader.finish();
+    if (call.kernel < 0 || call.kernel > static_cast<int>(Kernel::kAuto)) throw Error("kernel: unknown kernel index");
+    if (call.scale_mode < 0 || call.scale_mode > static_cast<int>(ScaleMode::kFactor)) {
+      throw Error("scale: unknown scale mode index");
+    }
+    options.kernel = static_cast<Kernel>(call.kernel);
+    options.heads = call.heads;
+    options.causal = call.causal != 0;
+    options.scale_mode = static_cast<ScaleMode>(call.scale_mode);
+    options.scale_factor = call.scale;
+    options.temperature = call.temperature;
+    options.dropout = call.dropout;
+    options.training = call.training != 0;
+    options.materialize = call.materialize != 0;
+    options.seed = (static_cast<std::uint64_t>(call.seed_high) << 32) | call.seed_low;
+
+    const Trace trace = attn::attend(inputs, options);
+    write_result(trace, kAttendResults, trace.batched);
+    result.kernel = static_cast<std::int32_t>(trace.kernel);
+    result.scale = trace.scale;
+  });
+}
+
+std::uintptr_t project() {
+  return run("project", [](Reader& reader) {
+    LinearArgs args;
+    read_tensors(args, kProjectTensors, reader);
+    reader.finish();
+    const LinearResult y{linear(args.x, args.w, args.b)};
+    write_result(y, kProjectResults, args.x.shape.size() == 3);
+  });
+}
+
+std::uintptr_t averaging() {
+  return run("averaging", [](Reader& reader) {
+    AveragingArgs args;
+    read_tensors(args, kAveragingTensors, reader);
+    reader.finish();
+    const AveragingTrace trace = causal_average(args.x);
+    write_result(trace, kAveragingResults, trace.batched);
+  });
+}
+
+const std::string& last_error() { return error_message; }
+
+}  // namespace attn::abi

@@ -1,0 +1,96 @@
+// The binary layout between the WASM core and web/lib/engine.js, written once.
+//
+// A call crosses the boundary through an arena in linear memory, so it costs two Embind calls
+// with plain integer arguments and no emval objects (the seed's bank example is a ~10 µs call
+// and emval traffic was most of it before the arena):
+//   1. prepare(floats, ints, bytes) sizes the arena's three sections and returns the address of
+//      the CallHeader, whose section addresses engine.js reads; it then writes
+//        floats: the data of every given tensor argument, in the call's table order;
+//        ints:   per tensor argument, then per flag argument: rank, then dims (rank 0: not given);
+//        bytes:  the data of every given flag argument, in table order;
+//      and, for attend, the scalar options into the CallHeader's option fields.
+//   2. attend() / project() / averaging() runs and returns the address of the ResultHeader:
+//      `failed` (then lastError() has the message), the float data of every result tensor back
+//      to back, and a layout of int32s: per tensor its index in the call's result names, rank
+//      and dims.
+// describe() lists all of it by name (header fields with their offsetof and type, each call's
+// tensor and flag arguments and result names, the kernel and scale-mode names by enum value);
+// module.abi() hands that to engine.js, which derives its writer and reader from it at load.
+// The arena and the result buffers are reused by the next call, so the heap stays flat.
+//
+// Plain C++ (no Emscripten header): src/bindings/bindings.cpp exports these functions, and the
+// native tests call them directly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attn::abi {
+
+// Where one call's arguments are. Addresses are of linear memory (uintptr_t: 32 bits in WASM).
+struct CallHeader {
+  // Sections, set by prepare().
+  std::uintptr_t floats = 0;
+  std::uintptr_t ints = 0;
+  std::uintptr_t bytes = 0;
+  // attend()'s scalar options, written by engine.js.
+  std::int32_t kernel = 0;  // attn::Kernel, an index into Description::kernels
+  std::int32_t heads = 1;
+  std::int32_t causal = 0;
+  std::int32_t scale_mode = 0;  // attn::ScaleMode, an index into Description::scale_modes
+  std::int32_t training = 0;
+  std::int32_t materialize = 1;
+  std::uint32_t seed_low = 0, seed_high = 0;
+  float scale = 1.0f;  // the factor when scale_mode is kFactor
+  float temperature = 1.0f;
+  float dropout = 0.0f;
+};
+
+// What a call leaves for engine.js.
+struct ResultHeader {
+  std::int32_t failed = 0;  // nonzero: the call threw; lastError() has the message
+  std::uintptr_t data = 0;  // float32[data_length]: every result tensor, back to back
+  std::int32_t data_length = 0;
+  std::uintptr_t layout = 0;  // int32[layout_length]: per tensor its result index, rank, dims
+  std::int32_t layout_length = 0;
+  std::int32_t kernel = 0;   // the attn::Kernel that ran (attend)
+  std::int32_t batched = 0;  // x was (B, T, D)
+  float scale = 1.0f;        // the scale s that was used (attend)
+};
+
+// The layout as plain data, for module.abi().
+struct Field {
+  const char* name;    // as engine.js spells it
+  std::size_t offset;  // offsetof in its header
+  const char* type;    // "i32", "u32" or "f32" in WASM ("u64" for addresses in a native build)
+};
+struct TensorArgument {
+  const char* name;
+  int min_rank, max_rank;
+};
+struct Call {
+  const char* name;  // the engine method: "attend", "project", "averaging"
+  std::vector<TensorArgument> tensors;
+  std::vector<const char*> flags;
+  std::vector<const char*> results;
+};
+struct Description {
+  std::vector<Field> sections;  // CallHeader: floats, ints, bytes
+  std::vector<Field> options;   // CallHeader: attend's options
+  std::vector<Field> result;    // ResultHeader
+  std::vector<Call> calls;
+  std::vector<const char*> kernels;      // kernel_name() by attn::Kernel value
+  std::vector<const char*> scale_modes;  // by attn::ScaleMode value
+};
+const Description& describe();
+
+// The entry points. Each returns an address: prepare() the CallHeader, the others the ResultHeader.
+std::uintptr_t prepare(int floats, int ints, int bytes);
+std::uintptr_t attend();
+std::uintptr_t project();
+std::uintptr_t averaging();
+const std::string& last_error();
+
+}  // namespace attn::abi
