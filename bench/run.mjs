@@ -247,10 +247,10 @@ const profile = [];
   [...p, ps].forEach((x) => M._bk_free(x));
 }
 
-// The seed example through the real engine (src/core/ via web/lib/engine.js).
+// The seed example through the real engine (src/core/ via web/engine/engine.js).
 let seedResult = null;
 try {
-  const { loadEngine } = await import('../web/lib/engine.js');
+  const { loadEngine } = await import('../web/engine/engine.js');
   const engine = await loadEngine();
   const ex = engine.examples();
   const x = ex.contexts.river.map((w) => ex.vocabulary[w]);
@@ -414,7 +414,7 @@ if (profile.length) {
 }
 if (seedResult) {
   lines.push(`Seed 003 bank example (T = 3, D = 4, W_query/W_key/W_value, river context) through ` +
-    `\`engine.attend\` (web/lib/engine.js, full trace, kernel ${seedResult.kernel}): ` +
+    `\`engine.attend\` (web/engine/engine.js, full trace, kernel ${seedResult.kernel}): ` +
     `**${seedResult.us.toFixed(2)} µs per call** [${seedResult.p10.toFixed(2)}–${seedResult.p90.toFixed(2)}].`);
   lines.push('');
 }

@@ -20,20 +20,23 @@ const WEB = path.join(ROOT, 'web');
 const DIST = path.join(ROOT, 'dist');
 const BUDGET_BYTES = 150 * 1024;   // issue 5: the element file ≤ 150 KB gzipped, WASM included
 
-const wasmFile = path.join(WEB, 'lib/attention_engine.wasm');
-
+// Two builds of the engine (CMakeLists.txt): the element inlines the small one (attention only);
+// the page and the iframe inline the whole one.
+const ENGINES = {
+  embed: { glue: path.join(WEB, 'engine/attention_engine_embed.mjs'), wasm: path.join(WEB, 'engine/attention_engine_embed.wasm') },
+  full: { glue: path.join(WEB, 'engine/attention_engine.mjs'), wasm: path.join(WEB, 'engine/attention_engine.wasm') },
+};
 // The WASM travels gzip-compressed in base64 (≈ 54 KB instead of ≈ 75 KB for raw base64 once the
 // bundle is gzipped) and is unpacked with DecompressionStream, which needs no eval and no fetch.
-const wasm = fs.readFileSync(wasmFile);
-const wasmGzBase64 = gzipSync(wasm, { level: 9 }).toString('base64');
+const wasmGzBase64 = (engine) => gzipSync(fs.readFileSync(ENGINES[engine].wasm), { level: 9 }).toString('base64');
 
 const read = (p) => fs.readFileSync(path.join(WEB, p), 'utf8');
 // The element's CSS: the explorer's styles and the element's own.
 const elementCss = [read('styles/explorer.css'), read('element/element.css')].join('\n');
 
-const ASSETS_SOURCE = `
+const assetsSource = (engine) => `
 const CSS = ${JSON.stringify(elementCss)};
-const WASM_GZ = ${JSON.stringify(wasmGzBase64)};
+const WASM_GZ = ${JSON.stringify(wasmGzBase64(engine))};
 export async function elementCSS() { return CSS; }
 let wasmPromise = null;
 async function unpack() {
@@ -50,8 +53,8 @@ export async function engineOptions() {
 }
 `;
 
-const engineJs = path.join(WEB, 'lib/engine.js');
-// Every bundle gets the engine with its WASM inlined: imports of lib/engine.js resolve to a
+const engineJs = path.join(WEB, 'engine/engine.js');
+// Every bundle gets the engine with its WASM inlined: imports of engine/engine.js resolve to a
 // wrapper whose loadEngine() passes the inlined bytes (engine.js fetches them otherwise).
 const ENGINE_WRAPPER = `
 export * from ${JSON.stringify(engineJs)};
@@ -62,7 +65,7 @@ export async function loadEngine(options = {}) {
 }
 `;
 
-function distPlugin() {
+function distPlugin({ engine }) {
   return {
     name: 'attention-explorer-dist',
     setup(build) {
@@ -74,7 +77,10 @@ function distPlugin() {
         if (args.namespace === 'ae-virtual') return undefined;
         return path.resolve(args.resolveDir, args.path) === engineJs ? { path: 'engine', namespace: 'ae-virtual' } : undefined;
       });
-      build.onLoad({ filter: /^assets$/, namespace: 'ae-virtual' }, () => ({ contents: ASSETS_SOURCE, loader: 'js' }));
+      build.onLoad({ filter: /^assets$/, namespace: 'ae-virtual' }, () => ({ contents: assetsSource(engine), loader: 'js' }));
+      // engine.js's import of its module glue: the glue of the engine this bundle inlines.
+      build.onResolve({ filter: /(^|\/)attention_engine\.mjs$/ }, (args) =>
+        path.resolve(args.resolveDir, args.path) === ENGINES.full.glue ? { path: ENGINES[engine].glue } : undefined);
       build.onLoad({ filter: /^engine$/, namespace: 'ae-virtual' }, () => ({ contents: ENGINE_WRAPPER, loader: 'js', resolveDir: path.join(WEB, 'lib') }));
       // The vendored d3 bundle keeps every scheme; the npm package tree-shakes to the three used.
       build.onResolve({ filter: /vendor\/d3-scale-chromatic\.js$/ }, () => ({ path: path.join(ROOT, 'node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs') }));
@@ -82,7 +88,7 @@ function distPlugin() {
   };
 }
 
-async function bundle(entry, outfile, { format, globalName } = {}) {
+async function bundle(entry, outfile, { format, globalName, engine = 'full' } = {}) {
   const result = await esbuild.build({
     entryPoints: [path.join(WEB, entry)],
     outfile,
@@ -98,7 +104,7 @@ async function bundle(entry, outfile, { format, globalName } = {}) {
     // Emscripten's module names its own URL with import.meta.url; with wasmBinary given it is
     // only a base for locateFile, never fetched. Classic scripts have no import.meta.
     define: format === 'iife' ? { 'import.meta.url': 'location.href' } : {},
-    plugins: [distPlugin()],
+    plugins: [distPlugin({ engine })],
     logLevel: 'warning',
     metafile: true,
   });
@@ -123,8 +129,8 @@ fs.mkdirSync(DIST, { recursive: true });
 
 // 1. The element: ESM + classic-script copy.
 const elementFile = path.join(DIST, 'attention-explorer.js');
-await bundle('element/attention-explorer.js', elementFile, { format: 'esm' });
-await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explorer.iife.js'), { format: 'iife' });
+await bundle('element/attention-explorer.js', elementFile, { format: 'esm', engine: 'embed' });
+await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explorer.iife.js'), { format: 'iife', engine: 'embed' });
 
 // 2. The page and the iframe view, as classic scripts (they must open from file://).
 await bundle('app.js', path.join(DIST, 'app.js'), { format: 'iife' });
@@ -166,7 +172,7 @@ for (const file of ['attention-explorer.js', 'attention-explorer.iife.js', 'app.
   const p = path.join(DIST, file);
   console.log(`build-dist: dist/${file} ${kb(fs.statSync(p).size)}, ${kb(gz(p))} gzipped`);
 }
-console.log(`build-dist: the element file is ${kb(size)} gzipped (budget ${kb(BUDGET_BYTES)}, WASM ${kb(wasm.length)} inlined)`);
+console.log(`build-dist: the element file is ${kb(size)} gzipped (budget ${kb(BUDGET_BYTES)}, its engine ${kb(fs.statSync(ENGINES.embed.wasm).size)} of WASM inlined)`);
 if (size > BUDGET_BYTES) {
   console.error(`build-dist: dist/attention-explorer.js is ${kb(size)} gzipped, over the ${kb(BUDGET_BYTES)} budget`);
   process.exit(1);

@@ -1,6 +1,7 @@
 // Builds what `npm start` and `npm test` need, incrementally:
-//   web/lib/attention_engine.{mjs,wasm}  the WASM engine (cmake --build is incremental; CMake
-//                                        writes both files straight into web/lib/)
+//   web/engine/attention_engine{,_embed}.{mjs,wasm}  the WASM engine, whole and the element's small
+//                                        build (cmake --build is incremental; CMake writes the
+//                                        files straight into web/engine/)
 //   web/vendor/d3-scale-chromatic.js     the page's one third-party library, bundled by esbuild
 //                                        so the page works offline with no CDN
 //   dist/                                the bundles (scripts/build-dist.mjs; esbuild, < 1 s)
@@ -17,14 +18,14 @@ const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' }; // Debian's emcc
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit', env });
 const mtime = (file) => (existsSync(join(root, file)) ? statSync(join(root, file)).mtimeMs : 0);
 
-const wasm = 'web/lib/attention_engine.wasm';
+const wasm = 'web/engine/attention_engine.wasm';
 const before = mtime(wasm);
 if (!existsSync(join(root, 'build-wasm/CMakeCache.txt'))) {
   run('emcmake', ['cmake', '-S', '.', '-B', 'build-wasm', '-DCMAKE_BUILD_TYPE=Release', '-DATTN_BUILD_DEMO=OFF']);
 }
-run('cmake', ['--build', 'build-wasm', '--target', 'attention_engine', '-j2']);
+run('cmake', ['--build', 'build-wasm', '--target', 'attention_engine', 'attention_engine_embed', '-j2']);
 if (mtime(wasm) !== before) {
-  for (const file of ['web/lib/attention_engine.mjs', wasm]) {
+  for (const file of ['web/engine/attention_engine.mjs', wasm, 'web/engine/attention_engine_embed.wasm']) {
     const bytes = readFileSync(join(root, file));
     const gz = gzipSync(bytes, { level: 9 }).length;
     console.log(`build: ${file} ${(bytes.length / 1024).toFixed(1)} KB, ${(gz / 1024).toFixed(1)} KB gzipped`);

@@ -1,7 +1,7 @@
 // The explorer page: its state comes from the URL hash (and goes back into it, with working
 // back/forward), with the full controls, the export menus and the embed dialog. Tests read
 // window.__explorer = {store, engine, explorer, ready}.
-import { loadEngine } from './lib/engine.js';
+import { loadEngine } from './engine/engine.js';
 
 // Fetch and compile the WASM engine while the other modules load, not after.
 const enginePromise = loadEngine();

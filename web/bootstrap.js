@@ -5,7 +5,7 @@
 //
 //   engine → defaults (seed 003's example) → the entry's untrusted state → sanitizeState →
 //   store → mountExplorer → problems shown in the explorer's notice
-import { loadEngine } from './lib/engine.js';
+import { loadEngine } from './engine/engine.js';
 import { defaultState } from './lib/state.js';
 import { sanitizeState } from './lib/share.js';
 import { createStore } from './lib/store.js';

@@ -4,7 +4,7 @@
 //   {type: 'attention-explorer:height', height: <CSS px>}
 // so the host can size the frame (see web/examples/iframe.html).
 import { mountFromState } from './bootstrap.js';
-import { loadEngine } from './lib/engine.js';
+import { loadEngine } from './engine/engine.js';
 import { readHash, stateFromHash } from './lib/share.js';
 
 export const HEIGHT_MESSAGE = 'attention-explorer:height';

@@ -2,11 +2,19 @@
 // encoded from those tables, and described by name for engine.js.
 #include "abi.h"
 
+#include <cmath>
 #include <cstddef>
 #include <exception>
+#include <map>
+#include <memory>
+#include <string>
 #include <type_traits>
 
 #include "attention.h"
+#ifndef ATTN_ENGINE_EMBED
+#include "pca.h"
+#include "torch_random.h"
+#endif
 
 namespace attn::abi {
 
@@ -82,6 +90,34 @@ const ResultTensor<AveragingTrace> kAveragingResults[] = {{"loop", &AveragingTra
                                                           {"maskedZeros", &AveragingTrace::masked_zeros},
                                                           {"softmaxWeights", &AveragingTrace::softmax_weights},
                                                           {"softmax", &AveragingTrace::softmax}};
+
+#ifndef ATTN_ENGINE_EMBED
+struct PcaArgs {
+  TensorView x;
+};
+const TensorArg<PcaArgs> kPcaTensors[] = {{"x", 2, 2, &PcaArgs::x}};
+const ResultTensor<Projection2D> kPcaResults[] = {{"mean", &Projection2D::mean},
+                                                  {"components", &Projection2D::components},
+                                                  {"projected", &Projection2D::projected},
+                                                  {"explained", &Projection2D::explained}};
+
+// draw(): the generator's operations by index, an optional input tensor, the shape, the results.
+struct DrawArgs {
+  TensorView input;
+};
+struct DrawResult {
+  Tensor values, bias, keep;
+};
+const TensorArg<DrawArgs> kDrawTensors[] = {{"input", 1, 4, &DrawArgs::input}};
+const char* const kDrawShapes[] = {"shape"};
+const ResultTensor<DrawResult> kDrawResults[] = {
+    {"values", &DrawResult::values}, {"bias", &DrawResult::bias}, {"keep", &DrawResult::keep}};
+enum class DrawOp { kRand, kRandn, kRandint, kNormal, kUniform, kBernoulli, kLinear, kEmbedding, kDropout, kSkip };
+const char* const kDrawNames[] = {"rand",      "randn",  "randint",   "normal",  "uniform",
+                                  "bernoulli", "linear", "embedding", "dropout", "skip"};
+static_assert(sizeof kDrawNames / sizeof kDrawNames[0] == static_cast<size_t>(DrawOp::kSkip) + 1, "one name per op");
+
+#endif
 
 // attn::ScaleMode by value.
 const char* const kScaleModeNames[] = {"inverseSqrtHeadSize", "none", "factor"};
@@ -252,11 +288,18 @@ const Description& describe() {
                 ATTN_ABI_FIELD(ResultHeader, kernel, "kernel"),
                 ATTN_ABI_FIELD(ResultHeader, batched, "batched"),
                 ATTN_ABI_FIELD(ResultHeader, scale, "scale")};
-    Call attend{"attend", describe_tensors(kAttendTensors), {}, describe_results(kAttendResults)};
+    Call attend{"attend", describe_tensors(kAttendTensors), {}, {}, describe_results(kAttendResults)};
     for (const FlagArg& flag : kAttendFlags) attend.flags.push_back(flag.name);
     d.calls = {attend,
-               {"project", describe_tensors(kProjectTensors), {}, describe_results(kProjectResults)},
-               {"averaging", describe_tensors(kAveragingTensors), {}, describe_results(kAveragingResults)}};
+               {"project", describe_tensors(kProjectTensors), {}, {}, describe_results(kProjectResults)},
+               {"averaging", describe_tensors(kAveragingTensors), {}, {}, describe_results(kAveragingResults)}};
+#ifndef ATTN_ENGINE_EMBED
+    d.calls.push_back({"pca", describe_tensors(kPcaTensors), {}, {}, describe_results(kPcaResults)});
+    Call draw{"draw", describe_tensors(kDrawTensors), {}, {}, describe_results(kDrawResults)};
+    for (const char* name : kDrawShapes) draw.shapes.push_back(name);
+    d.calls.push_back(draw);
+    for (const char* name : kDrawNames) d.draws.push_back(name);
+#endif
     for (int k = 0; k <= static_cast<int>(Kernel::kAuto); ++k) d.kernels.push_back(kernel_name(static_cast<Kernel>(k)));
     for (const char* name : kScaleModeNames) d.scale_modes.push_back(name);
     return d;
@@ -323,6 +366,111 @@ std::uintptr_t averaging() {
     write_result(trace, kAveragingResults, trace.batched);
   });
 }
+
+#ifndef ATTN_ENGINE_EMBED
+// One integer-list argument (a shape): its values; empty when not given.
+static std::vector<int> read_shape(Reader& reader) {
+  long long count = 0;
+  return reader.shape(count);
+}
+
+std::uintptr_t pca() {
+  return run("pca", [](Reader& reader) {
+    PcaArgs args;
+    read_tensors(args, kPcaTensors, reader);
+    reader.finish();
+    write_result(attn::pca2(args.x), kPcaResults, false);
+  });
+}
+
+// Generators by handle; a page makes a few (one per notebook view), engine.js frees them.
+std::map<int, std::unique_ptr<TorchGenerator>> generators;
+int next_handle = 1;
+constexpr size_t kMaxGenerators = 1024;
+
+int generator_create(double seed) {
+  try {
+    if (generators.size() >= kMaxGenerators) {
+      throw Error("seed: more than " + std::to_string(kMaxGenerators) + " generators are alive; dispose() some");
+    }
+    generators.emplace(next_handle, std::make_unique<TorchGenerator>(TorchGenerator::seed_from_number(seed)));
+    return next_handle++;
+  } catch (const std::exception& error) {
+    error_message = error.what();
+    return 0;
+  }
+}
+
+void generator_delete(int handle) { generators.erase(handle); }
+
+std::uintptr_t draw(int handle, int op, double a, double b, int flag) {
+  return run("draw", [&](Reader& reader) {
+    DrawArgs args;
+    read_tensors(args, kDrawTensors, reader);
+    const std::vector<int> shape = read_shape(reader);
+    reader.finish();
+    const auto found = generators.find(handle);
+    if (found == generators.end()) throw Error("draw: this generator was disposed");
+    TorchGenerator& g = *found->second;
+    const auto count = [](double v, const char* name) {
+      if (!(v >= 0 && v <= 1 << 24) || v != static_cast<int>(v)) {
+        throw Error(std::string(name) + ": expected an integer in [0, 16777216], got " + std::to_string(v));
+      }
+      return static_cast<int>(v);
+    };
+    const auto filled = [&](auto fill) {
+      TensorView view{nullptr, shape};
+      if (view.size() > TorchGenerator::kMaxElements) throw Error("shape: more than 2^24 elements");
+      Tensor t;
+      t.shape = shape;
+      t.data.assign(static_cast<size_t>(view.shape.empty() ? 1 : view.size()), 0.0f);
+      fill(t);
+      return t;
+    };
+    DrawResult out;
+    switch (static_cast<DrawOp>(op)) {
+      case DrawOp::kRand: out.values = g.rand(shape); break;
+      case DrawOp::kRandn: out.values = g.randn(shape); break;
+      case DrawOp::kRandint: {
+        // float32 results: the bounds stay within ±2^24, where every integer is exact.
+        for (const auto& [v, name] : {std::pair<double, const char*>{a, "low"}, {b, "high"}}) {
+          if (!(std::fabs(v) <= 1 << 24) || v != static_cast<double>(static_cast<long long>(v))) {
+            throw Error(std::string(name) + ": expected an integer in [-16777216, 16777216], got " + std::to_string(v));
+          }
+        }
+        const IntTensor t = g.randint(static_cast<std::int64_t>(a), static_cast<std::int64_t>(b), shape);
+        out.values.shape = t.shape;
+        out.values.data.assign(t.data.begin(), t.data.end());
+        break;
+      }
+      case DrawOp::kNormal: out.values = filled([&](Tensor& t) { g.normal_(t, a, b); }); break;
+      case DrawOp::kUniform: out.values = filled([&](Tensor& t) { g.uniform_(t, a, b); }); break;
+      case DrawOp::kBernoulli: out.values = g.bernoulli(a, shape); break;
+      case DrawOp::kLinear: {
+        LinearParams p = g.linear_init(count(a, "inFeatures"), count(b, "outFeatures"), flag != 0);
+        out.values = std::move(p.weight);
+        if (p.has_bias) out.bias = std::move(p.bias);
+        break;
+      }
+      case DrawOp::kEmbedding: out.values = g.embedding_init(count(a, "count"), count(b, "dim")); break;
+      case DrawOp::kDropout: {
+        if (!args.input.given()) throw Error("input: required, the tensor dropout is applied to");
+        DropoutDraw d = g.dropout(args.input, a, true);
+        out.values = std::move(d.output);
+        out.keep.shape = out.values.shape;
+        out.keep.data.assign(d.keep.begin(), d.keep.end());
+        break;
+      }
+      case DrawOp::kSkip:
+        for (int n = count(a, "words"); n > 0; --n) g.random();
+        break;
+      default: throw Error("draw: unknown operation index " + std::to_string(op));
+    }
+    write_result(out, kDrawResults, false);
+  });
+}
+
+#endif  // ATTN_ENGINE_EMBED
 
 const std::string& last_error() { return error_message; }
 

@@ -1,4 +1,4 @@
-// The binary layout between the WASM core and web/lib/engine.js, written once.
+// The binary layout between the WASM core and web/engine/engine.js, written once.
 //
 // A call crosses the boundary through an arena in linear memory, so it costs two Embind calls
 // with plain integer arguments and no emval objects (the seed's bank example is a ~10 µs call
@@ -9,7 +9,7 @@
 //        ints:   per tensor argument, then per flag argument: rank, then dims (rank 0: not given);
 //        bytes:  the data of every given flag argument, in table order;
 //      and, for attend, the scalar options into the CallHeader's option fields.
-//   2. attend() / project() / averaging() runs and returns the address of the ResultHeader:
+//   2. attend() / project() / averaging() / pca() runs and returns the address of the ResultHeader:
 //      `failed` (then lastError() has the message), the float data of every result tensor back
 //      to back, and a layout of int32s: per tensor its index in the call's result names, rank
 //      and dims.
@@ -71,9 +71,10 @@ struct TensorArgument {
   int min_rank, max_rank;
 };
 struct Call {
-  const char* name;  // the engine method: "attend", "project", "averaging"
+  const char* name;  // the engine method: "attend", "project", "averaging", "pca", "draw"
   std::vector<TensorArgument> tensors;
   std::vector<const char*> flags;
+  std::vector<const char*> shapes;  // integer-list arguments (rank, then dims), after the flags
   std::vector<const char*> results;
 };
 struct Description {
@@ -83,6 +84,7 @@ struct Description {
   std::vector<Call> calls;
   std::vector<const char*> kernels;      // kernel_name() by attn::Kernel value
   std::vector<const char*> scale_modes;  // by attn::ScaleMode value
+  std::vector<const char*> draws;        // draw()'s operations by index
 };
 const Description& describe();
 
@@ -91,6 +93,20 @@ std::uintptr_t prepare(int floats, int ints, int bytes);
 std::uintptr_t attend();
 std::uintptr_t project();
 std::uintptr_t averaging();
+
+// Not in the embeddable element's engine (ATTN_ENGINE_EMBED): PCA and PyTorch's generator.
+std::uintptr_t pca();
+
+// PyTorch's CPU generator (attn::TorchGenerator) for engine.torchGenerator(): generators live
+// here by handle. generator_create returns a handle ≥ 1, or 0 after recording the error.
+// draw(handle, op, a, b, flag) runs Description::draws[op] on the arena's "input" tensor and
+// "shape" list, with scalars a, b (low/high, mean/std, from/to, p, in/out features, words) and
+// flag (nn.Linear's bias), and returns the ResultHeader: "values", and "bias" or "keep".
+int generator_create(double seed);
+void generator_delete(int handle);
+std::uintptr_t draw(int handle, int op, double a, double b, int flag);
 const std::string& last_error();
+// Records a failure of a call made outside the arena (a generator's draw): lastError() returns it.
+void record_error(const std::string& message);
 
 }  // namespace attn::abi

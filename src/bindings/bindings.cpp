@@ -53,6 +53,7 @@ val abi() {
     val entry = val::object();
     entry.set("tensors", tensors);
     entry.set("flags", strings(c.flags));
+    entry.set("shapes", strings(c.shapes));
     entry.set("results", strings(c.results));
     calls.set(c.name, entry);
   }
@@ -63,6 +64,7 @@ val abi() {
   out.set("calls", calls);
   out.set("kernels", strings(d.kernels));
   out.set("scaleModes", strings(d.scale_modes));
+  out.set("draws", strings(d.draws));
   return out;
 }
 
@@ -132,6 +134,12 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("attend", &attn::abi::attend);
   emscripten::function("project", &attn::abi::project);
   emscripten::function("averaging", &attn::abi::averaging);
+#ifndef ATTN_ENGINE_EMBED
+  emscripten::function("pca", &attn::abi::pca);
+  emscripten::function("generatorCreate", &attn::abi::generator_create);
+  emscripten::function("generatorDelete", &attn::abi::generator_delete);
+  emscripten::function("draw", &attn::abi::draw);
+#endif
   emscripten::function("lastError", &last_error);
   emscripten::function("examples", &examples);
   emscripten::function("limits", &limits);

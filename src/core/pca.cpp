@@ -37,6 +37,7 @@ Projection2D pca2(const TensorView& x) {
   out.mean = detail::zeros({D});
   out.components = detail::zeros({2, D});
   out.projected = detail::zeros({N, 2});
+  out.explained = detail::zeros({2});
   out.total_variance = static_cast<float>(total);
   for (int c = 0; c < D; ++c) out.mean.data[c] = static_cast<float>(mean[c]);
   // 3. the two largest, each signed so its largest-magnitude entry is positive
@@ -46,7 +47,7 @@ Projection2D pca2(const TensorView& x) {
     v.cwiseAbs().maxCoeff(&at);
     if (v[at] < 0) v = -v;
     const double value = std::max(0.0, solver.eigenvalues()[D - 1 - k]);
-    out.explained[k] = total > 0 ? static_cast<float>(value / total) : 0.0f;
+    out.explained.data[k] = total > 0 ? static_cast<float>(value / total) : 0.0f;
     for (int c = 0; c < D; ++c) out.components.data[static_cast<size_t>(k) * D + c] = static_cast<float>(v[c]);
     // 4. project
     const Eigen::VectorXd p = centred * v;

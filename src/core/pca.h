@@ -11,8 +11,8 @@ struct Projection2D {
   Tensor mean;        // (D)     the points' mean
   Tensor components;  // (2, D)  unit directions of largest variance (row 1 is 0 when D = 1)
   Tensor projected;   // (N, 2)  (x − mean) · componentsᵀ
-  float explained[2] = {0.0f, 0.0f};  // share of the total variance along each component, in [0, 1]
-  float total_variance = 0.0f;        // sum of the per-dimension variances (divisor N)
+  Tensor explained;   // (2)     share of the total variance along each component, in [0, 1]
+  float total_variance = 0.0f;  // sum of the per-dimension variances (divisor N)
 };
 
 // x: (N, D) points, N ≥ 1, 1 ≤ D ≤ Limits::kMaxWidth, every value finite with |v| ≤

@@ -16,8 +16,8 @@ TEST(Pca2, PointsOnALineHaveAllTheirVarianceOnTheFirstComponent) {
   std::vector<float> x;
   for (int t = -2; t <= 2; ++t) x.insert(x.end(), {1.0f + t, 1.0f + 2.0f * t, 1.0f - t});
   const attn::Projection2D p = attn::pca2(view(x, 5, 3));
-  EXPECT_NEAR(p.explained[0], 1.0f, 1e-6);
-  EXPECT_NEAR(p.explained[1], 0.0f, 1e-6);
+  EXPECT_NEAR(p.explained.data[0], 1.0f, 1e-6);
+  EXPECT_NEAR(p.explained.data[1], 0.0f, 1e-6);
   const float norm = std::sqrt(6.0f);
   EXPECT_NEAR(p.components.data[0], 1.0f / norm, 1e-6);
   EXPECT_NEAR(p.components.data[1], 2.0f / norm, 1e-6);  // the largest entry is positive
@@ -33,8 +33,8 @@ TEST(Pca2, TwoDimensionalPointsAreOnlyRotatedAndCentred) {
   std::vector<float> x(2 * 9);
   for (float& v : x) v = normal(rng);
   const attn::Projection2D p = attn::pca2(view(x, 9, 2));
-  EXPECT_NEAR(p.explained[0] + p.explained[1], 1.0f, 1e-6);
-  EXPECT_GE(p.explained[0], p.explained[1]);
+  EXPECT_NEAR(p.explained.data[0] + p.explained.data[1], 1.0f, 1e-6);
+  EXPECT_GE(p.explained.data[0], p.explained.data[1]);
   for (int a = 0; a < 9; ++a)
     for (int b = 0; b < 9; ++b) {
       const float dx = x[a * 2] - x[b * 2], dy = x[a * 2 + 1] - x[b * 2 + 1];
@@ -55,7 +55,7 @@ TEST(Pca2, ExplainedVarianceMatchesTheSpreadAlongEachComponent) {
   for (int k = 0; k < 2; ++k) {
     double spread = 0;
     for (int n = 0; n < N; ++n) spread += static_cast<double>(p.projected.data[n * 2 + k]) * p.projected.data[n * 2 + k];
-    EXPECT_NEAR(spread / N / p.total_variance, p.explained[k], 1e-5);
+    EXPECT_NEAR(spread / N / p.total_variance, p.explained.data[k], 1e-5);
   }
   double dot = 0;
   for (int c = 0; c < D; ++c) dot += static_cast<double>(p.components.data[c]) * p.components.data[D + c];
@@ -66,12 +66,12 @@ TEST(Pca2, ExplainedVarianceMatchesTheSpreadAlongEachComponent) {
 TEST(Pca2, DegenerateInputsGiveZerosNotNaN) {
   const std::vector<float> one = {3.0f, -1.0f};
   const attn::Projection2D single = attn::pca2(view(one, 1, 2));
-  EXPECT_EQ(single.explained[0], 0.0f);
+  EXPECT_EQ(single.explained.data[0], 0.0f);
   EXPECT_EQ(single.projected.data[0], 0.0f);
   const std::vector<float> column = {1.0f, 2.0f, 4.0f};
   const attn::Projection2D narrow = attn::pca2(view(column, 3, 1));
-  EXPECT_NEAR(narrow.explained[0], 1.0f, 1e-6);
-  EXPECT_EQ(narrow.explained[1], 0.0f);
+  EXPECT_NEAR(narrow.explained.data[0], 1.0f, 1e-6);
+  EXPECT_EQ(narrow.explained.data[1], 0.0f);
   EXPECT_EQ(narrow.components.data[1], 0.0f) << "no second direction in one dimension";
 }
 

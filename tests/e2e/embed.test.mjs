@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
-import { loadEngine } from '../../web/lib/engine.js';
+import { loadEngine } from '../../web/engine/engine.js';
 import { elementSnippet } from '../../web/tools/embed-dialog.js';
 import { defaultState } from '../../web/lib/state.js';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
-import { loadEngine } from '../../web/lib/engine.js';
+import { loadEngine } from '../../web/engine/engine.js';
 import { readPNG } from '../../web/lib/png.js';
 import { heatmapLayout } from '../../web/lib/heatmap-image.js';
 import { parseCSV } from '../helpers/csv.mjs';

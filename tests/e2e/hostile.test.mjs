@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveStatic, launchBrowser, CSP } from './helpers.mjs';
-import { loadEngine } from '../../web/lib/engine.js';
+import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState } from '../../web/lib/state.js';
 import { encodeState } from '../../web/lib/share.js';
 
@@ -399,7 +399,7 @@ test('element: 1,000 setState changes leave the WASM heap, the JS heap and the D
   const { context, page, problems } = await newPage();
   await elementPage(page, '<attention-explorer example="both" controls="full" view="all"></attention-explorer>');
   await page.evaluate(async () => {
-    const { loadEngine } = await import('/web/lib/engine.js');
+    const { loadEngine } = await import('/web/engine/engine.js');
     window.__hostileEngine = await loadEngine();   // the same shared instance the element uses
   });
   const initial = await page.evaluate(() => document.querySelector('attention-explorer').state);

@@ -1,5 +1,5 @@
 // Browser tests of the explorer page (web/index.html) in Debian's Chromium via playwright-core.
-// Run: node --test tests/e2e/page.test.mjs   (needs web/lib/attention_engine.* and web/vendor/:
+// Run: node --test tests/e2e/page.test.mjs   (needs web/engine/attention_engine.* and web/vendor/:
 // `node scripts/build.mjs`). Screenshots go to tests/e2e/screenshots/ (git-ignored).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,7 +28,7 @@ const SEED_WQ = [[1, 0], [0, 1], [0.2, 0.2], [0, 0]];
 
 let server, browser;
 before(async () => {
-  for (const f of ['lib/attention_engine.mjs', 'lib/attention_engine.wasm', 'vendor/d3-scale-chromatic.js']) {
+  for (const f of ['engine/attention_engine.mjs', 'engine/attention_engine.wasm', 'vendor/d3-scale-chromatic.js']) {
     assert.ok(fs.existsSync(path.join(WEB, f)), `web/${f} is missing: run \`node scripts/build.mjs\` first`);
   }
   fs.mkdirSync(SHOTS, { recursive: true });

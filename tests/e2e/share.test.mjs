@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
-import { loadEngine } from '../../web/lib/engine.js';
+import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState } from '../../web/lib/state.js';
 import { encodeState, LIMITS } from '../../web/lib/share.js';
 

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
-import { loadEngine } from '../../web/lib/engine.js';
+import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState } from '../../web/lib/state.js';
 import { encodeState } from '../../web/lib/share.js';
 import { attendArgs } from '../../web/lib/compute.js';

@@ -6,10 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { loadEngine, bindAbi, AttentionError } from '../../web/lib/engine.js';
-import createAttentionModule from '../../web/lib/attention_engine.mjs';
+import { loadEngine, bindAbi, AttentionError } from '../../web/engine/engine.js';
+import createAttentionModule from '../../web/engine/attention_engine.mjs';
 
-const wasmBinary = readFileSync(new URL('../../web/lib/attention_engine.wasm', import.meta.url));
+const wasmBinary = readFileSync(new URL('../../web/engine/attention_engine.wasm', import.meta.url));
 const module = await createAttentionModule({ wasmBinary });
 const table = module.abi();
 const engine = await loadEngine();
@@ -25,7 +25,9 @@ test('the table names every header field, call and enum engine.js uses, with 4-b
   for (const f of [...table.sections, ...table.options, ...table.result]) {
     assert.ok(f.type in HEAP && f.offset % 4 === 0, `${f.name}: ${f.type} at ${f.offset}`);
   }
-  assert.deepEqual(Object.keys(table.calls), ['attend', 'project', 'averaging']);
+  assert.deepEqual(Object.keys(table.calls), ['attend', 'project', 'averaging', 'pca', 'draw']);
+  assert.deepEqual(table.calls.draw.shapes, ['shape']);
+  assert.deepEqual(table.draws, ['rand', 'randn', 'randint', 'normal', 'uniform', 'bernoulli', 'linear', 'embedding', 'dropout', 'skip']);
   assert.deepEqual(table.calls.project.tensors, [{ name: 'x', ranks: [2, 3] }, { name: 'w', ranks: [2] }, { name: 'b', ranks: [1] }]);
   assert.deepEqual(table.kernels, ['reference', 'vectorized', 'simd', 'tiled', 'auto']);
   assert.doesNotThrow(() => bindAbi(module));
@@ -135,3 +137,14 @@ for (const [what, change, message] of tampered) {
     });
   });
 }
+
+test('the element\'s small engine has attention only, and engine.js says so instead of failing', async () => {
+  const { default: createEmbed } = await import('../../web/engine/attention_engine_embed.mjs');
+  const small = await createEmbed({ wasmBinary: readFileSync(new URL('../../web/engine/attention_engine_embed.wasm', import.meta.url)) });
+  const smallTable = small.abi();
+  assert.deepEqual(Object.keys(smallTable.calls), ['attend', 'project', 'averaging']);
+  const bound = bindAbi(small, smallTable);
+  assert.deepEqual(Object.keys(bound.calls), ['attend', 'project', 'averaging']);
+  assert.equal(typeof small.pca, 'undefined');
+  assert.equal(typeof small.draw, 'undefined');
+});

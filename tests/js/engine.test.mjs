@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadEngine, AttentionError } from '../../web/lib/engine.js';
+import { loadEngine, AttentionError } from '../../web/engine/engine.js';
 
 const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), '../fixtures');
 const engine = await loadEngine();

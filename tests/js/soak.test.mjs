@@ -6,7 +6,7 @@
 // Prints the measured numbers ([ measured ] lines).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, AttentionError } from '../../web/lib/engine.js';
+import { loadEngine, AttentionError } from '../../web/engine/engine.js';
 
 const engine = await loadEngine();
 

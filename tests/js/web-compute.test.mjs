@@ -10,8 +10,8 @@ import { explainCell, modelFor, covers } from '../../web/lib/explain.js';
 
 let engine, seed;
 before(async () => {
-  assert.ok(fs.existsSync(new URL('../../web/lib/attention_engine.mjs', import.meta.url)), 'web/lib/attention_engine.mjs is missing: run `node scripts/build.mjs`');
-  const { loadEngine } = await import('../../web/lib/engine.js');
+  assert.ok(fs.existsSync(new URL('../../web/engine/attention_engine.mjs', import.meta.url)), 'web/engine/attention_engine.mjs is missing: run `node scripts/build.mjs`');
+  const { loadEngine } = await import('../../web/engine/engine.js');
   engine = await loadEngine();
   seed = defaultState(engine.examples());
 });

@@ -2,7 +2,7 @@
 // from the state and the engine's results.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine } from '../../web/lib/engine.js';
+import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState } from '../../web/lib/state.js';
 import { computeAll } from '../../web/lib/compute.js';
 import { focusView, highlightRows } from '../../web/lib/focus.js';

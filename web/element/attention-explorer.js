@@ -11,7 +11,7 @@
 // Host API: el.state (a copy), el.setState(patch) → problems, el.step(delta) → step,
 // el.ready (Promise), events 'change' {detail: {state}} and 'step' {detail: {step}}.
 // All elements on a page share one engine instance.
-import { loadEngine } from '../lib/engine.js';
+import { loadEngine } from '../engine/engine.js';
 import { mountFromState } from '../bootstrap.js';
 import { ATTRIBUTES, applyAttributes, parseControls, parseHeight, parseInlineJSON, removedAttributeText } from '../lib/attributes.js';
 import { sanitizeState } from '../lib/share.js';

@@ -1,6 +1,10 @@
 // Turns the state into engine calls and collects what the views draw. Every number shown on
 // the page comes from here, i.e. from the WASM engine (engine.attend / cosine / averaging).
 
+import { toNested } from '../engine/engine.js';
+
+export { toNested };
+
 /** Arguments of engine.attend for one context's tokens. */
 export function attendArgs(state, tokens) {
   const o = state.options;
@@ -42,11 +46,8 @@ export function computeAll(engine, state, { averaging = true } = {}) {
       errors.push(entry.error);
     }
     try {
-      // The plain linear layer x·W, computed by the engine as the value projection of a call
-      // whose V is x·W (Q and K reuse W; only v is read).
-      const w = state.weights.w;
-      const lin = engine.attend({ x: entry.x, wq: w, wk: w, wv: w, kernel: 'vectorized' });
-      entry.linear = lin.get('v')[0];
+      // The plain linear layer x·W: each token transformed on its own.
+      entry.linear = engine.project({ x: entry.x, w: state.weights.w }).get();
     } catch (err) {
       errors.push(`${name} (plain linear layer): ${err.message}`);
     }
@@ -113,21 +114,6 @@ export function maxAbsDiff(a, b) {
 /** Rows i of a (T, C) nested array restricted to head h's columns [h·n, (h+1)·n). */
 export function headColumns(matrix, h, n) {
   return matrix.map((row) => row.slice(h * n, (h + 1) * n));
-}
-
-/** {shape, data} tensor or nested array → nested array. */
-export function toNested(t) {
-  if (t == null) return null;
-  if (Array.isArray(t)) return t;
-  if (t.shape && t.data) {
-    const build = (dim, offset) => {
-      if (dim === t.shape.length - 1) return Array.from(t.data.subarray ? t.data.subarray(offset, offset + t.shape[dim]) : t.data.slice(offset, offset + t.shape[dim]));
-      const stride = t.shape.slice(dim + 1).reduce((p, n) => p * n, 1);
-      return Array.from({ length: t.shape[dim] }, (_, i) => build(dim + 1, offset + i * stride));
-    };
-    return t.shape.length ? build(0, 0) : [];
-  }
-  return t;
 }
 
 /** engine.averaging() result with every field as nested arrays. */

@@ -1,6 +1,6 @@
 // Fixture for tests/e2e/export.test.mjs: the explorer (no chrome) with attachExportMenus() on
 // all its heatmaps and the whole-state PyTorch script export — the hooks the page uses.
-import { loadEngine } from '/web/lib/engine.js';
+import { loadEngine } from '/web/engine/engine.js';
 import { defaultState } from '/web/lib/state.js';
 import { createStore } from '/web/lib/store.js';
 import { computeAll } from '/web/lib/compute.js';

@@ -1,6 +1,6 @@
 // Fixture for tests/e2e/share.test.mjs: a store (the seed default state) synced with the URL
 // hash by attachHashSync(); problems go to a visible notice as text.
-import { loadEngine } from '/web/lib/engine.js';
+import { loadEngine } from '/web/engine/engine.js';
 import { defaultState } from '/web/lib/state.js';
 import { createStore } from '/web/lib/store.js';
 import { attachHashSync } from '/web/tools/hash-sync.js';

@@ -5,6 +5,8 @@
 //
 // Shapes: B batch, T tokens, D width, H heads, hk/hv per-head widths.
 
+import { describe } from '../lib/text.js';
+
 /** Thrown for every bad argument; `.argument` names it. */
 export class AttentionError extends Error {
   constructor(message, argument) {
@@ -22,14 +24,6 @@ const OPTION_DEFAULTS = {
 };
 const MAX_ELEMENTS = 1 << 24;
 
-const describe = (value) => {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return `an array of length ${value.length}`;
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name} of length ${value.length}`;
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
-  if (typeof value === 'number') return String(value);
-  return typeof value;
-};
 const shapeText = (shape) => `(${shape.join(', ')}${shape.length === 1 ? ',' : ''})`;
 
 /**
@@ -102,12 +96,13 @@ export function toTensor(value, name, ranks = [1, 2, 3, 4]) {
   return { shape: shape.slice(), data };
 }
 
-/** Nested arrays from {shape, data}. */
+/** Nested arrays from {shape, data} (data a typed array or a plain array). */
 export function toNested({ shape, data }) {
   if (shape.length === 0) return data[0];
   const stride = shape.slice(1).reduce((a, b) => a * b, 1);
+  const slice = (from, to) => Array.from(data.subarray ? data.subarray(from, to) : data.slice(from, to));
   const build = (offset, dims) => {
-    if (dims.length === 1) return Array.from(data.subarray(offset, offset + dims[0]));
+    if (dims.length === 1) return slice(offset, offset + dims[0]);
     const inner = dims.slice(1).reduce((a, b) => a * b, 1);
     return Array.from({ length: dims[0] }, (_, i) => build(offset + i * inner, dims.slice(1)));
   };
@@ -203,7 +198,9 @@ function flags(context, value, name) {
 // renamed or added on either side fails loudly there rather than garbling a call.
 
 const HEAPS = { i32: 'HEAP32', u32: 'HEAPU32', f32: 'HEAPF32' };
-const CALLS = ['attend', 'project', 'averaging'];
+const CALLS = ['attend', 'project', 'averaging', 'pca', 'draw'];
+// Calls the embeddable element's small engine (attention_engine_embed) leaves out.
+const OPTIONAL_CALLS = ['pca', 'draw'];
 const SECTION_FIELDS = ['floats', 'ints', 'bytes'];
 const RESULT_FIELDS = ['failed', 'data', 'dataLength', 'layout', 'layoutLength', 'kernel', 'batched', 'scale'];
 // attend's option fields, each computed from the checked options (o) and the table (abi).
@@ -223,7 +220,7 @@ const OPTION_FIELDS = {
 };
 
 function abiError(message) {
-  return new Error(`engine ABI: ${message} (src/bindings/abi.h and web/lib/engine.js disagree)`);
+  return new Error(`engine ABI: ${message} (src/bindings/abi.h and web/engine/engine.js disagree)`);
 }
 
 // The table's fields {name, offset, type} as {name → {heap, word}}; every name in `expected`
@@ -249,7 +246,7 @@ export function bindAbi(module, table = module.abi()) {
   const options = fieldsByName(table.options, Object.keys(OPTION_FIELDS), 'attend options');
   const result = fieldsByName(table.result, RESULT_FIELDS, 'result header');
   for (const name of Object.keys(table.calls)) if (!CALLS.includes(name)) throw abiError(`call '${name}' is not one engine.js makes`);
-  for (const name of CALLS) if (!table.calls[name]) throw abiError(`there is no call '${name}'`);
+  for (const name of CALLS) if (!table.calls[name] && !OPTIONAL_CALLS.includes(name)) throw abiError(`there is no call '${name}'`);
   const optionWriters = table.options.map(({ name }) => ({ ...options.get(name), value: OPTION_FIELDS[name] }));
   const field = (byName, name) => {
     const f = byName.get(name);
@@ -263,14 +260,15 @@ export function bindAbi(module, table = module.abi()) {
   return {
     calls: table.calls,
     kernels: table.kernels,
+    draws: table.draws,
 
     /**
-     * Packs one call's checked arguments into the arena: tensors {name → {shape, data}} and
-     * flags {name → {shape, data: Uint8Array}} by the call's table order, and for attend the
-     * options' fields.
+     * Packs one call's checked arguments into the arena: tensors {name → {shape, data}},
+     * flags {name → {shape, data: Uint8Array}} and shapes {name → integer list} by the call's
+     * table order, and for attend the options' fields.
      */
-    write(call, tensors, flags, o) {
-      const { tensors: tensorArgs, flags: flagArgs } = table.calls[call];
+    write(call, tensors, flags, o, shapes = {}) {
+      const { tensors: tensorArgs, flags: flagArgs, shapes: shapeArgs = [] } = table.calls[call];
       const ints = [];
       let floatCount = 0, byteCount = 0;
       for (const { name } of tensorArgs) {
@@ -290,6 +288,11 @@ export function bindAbi(module, table = module.abi()) {
         } else {
           ints.push(0);
         }
+      }
+      for (const name of shapeArgs) {
+        const list = shapes[name];
+        if (list) ints.push(list.length, ...list);
+        else ints.push(0);
       }
       const base = module.prepare(floatCount, ints.length, byteCount) >> 2;
       // Read the heap views after prepare(): growing memory replaces them.
@@ -405,12 +408,136 @@ class Projection {
   }
 }
 
+/** engine.pca's answer: mean (D), components (2, D), projected (N, 2), explained (2). */
+class Pca extends Result {
+  constructor(raw) {
+    super(raw, () => false);
+  }
+}
+
+// A draw's shape: a non-empty array of integers ≥ 0.
+function drawShape(shape, name = 'shape') {
+  if (!Array.isArray(shape) || shape.length === 0 || shape.length > 8 || !shape.every((d) => Number.isInteger(d) && d >= 0)) {
+    throw new AttentionError(`${name}: expected an array of 1 to 8 integers ≥ 0, got ${describe(shape)}`, name);
+  }
+  const count = shape.reduce((a, b) => a * b, 1);
+  if (count > MAX_ELEMENTS) throw new AttentionError(`${name}: ${shapeText(shape)} has more than ${MAX_ELEMENTS} elements`, name);
+  return shape;
+}
+
+const finite = (value, name) => {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new AttentionError(`${name}: expected a finite number, got ${describe(value)}`, name);
+  }
+  return value;
+};
+const count = (value, name) => {
+  if (!Number.isInteger(value) || value < 0 || value > MAX_ELEMENTS) {
+    throw new AttentionError(`${name}: expected an integer in [0, ${MAX_ELEMENTS}], got ${describe(value)}`, name);
+  }
+  return value;
+};
+
+// Generators not disposed by hand are freed when garbage-collected.
+const generators = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((free) => free()) : null;
+
+/**
+ * PyTorch 1.13's CPU generator (x86-64, no MKL), bit for bit, after torch.manual_seed(seed):
+ * each draw continues the stream as successive notebook cells do. Results are {shape, data:
+ * Float32Array}. Errors are AttentionErrors naming the argument.
+ */
+class TorchGenerator {
+  #draw;
+  #handle;
+  #free;
+
+  constructor(module, abi, seed) {
+    const handle = module.generatorCreate(seed);
+    if (handle === 0) throw new AttentionError(module.lastError(), 'seed');
+    this.#handle = handle;
+    this.#free = () => module.generatorDelete(handle);
+    generators?.register(this, this.#free, this);
+    this.#draw = (op, { input = null, shape = null, a = 0, b = 0, flag = 0 } = {}) => {
+      if (!this.#handle) throw new AttentionError(`${op}: this generator was disposed`, op);
+      abi.write('draw', input ? { input } : {}, Object.create(null), null, shape ? { shape } : {});
+      return new Result(abi.read('draw', module.draw(this.#handle, abi.draws.indexOf(op), a, b, flag)), () => false);
+    };
+  }
+
+  /** torch.rand(*shape): uniform in [0, 1). */
+  rand(shape) {
+    return this.#draw('rand', { shape: drawShape(shape) }).values;
+  }
+
+  /** torch.randn(*shape): standard normal (torch's small and large sampling paths). */
+  randn(shape) {
+    return this.#draw('randn', { shape: drawShape(shape) }).values;
+  }
+
+  /** torch.randint(low, high, shape): integers in [low, high), |low|, |high| ≤ 2^24 (exact in float32). */
+  randint(low, high, shape) {
+    for (const [v, name] of [[low, 'low'], [high, 'high']]) {
+      if (!Number.isInteger(v) || Math.abs(v) > 2 ** 24) {
+        throw new AttentionError(`${name}: expected an integer in [−2^24, 2^24], got ${describe(v)}`, name);
+      }
+    }
+    return this.#draw('randint', { shape: drawShape(shape), a: low, b: high }).values;
+  }
+
+  /** nn.Linear(inFeatures, outFeatures, bias) initialisation: {weight (out, in), bias (out) or null}. */
+  linear(inFeatures, outFeatures, { bias = true } = {}) {
+    if (typeof bias !== 'boolean') throw new AttentionError(`bias: expected true or false, got ${describe(bias)}`, 'bias');
+    const r = this.#draw('linear', { a: count(inFeatures, 'inFeatures'), b: count(outFeatures, 'outFeatures'), flag: Number(bias) });
+    return { weight: r.values, bias: r.bias ?? null };
+  }
+
+  /** nn.Embedding(count, dim) initialisation: normal(0, 1) of shape (count, dim). */
+  embedding(countOf, dim) {
+    return this.#draw('embedding', { a: count(countOf, 'count'), b: count(dim, 'dim') }).values;
+  }
+
+  /** tensor.normal_(mean, std) on a fresh tensor of `shape`. */
+  normal(mean, std, shape) {
+    return this.#draw('normal', { shape: drawShape(shape), a: finite(mean, 'mean'), b: finite(std, 'std') }).values;
+  }
+
+  /** tensor.uniform_(from, to) on a fresh tensor of `shape`. */
+  uniform(from, to, shape) {
+    return this.#draw('uniform', { shape: drawShape(shape), a: finite(from, 'from'), b: finite(to, 'to') }).values;
+  }
+
+  /** Bernoulli draws of probability p (0/1 values), as dropout's noise is drawn. */
+  bernoulli(p, shape) {
+    return this.#draw('bernoulli', { shape: drawShape(shape), a: finite(p, 'p') }).values;
+  }
+
+  /** F.dropout(input, p, training=True): {keep (0/1), output}, both shaped like input. */
+  dropout(input, p) {
+    const t = guarded('input', (context) => readTensor(context, input, 'input', [1, 2, 3, 4]));
+    const r = this.#draw('dropout', { input: t, a: finite(p, 'p') });
+    return { keep: r.keep, output: r.values };
+  }
+
+  /** Advances the stream by `words` 32-bit draws (cells the page does not show). */
+  skip(words) {
+    this.#draw('skip', { a: count(words, 'words') });
+  }
+
+  /** Frees the generator now (it is also freed when garbage-collected). */
+  dispose() {
+    if (!this.#handle) return;
+    generators?.unregister(this);
+    this.#free();
+    this.#handle = 0;
+  }
+}
+
 function makeEngine(module) {
   const limits = Object.freeze(module.limits());
   const abi = bindAbi(module);
   const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
   // Per call: the tensor arguments with their ranks, and every option name it accepts.
-  const calls = Object.fromEntries(CALLS.map((name) => {
+  const calls = Object.fromEntries(CALLS.filter((name) => abi.calls[name]).map((name) => {
     const tensors = abi.calls[name].tensors.map(({ name: arg, ranks }) => ({ name: arg, ranks }));
     const options = name === 'attend' ? Object.keys(OPTION_DEFAULTS) : [];
     return [name, { tensors, known: new Set([...tensors.map((t) => t.name), ...options]) }];
@@ -461,6 +588,30 @@ function makeEngine(module) {
         const own = ownArguments(context, args, 'averaging', calls.averaging.known);
         abi.write('averaging', readTensors(context, 'averaging', own), none, null);
         return new Averaging(abi.read('averaging', module.averaging()));
+      });
+    },
+
+    /** What this build of the engine can do beyond attention (the element's small engine cannot). */
+    features: Object.freeze({ pca: Boolean(abi.calls.pca), torchGenerator: Boolean(abi.calls.draw) }),
+
+    /** The two principal components of points x (N, D); see engine.d.ts. */
+    pca(args) {
+      return guarded('pca', (context) => {
+        if (!calls.pca) throw new AttentionError('pca: this build of the engine has no PCA (the embeddable element\'s small engine); load the whole engine', 'pca');
+        const own = ownArguments(context, args, 'pca', calls.pca.known);
+        abi.write('pca', readTensors(context, 'pca', own), none, null);
+        return new Pca(abi.read('pca', module.pca()));
+      });
+    },
+
+    /** PyTorch's CPU generator after torch.manual_seed(seed); see engine.d.ts. */
+    torchGenerator(seed = 0) {
+      return guarded('seed', () => {
+        if (!calls.draw) throw new AttentionError('torchGenerator: this build of the engine has no PyTorch generator (the embeddable element\'s small engine); load the whole engine', 'torchGenerator');
+        if (!Number.isSafeInteger(seed)) {
+          throw new AttentionError(`seed: expected an integer in [−2^53, 2^53], got ${describe(seed)}`, 'seed');
+        }
+        return new TorchGenerator(module, abi, seed);
       });
     },
 
