@@ -148,7 +148,53 @@ export interface Limits {
   maxScoreElements: number;
 }
 
+/** engine.pca's answer: points x (N, D) seen through their two directions of largest spread. */
+export interface PcaResult {
+  mean: Tensor;        // (D)
+  components: Tensor;  // (2, D) unit directions, each signed so its largest entry is positive
+  projected: Tensor;   // (N, 2) (x − mean) · componentsᵀ
+  explained: Tensor;   // (2) share of the total variance along each component
+  get(name: 'mean' | 'components' | 'projected' | 'explained'): number[] | number[][];
+}
+
+/**
+ * PyTorch 1.13's CPU generator (x86-64, no MKL) after torch.manual_seed(seed), bit for bit:
+ * successive draws continue one stream, as successive notebook cells do. Shapes are arrays of 1 to
+ * 8 integers ≥ 0 (at most 2^24 elements). Bad arguments throw AttentionError naming them; a
+ * rejected call draws nothing.
+ */
+export interface TorchGenerator {
+  /** torch.rand(*shape): uniform in [0, 1). */
+  rand(shape: number[]): Tensor;
+  /** torch.randn(*shape): standard normal, with torch's paths for fewer and for 16 or more elements. */
+  randn(shape: number[]): Tensor;
+  /** torch.randint(low, high, shape): integers in [low, high), |low|, |high| ≤ 2^24 (exact in float32). */
+  randint(low: number, high: number, shape: number[]): Tensor;
+  /** nn.Linear(inFeatures, outFeatures, bias) default initialisation, weight (out, in) in torch's layout. */
+  linear(inFeatures: number, outFeatures: number, options?: { bias?: boolean }): { weight: Tensor; bias: Tensor | null };
+  /** nn.Embedding(count, dim) initialisation: normal(0, 1). */
+  embedding(count: number, dim: number): Tensor;
+  /** Tensor.normal_(mean, std) of a fresh tensor. */
+  normal(mean: number, std: number, shape: number[]): Tensor;
+  /** Tensor.uniform_(from, to) of a fresh tensor. */
+  uniform(from: number, to: number, shape: number[]): Tensor;
+  /** 0/1 draws of probability p, as dropout's noise is drawn (bernoulli_ without MKL). */
+  bernoulli(p: number, shape: number[]): Tensor;
+  /** F.dropout(input, p, training=True): the keep mask (1 = kept) and the output, kept × 1/(1 − p). */
+  dropout(input: TensorLike, p: number): { keep: Tensor; output: Tensor };
+  /** Advances the stream by `words` 32-bit draws (cells a notebook ran but the page does not show). */
+  skip(words: number): void;
+  /** Frees the generator now (otherwise it is freed when garbage-collected). */
+  dispose(): void;
+}
+
 export interface Engine {
+  /** The two principal components of x (N, D), computed by the core (Eigen). Not in the element's small engine. */
+  pca(options: { x: TensorLike }): PcaResult;
+  /** PyTorch's CPU generator seeded like torch.manual_seed(seed) (an integer, |seed| ≤ 2^53). Not in the element's small engine. */
+  torchGenerator(seed?: number): TorchGenerator;
+  /** What this build can do beyond attention: the element inlines a small build without these. */
+  readonly features: Readonly<{ pca: boolean; torchGenerator: boolean }>;
   /** Self-attention with every intermediate. Throws AttentionError naming the bad argument. */
   attend(options: AttendOptions): Trace;
   /**
