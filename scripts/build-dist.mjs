@@ -28,6 +28,16 @@ const ENGINES = {
 };
 // The WASM travels gzip-compressed in base64 (≈ 54 KB instead of ≈ 75 KB for raw base64 once the
 // bundle is gzipped) and is unpacked with DecompressionStream, which needs no eval and no fetch.
+// The whole engine's file beside the element (loaded only by views that need it, e.g. the plane).
+const FULL_ENGINE_FILE = 'attention-explorer.engine.wasm';
+// The two glue modules must differ only in the .wasm file name they would fetch (the element
+// passes the bytes itself): then the small engine's glue loads the whole engine too.
+{
+  const [full, embed] = [ENGINES.full.glue, ENGINES.embed.glue].map((f) => fs.readFileSync(f, 'utf8'));
+  if (full !== embed.replaceAll('attention_engine_embed.wasm', 'attention_engine.wasm')) {
+    throw new Error('build-dist: attention_engine.mjs and attention_engine_embed.mjs differ beyond their .wasm name; the element cannot load the whole engine with its glue');
+  }
+}
 const wasmGzBase64 = (engine) => gzipSync(fs.readFileSync(ENGINES[engine].wasm), { level: 9 }).toString('base64');
 
 const read = (p) => fs.readFileSync(path.join(WEB, p), 'utf8');
@@ -50,6 +60,14 @@ async function unpack() {
 export async function engineOptions() {
   wasmPromise ||= unpack();
   return { wasmBinary: await wasmPromise };
+}
+// The whole engine, for views that need more than the inlined one: the file beside this script.
+const SCRIPT_URL = typeof document !== 'undefined' && document.currentScript ? document.currentScript.src : import.meta.url;
+export async function fullEngineOptions() {
+  const url = new URL(${JSON.stringify(FULL_ENGINE_FILE)}, SCRIPT_URL);
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(\`could not load \${url} (HTTP \${response.status}); it goes beside the element's file\`);
+  return { wasmBinary: new Uint8Array(await response.arrayBuffer()) };
 }
 `;
 
@@ -131,6 +149,8 @@ fs.mkdirSync(DIST, { recursive: true });
 const elementFile = path.join(DIST, 'attention-explorer.js');
 await bundle('element/attention-explorer.js', elementFile, { format: 'esm', engine: 'embed' });
 await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explorer.iife.js'), { format: 'iife', engine: 'embed' });
+
+fs.copyFileSync(ENGINES.full.wasm, path.join(DIST, FULL_ENGINE_FILE));
 
 // 2. The page and the iframe view, as classic scripts (they must open from file://).
 await bundle('app.js', path.join(DIST, 'app.js'), { format: 'iife' });

@@ -15,13 +15,15 @@ import { h } from './ui/dom.js';
 /**
  * @param {Element|ShadowRoot} root  where to mount
  * @param {{engine?: object|Promise<object>, readState: (defaults) => {state: object|undefined, problems: string[]},
- *          controls: 'full'|'minimal'|'none', problemsIntro: string, onFirstRender?: () => void}} options
+ *          controls: 'full'|'minimal'|'none', problemsIntro: string, onFirstRender?: () => void,
+ *          upgradeEngine?: () => Promise<object>}} options
  *   readState returns the entry point's untrusted state (undefined = the defaults) and any
- *   problems met reading it; problemsIntro is the sentence shown above them.
+ *   problems met reading it; problemsIntro is the sentence shown above them. upgradeEngine: see
+ *   mountExplorer (the element's small engine swaps in the whole one for views that need it).
  * @returns {Promise<{engine, defaults, store, explorer}>}  If the engine cannot load, `root`
  *   shows why (as text, role=alert) and the promise rejects with the error.
  */
-export async function mountFromState(root, { engine = loadEngine(), readState, controls, problemsIntro, onFirstRender }) {
+export async function mountFromState(root, { engine = loadEngine(), readState, controls, problemsIntro, onFirstRender, upgradeEngine }) {
   let ready;
   try {
     ready = await engine;
@@ -36,7 +38,7 @@ export async function mountFromState(root, { engine = loadEngine(), readState, c
   const read = readState(defaults);
   const sanitized = sanitizeState(read.state, defaults);
   const store = createStore(sanitized.state);
-  const explorer = mountExplorer(root, { store, engine: ready, defaults, controls, onFirstRender });
+  const explorer = mountExplorer(root, { store, engine: ready, defaults, controls, onFirstRender, upgradeEngine });
   explorer.showProblems([...read.problems, ...sanitized.problems], problemsIntro);
   return { engine: ready, defaults, store, explorer };
 }

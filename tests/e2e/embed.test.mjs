@@ -342,8 +342,29 @@ test('Dist_ElementFileIsOneSelfContainedFileWithinTheGzipBudget', () => {
   const kb = gzipSync(Buffer.from(text), { level: 9 }).length / 1024;
   console.log(`# dist/attention-explorer.js: ${kb.toFixed(1)} KB gzipped`);
   assert.ok(kb <= 150, `${kb.toFixed(1)} KB gzipped`);
-  // Self-contained: no static import of another file, and no .wasm beside it to fetch (the
-  // other tests load it from dist/, where only the bundles exist).
+  // Self-contained: no static import of another file. The one .wasm beside it is the whole
+  // engine, fetched only by a view that needs more than the inlined one (the plane); the next
+  // test renders the element with that file unreachable.
   assert.doesNotMatch(text, /(^|[;}\n])\s*import\s*[\w{}*\s,]*\s*from\s*["'][^"']+["']/);
-  assert.deepEqual(fs.readdirSync(DIST, { recursive: true }).filter((f) => String(f).endsWith('.wasm')), []);
+  assert.deepEqual(fs.readdirSync(DIST, { recursive: true }).filter((f) => String(f).endsWith('.wasm')), ['attention-explorer.engine.wasm']);
+});
+
+test('Dist_ElementRendersWithNothingButItsOwnFile', async () => {
+  const { page, context, problems } = await openPage(browser, null);
+  const wasm = [];
+  await page.route('**/*.wasm', (route) => {
+    wasm.push(route.request().url());
+    return route.abort();
+  });
+  await page.route('**/alone.html', (route) => route.fulfill({
+    contentType: 'text/html',
+    body: '<!doctype html><meta charset="utf-8"><script type="module" src="attention-explorer.js"></script><attention-explorer example="river"></attention-explorer>',
+  }));
+  await page.goto(server.url + 'alone.html');
+  await page.waitForFunction(() => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('table[data-matrix="weights"]'), null, { timeout: 20000 });
+  await page.evaluate(() => document.querySelector('attention-explorer').ready);
+  await page.evaluate(() => document.querySelector('attention-explorer').scrollIntoView());
+  assert.deepEqual(wasm, [], 'no .wasm was requested for the views on screen');
+  assert.deepEqual(problems.filter((p) => !/favicon/.test(p)), []);
+  await context.close();
 });

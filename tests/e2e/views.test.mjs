@@ -169,3 +169,75 @@ test('Lines_TheElementShowsThePictureAloneWithViewLines', async () => {
   assert.deepEqual(problems.filter((p) => !/favicon/.test(p)), []);
   await context.close();
 });
+
+// ---- the plane -------------------------------------------------------------------------------
+
+async function openPlane(state) {
+  const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 } });
+  await o.page.goto(`${server.url}#${encodeState(state, defaults)}`);
+  await o.page.evaluate(() => window.__explorer.ready);
+  await o.page.waitForSelector('section[data-section="plane"] .ae-plane-arrow', { state: 'attached' });
+  return o;
+}
+
+test('Plane_TheArrowsAreQAndK', async () => {
+  const { page, context, problems } = await openPlane(defaults);
+  const trace = engine.attend(attendArgs(defaults, defaults.contexts.river));
+  const arrows = await page.$$eval('section[data-section="plane"] .ae-plane-arrow', (gs) =>
+    gs.map((g) => ({ kind: g.dataset.kind, index: Number(g.dataset.index), x: Number(g.dataset.x), y: Number(g.dataset.y) })),
+  );
+  assert.equal(arrows.length, 6, 'three queries and three keys');
+  for (const a of arrows) {
+    const v = trace[a.kind].data.subarray(a.index * 2, a.index * 2 + 2);
+    assert.deepEqual([a.x, a.y], [v[0], v[1]], `${a.kind}[${a.index}]`);
+  }
+  // The table beside it: q·k of the chosen query (bank) with every key, from the engine.
+  const scores = await page.$$eval('section[data-section="plane"] .ae-plane-table:first-of-type td', (tds) => tds.map((td) => td.textContent));
+  const row = trace.get('scores')[0][1];
+  assert.deepEqual(scores.slice(0, 3), row.map((v) => v.toFixed(3)));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Plane_TheTwoBanksLandApartWithAttentionAndTogetherThroughTheLinearLayer', async () => {
+  const { page, context } = await openPlane(defaults);
+  const read = () =>
+    page.evaluate(() => {
+      const note = document.querySelector('section[data-section="plane"] .ae-plane-distance');
+      const banks = [...document.querySelectorAll('section[data-section="plane"] .ae-plane-point.ae-plane-shared')].map((g) => [Number(g.dataset.x), Number(g.dataset.y)]);
+      return { distance: Number(note.dataset.distance), banks };
+    });
+  const attention = await read();
+  const outputs = ['river', 'finance'].map((c) => engine.attend(attendArgs(defaults, defaults.contexts[c])).get('output')[1]);
+  const want = Math.hypot(...outputs[0].map((v, i) => v - outputs[1][i]));
+  assert.ok(Math.abs(attention.distance - want) < 1e-6, `${attention.distance} vs ${want}`);
+  assert.ok(attention.distance > 0.5, 'apart with self-attention');
+  await page.locator('section[data-section="plane"]').getByLabel('the plain linear layer').check();
+  await page.waitForFunction(() => Number(document.querySelector('section[data-section="plane"] .ae-plane-distance').dataset.distance) === 0);
+  const linear = await read();
+  assert.equal(linear.banks.length, 2);
+  assert.deepEqual(linear.banks[0], linear.banks[1], 'the same point through the plain linear layer');
+  await context.close();
+});
+
+test('Plane_TheElementLoadsTheWholeEngineBesideItForThePlane', async () => {
+  const root = path.resolve(WEB, '..');
+  const dist = await serveStatic(path.join(root, 'dist'));
+  const { page, context, problems } = await openPage(browser, null);
+  await page.route('**/plane-element.html', (route) =>
+    route.fulfill({
+      contentType: 'text/html',
+      body: '<!doctype html><meta charset="utf-8"><script type="module" src="/attention-explorer.js"></script><attention-explorer view="plane" controls="none"></attention-explorer>',
+    }),
+  );
+  const fetched = [];
+  page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+  await page.goto(dist.url + 'plane-element.html');
+  await page.waitForFunction(() => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('.ae-plane-point'), null, { timeout: 20000 });
+  assert.ok(fetched.includes('/attention-explorer.engine.wasm'), 'the whole engine came from beside the element');
+  const note = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-plane-distance').textContent);
+  assert.match(note, /The two “bank”s are 1\.021 apart after self-attention/);
+  assert.deepEqual(problems.filter((p) => !/favicon/.test(p)), []);
+  await context.close();
+  await dist.close();
+});

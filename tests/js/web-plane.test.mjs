@@ -3,7 +3,7 @@
 // projection on the query line is q·k / |q| along it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toPlane, planeScale, projection, distance } from '../../web/lib/plane.js';
+import { toPlane, planeScale, projection, distance, clipSegment } from '../../web/lib/plane.js';
 
 const noEngine = { pca: () => assert.fail('two-wide vectors need no projection') };
 
@@ -18,7 +18,7 @@ test('ToPlane_WiderVectorsGoThroughTheEnginesPca', () => {
   const engine = {
     pca(args) {
       calls.push(args);
-      return { explained: Float32Array.of(0.75, 0.25), get: (name) => (name === 'projected' ? [[1, 0], [-1, 0]] : null) };
+      return { explained: { shape: [2], data: Float32Array.of(0.75, 0.25) }, get: (name) => (name === 'projected' ? [[1, 0], [-1, 0]] : null) };
     },
   };
   const out = toPlane(engine, [[1, 2, 3], [3, 2, 1]]);
@@ -26,14 +26,17 @@ test('ToPlane_WiderVectorsGoThroughTheEnginesPca', () => {
   assert.deepEqual(out, { xy: [[1, 0], [-1, 0]], explained: [0.75, 0.25], projected: true });
 });
 
-test('PlaneScale_KeepsEveryPointInsideWithYUp', () => {
-  const S = planeScale([[2, -1], [-0.5, 4]], 300, 30);
-  for (const p of [[2, -1], [-0.5, 4], [0, 0]]) {
-    const [x, y] = S.at(p);
-    assert.ok(x >= 30 && x <= 270 && y >= 30 && y <= 270, `${p} → ${x}, ${y}`);
+test('PlaneScale_KeepsEveryPointAndTheOriginInsideWithYUp', () => {
+  for (const points of [[[2, -1], [-0.5, 4]], [[1, 1], [2, 0.5]]]) {
+    const S = planeScale(points, 300, 30);
+    for (const p of [...points, [0, 0]]) {
+      const [x, y] = S.at(p);
+      assert.ok(x >= 30 && x <= 270 && y >= 30 && y <= 270, `${p} → ${x}, ${y}`);
+    }
+    const [x0, y0] = S.at([0, 0]);
+    const [x1, y1] = S.at([1, 1]);
+    assert.ok(Math.abs(x1 - x0 - (y0 - y1)) < 1e-9, 'one scale on both axes, up is up');
   }
-  assert.deepEqual(S.at([0, 0]), [150, 150]);
-  assert.ok(S.at([0, 1])[1] < 150, 'up is up');
   assert.ok(planeScale([[0, 0]]).unit > 0, 'all points at the origin still give a finite scale');
 });
 
@@ -45,4 +48,10 @@ test('Projection_IsTheFootOfThePerpendicular', () => {
   assert.deepEqual(p.foot, [1, 1]);
   assert.deepEqual(projection([0, 0], [1, 1]).foot, [0, 0]);
   assert.equal(distance([0, 0, 0], [1, 2, 2]), 3);
+});
+
+test('ClipSegment_KeepsThePartInsideTheSquare', () => {
+  assert.deepEqual(clipSegment([-10, 5], [20, 5], 10), [[0, 5], [10, 5]]);
+  assert.deepEqual(clipSegment([2, 2], [3, 3], 10), [[2, 2], [3, 3]]);
+  assert.equal(clipSegment([-5, -5], [-1, -1], 10), null);
 });

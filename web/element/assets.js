@@ -1,7 +1,8 @@
 // What the element needs besides code: its CSS and the engine's load options. This file is
 // the unbundled (development) version: it fetches the style sheets next to the modules and
 // lets loadEngine() fetch attention_engine.wasm itself. scripts/build-dist.mjs replaces this
-// module with one that returns the same CSS text and the WASM bytes inlined into the bundle.
+// module with one that returns the same CSS text, the small engine's WASM bytes inlined into the
+// bundle, and the whole engine's fetched from the file beside it when a view needs it.
 
 const SHEETS = ['../styles/explorer.css', './element.css'];
 
@@ -21,4 +22,12 @@ export function elementCSS() {
 /** Options for loadEngine(): none needed here (it fetches the .wasm beside engine.js). */
 export async function engineOptions() {
   return {};
+}
+
+/**
+ * Options for the whole engine, for views the element's engine cannot draw (the bundle inlines a
+ * small attention-only build): null here, where loadEngine() already loads the whole one.
+ */
+export async function fullEngineOptions() {
+  return null;
 }

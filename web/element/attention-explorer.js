@@ -11,7 +11,7 @@
 // Host API: el.state (a copy), el.setState(patch) → problems, el.step(delta) → step,
 // el.ready (Promise), events 'change' {detail: {state}} and 'step' {detail: {step}}.
 // All elements on a page share one engine instance.
-import { loadEngine } from '../engine/engine.js';
+import { loadEngine, createEngine } from '../engine/engine.js';
 import { mountFromState } from '../bootstrap.js';
 import { ATTRIBUTES, applyAttributes, parseControls, parseHeight, parseInlineJSON, removedAttributeText } from '../lib/attributes.js';
 import { sanitizeState } from '../lib/share.js';
@@ -19,7 +19,7 @@ import { stepCount } from '../lib/steps.js';
 import { mountExplorer } from '../views/explorer.js';
 import { attachExportMenus } from '../tools/export-menu.js';
 import { h } from '../ui/dom.js';
-import { elementCSS, engineOptions } from './assets.js';
+import { elementCSS, engineOptions, fullEngineOptions } from './assets.js';
 
 export { ATTRIBUTES };
 const PROBLEMS = "Some of this explorer's settings could not be used, so defaults are shown for them:";
@@ -58,6 +58,18 @@ let enginePromise = null;
 export function sharedEngine() {
   enginePromise ||= engineOptions().then((options) => loadEngine(options));
   return enginePromise;
+}
+
+let fullEnginePromise = null;
+/** The whole engine, for views the shared one cannot draw; also shared by all elements. */
+export function sharedFullEngine() {
+  fullEnginePromise ||= fullEngineOptions()
+    .then((options) => (options ? createEngine(options) : sharedEngine()))
+    .catch((error) => {
+      fullEnginePromise = null;
+      throw error;
+    });
+  return fullEnginePromise;
 }
 
 export class AttentionExplorerElement extends HTMLElement {
@@ -103,6 +115,7 @@ export class AttentionExplorerElement extends HTMLElement {
       readState: (defaults) => this._readState(defaults),
       controls: this.controls,
       problemsIntro: PROBLEMS,
+      upgradeEngine: sharedFullEngine,
     }).then(
       (mounted) => this._onMounted(mounted),
       (error) => this._rejectReady(error),
@@ -230,7 +243,7 @@ export class AttentionExplorerElement extends HTMLElement {
     const { store, engine, defaults, explorer } = this._mounted;
     this._exports?.disconnect();
     explorer.destroy();
-    this._mounted.explorer = mountExplorer(this._frame, { store, engine, defaults, controls: this.controls });
+    this._mounted.explorer = mountExplorer(this._frame, { store, engine, defaults, controls: this.controls, upgradeEngine: sharedFullEngine });
     this._decorate();
   }
 

@@ -662,13 +662,22 @@ async function wasmBytes() {
  */
 export function loadEngine(options = {}) {
   if (!enginePromise) {
-    enginePromise = Promise.all([import('./attention_engine.mjs'), options.wasmBinary ?? wasmBytes()])
-      .then(([{ default: createAttentionModule }, wasmBinary]) => createAttentionModule({ wasmBinary }))
-      .then(makeEngine)
-      .catch((error) => {
-        enginePromise = null;
-        throw error;
-      });
+    enginePromise = createEngine(options).catch((error) => {
+      enginePromise = null;
+      throw error;
+    });
   }
   return enginePromise;
+}
+
+/**
+ * A new engine instance of its own (loadEngine() shares one): e.g. a second build of the engine
+ * beside the first. `options.wasmBinary` as for loadEngine.
+ */
+export async function createEngine(options = {}) {
+  const [{ default: createAttentionModule }, wasmBinary] = await Promise.all([
+    import('./attention_engine.mjs'),
+    options.wasmBinary ?? wasmBytes(),
+  ]);
+  return makeEngine(await createAttentionModule({ wasmBinary }));
 }

@@ -14,18 +14,22 @@ export function toPlane(engine, points) {
   if (D === 1) return { xy: points.map((p) => [p[0], 0]), explained: null, projected: false };
   const pca = engine.pca({ x: points });
   const xy = pca.get('projected');
-  return { xy, explained: Array.from(pca.explained), projected: true };
+  return { xy, explained: Array.from(pca.explained.data), projected: true };
 }
 
 /**
- * A square viewport around the origin and every point: a function from data to SVG coordinates
- * (y up), the data bound it shows, and the pixel size.
+ * A square viewport holding the origin and every point with one scale on both axes (y up): a
+ * function from data to SVG coordinates, the data bound it shows and the pixels per unit.
  */
 export function planeScale(xys, size = 280, margin = 28) {
-  const bound = Math.max(1e-6, ...xys.flat().map(Math.abs)) * 1.1;
+  const xs = [0, ...xys.map((p) => p[0])];
+  const ys = [0, ...xys.map((p) => p[1])];
+  const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  const span = Math.max(x1 - x0, y1 - y0, 1e-6) * 1.15;
+  const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+  const k = (size - 2 * margin) / span;
   const half = size / 2;
-  const k = (half - margin) / bound;
-  return { size, bound, at: ([x, y]) => [half + x * k, half - y * k], unit: k };
+  return { size, bound: span, at: ([x, y]) => [half + (x - cx) * k, half - (y - cy) * k], unit: k };
 }
 
 /** The foot of the perpendicular from `k` onto the line through 0 and `q`, and q·k. */
@@ -39,4 +43,21 @@ export function projection(q, k) {
 /** Euclidean distance of two equally long vectors. */
 export function distance(a, b) {
   return Math.sqrt(a.reduce((s, v, i) => s + (v - b[i]) ** 2, 0));
+}
+
+/** The part of the segment a–b inside the square [0, size]² (Liang–Barsky), or null. */
+export function clipSegment([x1, y1], [x2, y2], size) {
+  let t0 = 0, t1 = 1;
+  const dx = x2 - x1, dy = y2 - y1;
+  for (const [p, q] of [[-dx, x1], [dx, size - x1], [-dy, y1], [dy, size - y1]]) {
+    if (p === 0) {
+      if (q < 0) return null;
+      continue;
+    }
+    const t = q / p;
+    if (p < 0) t0 = Math.max(t0, t);
+    else t1 = Math.min(t1, t);
+    if (t0 > t1) return null;
+  }
+  return [[x1 + t0 * dx, y1 + t0 * dy], [x1 + t1 * dx, y1 + t1 * dy]];
 }

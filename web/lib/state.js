@@ -7,7 +7,7 @@ import { LIMITS } from './limits.js';
 export { LIMITS };
 
 export const STEPS = ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'];
-export const VIEWS = ['contexts', 'controls', 'edit', 'lines', ...STEPS, 'heads', 'loops', 'formula', 'averaging'];
+export const VIEWS = ['contexts', 'controls', 'edit', 'lines', 'plane', ...STEPS, 'heads', 'loops', 'formula', 'averaging'];
 export const KERNELS = ['reference', 'vectorized', 'simd'];
 
 const copy = (m) => m.map((row) => row.slice());

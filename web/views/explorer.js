@@ -18,6 +18,7 @@ const SECTIONS = [
   { mod: contexts, id: 'contexts', views: ['contexts'] },
   { load: () => import('./controls.js'), id: 'controls', views: [], controls: 'full' },
   { load: () => import('./lines.js'), id: 'lines', views: ['lines'] },
+  { load: () => import('./plane.js'), id: 'plane', views: ['plane'], needs: 'pca' },
   { load: () => import('./pipeline.js'), id: 'pipeline', views: ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'] },
   { load: () => import('./stepper.js'), id: 'loops', views: ['loops'] },
   { load: () => import('./averaging.js'), id: 'averaging', views: ['averaging'] },
@@ -30,14 +31,16 @@ const SECTIONS = [
  * @param {Element|ShadowRoot} root  where to render
  * @param {{state?: object, store?: object, engine: object, controls?: 'full'|'minimal'|'none',
  *          chrome?: boolean, defaults?: object, onChange?: (state) => void,
- *          onFirstRender?: () => void}} options
+ *          onFirstRender?: () => void, upgradeEngine?: () => Promise<object>}} options
  *   controls: 'full' = the page's header, knobs and editor; 'minimal' = one bar of the toggles a
  *   reader most wants; 'none' = the views alone. `chrome: true/false` is 'full'/'none'.
+ *   upgradeEngine: where the engine is a small build without some feature (the element's), a
+ *   section that needs it (the plane needs PCA) asks for the whole engine once it is shown.
  * @returns {{store, container: HTMLElement, flush(): void, rendered: Promise<void>,
  *            notify(message), showProblems(problems, intro), destroy(): void}}
  */
 export function mountExplorer(root, options) {
-  const { engine } = options;
+  let engine = options.engine;
   const controls = options.controls ?? (options.chrome === false ? 'none' : 'full');
   const chrome = controls === 'full';
   if (!engine || typeof engine.attend !== 'function') throw new TypeError('mountExplorer: options.engine must be a loaded engine (loadEngine())');
@@ -171,7 +174,8 @@ export function mountExplorer(root, options) {
 
   // --- helpers handed to the views ---------------------------------------------------------
   const app = {
-    doc, win, store, engine, chrome, controls, defaults, container,
+    doc, win, store, chrome, controls, defaults, container,
+    get engine() { return engine; },
     get state() { return store.get(); },
     get results() { return results; },
     /** True while a slider or a scrubbed number is being dragged (views may defer slow work). */
@@ -204,7 +208,7 @@ export function mountExplorer(root, options) {
     const section = h(doc, 'section', { class: `ae-section ae-sec-${s.id}`, 'data-section': s.id });
     main.append(section);
     // A section's DOM is built the first time it is drawn (after the first paint for most).
-    mounted.push({ section, inst: null, mod: s.mod, load: s.load, views: s.views, id: s.id, controls: s.controls });
+    mounted.push({ section, inst: null, mod: s.mod, load: s.load, views: s.views, id: s.id, controls: s.controls, needs: s.needs });
   }
 
   // While the learner drags (a slider, or a number being scrubbed), only sections near the
@@ -260,7 +264,24 @@ export function mountExplorer(root, options) {
   // Starts loading a section's module; the render after it arrives draws the section.
   function load(m) {
     if (m.mod || m.loading || !m.load) return;
-    m.loading = m.load().then((mod) => { m.mod = mod; }, (err) => { m.failed = err; }).then(() => { m.loading = null; schedule(); });
+    m.loading = m.load().then((mod) => { m.mod = mod; }, (err) => { m.failed = `its module could not be loaded (${err.message})`; }).then(() => { m.loading = null; schedule(); });
+  }
+  // Swaps in the whole engine for a section that needs more than the small one has; the same
+  // code computes the same numbers, so everything is recomputed with it and nothing changes.
+  let upgrading = null;
+  function upgrade(m) {
+    if (upgrading) return;
+    if (!options.upgradeEngine) {
+      m.failed = `it needs the engine's ${m.needs}, which this build does not have`;
+      m.needs = null;
+      return;
+    }
+    upgrading = options.upgradeEngine().then((full) => {
+      engine = full;
+      computeKey = '';
+    }, (err) => {
+      for (const x of mounted) if (x.needs && !engine.features?.[x.needs]) { x.failed = `it needs the whole engine, which could not be loaded (${err.message})`; x.needs = null; }
+    }).then(() => { upgrading = null; schedule(); });
   }
   function renderNow() {
     frame = 0;
@@ -299,11 +320,17 @@ export function mountExplorer(root, options) {
       if (show && onlyNear && m.section && m.onscreen === false) { m.stale = true; m.section.hidden = false; continue; }
       if (show) m.stale = false;
       if (m.section) m.section.hidden = !show;
+      if (show && m.needs && !engine.features?.[m.needs]) {
+        // The whole engine is fetched only once the section that needs it comes near the screen.
+        m.section.hidden = false;
+        if (m.onscreen) { upgrade(m); waiting = true; } else m.stale = true;
+        continue;
+      }
       if (show && !m.inst && !m.mod && m.load && !m.failed) { load(m); waiting = true; continue; }
       if (show) {
         const t1 = now();
         try {
-          if (m.failed) throw new Error(`its module could not be loaded (${m.failed.message})`);
+          if (m.failed) throw new Error(m.failed);
           if (!m.inst && m.mod) m.inst = m.mod.render(m.section, app);
           m.inst?.update?.(app);
         } catch (err) {
