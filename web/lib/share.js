@@ -22,7 +22,8 @@ export const VIEWS = Object.freeze(['all', ...STATE_VIEWS]);
 export const KERNELS = Object.freeze([...STATE_KERNELS]);
 export const THEMES = Object.freeze(['auto', 'light', 'dark']);
 const TOP_LEVEL = ['v', 'example', 'vocab', 'contexts', 'weights', 'options', 'focus', 'view', 'step',
-  'selected', 'theme'];
+  'selected', 'theme', 'notebook'];
+export const NOTEBOOK_IDS = Object.freeze(['000', '001', '002', '003', '004']);
 const OPTION_KEYS = ['projections', 'scale', 'causal', 'temperature', 'dropout', 'seed', 'training',
   'heads', 'head', 'kernel'];
 
@@ -457,6 +458,11 @@ export function sanitizeState(untrusted, defaults) {
     } else {
       problems.push(`selected: expected null or {matrix: a name, row and col integers in [0, ${LIMITS.cell - 1}]}, got ${describe(s)}`);
     }
+  }
+
+  if (has('notebook')) {
+    if (NOTEBOOK_IDS.includes(untrusted.notebook)) state.notebook = untrusted.notebook;
+    else problems.push(`notebook: expected one of ${NOTEBOOK_IDS.join(', ')}, got ${describe(untrusted.notebook)}`);
   }
 
   if (has('theme')) {

@@ -7,7 +7,7 @@ import { LIMITS } from './limits.js';
 export { LIMITS };
 
 export const STEPS = ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'];
-export const VIEWS = ['contexts', 'controls', 'edit', 'lines', 'plane', ...STEPS, 'heads', 'loops', 'formula', 'averaging'];
+export const VIEWS = ['contexts', 'notebook', 'controls', 'edit', 'lines', 'plane', ...STEPS, 'heads', 'loops', 'formula', 'averaging'];
 export const KERNELS = ['reference', 'vectorized', 'simd'];
 
 const copy = (m) => m.map((row) => row.slice());
@@ -33,6 +33,7 @@ export function defaultState(examples) {
       training: false, heads: 1, head: 0, kernel: 'simd',
     },
     focus: 'river',
+    notebook: '001',
     view: ['all'],
     step: 0,
     selected: null,

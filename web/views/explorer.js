@@ -16,6 +16,7 @@ import * as contexts from './contexts.js';
 const SECTIONS = [
   { load: () => import('./minimal-bar.js'), id: 'minimal-bar', views: [], controls: 'minimal' },
   { mod: contexts, id: 'contexts', views: ['contexts'] },
+  { load: () => import('./notebook.js'), id: 'notebook', views: ['notebook'], needs: 'torchGenerator' },
   { load: () => import('./controls.js'), id: 'controls', views: [], controls: 'full' },
   { load: () => import('./lines.js'), id: 'lines', views: ['lines'] },
   { load: () => import('./plane.js'), id: 'plane', views: ['plane'], needs: 'pca' },

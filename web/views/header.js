@@ -21,7 +21,7 @@ export function render(parent, app) {
     h(doc, 'div', { class: 'ae-header-tools' },
       h(doc, 'label', { for: themeId }, 'Theme '), theme, reset));
   // Jump links as buttons: the URL hash holds the state, so no #fragment links.
-  const SECTIONS = [['contexts', 'Two sentences'], ['controls', 'Knobs'], ['lines', 'Lines'], ['plane', 'Plane'], ['pipeline', 'Step by step'], ['loops', 'Loops'],
+  const SECTIONS = [['contexts', 'Two sentences'], ['notebook', 'Notebooks'], ['controls', 'Knobs'], ['lines', 'Lines'], ['plane', 'Plane'], ['pipeline', 'Step by step'], ['loops', 'Loops'],
     ['averaging', 'Averaging'], ['heads', 'Many heads'], ['formula', 'Formula'], ['edit', 'Edit']];
   const nav = h(doc, 'nav', { class: 'ae-toc', 'aria-label': 'Sections' },
     h(doc, 'ul', {}, SECTIONS.map(([id, label]) => h(doc, 'li', {}, h(doc, 'button', {

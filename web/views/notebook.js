@@ -1,0 +1,135 @@
+// From the notebooks: pick a seed notebook and walk its cells in order — the PyTorch each cell
+// runs, the tensors it makes (computed live by the engine, PyTorch's random numbers included), the
+// numbers the notebook printed beside ours with whether they agree, and each erratum explained.
+// The whole notebook downloads as a PyTorch script that prints the same numbers.
+import { h, uid } from '../ui/dom.js';
+import { NOTEBOOKS, runNotebook, notebookScript } from '../lib/notebooks.js';
+import { download } from '../tools/download.js';
+
+const TEXT = {
+  title: 'From the notebooks',
+  intro:
+    'Each seed notebook, cell by cell: its PyTorch (our rewording, runnable top to bottom), the tensors it makes — computed here by the engine, with PyTorch’s own random numbers — and, where the notebook printed numbers, those numbers beside ours.',
+  pick: 'Notebook',
+  script: 'Download as a PyTorch script',
+  printed: 'the notebook printed',
+  agrees: 'agrees with the printed numbers',
+  differs: 'differs from the printed numbers',
+  big: (shape) => `shape (${shape.join(', ')}); the first rows and columns are shown`,
+};
+const MAX_SIDE = 8; // larger matrices are shown by their top-left corner
+
+// A tensor as the 2-D slices a heatmap can draw: [{title, rows}].
+function slices(value, name) {
+  const { shape, data } = value;
+  const dims = shape.filter((d, i) => d !== 1 || i >= shape.length - 2);
+  const nested = (offset, R, C) => Array.from({ length: R }, (_, r) => Array.from(data.subarray(offset + r * C, offset + r * C + C)));
+  if (dims.length <= 1) return [{ title: name, rows: [Array.from(data)] }];
+  const [R, C] = dims.slice(-2);
+  const count = data.length / (R * C);
+  const lead = dims.slice(0, -2);
+  return Array.from({ length: Math.min(count, 4) }, (_, n) => {
+    const index = lead.map((d, i) => Math.floor(n / lead.slice(i + 1).reduce((a, b) => a * b, 1)) % d);
+    return { title: lead.length ? `${name}[${index.join(', ')}]` : name, rows: nested(n * R * C, R, C) };
+  });
+}
+
+// Printed numbers as PyTorch would show them (one row per line).
+function printedText(values, decimals = 4) {
+  const one = (v) => (v === -Infinity ? '-inf' : typeof decimals === 'number' ? v.toFixed(decimals) : String(v));
+  const rows = (x) => (Array.isArray(x[0]) ? x.map(rows).join('\n') : `[${x.map(one).join(', ')}]`);
+  return Array.isArray(values[0]) ? rows(values) : `[${values.map(one).join(', ')}]`;
+}
+
+export function render(section, app) {
+  const { doc, store } = app;
+  const pickId = uid('nb');
+  const picker = h(doc, 'select', {
+    id: pickId,
+    onchange: (e) => store.set({ notebook: e.target.value }),
+  }, NOTEBOOKS.map((nb) => h(doc, 'option', { value: nb.id }, `${nb.source}: ${nb.title}`)));
+  const intro = h(doc, 'p', {});
+  const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
+  const scriptButton = h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'notebook-script' }, TEXT.script);
+  const cellsBox = h(doc, 'ol', { class: 'ae-nb-cells' });
+  section.append(
+    h(doc, 'h2', {}, TEXT.title),
+    h(doc, 'p', {}, TEXT.intro),
+    h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: pickId }, `${TEXT.pick} `), picker, ' ', scriptButton, status),
+    intro,
+    cellsBox,
+  );
+  let shown = null;
+  const current = () => NOTEBOOKS.find((nb) => nb.id === app.state.notebook) ?? NOTEBOOKS[1];
+  scriptButton.addEventListener('click', () => {
+    const nb = current();
+    download(doc, `notebook-${nb.id}.py`, notebookScript(nb), 'text/x-python');
+    status.textContent = `notebook-${nb.id}.py saved`;
+  });
+
+  function drawCell({ cell, outputs, checks }, n) {
+    const li = h(doc, 'li', { class: 'ae-nb-cell', dataset: { cell: cell.label } });
+    li.append(h(doc, 'p', { class: 'ae-nb-label' }, `${cell.label}`));
+    if (cell.text) li.append(h(doc, 'p', {}, cell.text));
+    li.append(h(doc, 'pre', { class: 'ae-nb-code', tabindex: 0 }, h(doc, 'code', {}, cell.code)));
+    const row = h(doc, 'div', { class: 'ae-row' });
+    for (const o of outputs) {
+      if (!o.value) {
+        row.append(h(doc, 'p', { class: 'ae-help ae-nb-note' }, o.note));
+        continue;
+      }
+      const big = o.value.shape.slice(-2).some((d) => d > MAX_SIDE);
+      for (const [k, s] of slices(o.value, o.name).entries()) {
+        const rows = s.rows.slice(0, MAX_SIDE).map((r) => r.slice(0, MAX_SIDE));
+        const hm = app.heatmap({
+          id: `nb-${n}-${o.name}-${k}`,
+          caption: `${s.title}${o.note ? ` — ${o.note}` : ''}`,
+          values: rows,
+          rowLabels: rows.map((_, i) => String(i)),
+          colLabels: rows[0].map((_, j) => String(j)),
+          kind: o.kind ?? 'signed',
+          digits: 4,
+        });
+        hm.table.dataset.output = o.name;
+        row.append(hm.el);
+      }
+      if (big) row.append(h(doc, 'p', { class: 'ae-help' }, `${o.name}: ${TEXT.big(o.value.shape)}`));
+    }
+    li.append(row);
+    for (const c of checks) {
+      const p = cell.printed.find((x) => x.name === c.name);
+      li.append(
+        h(
+          doc,
+          'div',
+          { class: `ae-nb-printed ${c.ok ? 'ae-nb-ok' : 'ae-nb-differs'}`, dataset: { printed: c.name, ok: String(c.ok) } },
+          h(doc, 'p', {}, `${c.name}: ${TEXT.printed} `, h(doc, 'strong', {}, c.ok ? `✓ ${TEXT.agrees}` : `✗ ${TEXT.differs}`)),
+          h(doc, 'pre', { class: 'ae-nb-code', tabindex: 0 }, printedText(p.values, p.significant ? undefined : p.decimals)),
+        ),
+      );
+    }
+    if (cell.erratum) li.append(h(doc, 'p', { class: 'ae-nb-erratum' }, h(doc, 'strong', {}, 'Erratum: '), cell.erratum));
+    return li;
+  }
+
+  return {
+    update() {
+      const nb = current();
+      picker.value = nb.id;
+      if (shown === nb.id) return;
+      shown = nb.id;
+      intro.textContent = nb.intro;
+      let results;
+      try {
+        results = runNotebook(app.engine, nb);
+      } catch (error) {
+        cellsBox.replaceChildren(h(doc, 'li', { class: 'ae-notice' }, `This notebook could not be run: ${error.message}`));
+        return;
+      }
+      cellsBox.replaceChildren(...results.map(drawCell));
+      const checks = results.flatMap((r) => r.checks);
+      const ok = checks.filter((c) => c.ok).length;
+      if (checks.length) intro.append(` ${ok} of ${checks.length} printed ${checks.length === 1 ? 'tensor agrees' : 'tensors agree'} with the page’s to the digits printed.`);
+    },
+  };
+}
