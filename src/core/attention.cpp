@@ -87,14 +87,10 @@ bool dropout_keeps(std::uint64_t seed, long long flat_index, float p) {
 
 }  // namespace detail
 
-namespace {
+namespace detail {
 
-using detail::Plan;
-using detail::Projection;
-using detail::zeros;
-
-// heads (B, H, T, width) = the columns [h·width, (h+1)·width) of full (B·T, H·width), per head h.
 void split_heads(Tensor& heads, const std::vector<float>& full, const Plan& plan, int width) {
+  // heads: (B, H, T, width), full: (B·T, H·width)
   const int total = width * plan.H;
   for (int b = 0; b < plan.B; ++b)
     for (int h = 0; h < plan.H; ++h)
@@ -105,9 +101,22 @@ void split_heads(Tensor& heads, const std::vector<float>& full, const Plan& plan
       }
 }
 
-// Projections: q, k (B·T, dk) and v (B·T, dv) from x by wq/wk/wv, by wqkv, or x itself.
+void merge_heads(Tensor& merged, const Tensor& heads, const Plan& plan, int width) {
+  // merged: (B, T, H·width), heads: (B, H, T, width); as view(B, T, H, width).transpose(1, 2) undone
+  const int total = width * plan.H;
+  merged = zeros({plan.B, plan.T, total});
+  for (int b = 0; b < plan.B; ++b)
+    for (int h = 0; h < plan.H; ++h)
+      for (int t = 0; t < plan.T; ++t) {
+        const float* src = heads.data.data() + ((static_cast<long long>(b) * plan.H + h) * plan.T + t) * width;
+        float* dst = merged.data.data() + (static_cast<long long>(b) * plan.T + t) * total + h * width;
+        std::copy(src, src + width, dst);
+      }
+}
+
 void project_qkv(std::vector<float>& q, std::vector<float>& k, std::vector<float>& v, const Inputs& in,
-                 const Plan& plan, const detail::KernelTable& kernels) {
+                 const Plan& plan, const KernelTable& kernels) {
+  // q, k: (B·T, dk), v: (B·T, dv), from x (B·T, D)
   const int rows = plan.B * plan.T;
   const long long x_count = static_cast<long long>(rows) * plan.D;
   q.resize(static_cast<size_t>(rows) * plan.dk);
@@ -138,28 +147,28 @@ void project_qkv(std::vector<float>& q, std::vector<float>& k, std::vector<float
   }
 }
 
-// The (B, H, T, T) dropout keep-mask, or empty when dropout is inactive.
 std::vector<std::uint8_t> dropout_mask(const Options& opt, const Plan& plan) {
+  // (B, H, T, T) bytes, or empty when dropout is inactive
   if (!plan.dropout_active) return {};
   if (!opt.dropout_keep.empty()) return opt.dropout_keep;
   const long long n = static_cast<long long>(plan.B) * plan.H * plan.T * plan.T;
   std::vector<std::uint8_t> keep(static_cast<size_t>(n));
-  for (long long i = 0; i < n; ++i) keep[static_cast<size_t>(i)] = detail::dropout_keeps(opt.seed, i, opt.dropout) ? 1 : 0;
+  for (long long i = 0; i < n; ++i) keep[static_cast<size_t>(i)] = dropout_keeps(opt.seed, i, opt.dropout) ? 1 : 0;
   return keep;
 }
 
-// merged (B, T, dv): head h's outputs (B, H, T, hv) in columns [h·hv, (h+1)·hv), as
-// view(B, T, H, hv).transpose(1, 2) undone.
-void merge_heads(Tensor& merged, const Tensor& head_outputs, const Plan& plan) {
-  merged = zeros({plan.B, plan.T, plan.dv});
-  for (int b = 0; b < plan.B; ++b)
-    for (int h = 0; h < plan.H; ++h)
-      for (int t = 0; t < plan.T; ++t) {
-        const float* src = head_outputs.data.data() + ((static_cast<long long>(b) * plan.H + h) * plan.T + t) * plan.hv;
-        float* dst = merged.data.data() + (static_cast<long long>(b) * plan.T + t) * plan.dv + h * plan.hv;
-        std::copy(src, src + plan.hv, dst);
-      }
+const std::uint8_t* key_keep_for(const Options& opt, int b, int T) {
+  if (opt.key_padding.empty()) return nullptr;
+  return opt.key_padding.data() + (opt.key_padding_shape.size() == 2 ? static_cast<long long>(b) * T : 0);
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::Plan;
+using detail::Projection;
+using detail::zeros;
 
 // output (B, T, do) = merged (B, T, dv) · W_O + b_O, or merged itself when there is no W_O.
 void apply_output_projection(Tensor& output, const Tensor& merged, const Inputs& in, const Plan& plan) {
@@ -193,19 +202,19 @@ Trace attend(const Inputs& in, const Options& opt) {
   // Projections, then per-head copies (B, H, T, hk|hv).
   const detail::KernelTable& kernels = detail::kernels_for(plan.kernel);
   std::vector<float> q_full, k_full, v_full;
-  project_qkv(q_full, k_full, v_full, in, plan, kernels);
+  detail::project_qkv(q_full, k_full, v_full, in, plan, kernels);
   trace.q = zeros({B, H, T, plan.hk});
   trace.k = zeros({B, H, T, plan.hk});
   trace.v = zeros({B, H, T, plan.hv});
-  split_heads(trace.q, q_full, plan, plan.hk);
-  split_heads(trace.k, k_full, plan, plan.hk);
-  split_heads(trace.v, v_full, plan, plan.hv);
+  detail::split_heads(trace.q, q_full, plan, plan.hk);
+  detail::split_heads(trace.k, k_full, plan, plan.hk);
+  detail::split_heads(trace.v, v_full, plan, plan.hv);
   // Free the (B·T, d) copies before the T×T tensors are allocated.
   std::vector<float>().swap(q_full);
   std::vector<float>().swap(k_full);
   std::vector<float>().swap(v_full);
 
-  const std::vector<std::uint8_t> keep = dropout_mask(opt, plan);
+  const std::vector<std::uint8_t> keep = detail::dropout_mask(opt, plan);
   trace.head_outputs = zeros({B, H, T, plan.hv});
   if (opt.materialize) {
     for (Tensor* t : {&trace.scores, &trace.scaled, &trace.masked, &trace.weights, &trace.dropped}) {
@@ -223,9 +232,7 @@ Trace attend(const Inputs& in, const Options& opt) {
       head_in.q = trace.q.data.data() + head * T * plan.hk;
       head_in.k = trace.k.data.data() + head * T * plan.hk;
       head_in.v = trace.v.data.data() + head * T * plan.hv;
-      if (!opt.key_padding.empty()) {
-        head_in.key_keep = opt.key_padding.data() + (opt.key_padding_shape.size() == 2 ? static_cast<long long>(b) * T : 0);
-      }
+      head_in.key_keep = detail::key_keep_for(opt, b, T);
       head_in.keep = keep.empty() ? nullptr : keep.data() + head * square;
       head_in.dropout = opt.dropout;
       head_in.alpha = plan.alpha;
@@ -236,8 +243,8 @@ Trace attend(const Inputs& in, const Options& opt) {
       float* out = trace.head_outputs.data.data() + head * T * plan.hv;
 
       if (plan.kernel == Kernel::kTiled) {
-        attn::kernels::attention_tiled_simd(out, head_in.q, head_in.k, head_in.v, head_in.key_keep, T, plan.hk, plan.hv,
-                                            plan.alpha, opt.causal);
+        attn::kernels::attention_tiled_simd(out, nullptr, head_in.q, head_in.k, head_in.v, head_in.key_keep, T, plan.hk,
+                                            plan.hv, plan.alpha, opt.causal);
         continue;
       }
       detail::HeadIntermediates kept;
@@ -250,7 +257,7 @@ Trace attend(const Inputs& in, const Options& opt) {
     }
   }
 
-  merge_heads(trace.merged, trace.head_outputs, plan);
+  detail::merge_heads(trace.merged, trace.head_outputs, plan, plan.hv);
   apply_output_projection(trace.output, trace.merged, in, plan);
   return trace;
 }
@@ -262,7 +269,7 @@ Trace attend_heads_separately(const Inputs& in, const Options& opt) {
 
   // Per head h: its own (D, hk) / (D, hv) weights cut from the full ones (or from x's columns
   // when there is no projection), run as an independent single-head attention.
-  const std::vector<std::uint8_t> keep = dropout_mask(opt, plan);
+  const std::vector<std::uint8_t> keep = detail::dropout_mask(opt, plan);
   std::vector<Trace> head_traces;
   head_traces.reserve(static_cast<size_t>(H));
   for (int h = 0; h < H; ++h) {
@@ -362,7 +369,7 @@ Trace attend_heads_separately(const Inputs& in, const Options& opt) {
   for (Tensor Trace::*f : {&Trace::scores, &Trace::scaled, &Trace::masked, &Trace::weights, &Trace::dropped}) stack(f, T);
   stack(&Trace::head_outputs, plan.hv);
 
-  merge_heads(trace.merged, trace.head_outputs, plan);
+  detail::merge_heads(trace.merged, trace.head_outputs, plan, plan.hv);
   apply_output_projection(trace.output, trace.merged, in, plan);
   return trace;
 }

@@ -142,6 +142,23 @@ struct Trace {
 // The whole forward pass. Throws attn::Error on any bad input; never asserts.
 Trace attend(const Inputs& inputs, const Options& options);
 
+// The gradient of a loss with respect to every input attend() was given, from the gradient of
+// the loss with respect to its output (grad_output, shaped like Trace::output). Each tensor is
+// shaped like the input it belongs to; an input not given gets an empty tensor. The backward
+// pass walks the forward's steps in reverse (backward.cpp): output projection, merge of the
+// heads, each head's passes 6 … 1 (head.cpp; masked entries and fully masked rows get zero
+// gradient; dropout uses the forward's keep-mask), split into heads, projections. The kernel
+// choice is the forward's: 'tiled' (materialize = false) recomputes each head's weights tile by
+// tile from the rows' log Σ exp, never holding T×T. Throws attn::Error as attend() does, and
+// names gradOutput for a wrong shape or a non-finite value.
+struct Gradients {
+  Tensor x;
+  Tensor wq, wk, wv, bq, bk, bv;
+  Tensor wqkv, bqkv;
+  Tensor wo, bo;
+};
+Gradients attend_backward(const Inputs& inputs, const Options& options, const TensorView& grad_output);
+
 // Seed 001's first multi-head form: H independent single-head attentions, each with its own
 // column slice of W_Q, W_K, W_V (head h owns columns [h·hk, (h+1)·hk)), their outputs
 // concatenated. Same Trace layout as attend(); a test proves the two forms agree.

@@ -50,19 +50,24 @@ std::string shape_string(const std::vector<int>& shape);
 // (b, h, i, j) depends only on (seed, b, h, i, j), so any slice of heads draws the same bits.
 bool dropout_keeps(std::uint64_t seed, long long flat_index, float p);
 
-// The kernels one head's passes call, by implementation. head_forward() is written once over
-// this table, so the reference loops, Eigen and the f32x4 kernels differ only in these calls.
-// Every function has the contract of its namesake in src/kernels/kernels.h.
-struct KernelTable {
-  void (*matmul)(float* y, const float* x, const float* w, const float* bias, int M, int K, int N);
-  void (*matmul_nt)(float* y, const float* x, const float* w, const float* bias, int M, int K, int N);
-  void (*qk_scores)(float* scores, const float* q, const float* k, int T, int hk, float alpha, bool causal);
-  void (*softmax_rows)(float* w, int rows, int cols, bool causal);
-  void (*weighted_sum)(float* out, const float* w, const float* v, int T, int hv, bool causal);
+// The kernels one head's passes call, by implementation. head_forward() and head_backward() are
+// written once over this table, so the reference loops, Eigen and the f32x4 kernels differ only in
+// these calls. Every function has the contract of its namesake in src/kernels/kernels.h. Real is
+// float for every table; the reference table exists in double too (finite-difference checks).
+template <typename Real>
+struct KernelTableOf {
+  void (*matmul)(Real* y, const Real* x, const Real* w, const Real* bias, int M, int K, int N);
+  void (*matmul_nt)(Real* y, const Real* x, const Real* w, const Real* bias, int M, int K, int N);
+  void (*qk_scores)(Real* scores, const Real* q, const Real* k, int T, int hk, Real alpha, bool causal);
+  void (*softmax_rows)(Real* w, int rows, int cols, bool causal);
+  void (*weighted_sum)(Real* out, const Real* w, const Real* v, int T, int hv, bool causal);
+  void (*softmax_rows_backward)(Real* ds, const Real* dw, const Real* w, int rows, int cols, bool causal);
 };
-extern const KernelTable kReferenceKernels;  // src/kernels/ _ref<float>: seed 000's unravelled loops
-extern const KernelTable kEigenKernels;      // Eigen matrix expressions (kernels_eigen.cpp)
-extern const KernelTable kSimdKernels;       // src/kernels/ _simd: the f32x4 kernels
+using KernelTable = KernelTableOf<float>;
+extern const KernelTable kReferenceKernels;                 // src/kernels/ _ref<float>: seed 000's loops
+extern const KernelTableOf<double> kReferenceKernelsDouble;  // the same loops in double
+extern const KernelTable kEigenKernels;                     // Eigen matrix expressions (kernels_eigen.cpp)
+extern const KernelTable kSimdKernels;                      // src/kernels/ _simd: the f32x4 kernels
 // The table of a resolved kernel; kTiled's projections and output projection use kSimdKernels.
 const KernelTable& kernels_for(Kernel kernel);
 
@@ -72,34 +77,60 @@ void matmul_nt_eigen(float* y, const float* x, const float* w, const float* bias
 void qk_scores_eigen(float* scores, const float* q, const float* k, int T, int hk, float alpha, bool causal);
 void softmax_rows_eigen(float* w, int rows, int cols, bool causal);
 void weighted_sum_eigen(float* out, const float* w, const float* v, int T, int hv, bool causal);
+void softmax_rows_backward_eigen(float* ds, const float* dw, const float* w, int rows, int cols, bool causal);
 
 // One head's inputs, contiguous per-head buffers:
 //   q (T, hk), k (T, hk), v (T, hv); key_keep (T) bytes or null; keep (T, T) bytes or null.
-struct HeadInputs {
-  const float* q = nullptr;
-  const float* k = nullptr;
-  const float* v = nullptr;
+template <typename Real>
+struct HeadInputsOf {
+  const Real* q = nullptr;
+  const Real* k = nullptr;
+  const Real* v = nullptr;
   const std::uint8_t* key_keep = nullptr;  // (T), nonzero = keep the key; null keeps every key
   const std::uint8_t* keep = nullptr;      // (T, T) dropout keep-mask, nonzero = keep; null: no dropout
   float dropout = 0.0f;                    // p, when keep is given
-  float alpha = 1.0f;                      // s / temperature
+  Real alpha = 1;                          // s / temperature
   bool causal = false;
   int T = 0, hk = 0, hv = 0;
 };
+using HeadInputs = HeadInputsOf<float>;
 
 // The (T, T) intermediates of one head, each null or a buffer that receives that pass's result.
-struct HeadIntermediates {
-  float* scores = nullptr;   // q·kᵀ for every pair, masked or not
-  float* scaled = nullptr;   // scores · alpha
-  float* masked = nullptr;   // scaled with −∞ where masked
-  float* weights = nullptr;  // row softmax; a fully masked row is all 0
-  float* dropped = nullptr;  // weights after dropout (= weights without)
+template <typename Real>
+struct HeadIntermediatesOf {
+  Real* scores = nullptr;   // q·kᵀ for every pair, masked or not
+  Real* scaled = nullptr;   // scores · alpha
+  Real* masked = nullptr;   // scaled with −∞ where masked
+  Real* weights = nullptr;  // row softmax; a fully masked row is all 0
+  Real* dropped = nullptr;  // weights after dropout (= weights without)
 };
+using HeadIntermediates = HeadIntermediatesOf<float>;
 
 // One head of attention, passes 1–6 (head.cpp): out (T, hv) = dropout(softmax(mask(α·q·kᵀ))) · v.
 // Each non-null intermediate receives its pass's result; the passes whose intermediate is null
 // run in place in scratch (T, T), which may be null only when all five are kept.
-void head_forward(float* out, const HeadIntermediates& intermediates, float* scratch, const HeadInputs& in,
-                  const KernelTable& kernels);
+template <typename Real>
+void head_forward(Real* out, const HeadIntermediatesOf<Real>& intermediates, Real* scratch,
+                  const HeadInputsOf<Real>& in, const KernelTableOf<Real>& kernels);
+
+// The gradients of one head's inputs from the gradient of its output, passes 6–1 in reverse
+// (head.cpp): dq (T, hk), dk (T, hk), dv (T, hv) are overwritten. weights (T, T) are the forward's
+// pass-4 result (recompute them with head_forward when they were not kept); scratch holds 2·T·T.
+template <typename Real>
+void head_backward(Real* dq, Real* dk, Real* dv, Real* scratch, const Real* dout, const Real* weights,
+                   const HeadInputsOf<Real>& in, const KernelTableOf<Real>& kernels);
+
+// The multi-head pieces attend() and attend_backward() share (attention.cpp). Legend above.
+// q, k (B·T, dk) and v (B·T, dv) from x by wq/wk/wv, by wqkv, or x itself.
+void project_qkv(std::vector<float>& q, std::vector<float>& k, std::vector<float>& v, const Inputs& in,
+                 const Plan& plan, const KernelTable& kernels);
+// heads (B, H, T, width) ← the columns [h·width, (h+1)·width) of full (B·T, H·width).
+void split_heads(Tensor& heads, const std::vector<float>& full, const Plan& plan, int width);
+// merged (B, T, H·width) ← heads (B, H, T, width): the inverse of split_heads.
+void merge_heads(Tensor& merged, const Tensor& heads, const Plan& plan, int width);
+// The (B, H, T, T) dropout keep-mask the forward applies, or empty when dropout is inactive.
+std::vector<std::uint8_t> dropout_mask(const Options& opt, const Plan& plan);
+// The key-padding flags of batch b, (T) bytes, or null.
+const std::uint8_t* key_keep_for(const Options& opt, int b, int T);
 
 }  // namespace attn::detail

@@ -66,4 +66,17 @@ void weighted_sum_eigen(float* out, const float* w, const float* v, int T, int h
     o.noalias() = ConstMap(w, T, T) * ConstMap(v, T, hv);
 }
 
+void softmax_rows_backward_eigen(float* ds, const float* dw, const float* w, int rows, int cols, bool causal) {
+  // ds, dw, w: (rows, cols); ds = w ⊙ (dw − Σ w·dw) per row; causal: row i's j > i are 0
+  for (int i = 0; i < rows; ++i) {
+    const int live = causal ? std::min(i + 1, cols) : cols;
+    const Eigen::Map<const Eigen::ArrayXf> wi(w + static_cast<long long>(i) * cols, live);
+    const Eigen::Map<const Eigen::ArrayXf> gi(dw + static_cast<long long>(i) * cols, live);
+    const float dot = (wi * gi).sum();
+    Eigen::Map<Eigen::ArrayXf> out(ds + static_cast<long long>(i) * cols, cols);
+    out.head(live) = wi * (gi - dot);
+    out.tail(cols - live).setZero();
+  }
+}
+
 }  // namespace attn::detail

@@ -93,9 +93,22 @@ void weighted_sum_ref(Real* out, const Real* w, const Real* v, int T, int hv, bo
 }
 
 template <typename Real>
-void attention_tiled_ref(Real* out, const Real* q, const Real* k, const Real* v, const std::uint8_t* key_keep, int T,
-                         int hk, int hv, Real alpha, bool causal) {
-  // out: (T, hv), q: (T, hk), k: (T, hk), v: (T, hv), key_keep: (T) or null.
+void softmax_rows_backward_ref(Real* ds, const Real* dw, const Real* w, int rows, int cols, bool causal) {
+  // ds, dw, w: (rows, cols); the softmax's three passes undone at once: ds = w ⊙ (dw − Σ w·dw)
+  for (int i = 0; i < rows; ++i) {
+    const long long at = static_cast<long long>(i) * cols;
+    const int live = causal ? (i + 1 < cols ? i + 1 : cols) : cols;
+    Real dot = 0;
+    for (int j = 0; j < live; ++j) dot += w[at + j] * dw[at + j];
+    for (int j = 0; j < live; ++j) ds[at + j] = w[at + j] * (dw[at + j] - dot);
+    for (int j = live; j < cols; ++j) ds[at + j] = 0;
+  }
+}
+
+template <typename Real>
+void attention_tiled_ref(Real* out, Real* lse, const Real* q, const Real* k, const Real* v,
+                         const std::uint8_t* key_keep, int T, int hk, int hv, Real alpha, bool causal) {
+  // out: (T, hv), lse: (T) or null, q: (T, hk), k: (T, hk), v: (T, hv), key_keep: (T) or null.
   // One key at a time is the smallest tile; the running max m and sum l make it exact.
   constexpr Real kMinusInf = -std::numeric_limits<Real>::infinity();
   for (int i = 0; i < T; ++i) {
@@ -119,6 +132,42 @@ void attention_tiled_ref(Real* out, const Real* q, const Real* k, const Real* v,
       const Real inv = 1 / l;
       for (int c = 0; c < hv; ++c) o[c] *= inv;
     }
+    if (lse) lse[i] = l > 0 ? m + std::log(l) : kMinusInf;
+  }
+}
+
+template <typename Real>
+void attention_tiled_backward_ref(Real* dq, Real* dk, Real* dv, const Real* dout, const Real* q, const Real* k,
+                                  const Real* v, const Real* out, const Real* lse, const std::uint8_t* key_keep, int T,
+                                  int hk, int hv, Real alpha, bool causal) {
+  // dq, q, k: (T, hk); dk: (T, hk); dv, v, dout, out: (T, hv); lse: (T). The forward's passes in
+  // reverse, one (query, key) pair at a time, with p recomputed from lse:
+  //   6. weighted sum: dv_j += p·dout_i,  dp = dout_i·v_j
+  //   4. softmax:      ds = p·(dp − D_i),  D_i = dout_i·out_i = Σⱼ p·dp
+  //   2–1. scale, scores: dq_i += α·ds·k_j,  dk_j += α·ds·q_i
+  constexpr Real kMinusInf = -std::numeric_limits<Real>::infinity();
+  for (long long n = 0; n < static_cast<long long>(T) * hk; ++n) dq[n] = dk[n] = 0;
+  for (long long n = 0; n < static_cast<long long>(T) * hv; ++n) dv[n] = 0;
+  for (int i = 0; i < T; ++i) {
+    if (lse[i] == kMinusInf) continue;  // every key masked: the row had no weights
+    Real D = 0;
+    for (int c = 0; c < hv; ++c) D += dout[i * hv + c] * out[i * hv + c];
+    const int live = causal ? i + 1 : T;
+    for (int j = 0; j < live; ++j) {
+      if (key_keep && !key_keep[j]) continue;
+      Real s = 0, dp = 0;
+      for (int c = 0; c < hk; ++c) s += q[i * hk + c] * k[j * hk + c];
+      const Real p = std::exp(alpha * s - lse[i]);
+      for (int c = 0; c < hv; ++c) {
+        dp += dout[i * hv + c] * v[j * hv + c];
+        dv[j * hv + c] += p * dout[i * hv + c];
+      }
+      const Real ds = p * (dp - D);
+      for (int c = 0; c < hk; ++c) {
+        dq[i * hk + c] += alpha * ds * k[j * hk + c];
+        dk[j * hk + c] += alpha * ds * q[i * hk + c];
+      }
+    }
   }
 }
 
@@ -129,8 +178,12 @@ void attention_tiled_ref(Real* out, const Real* q, const Real* k, const Real* v,
   template void qk_scores_ref<Real>(Real*, const Real*, const Real*, int, int, Real, bool);                            \
   template void softmax_rows_ref<Real>(Real*, int, int, bool);                                                         \
   template void weighted_sum_ref<Real>(Real*, const Real*, const Real*, int, int, bool);                               \
-  template void attention_tiled_ref<Real>(Real*, const Real*, const Real*, const Real*, const std::uint8_t*, int, int, \
-                                          int, Real, bool);
+  template void softmax_rows_backward_ref<Real>(Real*, const Real*, const Real*, int, int, bool);                     \
+  template void attention_tiled_ref<Real>(Real*, Real*, const Real*, const Real*, const Real*, const std::uint8_t*,    \
+                                          int, int, int, Real, bool);                                                 \
+  template void attention_tiled_backward_ref<Real>(Real*, Real*, Real*, const Real*, const Real*, const Real*,         \
+                                                   const Real*, const Real*, const Real*, const std::uint8_t*, int,    \
+                                                   int, int, Real, bool);
 ATTN_INSTANTIATE_REF(float)
 ATTN_INSTANTIATE_REF(double)
 #undef ATTN_INSTANTIATE_REF

@@ -308,9 +308,9 @@ void weighted_sum_simd(float* out, const float* w, const float* v, int T, int hv
 //   3. exp, sum P = e^(S − m_new), l = l · e^(m − m_new) + Σ P; O rescaled by e^(m − m_new)
 //   4. weighted sum  O_blk += P · V_tile (micro-kernel over panels of 8 value columns)
 // and at the end 5. normalise O / l (0 for a row with no kept key).
-void attention_tiled_simd(float* out, const float* q, const float* k, const float* v, const std::uint8_t* key_keep,
-                          int T, int hk, int hv, float alpha, bool causal) {
-  // out: (T, hv), q: (T, hk), k: (T, hk), v: (T, hv), key_keep: (T) or null
+void attention_tiled_simd(float* out, float* lse, const float* q, const float* k, const float* v,
+                          const std::uint8_t* key_keep, int T, int hk, int hv, float alpha, bool causal) {
+  // out: (T, hv), lse: (T) or null, q: (T, hk), k: (T, hk), v: (T, hv), key_keep: (T) or null
   if (T <= 0 || hv <= 0) return;
 #ifndef ATTN_TILE_BR
 #define ATTN_TILE_BR 32
@@ -429,6 +429,109 @@ void attention_tiled_simd(float* out, const float* q, const float* k, const floa
       const float* o = o_blk.data() + r * hvp;
       const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
       for (int c = 0; c < hv; ++c) dst[c] = o[c] * inv;
+      if (lse) lse[i0 + r] = l[r] > 0.0f ? m[r] + std::log(l[r]) : kMinusInf;
+    }
+  }
+}
+
+void softmax_rows_backward_simd(float* ds, const float* dw, const float* w, int rows, int cols, bool causal) {
+  // ds, dw, w: (rows, cols); ds = w ⊙ (dw − Σ w·dw) per row (ds may alias dw)
+  for (int i = 0; i < rows; ++i) {
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(i) * cols;
+    const int live = causal ? std::min(i + 1, cols) : cols;
+    f32x4 acc = simd::zero();
+    int j = 0;
+    for (; j + 4 <= live; j += 4) acc = simd::add(acc, simd::mul(simd::load(w + at + j), simd::load(dw + at + j)));
+    float dot = simd::hsum(acc);
+    for (; j < live; ++j) dot += w[at + j] * dw[at + j];
+    const f32x4 vd = simd::splat(dot);
+    j = 0;
+    for (; j + 4 <= live; j += 4) {
+      simd::store(ds + at + j, simd::mul(simd::load(w + at + j), simd::sub(simd::load(dw + at + j), vd)));
+    }
+    for (; j < live; ++j) ds[at + j] = w[at + j] * (dw[at + j] - dot);
+    std::fill(ds + at + live, ds + at + cols, 0.0f);
+  }
+}
+
+// FlashAttention's backward for one head (kernels.h), in tiles of Br query rows × Bc keys held
+// in scratch of O(Br·Bc + (Br + Bc)·hs), never T×T. Per tile, the forward's passes in reverse:
+//   1. scores  S = Q_blk · K_tileᵀ, then P = exp(α·S − lse) with masked pairs 0 (the weights again)
+//   6. weighted sum   dV_tile += Pᵀ · dO_blk,   dP = dO_blk · V_tileᵀ
+//   4. softmax        dS = P ⊙ (dP − D), D = rowsum(dO ⊙ O)
+//   2–1. scale, scores  dQ_blk += α·dS · K_tile,   dK_tile += α·dSᵀ · Q_blk
+// The products run on the same micro-kernels as the forward (matmul_simd / matmul_nt_simd).
+void attention_tiled_backward_simd(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k,
+                                   const float* v, const float* out, const float* lse, const std::uint8_t* key_keep,
+                                   int T, int hk, int hv, float alpha, bool causal) {
+  // dq, dk, q, k: (T, hk); dv, dout, v, out: (T, hv); lse: (T); key_keep: (T) or null
+  constexpr int kBr = 32, kBc = 64;
+  std::fill(dq, dq + static_cast<std::ptrdiff_t>(T) * hk, 0.0f);
+  std::fill(dk, dk + static_cast<std::ptrdiff_t>(T) * hk, 0.0f);
+  std::fill(dv, dv + static_cast<std::ptrdiff_t>(T) * hv, 0.0f);
+  if (T <= 0) return;
+  std::vector<float> D(static_cast<size_t>(T));
+  for (int i = 0; i < T; ++i) {
+    float d = 0.0f;
+    for (int c = 0; c < hv; ++c) d += dout[static_cast<std::ptrdiff_t>(i) * hv + c] * out[static_cast<std::ptrdiff_t>(i) * hv + c];
+    D[static_cast<size_t>(i)] = d;
+  }
+  const int hmax = std::max(hk, hv);
+  std::vector<float> P(kBr * kBc), dP(kBr * kBc), Pt(kBc * kBr), tmp(static_cast<size_t>(std::max(kBr, kBc)) * hmax);
+  for (int i0 = 0; i0 < T; i0 += kBr) {
+    const int br = std::min(kBr, T - i0);
+    const int key_end = causal ? i0 + br : T;
+    for (int j0 = 0; j0 < key_end; j0 += kBc) {
+      const int bc = std::min(kBc, key_end - j0);
+      // 1. the tile's weights P (br × bc), recomputed
+      matmul_nt_simd(P.data(), q + static_cast<std::ptrdiff_t>(i0) * hk, k + static_cast<std::ptrdiff_t>(j0) * hk, nullptr,
+                     br, hk, bc);
+      bool any = false;
+      for (int r = 0; r < br; ++r) {
+        const int i = i0 + r;
+        float* row = P.data() + r * bc;
+        const float shift = lse[i];
+        if (shift == kMinusInf) {
+          std::fill(row, row + bc, 0.0f);
+          continue;
+        }
+        const f32x4 va = simd::splat(alpha), vs = simd::splat(shift);
+        int c = 0;
+        for (; c + 4 <= bc; c += 4) simd::store(row + c, simd::exp(simd::sub(simd::mul(simd::load(row + c), va), vs)));
+        for (; c < bc; ++c) row[c] = std::exp(alpha * row[c] - shift);
+        for (int c2 = 0; c2 < bc; ++c2) {
+          const int j = j0 + c2;
+          if ((causal && j > i) || (key_keep && !key_keep[j])) row[c2] = 0.0f;
+        }
+        any = true;
+      }
+      if (!any) continue;
+      // 6. dV_tile += Pᵀ · dO_blk;  dP = dO_blk · V_tileᵀ
+      for (int r = 0; r < br; ++r)
+        for (int c = 0; c < bc; ++c) Pt[static_cast<size_t>(c) * br + r] = P[static_cast<size_t>(r) * bc + c];
+      matmul_simd(tmp.data(), Pt.data(), dout + static_cast<std::ptrdiff_t>(i0) * hv, nullptr, bc, br, hv);
+      float* dv_tile = dv + static_cast<std::ptrdiff_t>(j0) * hv;
+      for (std::ptrdiff_t n = 0; n < static_cast<std::ptrdiff_t>(bc) * hv; ++n) dv_tile[n] += tmp[static_cast<size_t>(n)];
+      matmul_nt_simd(dP.data(), dout + static_cast<std::ptrdiff_t>(i0) * hv, v + static_cast<std::ptrdiff_t>(j0) * hv,
+                     nullptr, br, hv, bc);
+      // 4. dS = P ⊙ (dP − D), in P's buffer
+      for (int r = 0; r < br; ++r) {
+        const f32x4 vd = simd::splat(D[static_cast<size_t>(i0 + r)]);
+        float* p = P.data() + r * bc;
+        const float* g = dP.data() + r * bc;
+        int c = 0;
+        for (; c + 4 <= bc; c += 4) simd::store(p + c, simd::mul(simd::load(p + c), simd::sub(simd::load(g + c), vd)));
+        for (; c < bc; ++c) p[c] = p[c] * (g[c] - D[static_cast<size_t>(i0 + r)]);
+      }
+      // 2–1. dQ_blk += α·dS·K_tile;  dK_tile += α·dSᵀ·Q_blk
+      matmul_simd(tmp.data(), P.data(), k + static_cast<std::ptrdiff_t>(j0) * hk, nullptr, br, bc, hk);
+      float* dq_blk = dq + static_cast<std::ptrdiff_t>(i0) * hk;
+      for (std::ptrdiff_t n = 0; n < static_cast<std::ptrdiff_t>(br) * hk; ++n) dq_blk[n] += alpha * tmp[static_cast<size_t>(n)];
+      for (int r = 0; r < br; ++r)
+        for (int c = 0; c < bc; ++c) Pt[static_cast<size_t>(c) * br + r] = P[static_cast<size_t>(r) * bc + c];
+      matmul_simd(tmp.data(), Pt.data(), q + static_cast<std::ptrdiff_t>(i0) * hk, nullptr, bc, br, hk);
+      float* dk_tile = dk + static_cast<std::ptrdiff_t>(j0) * hk;
+      for (std::ptrdiff_t n = 0; n < static_cast<std::ptrdiff_t>(bc) * hk; ++n) dk_tile[n] += alpha * tmp[static_cast<size_t>(n)];
     }
   }
 }

@@ -304,8 +304,8 @@ void run_tiled_case(const AttentionCase& tc, unsigned seed) {
   const std::uint8_t* kk = tc.padded ? keep.data() : nullptr;
   const float alpha = 1.0f / std::sqrt(static_cast<float>(hk));
   std::vector<float> want(T * hv), got(T * hv, kInf);
-  attention_tiled_ref(want.data(), q.data(), k.data(), v.data(), kk, T, hk, hv, alpha, tc.causal);
-  attention_tiled_simd(got.data(), q.data(), k.data(), v.data(), kk, T, hk, hv, alpha, tc.causal);
+  attention_tiled_ref<float>(want.data(), nullptr, q.data(), k.data(), v.data(), kk, T, hk, hv, alpha, tc.causal);
+  attention_tiled_simd(got.data(), nullptr, q.data(), k.data(), v.data(), kk, T, hk, hv, alpha, tc.causal);
   const double tol = attention_tolerance(q, k, T, hk, alpha);
   for (int i = 0; i < T * hv; ++i) ASSERT_NEAR(got[i], want[i], tol) << "at (" << i / hv << ", " << i % hv << ")";
 }
@@ -332,12 +332,12 @@ TEST(KernelAttentionTiled, FullyPaddedRowsGiveZerosAndCausalFirstRowsWithoutKeys
   const auto q = random_vector(T * hs, 7), k = random_vector(T * hs, 8), v = random_vector(T * hs, 9);
   std::vector<std::uint8_t> none(T, 0);
   std::vector<float> out(T * hs, kInf);
-  attention_tiled_simd(out.data(), q.data(), k.data(), v.data(), none.data(), T, hs, hs, 1.0f, false);
+  attention_tiled_simd(out.data(), nullptr, q.data(), k.data(), v.data(), none.data(), T, hs, hs, 1.0f, false);
   for (float x : out) ASSERT_EQ(x, 0.0f);
   // Causal with keys 0..3 dropped: rows 0..3 see no key at all.
   std::vector<std::uint8_t> keep(T, 1);
   for (int j = 0; j < 4; ++j) keep[j] = 0;
-  attention_tiled_simd(out.data(), q.data(), k.data(), v.data(), keep.data(), T, hs, hs, 1.0f, true);
+  attention_tiled_simd(out.data(), nullptr, q.data(), k.data(), v.data(), keep.data(), T, hs, hs, 1.0f, true);
   for (int i = 0; i < 4 * hs; ++i) ASSERT_EQ(out[i], 0.0f);
   for (int c = 0; c < hs; ++c) EXPECT_NEAR(out[4 * hs + c], v[4 * hs + c], 1e-6);  // row 4 sees key 4 only
 }
@@ -357,7 +357,7 @@ TEST(KernelAttentionTiled, ReferenceAgreesWithThreePassReference) {
         qk_scores_ref(s.data(), q.data(), k.data(), T, hs, alpha, causal);
         softmax_rows_ref(s.data(), T, T, causal);
         weighted_sum_ref(three.data(), s.data(), v.data(), T, hs, causal);
-        attention_tiled_ref(fused.data(), q.data(), k.data(), v.data(), nullptr, T, hs, hs, alpha, causal);
+        attention_tiled_ref<float>(fused.data(), nullptr, q.data(), k.data(), v.data(), nullptr, T, hs, hs, alpha, causal);
         const double tol = attention_tolerance(q, k, T, hs, alpha);
         for (int i = 0; i < T * hs; ++i) ASSERT_NEAR(fused[i], three[i], tol) << "at " << i;
       }
@@ -437,8 +437,8 @@ TEST(KernelRefDouble, DoubleInstantiationAgreesWithFloatWithinFloatRounding) {
 
         std::vector<float> tf(T * hs);
         std::vector<double> td(T * hs);
-        attention_tiled_ref(tf.data(), q.data(), k.data(), v.data(), nullptr, T, hs, hs, alpha, causal);
-        attention_tiled_ref(td.data(), widen(q).data(), widen(k).data(), widen(v).data(), nullptr, T, hs, hs,
+        attention_tiled_ref<float>(tf.data(), nullptr, q.data(), k.data(), v.data(), nullptr, T, hs, hs, alpha, causal);
+        attention_tiled_ref<double>(td.data(), nullptr, widen(q).data(), widen(k).data(), widen(v).data(), nullptr, T, hs, hs,
                             static_cast<double>(alpha), causal);
         const double tol = attention_tolerance(q, k, T, hs, alpha);
         for (int i = 0; i < T * hs; ++i) ASSERT_NEAR(tf[i], td[i], tol) << "tiled at " << i;

@@ -748,8 +748,8 @@ void fuzz_kernels(FuzzedDataProvider& fdp) {
       if (scaled > 30) return;  // rounding would move the softmax: nothing to compare
       std::vector<float> ref(static_cast<size_t>(T) * hv), simd(ref.size());
       const std::uint8_t* kp = fdp.ConsumeBool() ? keep.data() : nullptr;
-      k::attention_tiled_ref(ref.data(), q.data(), kk.data(), v.data(), kp, T, hk, hv, alpha, causal);
-      k::attention_tiled_simd(simd.data(), q.data(), kk.data(), v.data(), kp, T, hk, hv, alpha, causal);
+      k::attention_tiled_ref<float>(ref.data(), nullptr, q.data(), kk.data(), v.data(), kp, T, hk, hv, alpha, causal);
+      k::attention_tiled_simd(simd.data(), nullptr, q.data(), kk.data(), v.data(), kp, T, hk, hv, alpha, causal);
       const double score_err = 4 * (hk + 2) * eps * hk * mx * mw * std::fabs(alpha);
       expect_close(simd, ref, (4 * score_err + (T + 8) * 4 * eps) * mb + 1e-30, "attention_tiled", ctx);
       break;
