@@ -70,6 +70,16 @@ const ResultTensor<Trace> kAttendResults[] = {{"q", &Trace::q},
                                               {"merged", &Trace::merged},
                                               {"output", &Trace::output}};
 
+#ifndef ATTN_ENGINE_EMBED
+// attendBackward: attend's tensors, then the gradient of the loss by the output; attend's flags
+// and options; the gradient of every given input, named as the input.
+const TensorArgument kGradOutput{"gradOutput", 2, 3};
+const ResultTensor<Gradients> kBackwardResults[] = {
+    {"x", &Gradients::x},   {"wq", &Gradients::wq}, {"wk", &Gradients::wk},     {"wv", &Gradients::wv},
+    {"bq", &Gradients::bq}, {"bk", &Gradients::bk}, {"bv", &Gradients::bv},     {"wqkv", &Gradients::wqkv},
+    {"bqkv", &Gradients::bqkv}, {"wo", &Gradients::wo}, {"bo", &Gradients::bo}};
+#endif
+
 struct LinearArgs {
   TensorView x, w, b;
 };
@@ -294,6 +304,9 @@ const Description& describe() {
                {"project", describe_tensors(kProjectTensors), {}, {}, describe_results(kProjectResults)},
                {"averaging", describe_tensors(kAveragingTensors), {}, {}, describe_results(kAveragingResults)}};
 #ifndef ATTN_ENGINE_EMBED
+    Call backward{"attendBackward", describe_tensors(kAttendTensors), attend.flags, {}, describe_results(kBackwardResults)};
+    backward.tensors.push_back(kGradOutput);
+    d.calls.push_back(backward);
     d.calls.push_back({"pca", describe_tensors(kPcaTensors), {}, {}, describe_results(kPcaResults)});
     Call draw{"draw", describe_tensors(kDrawTensors), {}, {}, describe_results(kDrawResults)};
     for (const char* name : kDrawShapes) draw.shapes.push_back(name);
@@ -318,6 +331,24 @@ std::uintptr_t prepare(int floats, int ints, int bytes) {
   return reinterpret_cast<std::uintptr_t>(&call);
 }
 
+// attend's scalar options from the CallHeader, after the arena's flags.
+static void read_options(Options& options) {
+  if (call.kernel < 0 || call.kernel > static_cast<int>(Kernel::kAuto)) throw Error("kernel: unknown kernel index");
+  if (call.scale_mode < 0 || call.scale_mode > static_cast<int>(ScaleMode::kFactor)) {
+    throw Error("scale: unknown scale mode index");
+  }
+  options.kernel = static_cast<Kernel>(call.kernel);
+  options.heads = call.heads;
+  options.causal = call.causal != 0;
+  options.scale_mode = static_cast<ScaleMode>(call.scale_mode);
+  options.scale_factor = call.scale;
+  options.temperature = call.temperature;
+  options.dropout = call.dropout;
+  options.training = call.training != 0;
+  options.materialize = call.materialize != 0;
+  options.seed = (static_cast<std::uint64_t>(call.seed_high) << 32) | call.seed_low;
+}
+
 std::uintptr_t attend() {
   return run("attend", [](Reader& reader) {
     Inputs inputs;
@@ -325,27 +356,30 @@ std::uintptr_t attend() {
     read_tensors(inputs, kAttendTensors, reader);
     read_flags(options, kAttendFlags, reader);
     reader.finish();
-    if (call.kernel < 0 || call.kernel > static_cast<int>(Kernel::kAuto)) throw Error("kernel: unknown kernel index");
-    if (call.scale_mode < 0 || call.scale_mode > static_cast<int>(ScaleMode::kFactor)) {
-      throw Error("scale: unknown scale mode index");
-    }
-    options.kernel = static_cast<Kernel>(call.kernel);
-    options.heads = call.heads;
-    options.causal = call.causal != 0;
-    options.scale_mode = static_cast<ScaleMode>(call.scale_mode);
-    options.scale_factor = call.scale;
-    options.temperature = call.temperature;
-    options.dropout = call.dropout;
-    options.training = call.training != 0;
-    options.materialize = call.materialize != 0;
-    options.seed = (static_cast<std::uint64_t>(call.seed_high) << 32) | call.seed_low;
-
+    read_options(options);
     const Trace trace = attn::attend(inputs, options);
     write_result(trace, kAttendResults, trace.batched);
     result.kernel = static_cast<std::int32_t>(trace.kernel);
     result.scale = trace.scale;
   });
 }
+
+#ifndef ATTN_ENGINE_EMBED
+std::uintptr_t attend_backward() {
+  return run("attendBackward", [](Reader& reader) {
+    Inputs inputs;
+    Options options;
+    TensorView grad_output;
+    read_tensors(inputs, kAttendTensors, reader);
+    read_tensor(grad_output, reader);
+    read_flags(options, kAttendFlags, reader);
+    reader.finish();
+    read_options(options);
+    const Gradients grads = attn::attend_backward(inputs, options, grad_output);
+    write_result(grads, kBackwardResults, inputs.x.shape.size() == 3);
+  });
+}
+#endif
 
 std::uintptr_t project() {
   return run("project", [](Reader& reader) {

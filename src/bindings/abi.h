@@ -9,7 +9,7 @@
 //        ints:   per tensor argument, then per flag argument: rank, then dims (rank 0: not given);
 //        bytes:  the data of every given flag argument, in table order;
 //      and, for attend, the scalar options into the CallHeader's option fields.
-//   2. attend() / project() / averaging() / pca() runs and returns the address of the ResultHeader:
+//   2. attend() / attend_backward() / project() / averaging() / pca() runs and returns the address of the ResultHeader:
 //      `failed` (then lastError() has the message), the float data of every result tensor back
 //      to back, and a layout of int32s: per tensor its index in the call's result names, rank
 //      and dims.
@@ -71,7 +71,7 @@ struct TensorArgument {
   int min_rank, max_rank;
 };
 struct Call {
-  const char* name;  // the engine method: "attend", "project", "averaging", "pca", "draw"
+  const char* name;  // the engine method: "attend", "attendBackward", "project", "averaging", "pca", "draw"
   std::vector<TensorArgument> tensors;
   std::vector<const char*> flags;
   std::vector<const char*> shapes;  // integer-list arguments (rank, then dims), after the flags
@@ -94,7 +94,10 @@ std::uintptr_t attend();
 std::uintptr_t project();
 std::uintptr_t averaging();
 
-// Not in the embeddable element's engine (ATTN_ENGINE_EMBED): PCA and PyTorch's generator.
+// Not in the embeddable element's engine (ATTN_ENGINE_EMBED): attend's backward pass, PCA and
+// PyTorch's generator. attend_backward() reads attend's arguments, then "gradOutput", and returns
+// the gradient of every given input under the input's name.
+std::uintptr_t attend_backward();
 std::uintptr_t pca();
 
 // PyTorch's CPU generator (attn::TorchGenerator) for engine.torchGenerator(): generators live

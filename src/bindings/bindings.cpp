@@ -135,6 +135,7 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("project", &attn::abi::project);
   emscripten::function("averaging", &attn::abi::averaging);
 #ifndef ATTN_ENGINE_EMBED
+  emscripten::function("attendBackward", &attn::abi::attend_backward);
   emscripten::function("pca", &attn::abi::pca);
   emscripten::function("generatorCreate", &attn::abi::generator_create);
   emscripten::function("generatorDelete", &attn::abi::generator_delete);

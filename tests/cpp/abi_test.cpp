@@ -192,6 +192,62 @@ TEST(AbiCalls, AttendPackedByNameGivesTheCoresTrace) {
   }
 }
 
+TEST(AbiCalls, AttendBackwardPackedByNameGivesTheCoresGradients) {
+  std::mt19937 rng(5);
+  const attn_test::Owned x = attn_test::random_tensor(rng, {4, 3}), wqkv = attn_test::random_tensor(rng, {6, 3});
+  const attn_test::Owned g = attn_test::random_tensor(rng, {4, 2});
+  const attn::abi::Call& call = call_named("attendBackward");
+  EXPECT_EQ(std::string(call.tensors.back().name), "gradOutput");
+  Packed p;
+  for (const auto& arg : call.tensors) {
+    const std::string name = arg.name;
+    p.tensor(name == "x" ? &x : name == "wqkv" ? &wqkv : name == "gradOutput" ? &g : nullptr);
+  }
+  p.ints.push_back(0);  // keyPadding
+  p.ints.push_back(0);  // dropoutKeep
+  const std::uintptr_t header = p.write();
+  const auto& options = attn::abi::describe().options;
+  set<std::int32_t>(header, options, "kernel", static_cast<std::int32_t>(attn::Kernel::kSimd));
+  set<std::int32_t>(header, options, "heads", 2);
+  set<std::int32_t>(header, options, "causal", 1);
+  set<std::int32_t>(header, options, "scaleMode", 0);
+  set<float>(header, options, "temperature", 1.0f);
+  set<std::int32_t>(header, options, "training", 0);
+  set<std::int32_t>(header, options, "materialize", 1);
+  const std::uintptr_t result = attn::abi::attend_backward();
+  ASSERT_EQ(get<std::int32_t>(result, attn::abi::describe().result, "failed"), 0) << attn::abi::last_error();
+
+  attn::Inputs in;
+  in.x = x.view();
+  in.wqkv = wqkv.view();
+  attn::Options opt;
+  opt.kernel = attn::Kernel::kSimd;
+  opt.heads = 2;
+  opt.causal = true;
+  const attn::Gradients want = attn::attend_backward(in, opt, g.view());
+  const auto got = read_result(result, "attendBackward");
+  ASSERT_EQ(got.size(), 2u) << "x and wqkv were given";
+  EXPECT_EQ(got[0].first, "x");
+  EXPECT_EQ(got[0].second.data, want.x.data);
+  EXPECT_EQ(got[1].first, "wqkv");
+  EXPECT_EQ(got[1].second.shape, (std::vector<int>{6, 3}));
+  EXPECT_EQ(got[1].second.data, want.wqkv.data);
+
+  // Without projections the output is x's shape (4, 3): g (4, 2) is refused, naming gradOutput.
+  Packed q;
+  for (const auto& arg : call.tensors) {
+    const std::string name = arg.name;
+    q.tensor(name == "x" ? &x : name == "gradOutput" ? &g : nullptr);
+  }
+  q.ints.push_back(0);
+  q.ints.push_back(0);
+  set<std::int32_t>(q.write(), options, "heads", 1);
+  const std::uintptr_t failed = attn::abi::attend_backward();
+  EXPECT_EQ(get<std::int32_t>(failed, attn::abi::describe().result, "failed"), 1);
+  EXPECT_NE(attn::abi::last_error().find("gradOutput: expected shape (4, 3)"), std::string::npos)
+      << attn::abi::last_error();
+}
+
 TEST(AbiCalls, ProjectAndAveragingPackedByNameGiveTheCoresResults) {
   std::mt19937 rng(4);
   const attn_test::Owned x = attn_test::random_tensor(rng, {3, 4}), w = attn_test::random_tensor(rng, {4, 2});

@@ -25,7 +25,7 @@ test('the table names every header field, call and enum engine.js uses, with 4-b
   for (const f of [...table.sections, ...table.options, ...table.result]) {
     assert.ok(f.type in HEAP && f.offset % 4 === 0, `${f.name}: ${f.type} at ${f.offset}`);
   }
-  assert.deepEqual(Object.keys(table.calls), ['attend', 'project', 'averaging', 'pca', 'draw']);
+  assert.deepEqual(Object.keys(table.calls), ['attend', 'project', 'averaging', 'attendBackward', 'pca', 'draw']);
   assert.deepEqual(table.calls.draw.shapes, ['shape']);
   assert.deepEqual(table.draws, ['rand', 'randn', 'randint', 'normal', 'uniform', 'bernoulli', 'linear', 'embedding', 'dropout', 'skip']);
   assert.deepEqual(table.calls.project.tensors, [{ name: 'x', ranks: [2, 3] }, { name: 'w', ranks: [2] }, { name: 'b', ranks: [1] }]);

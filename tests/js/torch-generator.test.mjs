@@ -184,5 +184,5 @@ test('Pca_ProjectsOntoTheDirectionsOfLargestSpread', () => {
   for (const [args, argument] of [[{ x: [1, 2] }, 'x'], [{ x: [[1, NaN]] }, 'x'], [{}, 'x'], [{ x: [[1]], y: 1 }, 'y']]) {
     assert.throws(() => engine.pca(args), (e) => e instanceof AttentionError && e.argument === argument);
   }
-  assert.deepEqual(engine.features, { pca: true, torchGenerator: true });
+  assert.deepEqual(engine.features, { attendBackward: true, pca: true, torchGenerator: true });
 });

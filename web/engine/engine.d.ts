@@ -1,4 +1,4 @@
-// Types for web/lib/engine.js: the JavaScript API of the attention-explorer WASM core.
+// Types for web/engine/engine.js: the JavaScript API of the attention-explorer WASM core.
 // Shapes use: B batch, T tokens, D model width, H heads, hk = d_k / H, hv = d_v / H, do output width.
 
 /** A dense row-major tensor. Arrays returned by the engine are JS-owned copies. */
@@ -188,13 +188,37 @@ export interface TorchGenerator {
   dispose(): void;
 }
 
+/** attend()'s arguments and options, and the gradient of a loss by attend()'s output. */
+export interface AttendBackwardOptions extends AttendOptions {
+  /** ∂loss/∂output, shaped like attend()'s output: (T, do) or (B, T, do). Finite, |value| ≤ 1e4. */
+  gradOutput: TensorLike;
+}
+
+export type GradientName = 'x' | 'wq' | 'wk' | 'wv' | 'bq' | 'bk' | 'bv' | 'wqkv' | 'bqkv' | 'wo' | 'bo';
+
+/**
+ * engine.attendBackward's answer: ∂loss/∂input for every input attend() was given, under the
+ * input's name and shaped like it (x, wq, …, bo); inputs not given are absent.
+ */
+export type Gradients = Partial<Record<GradientName, Tensor>> & {
+  get(name: GradientName): number[] | number[][] | number[][][];
+};
+
 export interface Engine {
+  /**
+   * The backward pass of attend(): the gradient of a loss by every input, from gradOutput (the
+   * loss's gradient by the output), as PyTorch's autograd computes it (tests/fixtures/backward).
+   * The kernel choice is attend()'s; 'tiled' (materialize: false) never holds T×T. Masked keys and
+   * rows without keys get zero gradient; dropout uses the forward's keep-mask (the same seed).
+   * Not in the element's small engine.
+   */
+  attendBackward(options: AttendBackwardOptions): Gradients;
   /** The two principal components of x (N, D), computed by the core (Eigen). Not in the element's small engine. */
   pca(options: { x: TensorLike }): PcaResult;
   /** PyTorch's CPU generator seeded like torch.manual_seed(seed) (an integer, |seed| ≤ 2^53). Not in the element's small engine. */
   torchGenerator(seed?: number): TorchGenerator;
   /** What this build can do beyond attention: the element inlines a small build without these. */
-  readonly features: Readonly<{ pca: boolean; torchGenerator: boolean }>;
+  readonly features: Readonly<{ attendBackward: boolean; pca: boolean; torchGenerator: boolean }>;
   /** Self-attention with every intermediate. Throws AttentionError naming the bad argument. */
   attend(options: AttendOptions): Trace;
   /**

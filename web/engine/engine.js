@@ -198,9 +198,9 @@ function flags(context, value, name) {
 // renamed or added on either side fails loudly there rather than garbling a call.
 
 const HEAPS = { i32: 'HEAP32', u32: 'HEAPU32', f32: 'HEAPF32' };
-const CALLS = ['attend', 'project', 'averaging', 'pca', 'draw'];
+const CALLS = ['attend', 'attendBackward', 'project', 'averaging', 'pca', 'draw'];
 // Calls the embeddable element's small engine (attention_engine_embed) leaves out.
-const OPTIONAL_CALLS = ['pca', 'draw'];
+const OPTIONAL_CALLS = ['attendBackward', 'pca', 'draw'];
 const SECTION_FIELDS = ['floats', 'ints', 'bytes'];
 const RESULT_FIELDS = ['failed', 'data', 'dataLength', 'layout', 'layoutLength', 'kernel', 'batched', 'scale'];
 // attend's option fields, each computed from the checked options (o) and the table (abi).
@@ -539,7 +539,7 @@ function makeEngine(module) {
   // Per call: the tensor arguments with their ranks, and every option name it accepts.
   const calls = Object.fromEntries(CALLS.filter((name) => abi.calls[name]).map((name) => {
     const tensors = abi.calls[name].tensors.map(({ name: arg, ranks }) => ({ name: arg, ranks }));
-    const options = name === 'attend' ? Object.keys(OPTION_DEFAULTS) : [];
+    const options = name === 'attend' || name === 'attendBackward' ? Object.keys(OPTION_DEFAULTS) : [];
     return [name, { tensors, known: new Set([...tensors.map((t) => t.name), ...options]) }];
   }));
   // The call's tensor arguments from a snapshot of the caller's options; x is required.
@@ -573,6 +573,26 @@ function makeEngine(module) {
       });
     },
 
+    /**
+     * The gradient of a loss by every input of attend(args) from gradOutput, the loss's gradient
+     * by the output (shaped like it); see engine.d.ts.
+     */
+    attendBackward(args) {
+      return guarded('attendBackward', (context) => {
+        if (!calls.attendBackward) throw new AttentionError('attendBackward: this build of the engine has no backward pass (the embeddable element\'s small engine); load the whole engine', 'attendBackward');
+        const own = ownArguments(context, args, 'attendBackward', calls.attendBackward.known);
+        const o = checkOptions(own, limits.maxHeads, abi.kernels);
+        const tensors = readTensors(context, 'attendBackward', own);
+        if (!tensors.gradOutput) {
+          throw new AttentionError('gradOutput: required, the gradient of the loss by the output, shaped like attend()\'s output', 'gradOutput');
+        }
+        const flagged = Object.create(null);
+        for (const name of abi.calls.attendBackward.flags) if (o[name] !== null) flagged[name] = flags(context, o[name], name);
+        abi.write('attendBackward', tensors, flagged, o);
+        return new Result(abi.read('attendBackward', module.attendBackward()), () => false);
+      });
+    },
+
     /** The plain linear layer y = x·w + b; see engine.d.ts. */
     project(args) {
       return guarded('project', (context) => {
@@ -592,7 +612,9 @@ function makeEngine(module) {
     },
 
     /** What this build of the engine can do beyond attention (the element's small engine cannot). */
-    features: Object.freeze({ pca: Boolean(abi.calls.pca), torchGenerator: Boolean(abi.calls.draw) }),
+    features: Object.freeze({
+      attendBackward: Boolean(abi.calls.attendBackward), pca: Boolean(abi.calls.pca), torchGenerator: Boolean(abi.calls.draw),
+    }),
 
     /** The two principal components of points x (N, D); see engine.d.ts. */
     pca(args) {
