@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { glueImportTable, renameWasmImports, wasmImports } from './wasm-imports.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const WEB = path.join(ROOT, 'web');
@@ -30,13 +31,28 @@ const ENGINES = {
 // bundle is gzipped) and is unpacked with DecompressionStream, which needs no eval and no fetch.
 // The whole engine's file beside the element (loaded only by views that need it, e.g. the plane).
 const FULL_ENGINE_FILE = 'attention-explorer.engine.wasm';
-// The two glue modules must differ only in the .wasm file name they would fetch (the element
-// passes the bytes itself): then the small engine's glue loads the whole engine too.
-{
+// The element's glue (the small engine's) loads the whole engine too: the two glue modules must
+// differ only in the .wasm file name they would fetch (the element passes the bytes itself) and in
+// the letters Emscripten gave the imported functions, which the whole engine's file is renamed to.
+function fullEngineForTheElementsGlue() {
   const [full, embed] = [ENGINES.full.glue, ENGINES.embed.glue].map((f) => fs.readFileSync(f, 'utf8'));
-  if (full !== embed.replaceAll('attention_engine_embed.wasm', 'attention_engine.wasm')) {
-    throw new Error('build-dist: attention_engine.mjs and attention_engine_embed.mjs differ beyond their .wasm name; the element cannot load the whole engine with its glue');
+  const fullTable = glueImportTable(full), embedTable = glueImportTable(embed);
+  const letterOf = Object.fromEntries(Object.entries(embedTable).map(([letter, fn]) => [fn, letter]));
+  const withoutTable = (glue) => glue.replace(/var asmLibraryArg=\{[^}]*\}/, 'var asmLibraryArg={}');
+  if (withoutTable(full) !== withoutTable(embed).replaceAll('attention_engine_embed.wasm', 'attention_engine.wasm')) {
+    throw new Error('build-dist: attention_engine.mjs and attention_engine_embed.mjs differ beyond their .wasm name and import letters; the element cannot load the whole engine with its glue');
   }
+  const wasm = fs.readFileSync(ENGINES.full.wasm);
+  const renamed = renameWasmImports(wasm, (field, module) => {
+    if (module !== 'a') return field;
+    const fn = fullTable[field];
+    if (!fn || !letterOf[fn]) throw new Error(`build-dist: the whole engine imports ${fn ?? field}, which the element's glue does not provide`);
+    return letterOf[fn];
+  });
+  for (const { module, field } of wasmImports(renamed)) {
+    if (module === 'a' && !embedTable[field]) throw new Error(`build-dist: import ${field} is not in the element's glue`);
+  }
+  return renamed;
 }
 const wasmGzBase64 = (engine) => gzipSync(fs.readFileSync(ENGINES[engine].wasm), { level: 9 }).toString('base64');
 
@@ -150,7 +166,7 @@ const elementFile = path.join(DIST, 'attention-explorer.js');
 await bundle('element/attention-explorer.js', elementFile, { format: 'esm', engine: 'embed' });
 await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explorer.iife.js'), { format: 'iife', engine: 'embed' });
 
-fs.copyFileSync(ENGINES.full.wasm, path.join(DIST, FULL_ENGINE_FILE));
+fs.writeFileSync(path.join(DIST, FULL_ENGINE_FILE), fullEngineForTheElementsGlue());
 
 // 2. The page and the iframe view, as classic scripts (they must open from file://).
 await bundle('app.js', path.join(DIST, 'app.js'), { format: 'iife' });
