@@ -38,6 +38,7 @@ inline f32x4 zero() { return wasm_f32x4_splat(0.0f); }
 inline f32x4 add(f32x4 a, f32x4 b) { return wasm_f32x4_add(a, b); }
 inline f32x4 sub(f32x4 a, f32x4 b) { return wasm_f32x4_sub(a, b); }
 inline f32x4 mul(f32x4 a, f32x4 b) { return wasm_f32x4_mul(a, b); }
+inline f32x4 div(f32x4 a, f32x4 b) { return wasm_f32x4_div(a, b); }
 // max/min with the x86 operand convention is not needed: inputs are never NaN here.
 inline f32x4 max(f32x4 a, f32x4 b) { return wasm_f32x4_pmax(a, b); }
 inline f32x4 min(f32x4 a, f32x4 b) { return wasm_f32x4_pmin(a, b); }
@@ -73,6 +74,7 @@ inline f32x4 zero() { return _mm_setzero_ps(); }
 inline f32x4 add(f32x4 a, f32x4 b) { return _mm_add_ps(a, b); }
 inline f32x4 sub(f32x4 a, f32x4 b) { return _mm_sub_ps(a, b); }
 inline f32x4 mul(f32x4 a, f32x4 b) { return _mm_mul_ps(a, b); }
+inline f32x4 div(f32x4 a, f32x4 b) { return _mm_div_ps(a, b); }
 inline f32x4 max(f32x4 a, f32x4 b) { return _mm_max_ps(a, b); }
 inline f32x4 min(f32x4 a, f32x4 b) { return _mm_min_ps(a, b); }
 inline f32x4 less(f32x4 a, f32x4 b) { return _mm_cmplt_ps(a, b); }
@@ -111,6 +113,7 @@ inline f32x4 zero() { return splat(0.0f); }
 ATTN_F32X4_LANEWISE(add, a.v[i] + b.v[i])
 ATTN_F32X4_LANEWISE(sub, a.v[i] - b.v[i])
 ATTN_F32X4_LANEWISE(mul, a.v[i] * b.v[i])
+ATTN_F32X4_LANEWISE(div, a.v[i] / b.v[i])
 ATTN_F32X4_LANEWISE(max, a.v[i] < b.v[i] ? b.v[i] : a.v[i])
 ATTN_F32X4_LANEWISE(min, b.v[i] < a.v[i] ? b.v[i] : a.v[i])
 #undef ATTN_F32X4_LANEWISE

@@ -1,0 +1,308 @@
+// The layers of layers.h: forward and backward as numbered passes.
+// Legend: N rows, B batch, T tokens, C channels, I in features, O out features, V vocabulary.
+#include "layers.h"
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+
+#include "attention.h"
+#include "kernels.h"
+#include "train_kernels.h"
+
+namespace attn::model {
+
+using std::ptrdiff_t;
+
+// ---------------------------------------------------------------------------------------------
+// Linear
+
+template <typename Real>
+void linear_forward_ref(Real* y, const Real* x, const Real* w, const Real* b, int N, int I, int O) {
+  // y: (N, O), x: (N, I), w: (O, I), b: (O) or null
+  // 1. y[n, o] = b[o] + Σ_i x[n, i]·w[o, i]   (the loops of kernels::matmul_nt_ref, over Real)
+  for (ptrdiff_t n = 0; n < N; ++n) {
+    for (ptrdiff_t o = 0; o < O; ++o) {
+      Real sum = b ? b[o] : Real(0);
+      for (ptrdiff_t i = 0; i < I; ++i) sum += x[n * I + i] * w[o * I + i];
+      y[n * O + o] = sum;
+    }
+  }
+}
+
+void linear_forward_simd(float* y, const float* x, const float* w, const float* b, int N, int I, int O) {
+  // y: (N, O), x: (N, I), w: (O, I), b: (O) or null — the attention core's f32x4 x·wᵀ + b
+  kernels::matmul_nt_simd(y, x, w, b, N, I, O);
+}
+
+template <typename Real>
+void linear_backward_ref(Real* dx, Real* dw, Real* db, const Real* dy, const Real* x, const Real* w, int N, int I,
+                         int O) {
+  // dx: (N, I) +=, dw: (O, I) +=, db: (O) +=; dy: (N, O), x: (N, I), w: (O, I)
+  // Backward of the single forward pass y = x·wᵀ + b, one gradient per operand:
+  // 1b. db[o] += Σ_n dy[n, o]
+  if (db) {
+    for (ptrdiff_t n = 0; n < N; ++n)
+      for (ptrdiff_t o = 0; o < O; ++o) db[o] += dy[n * O + o];
+  }
+  // 1w. dw (O, I) += dyᵀ (O, N) · x (N, I)
+  if (dw) kernels::matmul_tn_ref<Real>(dw, dy, x, O, N, I);
+  // 1x. dx (N, I) += dy (N, O) · w (O, I)
+  if (dx) kernels::matmul_acc_ref<Real>(dx, dy, w, N, O, I);
+}
+
+void linear_backward_simd(float* dx, float* dw, float* db, const float* dy, const float* x, const float* w, int N,
+                          int I, int O) {
+  // Same passes as linear_backward_ref with the f32x4 products. The bias sum stays a plain loop:
+  // it is vectorised over o as written and is O(N·O) next to the products' O(N·O·I).
+  if (db) {
+    for (ptrdiff_t n = 0; n < N; ++n)
+      for (ptrdiff_t o = 0; o < O; ++o) db[o] += dy[n * O + o];
+  }
+  if (dw) kernels::matmul_tn_simd(dw, dy, x, O, N, I);
+  if (dx) kernels::matmul_acc_simd(dx, dy, w, N, O, I);
+}
+
+// ---------------------------------------------------------------------------------------------
+// LayerNorm
+
+template <typename Real>
+void layernorm_forward_ref(Real* y, Real* mean, Real* rstd, const Real* x, const Real* w, const Real* b, int N, int C) {
+  // y: (N, C), mean: (N) or null, rstd: (N) or null; x: (N, C), w: (C), b: (C) or null
+  const Real eps = static_cast<Real>(kLayerNormEps);
+  for (ptrdiff_t n = 0; n < N; ++n) {
+    const Real* xr = x + n * C;
+    Real* yr = y + n * C;
+    // 1. mean
+    Real m = 0;
+    for (ptrdiff_t c = 0; c < C; ++c) m += xr[c];
+    m /= C;
+    // 2. biased variance, rstd = 1/√(var + eps)
+    Real v = 0;
+    for (ptrdiff_t c = 0; c < C; ++c) v += (xr[c] - m) * (xr[c] - m);
+    v /= C;
+    const Real s = Real(1) / std::sqrt(v + eps);
+    // 3. normalise, then 4. scale and shift (one loop; y may alias x)
+    for (ptrdiff_t c = 0; c < C; ++c) {
+      const Real xhat = (xr[c] - m) * s;
+      yr[c] = xhat * w[c] + (b ? b[c] : Real(0));
+    }
+    if (mean) mean[n] = m;
+    if (rstd) rstd[n] = s;
+  }
+}
+
+template <typename Real>
+void layernorm_backward_ref(Real* dx, Real* dw, Real* db, const Real* dy, const Real* x, const Real* w,
+                            const Real* mean, const Real* rstd, int N, int C) {
+  // dx: (N, C) +=, dw: (C) +=, db: (C) +=; dy: (N, C), x: (N, C), w: (C), mean: (N), rstd: (N)
+  // The forward's passes in reverse, x̂ = (x − mean)·rstd recomputed from the saved statistics:
+  for (ptrdiff_t n = 0; n < N; ++n) {
+    const Real* xr = x + n * C;
+    const Real* dyr = dy + n * C;
+    const Real m = mean[n], s = rstd[n];
+    // 4. scale and shift: db += dy, dw += dy·x̂, dx̂ = dy·w; with the two row means of dx̂ that
+    //    passes 3–1 need: mean(dx̂) and mean(dx̂·x̂).
+    Real mean_dxhat = 0, mean_dxhat_xhat = 0;
+    for (ptrdiff_t c = 0; c < C; ++c) {
+      const Real xhat = (xr[c] - m) * s;
+      const Real dxhat = dyr[c] * w[c];
+      if (db) db[c] += dyr[c];
+      if (dw) dw[c] += dyr[c] * xhat;
+      mean_dxhat += dxhat;
+      mean_dxhat_xhat += dxhat * xhat;
+    }
+    mean_dxhat /= C;
+    mean_dxhat_xhat /= C;
+    // 3, 2, 1. normalise, variance and mean together: x̂ depends on x directly and through mean
+    //    and rstd, which gives dx = rstd · (dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂)).
+    if (dx) {
+      Real* dxr = dx + n * C;
+      for (ptrdiff_t c = 0; c < C; ++c) {
+        const Real xhat = (xr[c] - m) * s;
+        const Real dxhat = dyr[c] * w[c];
+        dxr[c] += s * (dxhat - mean_dxhat - xhat * mean_dxhat_xhat);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Token + position embedding
+
+template <typename Real>
+void embedding_forward_ref(Real* x, const int* idx, const Real* wte, const Real* wpe, int B, int T, int C) {
+  // x: (B, T, C); idx: (B, T); wte: (V, C); wpe: (≥ T, C)
+  for (ptrdiff_t bt = 0; bt < static_cast<ptrdiff_t>(B) * T; ++bt) {
+    const ptrdiff_t t = bt % T;
+    const Real* tok = wte + static_cast<ptrdiff_t>(idx[bt]) * C;
+    const Real* pos = wpe + t * C;
+    // 1. gather the token's row and the position's row, and add them
+    for (ptrdiff_t c = 0; c < C; ++c) x[bt * C + c] = tok[c] + pos[c];
+  }
+}
+
+template <typename Real>
+void embedding_backward_ref(Real* dwte, Real* dwpe, const Real* dx, const int* idx, int B, int T, int C) {
+  // dwte: (V, C) +=, dwpe: (≥ T, C) +=; dx: (B, T, C), idx: (B, T)
+  for (ptrdiff_t bt = 0; bt < static_cast<ptrdiff_t>(B) * T; ++bt) {
+    const ptrdiff_t t = bt % T;
+    const Real* g = dx + bt * C;
+    // 1 (reversed). the gather becomes a scatter-add: a token seen twice gets both rows
+    if (dwte) {
+      Real* tok = dwte + static_cast<ptrdiff_t>(idx[bt]) * C;
+      for (ptrdiff_t c = 0; c < C; ++c) tok[c] += g[c];
+    }
+    if (dwpe) {
+      Real* pos = dwpe + t * C;
+      for (ptrdiff_t c = 0; c < C; ++c) pos[c] += g[c];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Residual
+
+template <typename Real>
+void residual_forward_ref(Real* y, const Real* a, const Real* b, long long n) {
+  // y, a, b: (n)
+  for (long long i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+
+template <typename Real>
+void residual_backward_ref(Real* da, Real* db, const Real* dy, long long n) {
+  // da, db: (n) +=; dy: (n) — the sum passes the gradient to both operands unchanged
+  if (da)
+    for (long long i = 0; i < n; ++i) da[i] += dy[i];
+  if (db)
+    for (long long i = 0; i < n; ++i) db[i] += dy[i];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dropout
+
+namespace {
+// 1 / (1 − p) rounded as torch rounds it for this scalar type; 0 when p = 1.
+template <typename Real>
+Real dropout_scale(double p) {
+  return p >= 1.0 ? Real(0) : Real(1) / static_cast<Real>(1.0 - p);
+}
+}  // namespace
+
+template <typename Real>
+void dropout_forward_ref(Real* y, const Real* x, const std::uint8_t* keep, double p, long long n) {
+  // y: (n), x: (n), keep: (n) bytes
+  const Real scale = dropout_scale<Real>(p);
+  // 1. y = x · (keep · scale): torch multiplies the input by its scaled noise
+  for (long long i = 0; i < n; ++i) y[i] = keep[i] ? x[i] * scale : Real(0);
+}
+
+template <typename Real>
+void dropout_backward_ref(Real* dx, const Real* dy, const std::uint8_t* keep, double p, long long n) {
+  // dx: (n) +=, dy: (n), keep: (n) bytes
+  const Real scale = dropout_scale<Real>(p);
+  // 1 (reversed). the same mask and scale applied to the gradient
+  for (long long i = 0; i < n; ++i)
+    if (keep[i]) dx[i] += dy[i] * scale;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-entropy
+
+template <typename Real>
+Real cross_entropy_forward_ref(Real* probs, Real* losses, const Real* logits, const int* targets, int N, int V) {
+  // probs: (N, V) (may alias logits), losses: (N) or null; logits: (N, V), targets: (N)
+  double total = 0.0;  // the mean is summed in double: N can be large, and Real may be float
+  int valid = 0;
+  for (ptrdiff_t n = 0; n < N; ++n) {
+    const Real* row = logits + n * V;
+    Real* prow = probs + n * V;
+    const int target = targets[n];
+    // 1. row max, for a softmax that cannot overflow
+    Real max = row[0];
+    for (ptrdiff_t v = 1; v < V; ++v) max = row[v] > max ? row[v] : max;
+    // 2. exp and sum; the target's logit is read before the row may be overwritten
+    const Real target_logit = target == kIgnoreIndex ? Real(0) : row[target];
+    Real sum = 0;
+    for (ptrdiff_t v = 0; v < V; ++v) {
+      prow[v] = std::exp(row[v] - max);
+      sum += prow[v];
+    }
+    // 3. normalise: probs = softmax(row)
+    const Real inv = Real(1) / sum;
+    for (ptrdiff_t v = 0; v < V; ++v) prow[v] *= inv;
+    // 4. loss = logsumexp − logit[target] = log(sum) − (logit[target] − max)
+    Real loss = 0;
+    if (target != kIgnoreIndex) {
+      loss = std::log(sum) - (target_logit - max);
+      total += static_cast<double>(loss);
+      ++valid;
+    }
+    if (losses) losses[n] = loss;
+  }
+  // 5. mean over the rows that count; none counting gives 0 (torch: NaN)
+  return valid == 0 ? Real(0) : static_cast<Real>(total / valid);
+}
+
+template <typename Real>
+void cross_entropy_backward_ref(Real* dlogits, const Real* probs, const int* targets, Real dloss, int N, int V) {
+  // dlogits: (N, V) +=; probs: (N, V), targets: (N)
+  int valid = 0;
+  for (ptrdiff_t n = 0; n < N; ++n) valid += targets[n] != kIgnoreIndex;
+  if (valid == 0) return;
+  // 5 (reversed). the mean spreads dloss evenly over the rows that count
+  const Real scale = dloss / static_cast<Real>(valid);
+  for (ptrdiff_t n = 0; n < N; ++n) {
+    const int target = targets[n];
+    if (target == kIgnoreIndex) continue;
+    const Real* prow = probs + n * V;
+    Real* drow = dlogits + n * V;
+    // 4–1 (reversed). softmax and log-sum-exp fused: d loss_n / d logit_v = probs_v − [v = target]
+    for (ptrdiff_t v = 0; v < V; ++v) drow[v] += scale * (prow[v] - (v == target ? Real(1) : Real(0)));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks
+
+void check_tokens(const int* idx, long long n, int V, const char* what) {
+  for (long long i = 0; i < n; ++i) {
+    if (idx[i] < 0 || idx[i] >= V) {
+      throw Error(std::string(what) + "[" + std::to_string(i) + "]: " + std::to_string(idx[i]) +
+                  " is not a token id; expected 0 ≤ id < vocab_size = " + std::to_string(V));
+    }
+  }
+}
+
+void check_targets(const int* targets, long long n, int V, const char* what) {
+  for (long long i = 0; i < n; ++i) {
+    if (targets[i] != kIgnoreIndex && (targets[i] < 0 || targets[i] >= V)) {
+      throw Error(std::string(what) + "[" + std::to_string(i) + "]: " + std::to_string(targets[i]) +
+                  " is not a target; expected 0 ≤ target < vocab_size = " + std::to_string(V) + " or -1 (ignored)");
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Instantiations: float (the reference of the float path) and double (finite differences).
+
+#define ATTN_MODEL_INSTANTIATE(Real)                                                                                  \
+  template void linear_forward_ref<Real>(Real*, const Real*, const Real*, const Real*, int, int, int);                \
+  template void linear_backward_ref<Real>(Real*, Real*, Real*, const Real*, const Real*, const Real*, int, int, int); \
+  template void layernorm_forward_ref<Real>(Real*, Real*, Real*, const Real*, const Real*, const Real*, int, int);    \
+  template void layernorm_backward_ref<Real>(Real*, Real*, Real*, const Real*, const Real*, const Real*, const Real*, \
+                                             const Real*, int, int);                                                  \
+  template void embedding_forward_ref<Real>(Real*, const int*, const Real*, const Real*, int, int, int);              \
+  template void embedding_backward_ref<Real>(Real*, Real*, const Real*, const int*, int, int, int);                   \
+  template void residual_forward_ref<Real>(Real*, const Real*, const Real*, long long);                               \
+  template void residual_backward_ref<Real>(Real*, Real*, const Real*, long long);                                    \
+  template void dropout_forward_ref<Real>(Real*, const Real*, const std::uint8_t*, double, long long);                \
+  template void dropout_backward_ref<Real>(Real*, const Real*, const std::uint8_t*, double, long long);               \
+  template Real cross_entropy_forward_ref<Real>(Real*, Real*, const Real*, const int*, int, int);                     \
+  template void cross_entropy_backward_ref<Real>(Real*, const Real*, const int*, Real, int, int);
+
+ATTN_MODEL_INSTANTIATE(float)
+ATTN_MODEL_INSTANTIATE(double)
+#undef ATTN_MODEL_INSTANTIATE
+
+}  // namespace attn::model

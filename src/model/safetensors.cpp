@@ -1,0 +1,578 @@
+// safetensors import and export (safetensors.h). Every check happens before the value it guards
+// is used; the messages name the tensor (as JSON, truncated) or the file byte.
+#include "safetensors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "attention.h"
+
+namespace attn::model {
+
+namespace {
+
+using json = nlohmann::json;
+using Limits = SafetensorsLimits;
+
+[[noreturn]] void fail(const std::string& message) { throw Error("safetensors: " + message); }
+
+// A name as it appears in a message: JSON-quoted (so control bytes and quotes are visible),
+// cut at 120 characters. Never throws (invalid UTF-8 is replaced).
+std::string quote_name(const std::string& name) {
+  const std::string cut = name.size() > 120 ? name.substr(0, 120) : name;
+  std::string out = json(cut).dump(-1, ' ', false, json::error_handler_t::replace);
+  if (cut.size() < name.size()) out += "… (" + std::to_string(name.size()) + " bytes)";
+  return out;
+}
+
+std::string tensor_label(const std::string& name) { return "tensor " + quote_name(name); }
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1) out += ",";
+  return out + ")";
+}
+
+std::string shape_text(const std::vector<int>& shape) {
+  std::vector<std::uint64_t> s(shape.begin(), shape.end());
+  return shape_text(s);
+}
+
+std::string range_text(std::uint64_t begin, std::uint64_t end) {
+  return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
+}
+
+std::uint64_t read_le64(const std::uint8_t* p) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+float f32_at(const std::uint8_t* p) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+                             static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// IEEE binary16 → float32, exact (every half is a float).
+float f16_at(const std::uint8_t* p) {
+  const std::uint32_t h = static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8;
+  const std::uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  std::uint32_t bits;
+  if (exponent == 0) {
+    const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);  // zero or subnormal
+    return sign ? -magnitude : magnitude;
+  }
+  if (exponent == 31) {
+    bits = sign | 0x7f800000u | (mantissa << 13);  // inf or NaN
+  } else {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);  // rebias 15 → 127
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// bfloat16 → float32: the high half of the float's bits.
+float bf16_at(const std::uint8_t* p) {
+  const std::uint32_t bits = (static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+void put_le32(std::uint8_t* p, float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(bits >> (8 * i));
+}
+
+// Builds the header's JSON value through nlohmann's SAX interface, checking while it parses what
+// a DOM would hide or cost: duplicate keys (nlohmann keeps the last silently), nesting deeper than
+// {name: {key: [values]}}, and more than kMaxTensors entries. (nlohmann's callback parser would
+// do the first two, but it rescans the parent object at every closing brace: 6 s for 16k entries.)
+class HeaderSax {
+ public:
+  explicit HeaderSax(json& root) : root_(root) {}
+
+  bool null() { return place(json(nullptr)); }
+  bool boolean(bool v) { return place(json(v)); }
+  bool number_integer(json::number_integer_t v) { return place(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return place(json(v)); }
+  bool number_float(json::number_float_t v, const json::string_t&) { return place(json(v)); }
+  bool string(json::string_t& v) { return place(json(std::move(v))); }
+  bool binary(json::binary_t&) { return place(json(nullptr)); }  // never produced by JSON text
+  bool start_object(std::size_t) {
+    open(json::value_t::object);
+    keys_.emplace_back();
+    return true;
+  }
+  bool key(json::string_t& key) {
+    if (!keys_.back().insert(key).second) {
+      if (open_.size() == 1) fail("duplicate tensor name " + quote_name(key) + " in the header");
+      fail(tensor_label(tensor_) + ": duplicate key " + quote_name(key));
+    }
+    if (open_.size() == 1) {
+      tensor_ = key;
+      if (key != "__metadata__" && ++tensors_ > Limits::kMaxTensors) {
+        fail("the header lists more than " + std::to_string(Limits::kMaxTensors) + " tensors");
+      }
+    }
+    key_ = std::move(key);
+    return true;
+  }
+  bool end_object() {
+    open_.pop_back();
+    keys_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) {
+    open(json::value_t::array);
+    return true;
+  }
+  bool end_array() {
+    open_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const json::exception& e) {
+    // position counts bytes read from 1 within the header; the header starts at file byte 8.
+    std::string what = e.what();
+    const std::size_t bracket = what.find("] ");
+    if (what.compare(0, 1, "[") == 0 && bracket != std::string::npos) what = what.substr(bracket + 2);
+    fail("header is not valid JSON (file byte " + std::to_string(8 + (position > 0 ? position - 1 : 0)) + "): " + what);
+  }
+
+ private:
+  // Stores a value where the parser is: the root, the next array element or the pending key.
+  // Pointers to open containers stay valid: only the innermost open container grows.
+  json* put(json&& value) {
+    if (open_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    json& parent = *open_.back();
+    if (parent.is_array()) {
+      parent.push_back(std::move(value));
+      return &parent.back();
+    }
+    json& slot = parent[key_];
+    slot = std::move(value);
+    return &slot;
+  }
+  bool place(json&& value) {
+    put(std::move(value));
+    return true;
+  }
+  void open(json::value_t type) {
+    // Open containers: the header (1), an entry (2), its shape or offsets (3); no deeper.
+    if (open_.size() >= 3) fail(tensor_label(tensor_) + ": the header nests deeper than {name: {key: [values]}}");
+    open_.push_back(put(json(type)));
+  }
+
+  json& root_;
+  std::vector<json*> open_;
+  std::vector<std::set<std::string>> keys_;  // keys seen, per open object
+  std::string key_;                          // the key whose value comes next
+  std::string tensor_;                       // the last top-level key
+  std::size_t tensors_ = 0;
+};
+
+json parse_header_json(const std::uint8_t* begin, std::uint64_t n) {
+  // nlohmann stops reading at a NUL byte as if the input ended; JSON text never holds a raw one.
+  if (const void* nul = std::memchr(begin, 0, static_cast<std::size_t>(n))) {
+    fail("header holds a NUL byte at file byte " + std::to_string(8 + (static_cast<const std::uint8_t*>(nul) - begin)) +
+         "; it must be JSON text");
+  }
+  json root;
+  HeaderSax sax(root);
+  try {
+    json::sax_parse(begin, begin + n, &sax);
+  } catch (const json::exception& e) {
+    fail(std::string("header is not valid JSON: ") + e.what());
+  }
+  return root;
+}
+
+const char* kEntryShape = "expected an object {\"dtype\", \"shape\", \"data_offsets\"}";
+
+TensorRecord parse_entry(const std::string& name, const json& value, std::uint64_t buffer_size) {
+  const std::string label = tensor_label(name);
+  if (!value.is_object()) fail(label + ": " + kEntryShape);
+  for (const auto& item : value.items()) {
+    const std::string& key = item.key();
+    if (key != "dtype" && key != "shape" && key != "data_offsets") fail(label + ": unexpected key " + quote_name(key));
+  }
+  TensorRecord r;
+  r.name = name;
+
+  // dtype
+  if (!value.contains("dtype")) fail(label + ": missing dtype");
+  const json& dtype = value.at("dtype");
+  if (!dtype.is_string()) fail(label + ": dtype must be a string such as \"F32\"");
+  const std::string& d = dtype.get_ref<const std::string&>();
+  if (d == "F32") {
+    r.dtype = Dtype::kF32;
+  } else if (d == "F16") {
+    r.dtype = Dtype::kF16;
+  } else if (d == "BF16") {
+    r.dtype = Dtype::kBF16;
+  } else {
+    fail(label + ": dtype " + quote_name(d) + " is not supported (F32, F16, BF16)");
+  }
+
+  // shape
+  if (!value.contains("shape")) fail(label + ": missing shape");
+  const json& shape = value.at("shape");
+  if (!shape.is_array()) fail(label + ": shape must be an array of non-negative integers");
+  if (shape.size() > Limits::kMaxRank) {
+    fail(label + ": shape has " + std::to_string(shape.size()) + " dimensions; at most " +
+         std::to_string(Limits::kMaxRank));
+  }
+  for (const json& dim : shape) {
+    if (!dim.is_number_unsigned()) fail(label + ": shape must be an array of non-negative integers, got " + dim.dump());
+    r.shape.push_back(dim.get<std::uint64_t>());
+  }
+
+  // data_offsets
+  if (!value.contains("data_offsets")) fail(label + ": missing data_offsets");
+  const json& offsets = value.at("data_offsets");
+  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+      !offsets[1].is_number_unsigned()) {
+    fail(label + ": data_offsets must be [begin, end], two non-negative integers, got " + offsets.dump());
+  }
+  r.begin = offsets[0].get<std::uint64_t>();
+  r.end = offsets[1].get<std::uint64_t>();
+  if (r.begin > r.end)
+    fail(label + ": data_offsets [" + std::to_string(r.begin) + ", " + std::to_string(r.end) + "] begin after end");
+  if (r.end > buffer_size) {
+    fail(label + ": data_offsets " + range_text(r.begin, r.end) + " run past the " + std::to_string(buffer_size) +
+         "-byte buffer");
+  }
+
+  // elements × dtype size = end − begin, without overflow: any product beyond the buffer fails.
+  const std::uint64_t width = dtype_size(r.dtype);
+  std::uint64_t elements = 1;
+  const bool empty = std::find(r.shape.begin(), r.shape.end(), 0) != r.shape.end();
+  if (empty) {
+    elements = 0;
+  } else {
+    for (std::uint64_t dim : r.shape) {
+      if (elements > buffer_size / width / dim) {
+        fail(label + ": shape " + shape_text(r.shape) + " of " + d + " needs more bytes than the " +
+             std::to_string(buffer_size) + "-byte buffer holds");
+      }
+      elements *= dim;
+    }
+  }
+  if (elements * width != r.end - r.begin) {
+    fail(label + ": data_offsets " + range_text(r.begin, r.end) + " hold " + std::to_string(r.end - r.begin) +
+         " bytes; shape " + shape_text(r.shape) + " of " + d + " needs " + std::to_string(elements * width));
+  }
+  return r;
+}
+
+}  // namespace
+
+const char* dtype_name(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::kF32: return "F32";
+    case Dtype::kF16: return "F16";
+    case Dtype::kBF16: return "BF16";
+  }
+  return "?";
+}
+
+std::size_t dtype_size(Dtype dtype) { return dtype == Dtype::kF32 ? 4 : 2; }
+
+std::uint64_t TensorRecord::elements() const {
+  std::uint64_t n = 1;
+  for (std::uint64_t d : shape) n *= d;
+  return n;
+}
+
+const TensorRecord* SafetensorsHeader::find(const std::string& name) const {
+  for (const TensorRecord& t : tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+SafetensorsHeader parse_safetensors(const std::uint8_t* bytes, std::size_t size) {
+  // 1. the header length
+  if (size < 8) fail("file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
+  const std::uint64_t n = read_le64(bytes);
+  if (n > Limits::kMaxHeaderBytes) {
+    fail("header length " + std::to_string(n) + " (file bytes 0-7) exceeds the " +
+         std::to_string(Limits::kMaxHeaderBytes) + "-byte limit");
+  }
+  if (n > size - 8) {
+    fail("header length " + std::to_string(n) + " (file bytes 0-7) runs past the end of the " + std::to_string(size) +
+         "-byte file");
+  }
+  if (n == 0) fail("header is empty; it must be a JSON object beginning with '{' at file byte 8");
+  if (bytes[8] != '{') {
+    const char* hex = "0123456789abcdef";
+    fail(std::string("header must begin with '{' at file byte 8, found byte 0x") + hex[bytes[8] >> 4] +
+         hex[bytes[8] & 15]);
+  }
+  SafetensorsHeader header;
+  header.header_size = n;
+  header.buffer_offset = 8 + n;
+  header.buffer_size = size - 8 - n;
+
+  // 2. the JSON, then each entry
+  const json root = parse_header_json(bytes + 8, n);
+  if (!root.is_object()) fail("header must be a JSON object");
+  for (const auto& item : root.items()) {
+    if (item.key() == "__metadata__") {
+      if (!item.value().is_object()) fail("__metadata__ must be an object mapping strings to strings");
+      for (const auto& m : item.value().items()) {
+        if (!m.value().is_string()) {
+          fail("__metadata__ " + quote_name(m.key()) + " must be a string, got " + std::string(m.value().type_name()));
+        }
+        header.metadata[m.key()] = m.value().get<std::string>();
+      }
+      continue;
+    }
+    header.tensors.push_back(parse_entry(item.key(), item.value(), header.buffer_size));
+  }
+
+  // 3. the offsets together: ordered, no overlap, no hole, the whole buffer
+  std::sort(header.tensors.begin(), header.tensors.end(), [](const TensorRecord& a, const TensorRecord& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  std::uint64_t covered = 0;
+  const TensorRecord* previous = nullptr;
+  for (const TensorRecord& t : header.tensors) {
+    if (t.begin < covered) {
+      fail("tensors " + quote_name(previous->name) + " " + range_text(previous->begin, previous->end) + " and " +
+           quote_name(t.name) + " " + range_text(t.begin, t.end) + " overlap");
+    }
+    if (t.begin > covered) {
+      fail("buffer bytes " + range_text(covered, t.begin) + " (file byte " +
+           std::to_string(header.buffer_offset + covered) + ") belong to no tensor");
+    }
+    covered = t.end;
+    previous = &t;
+  }
+  if (covered != header.buffer_size) {
+    fail("buffer bytes " + range_text(covered, header.buffer_size) + " (file byte " +
+         std::to_string(header.buffer_offset + covered) + ") belong to no tensor");
+  }
+  return header;
+}
+
+std::vector<float> read_tensor(const std::uint8_t* bytes, std::size_t size, const SafetensorsHeader& header,
+                               const TensorRecord& tensor) {
+  // The record was checked against the buffer when parsed; check again that it belongs to it.
+  if (header.buffer_offset > size || tensor.end > size - header.buffer_offset || tensor.begin > tensor.end) {
+    fail(tensor_label(tensor.name) + ": data_offsets " + range_text(tensor.begin, tensor.end) +
+         " lie outside the file");
+  }
+  const std::uint8_t* p = bytes + header.buffer_offset + tensor.begin;
+  const std::size_t width = dtype_size(tensor.dtype);
+  const std::size_t n = static_cast<std::size_t>((tensor.end - tensor.begin) / width);
+  std::vector<float> out(n);
+  for (std::size_t i = 0; i < n; ++i, p += width) {
+    const float v = tensor.dtype == Dtype::kF32 ? f32_at(p) : tensor.dtype == Dtype::kF16 ? f16_at(p) : bf16_at(p);
+    if (!std::isfinite(v)) {
+      fail(tensor_label(tensor.name) + ": element " + std::to_string(i) + " is " +
+           (std::isnan(v) ? "nan"
+            : v > 0       ? "inf"
+                          : "-inf") +
+           " (file byte " + std::to_string(header.buffer_offset + tensor.begin + i * width) +
+           "); every parameter must be finite");
+    }
+    out[i] = v;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Export
+
+std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const float* params,
+                                             const ExportOptions& options) {
+  const ModelConfig& c = table.config();
+  std::map<std::string, std::string> metadata = {
+      {"format", "pt"},
+      {"vocab_size", std::to_string(c.vocab_size)},
+      {"block_size", std::to_string(c.block_size)},
+      {"n_layer", std::to_string(c.n_layer)},
+      {"n_head", std::to_string(c.n_head)},
+      {"n_embd", std::to_string(c.n_embd)},
+      {"bias", c.bias ? "true" : "false"},
+      {"mlp", c.mlp ? "true" : "false"},
+      {"layer_norm", c.layer_norm ? "true" : "false"},
+  };
+  for (const auto& [key, value] : options.metadata) metadata[key] = value;
+
+  // 1. the tensors in state_dict order, each with its shape and byte range
+  struct Item {
+    std::string name;
+    std::vector<int> shape;
+    const ParamEntry* entry;  // null: the causal-mask buffer
+    std::uint64_t begin, end;
+  };
+  std::vector<Item> items;
+  std::uint64_t offset = 0;
+  const std::uint64_t T = static_cast<std::uint64_t>(c.block_size);
+  for (const std::string& name : table.state_dict_names(options.lm_head, options.causal_mask_buffers)) {
+    const ParamEntry* e = table.find(name);
+    Item item{name, e ? e->shape : std::vector<int>{1, 1, c.block_size, c.block_size}, e, offset, 0};
+    offset += 4 * (e ? static_cast<std::uint64_t>(e->size) : T * T);
+    item.end = offset;
+    items.push_back(std::move(item));
+  }
+
+  // 2. the header: compact JSON, __metadata__ first, padded with spaces to a multiple of 8
+  std::string header = "{\"__metadata__\":{";
+  try {
+    bool first = true;
+    for (const auto& [key, value] : metadata) {
+      header += (first ? "" : ",") + json(key).dump() + ":" + json(value).dump();
+      first = false;
+    }
+  } catch (const json::exception&) {
+    fail("export: a metadata key or value is not valid UTF-8");
+  }
+  header += "}";
+  for (const Item& item : items) {
+    header += ",\"" + item.name + "\":{\"dtype\":\"F32\",\"shape\":[";
+    for (std::size_t i = 0; i < item.shape.size(); ++i) header += (i ? "," : "") + std::to_string(item.shape[i]);
+    header += "],\"data_offsets\":[" + std::to_string(item.begin) + "," + std::to_string(item.end) + "]}";
+  }
+  header += "}";
+  header.append((8 - header.size() % 8) % 8, ' ');
+
+  const std::uint64_t total = 8 + header.size() + offset;
+  if (total > Limits::kMaxExportBytes) {
+    fail("export: the file would be " + std::to_string(total) + " bytes; at most " +
+         std::to_string(Limits::kMaxExportBytes) + (options.causal_mask_buffers ? " (drop causal_mask_buffers)" : ""));
+  }
+
+  // 3. the bytes
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(total));
+  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(header.size() >> (8 * i));
+  std::memcpy(out.data() + 8, header.data(), header.size());
+  std::uint8_t* buffer = out.data() + 8 + header.size();
+  for (const Item& item : items) {
+    std::uint8_t* p = buffer + item.begin;
+    if (item.entry) {
+      const float* src = params + item.entry->offset;
+      for (std::size_t i = 0; i < item.entry->size; ++i, p += 4) put_le32(p, src[i]);
+    } else {  // tril(ones(T, T)): row i keeps columns j ≤ i
+      for (std::uint64_t i = 0; i < T; ++i)
+        for (std::uint64_t j = 0; j < T; ++j, p += 4) put_le32(p, j <= i ? 1.0f : 0.0f);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import
+
+namespace {
+
+// transformer.h.{digits}.attn.bias / .attn.masked_bias: torch's causal-mask buffers.
+bool is_mask_buffer(const std::string& name) {
+  const std::string prefix = "transformer.h.";
+  if (name.compare(0, prefix.size(), prefix) != 0) return false;
+  std::size_t i = prefix.size();
+  const std::size_t digits = i;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i;
+  if (i == digits) return false;
+  const std::string rest = name.substr(i);
+  return rest == ".attn.bias" || rest == ".attn.masked_bias";
+}
+
+// Why a name is not in this model, when a switch of the config explains it.
+std::string absent_reason(const ModelConfig& c, const std::string& name) {
+  const std::string prefix = "transformer.h.";
+  if (name.compare(0, prefix.size(), prefix) == 0) {
+    std::size_t i = prefix.size();
+    long long layer = 0;
+    bool digits = false;
+    while (i < name.size() && name[i] >= '0' && name[i] <= '9' && layer < 1000000) {
+      layer = layer * 10 + (name[i] - '0');
+      ++i;
+      digits = true;
+    }
+    if (digits && layer >= c.n_layer) return " (the model has n_layer = " + std::to_string(c.n_layer) + ")";
+  }
+  if (!c.mlp && (name.find(".mlp.") != std::string::npos || name.find(".ln_2.") != std::string::npos)) {
+    return " (the model has mlp = false)";
+  }
+  if (!c.layer_norm && name.find("ln_") != std::string::npos) return " (the model has layer_norm = false)";
+  if (!c.bias && name.size() >= 5 && name.compare(name.size() - 5, 5, ".bias") == 0) {
+    return " (the model has bias = false)";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<float> import_safetensors(const ParamTable& table, const std::uint8_t* bytes, std::size_t size) {
+  const SafetensorsHeader header = parse_safetensors(bytes, size);
+  const ModelConfig& c = table.config();
+
+  // 1. match names and shapes (nothing read yet)
+  std::vector<const TensorRecord*> source(table.entries().size(), nullptr);
+  const TensorRecord* lm_head = nullptr;
+  for (const TensorRecord& t : header.tensors) {
+    if (is_mask_buffer(t.name)) continue;
+    const ParamEntry* e = table.find(t.name);
+    if (!e)
+      fail("unexpected tensor " + quote_name(t.name) + ": not a parameter of this model" + absent_reason(c, t.name));
+    const std::vector<std::uint64_t> want(e->shape.begin(), e->shape.end());
+    if (t.shape != want) {
+      fail(tensor_label(t.name) + ": shape " + shape_text(t.shape) + ", expected " + shape_text(e->shape));
+    }
+    if (t.name == "lm_head.weight") {
+      lm_head = &t;
+    } else {
+      source[static_cast<std::size_t>(e - table.entries().data())] = &t;
+    }
+  }
+  if (!source[0] && lm_head) source[0] = lm_head;  // wte stored under its tied name only
+  std::vector<std::string> missing;
+  for (std::size_t i = 0; i < source.size(); ++i)
+    if (!source[i]) missing.push_back(table.entries()[i].name);
+  if (!missing.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < missing.size() && i < 5; ++i) list += (i ? ", " : "") + missing[i];
+    if (missing.size() > 5) list += ", …";
+    fail("missing " + std::to_string(missing.size()) + " tensor" + (missing.size() > 1 ? "s" : "") + ": " + list);
+  }
+
+  // 2. read and convert, each value checked finite
+  std::vector<float> params(table.total());
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    const std::vector<float> values = read_tensor(bytes, size, header, *source[i]);
+    std::copy(values.begin(), values.end(), params.begin() + static_cast<std::ptrdiff_t>(table.entries()[i].offset));
+  }
+  // 3. tied weights stored twice must agree
+  if (lm_head && source[0] != lm_head) {
+    const std::vector<float> values = read_tensor(bytes, size, header, *lm_head);
+    const float* wte = params.data() + table.wte().offset;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (values[i] != wte[i]) {
+        fail("lm_head.weight differs from transformer.wte.weight at element " + std::to_string(i) +
+             "; nanoGPT ties them (one storage), so they must be equal");
+      }
+    }
+  }
+  return params;
+}
+
+}  // namespace attn::model

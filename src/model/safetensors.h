@@ -1,0 +1,95 @@
+// Hugging Face safetensors import and export for the parameters of params.h.
+//
+// The format (github.com/huggingface/safetensors, README "Format"):
+//   8 bytes    N, the header length, an unsigned little-endian 64-bit integer
+//   N bytes    a UTF-8 JSON object beginning with '{', possibly padded with spaces:
+//                {"__metadata__": {str: str, …} (optional),
+//                 "<name>": {"dtype": "F32", "shape": [d0, d1, …], "data_offsets": [begin, end]}, …}
+//   the rest   the byte buffer; [begin, end) are relative to its start, little-endian, row-major;
+//              the tensors must cover it exactly (no holes, no overlaps), and names are unique.
+//
+// Every file is treated as hostile: parse_safetensors checks the header length against the file
+// and a 100 MB cap (the reference implementation's); the JSON (valid, an object, no NUL byte, no
+// duplicate keys, nesting ≤ 3, ≤ 16384 tensors; parsed in linear time); each entry (exactly
+// dtype, shape and data_offsets; dtype F32, F16 or BF16; shape of ≤ 8 non-negative integers;
+// offsets two integers with begin ≤ end ≤ buffer size and end − begin = elements × dtype size,
+// computed without overflow); and the offsets together (ordered, non-overlapping, covering the
+// whole buffer). Only then is anything read or allocated, and import allocates only what the
+// ModelConfig (≤ 2^26 floats) needs. Every failure is an attn::Error naming the tensor or the
+// byte offset; nothing else is thrown for any input.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "params.h"
+
+namespace attn::model {
+
+struct SafetensorsLimits {
+  static constexpr std::uint64_t kMaxHeaderBytes = 100000000;  // safetensors' MAX_HEADER_SIZE
+  static constexpr std::size_t kMaxTensors = 16384;            // a 64-layer model lists ~1100
+  static constexpr std::size_t kMaxRank = 8;
+  static constexpr std::uint64_t kMaxExportBytes = 1ULL << 30;
+};
+
+enum class Dtype { kF32, kF16, kBF16 };
+const char* dtype_name(Dtype dtype);  // "F32", "F16", "BF16"
+std::size_t dtype_size(Dtype dtype);  // 4, 2, 2
+
+struct TensorRecord {
+  std::string name;
+  Dtype dtype = Dtype::kF32;
+  std::vector<std::uint64_t> shape;
+  std::uint64_t begin = 0, end = 0;  // byte range in the buffer
+  std::uint64_t elements() const;    // product of shape (checked not to overflow when parsed)
+};
+
+struct SafetensorsHeader {
+  std::vector<TensorRecord> tensors;            // sorted by data_offsets
+  std::map<std::string, std::string> metadata;  // "__metadata__", empty when absent
+  std::uint64_t header_size = 0;                // N
+  std::uint64_t buffer_offset = 0;              // 8 + N: where the byte buffer starts in the file
+  std::uint64_t buffer_size = 0;
+  const TensorRecord* find(const std::string& name) const;
+};
+
+// Parses and checks the whole layout (see above) of a file held in memory.
+SafetensorsHeader parse_safetensors(const std::uint8_t* bytes, std::size_t size);
+
+// One tensor of a parsed file as float32 (F16 and BF16 converted exactly). Throws attn::Error
+// naming the tensor and element when a value is NaN or ±inf.
+std::vector<float> read_tensor(const std::uint8_t* bytes, std::size_t size, const SafetensorsHeader& header,
+                               const TensorRecord& tensor);
+
+struct ExportOptions {
+  // Also write lm_head.weight (a copy of transformer.wte.weight), as nanoGPT's state_dict has
+  // both names: model.load_state_dict(strict=True) then works. false halves the embedding bytes.
+  bool lm_head = true;
+  // Also write transformer.h.{i}.attn.bias, the (1, 1, T, T) tril(ones) buffer that nanoGPT
+  // registers under torch < 2.0, so a strict load works there too.
+  bool causal_mask_buffers = false;
+  // Extra "__metadata__" entries. The file always records "format": "pt" and the ModelConfig
+  // (vocab_size, block_size, n_layer, n_head, n_embd as decimals; bias, mlp, layer_norm as
+  // "true"/"false"); an entry here with the same key replaces it.
+  std::map<std::string, std::string> metadata;
+};
+
+// The parameters (table.total() floats) as an F32 safetensors file, tensors in state_dict order
+// and back to back in the buffer, the header JSON compact and padded with spaces to a multiple
+// of 8 bytes (as the reference writer pads). Throws attn::Error when a metadata string is not
+// valid UTF-8 or the file would exceed kMaxExportBytes.
+std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const float* params,
+                                             const ExportOptions& options = {});
+
+// The parameters of `table` from a safetensors file: every parameter must be present under its
+// state_dict name with exactly its shape (transformer.wte.weight and/or lm_head.weight; when
+// both, they must be equal), nothing else may be (transformer.h.{i}.attn.bias and
+// attn.masked_bias buffers are ignored), and every value finite. Returns table.total() floats
+// in the table's layout; attn::Error naming the tensor otherwise.
+std::vector<float> import_safetensors(const ParamTable& table, const std::uint8_t* bytes, std::size_t size);
+
+}  // namespace attn::model

@@ -1,0 +1,38 @@
+// Reads tests/fixtures/training/ (written by tests/fixtures/make_training_fixtures.py; the format
+// is documented there): JSON objects whose tensors are {"shape", "data"}, and .safetensors files.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fixture_loader.h"
+
+namespace attn_test {
+
+inline std::string training_path(const std::string& file) {
+  return std::string(ATTN_FIXTURES_DIR) + "/training/" + file;
+}
+
+inline json load_training_json(const std::string& name) {
+  std::ifstream file(training_path(name + ".json"));
+  if (!file) throw std::runtime_error("cannot open fixture " + training_path(name + ".json"));
+  return json::parse(file);
+}
+
+inline std::vector<std::uint8_t> read_training_file(const std::string& file_name) {
+  std::ifstream file(training_path(file_name), std::ios::binary);
+  if (!file) throw std::runtime_error("cannot open fixture " + training_path(file_name));
+  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+// The float data of a {"shape", "data"} tensor (non-finite values as in fixture_loader.h).
+inline std::vector<float> json_floats(const json& value) { return json_tensor(value).data; }
+
+// The integer data of a {"shape", "data"} tensor.
+inline std::vector<int> json_ints(const json& value) { return value.at("data").get<std::vector<int>>(); }
+
+}  // namespace attn_test
