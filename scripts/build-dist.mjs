@@ -5,6 +5,10 @@
 //                                    (engine + WASM + CSS inlined; ≤ 150 KB gzipped, checked here)
 //   dist/attention-explorer.iife.js  the same as a classic script, for pages opened from file://
 //                                    (Chromium does not load module scripts from file://)
+//   dist/engine.js                   the engine alone for npm users (package.json "exports"):
+//                                    one ES module with the same inlined WASM, for browsers,
+//                                    bundlers and Node ≥ 18
+//   dist/*.d.ts                      their types: the element's and a copy of the engine's
 //   dist/index.html + app.js         the explorer page (classic script, WASM inlined) + styles/
 //   dist/embed.html + embed.js       the iframe view (classic script, WASM inlined)
 //   dist/examples/                   the host-page examples, pointing at ../attention-explorer.js
@@ -62,6 +66,8 @@ export async function loadEngine(options = {}) {
 }
 `;
 
+const NODE_FS_STUB = `export async function readFile() { throw new Error('unreachable: the WASM is inlined in this bundle'); }`;
+
 function distPlugin() {
   return {
     name: 'attention-explorer-dist',
@@ -76,6 +82,11 @@ function distPlugin() {
       });
       build.onLoad({ filter: /^assets$/, namespace: 'ae-virtual' }, () => ({ contents: ASSETS_SOURCE, loader: 'js' }));
       build.onLoad({ filter: /^engine$/, namespace: 'ae-virtual' }, () => ({ contents: ENGINE_WRAPPER, loader: 'js', resolveDir: path.join(WEB, 'lib') }));
+      // engine.js reads the .wasm with node:fs under Node when it is not given the bytes; the
+      // bundles always give them, so a stub replaces it and bundlers that consume dist/ for the
+      // browser meet no node: import (esbuild and webpack refuse one).
+      build.onResolve({ filter: /^node:fs\/promises$/ }, () => ({ path: 'node-fs', namespace: 'ae-virtual' }));
+      build.onLoad({ filter: /^node-fs$/, namespace: 'ae-virtual' }, () => ({ contents: NODE_FS_STUB, loader: 'js' }));
       // The vendored d3 bundle keeps every scheme; the npm package tree-shakes to the three used.
       build.onResolve({ filter: /vendor\/d3-scale-chromatic\.js$/ }, () => ({ path: path.join(ROOT, 'node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs') }));
     },
@@ -84,7 +95,7 @@ function distPlugin() {
 
 async function bundle(entry, outfile, { format, globalName } = {}) {
   const result = await esbuild.build({
-    entryPoints: [path.join(WEB, entry)],
+    entryPoints: [path.resolve(WEB, entry)],
     outfile,
     bundle: true,
     format,
@@ -96,8 +107,9 @@ async function bundle(entry, outfile, { format, globalName } = {}) {
     // engine.js reads the .wasm with node:fs under Node only; never reached in a browser bundle.
     external: ['node:*'],
     // Emscripten's module names its own URL with import.meta.url; with wasmBinary given it is
-    // only a base for locateFile, never fetched. Classic scripts have no import.meta.
-    define: format === 'iife' ? { 'import.meta.url': 'location.href' } : {},
+    // only a base for locateFile, never fetched. Classic scripts have no import.meta; in the ES
+    // modules a constant base keeps bundlers (webpack) from looking for attention_engine.wasm.
+    define: { 'import.meta.url': format === 'iife' ? 'location.href' : JSON.stringify('file:///attention-explorer/dist/') },
     plugins: [distPlugin()],
     logLevel: 'warning',
     metafile: true,
@@ -125,6 +137,10 @@ fs.mkdirSync(DIST, { recursive: true });
 const elementFile = path.join(DIST, 'attention-explorer.js');
 await bundle('element/attention-explorer.js', elementFile, { format: 'esm' });
 await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explorer.iife.js'), { format: 'iife' });
+// The engine alone (it resolves to ENGINE_WRAPPER, like every import of it), and the types.
+await bundle(engineJs, path.join(DIST, 'engine.js'), { format: 'esm' });
+fs.copyFileSync(engineJs.replace(/\.js$/, '.d.ts'), path.join(DIST, 'engine.d.ts'));
+fs.copyFileSync(path.join(WEB, 'element/attention-explorer.d.ts'), path.join(DIST, 'attention-explorer.d.ts'));
 
 // 2. The page and the iframe view, as classic scripts (they must open from file://).
 await bundle('app.js', path.join(DIST, 'app.js'), { format: 'iife' });
@@ -162,7 +178,7 @@ if (fs.existsSync(examplesDir)) {
 
 // 4. Sizes, and the budget.
 const size = gz(elementFile);
-for (const file of ['attention-explorer.js', 'attention-explorer.iife.js', 'app.js', 'embed.js']) {
+for (const file of ['attention-explorer.js', 'attention-explorer.iife.js', 'engine.js', 'app.js', 'embed.js']) {
   const p = path.join(DIST, file);
   console.log(`build-dist: dist/${file} ${kb(fs.statSync(p).size)}, ${kb(gz(p))} gzipped`);
 }
