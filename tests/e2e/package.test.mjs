@@ -1,0 +1,228 @@
+// The npm package as a new user meets it: `npm run pack`'s tarball is installed offline into
+// a fresh project in the system's temp folder (nothing from the repo on any path), then
+//   - Node imports the engine from 'attention-explorer/engine' and reproduces the seed's river row;
+//   - a page served with the strict CSP loads the element from node_modules (what the README's
+//     Install section says) and shows the same numbers;
+//   - a bundler (esbuild) resolves the README's import lines through "exports" and honours
+//     "sideEffects"; TypeScript compiles a host script against the shipped .d.ts files.
+// Run: node --test tests/e2e/package.test.mjs   (packs once, ~10 s)
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import { launchBrowser, serveStatic, openPage, CSP } from './helpers.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
+// Seed 003's river output, row 0 (projected and scaled), as printed to 3 decimals.
+const RIVER_ROW_0 = ['0.992', '0.221', '0.261'];
+
+// The environment a user's shell would have: none of npm's per-run variables from `npm test`,
+// no NODE_PATH (scripts/test.mjs sets one for emcc).
+const userEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE_PATH'));
+const run = (cmd, args, cwd) =>
+  execFileSync(cmd, args, { cwd, env: userEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+let tmp;
+let project;
+let packed;
+let server;
+let browser;
+
+test.before(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ae-package-'));
+  const started = Date.now();
+  const out = run(
+    process.execPath,
+    [path.join(ROOT, 'scripts/pack.mjs'), '--out', path.join(tmp, 'tarball'), '--json'],
+    ROOT,
+  );
+  packed = JSON.parse(out.trim().split('\n').pop());
+  project = path.join(tmp, 'my-blog');
+  fs.mkdirSync(project);
+  fs.writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'my-blog', private: true, type: 'module' }, null, 2),
+  );
+  // The package has no dependencies, so nothing but the tarball is needed: --offline proves it.
+  run(
+    'npm',
+    ['install', packed.file, '--offline', '--no-audit', '--no-fund', '--cache', path.join(tmp, 'npm-cache')],
+    project,
+  );
+  console.log(
+    `# packed and installed in ${Date.now() - started} ms: ${(packed.size / 1024).toFixed(1)} KB, ${packed.files.length} files`,
+  );
+});
+test.after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('Tarball_HoldsTheFilesListedInPackageJsonAndNothingElse', () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const expected = new Set([...manifest.files, 'package.json', 'README.md']);
+  assert.deepEqual(packed.files.map((f) => f.path).sort(), [...expected].sort());
+  const installed = JSON.parse(
+    fs.readFileSync(path.join(project, 'node_modules/attention-explorer/package.json'), 'utf8'),
+  );
+  assert.equal(installed.version, manifest.version);
+  assert.equal(installed.private, undefined, 'publishable');
+  assert.deepEqual(installed.dependencies ?? {}, {}, 'dist/ bundles everything it runs');
+  // The element stays within its budget inside the package too (150 KB gzipped, checked by build-dist).
+  assert.ok(packed.size < 400 * 1024, `tarball ${packed.size} bytes`);
+});
+
+test('Engine_ImportedFromTheInstalledPackageInNode_ReproducesTheSeedRiverRow', () => {
+  fs.writeFileSync(
+    path.join(project, 'engine-check.mjs'),
+    `import { loadEngine, AttentionError } from 'attention-explorer/engine';
+const engine = await loadEngine();
+const bank = engine.examples();
+const x = bank.contexts.river.map((w) => bank.vocabulary[w]);
+const trace = engine.attend({ x, wq: bank.W_query, wk: bank.W_key, wv: bank.W_value });
+let error = null;
+try { engine.attend({ x, heads: 3 }); } catch (e) { error = e instanceof AttentionError ? e.message : String(e); }
+console.log(JSON.stringify({ row: trace.get('output')[0], error, from: import.meta.resolve('attention-explorer/engine') }));
+`,
+  );
+  const result = JSON.parse(run(process.execPath, ['engine-check.mjs'], project).trim());
+  assert.deepEqual(
+    result.row.map((v) => v.toFixed(3)),
+    RIVER_ROW_0,
+  );
+  assert.match(result.error, /heads: 3 must divide/);
+  assert.equal(fileURLToPath(result.from), path.join(project, 'node_modules/attention-explorer/dist/engine.js'));
+});
+
+test('Element_LoadedFromNodeModulesUnderTheStrictCsp_ShowsTheSeedRiverRow', async () => {
+  // What the README says for a site without a bundler: a module script from node_modules.
+  fs.writeFileSync(
+    path.join(project, 'csp-watch.js'),
+    `window.__cspViolations = [];
+document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));`,
+  );
+  fs.writeFileSync(
+    path.join(project, 'index.html'),
+    `<!doctype html><html lang="en"><meta charset="utf-8"><title>my blog</title>
+<script src="/csp-watch.js"></script>
+<script type="module" src="/node_modules/attention-explorer/dist/attention-explorer.js"></script>
+<attention-explorer example="river" view="output" controls="none"></attention-explorer>
+</html>`,
+  );
+  fs.writeFileSync(path.join(project, 'favicon.ico'), ''); // a site has one; Chromium asks for it
+  server = await serveStatic(project);
+  browser = await launchBrowser();
+  const { page, problems, context } = await openPage(browser, null);
+  const response = await page.goto(server.url);
+  assert.equal(response.headers()['content-security-policy'], CSP);
+  await page.waitForFunction(
+    () =>
+      document.querySelector('attention-explorer')?.shadowRoot?.querySelector('table[data-matrix="out"] td.ae-cell'),
+    null,
+    { timeout: 20000 },
+  );
+  const shown = await page.evaluate(async () => {
+    const el = document.querySelector('attention-explorer');
+    await el.ready;
+    const row = el.shadowRoot.querySelector('table[data-matrix="out"][data-context="river"] tbody tr');
+    return {
+      row: [...row.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value)),
+      violations: window.__cspViolations,
+    };
+  });
+  assert.deepEqual(
+    shown.row.map((v) => v.toFixed(3)),
+    RIVER_ROW_0,
+  );
+  assert.deepEqual(shown.violations, []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Bundler_ResolvesTheReadmeImportsThroughExportsAndHonoursSideEffects', async () => {
+  const bundle = async (contents) => {
+    const result = await esbuild.build({
+      stdin: { contents, resolveDir: project, loader: 'js' },
+      absWorkingDir: project,
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      minify: true,
+      write: false,
+      logLevel: 'silent',
+      metafile: true,
+    });
+    return { text: result.outputFiles[0].text, inputs: Object.keys(result.metafile.inputs) };
+  };
+  // `import 'attention-explorer'` only registers the element: the bundler must keep it.
+  const element = await bundle(`import 'attention-explorer';`);
+  assert.match(element.text, /customElements\.define\("attention-explorer"/);
+  assert.ok(
+    element.inputs.every((p) => p === '<stdin>' || p.startsWith('node_modules/attention-explorer/')),
+    element.inputs.join(', '),
+  );
+  // The engine has no side effects: an unused import leaves nothing behind.
+  const unused = await bundle(`import { loadEngine } from 'attention-explorer/engine';`);
+  assert.ok(unused.text.length < 100, `unused engine import bundled ${unused.text.length} bytes`);
+  const used = await bundle(
+    `import { loadEngine } from 'attention-explorer/engine'; loadEngine().then((e) => console.log(e.version));`,
+  );
+  assert.ok(used.text.length > 50000, 'the engine with its WASM');
+});
+
+test('Types_AHostScriptCompilesAgainstTheShippedDeclarations', () => {
+  fs.writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        lib: ['es2022', 'dom'],
+        types: [],
+      },
+      files: ['host.ts'],
+    }),
+  );
+  fs.writeFileSync(
+    path.join(project, 'host.ts'),
+    `import 'attention-explorer';
+import type { AttentionExplorerElement, ExplorerState } from 'attention-explorer';
+import { loadEngine, AttentionError, type Engine, type Trace } from 'attention-explorer/engine';
+
+const el: AttentionExplorerElement | null = document.querySelector('attention-explorer');
+if (el) {
+  const problems: string[] | null = el.setState({ options: { causal: true, temperature: 0.5 } });
+  const next: number | null = el.step(2);
+  el.addEventListener('change', (event) => {
+    const state: ExplorerState = event.detail.state;
+    console.log(state.options.causal, problems, next);
+  });
+  el.addEventListener('step', (event) => console.log(event.detail.step.toFixed(0)));
+  el.ready.then((ready) => ready.state?.contexts);
+  // @ts-expect-error options.causal is a boolean
+  el.setState({ options: { causal: 'yes' } });
+}
+const engine: Engine = await (el ? el.engine : loadEngine());
+const bank = engine.examples();
+const trace: Trace = engine.attend({ x: bank.contexts.river.map((w) => bank.vocabulary[w]), wq: bank.W_query, heads: 1 });
+console.log(trace.get('output'), AttentionError.name);
+`,
+  );
+  const out = (() => {
+    try {
+      return run(process.execPath, [TSC, '-p', project], project);
+    } catch (error) {
+      return `${error.stdout}${error.stderr}`;
+    }
+  })();
+  assert.equal(out.trim(), '', 'tsc reports nothing');
+});
