@@ -46,7 +46,7 @@ test.before(async () => {
   downloads = fs.mkdtempSync(path.join(os.tmpdir(), 'ae-firefox-downloads-'));
   web = await serveStatic(path.join(ROOT, 'web'));
   dist = await serveStatic(path.join(ROOT, 'dist'));
-  browser = await launchFirefox({ downloadDir: downloads });
+  browser = await launchFirefox();
   console.log(`# firefox: ${await browser.version()}`);
   engine = await loadEngine();
 });
@@ -76,7 +76,7 @@ const readTable = (page, rootSelector, tableSelector) =>
 
 /** Opens the explorer page and waits until it has rendered. */
 async function openExplorer() {
-  const opened = await openFirefoxPage(browser, null);
+  const opened = await openFirefoxPage(browser, null, { downloadDir: downloads });
   const response = await opened.page.goto(web.url);
   assert.equal(response.headers()['content-security-policy'], CSP);
   await opened.page.evaluate(() => window.__explorer.ready);
@@ -147,7 +147,11 @@ for (const [where, server] of [
       shownWeights.values.map((r) => r.map(Math.fround)),
       weights,
     );
-    assert.deepEqual(problems, []);
+    // The example page links no icon, so the browser's own request for /favicon.ico is a 404.
+    assert.deepEqual(
+      problems.filter((p) => !/\/favicon\.ico$/.test(p)),
+      [],
+    );
     await context.close();
   });
 }

@@ -53,11 +53,10 @@ export const FIREFOX = process.env.FIREFOX || '/usr/bin/firefox-esr';
  * Prefs on top of puppeteer's. Nothing may leave the machine: every http(s) request to another
  * host goes to `proxyPort`, a local port that drops the connection (localhost is never proxied),
  * and the remote-settings poll is pointed at puppeteer's dummy server (Firefox honours that pref
- * only with MOZ_REMOTE_SETTINGS_DEVTOOLS=1, set in the environment below). Downloads are saved
- * to `downloadDir` without asking.
+ * only with MOZ_REMOTE_SETTINGS_DEVTOOLS=1, set in the environment below).
  */
-export function firefoxPrefs({ proxyPort, downloadDir }) {
-  const prefs = {
+export function firefoxPrefs({ proxyPort }) {
+  return {
     'network.proxy.type': 1,
     'network.proxy.http': '127.0.0.1',
     'network.proxy.http_port': proxyPort,
@@ -74,16 +73,6 @@ export function firefoxPrefs({ proxyPort, downloadDir }) {
     'browser.region.update.enabled': false,
     'extensions.systemAddon.update.enabled': false,
   };
-  if (downloadDir) {
-    Object.assign(prefs, {
-      'browser.download.folderList': 2,
-      'browser.download.dir': downloadDir,
-      'browser.download.useDownloadDir': true,
-      'browser.download.always_ask_before_handling_new_types': false,
-      'browser.download.manager.addToRecentDocs': false,
-    });
-  }
-  return prefs;
 }
 
 /** A local port that accepts and drops every connection: Firefox's proxy for the outside. */
@@ -95,10 +84,10 @@ async function deadEndProxy() {
 }
 
 /**
- * Launches Firefox ESR headless over WebDriver BiDi. `downloadDir` receives downloads.
+ * Launches Firefox ESR headless over WebDriver BiDi.
  * @returns {Promise<import('puppeteer-core').Browser>}
  */
-export async function launchFirefox({ downloadDir, ...options } = {}) {
+export async function launchFirefox(options = {}) {
   const { default: puppeteer } = await import('puppeteer-core');
   announceBrowser('firefox');
   const proxy = await deadEndProxy();
@@ -109,7 +98,7 @@ export async function launchFirefox({ downloadDir, ...options } = {}) {
       executablePath: FIREFOX,
       headless: true,
       env: { ...process.env, MOZ_REMOTE_SETTINGS_DEVTOOLS: '1', MOZ_CRASHREPORTER_DISABLE: '1' },
-      extraPrefsFirefox: firefoxPrefs({ proxyPort: proxy.address().port, downloadDir }),
+      extraPrefsFirefox: firefoxPrefs({ proxyPort: proxy.address().port }),
       ...options,
     });
     browser.once('disconnected', () => proxy.close());
@@ -121,8 +110,11 @@ export async function launchFirefox({ downloadDir, ...options } = {}) {
 }
 
 /**
- * Records console errors, page errors and failed requests of a page into `problems`. The same
- * events exist in playwright and puppeteer, so this works for either browser.
+ * Records console errors, page errors, failed requests and HTTP errors of a page into
+ * `problems`. The events have the same names in playwright and puppeteer, so this works for
+ * either browser. HTTP errors are recorded from responses because Firefox reports a 404 neither
+ * on the console nor as a failed request (Chromium does both); Firefox reports CSP violations
+ * as page errors (Chromium as console errors).
  */
 export function recordProblems(page, problems = []) {
   page.on('console', (msg) => {
@@ -130,12 +122,21 @@ export function recordProblems(page, problems = []) {
   });
   page.on('pageerror', (err) => problems.push('pageerror: ' + (err?.message ?? err)));
   page.on('requestfailed', (req) => problems.push('requestfailed: ' + req.url()));
+  page.on('response', (res) => {
+    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
+  });
   return problems;
 }
 
-/** openPage() for a puppeteer browser: a fresh browser context (user context in BiDi). */
-export async function openFirefoxPage(browser, url) {
-  const context = await browser.createBrowserContext();
+/**
+ * openPage() for a puppeteer browser: a fresh browser context (a BiDi user context) whose
+ * downloads, if `downloadDir` is given, are saved there without asking (BiDi
+ * browser.setDownloadBehavior; puppeteer has no event for a finished download: takeDownload).
+ */
+export async function openFirefoxPage(browser, url, { downloadDir } = {}) {
+  const context = await browser.createBrowserContext(
+    downloadDir ? { downloadBehavior: { policy: 'allow', downloadPath: downloadDir } } : {},
+  );
   const page = await context.newPage();
   const problems = recordProblems(page);
   if (url) await page.goto(url);
