@@ -1,11 +1,12 @@
 // The npm package as a new user meets it: `npm run pack`'s tarball is installed offline into
-// a fresh project in the system's temp folder (nothing from the repo on any path), then
+// a fresh project in the system's temp folder (nothing from the repo on any path), then the
+// README's Install section is run line for line:
 //   - Node imports the engine from 'attention-explorer/engine' and reproduces the seed's river row;
-//   - a page served with the strict CSP loads the element from node_modules (what the README's
-//     Install section says) and shows the same numbers;
-//   - a bundler (esbuild) resolves the README's import lines through "exports" and honours
-//     "sideEffects"; TypeScript compiles a host script against the shipped .d.ts files.
-// Run: node --test tests/e2e/package.test.mjs   (packs once, ~10 s)
+//   - a page served with the strict CSP loads the element from node_modules, and another loads it
+//     from a stand-in npm CDN on a second origin by version; both show the same numbers;
+//   - a bundler (esbuild) resolves the import lines through "exports" and honours "sideEffects";
+//     TypeScript compiles a host script against the shipped .d.ts files.
+// Run: node --test tests/e2e/package.test.mjs   (packs once, ~6 s)
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -14,12 +15,31 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { launchBrowser, serveStatic, openPage, CSP } from './helpers.mjs';
+import http from 'node:http';
+import { launchBrowser, serveStatic, openPage, mimeType, CSP } from './helpers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 // Seed 003's river output, row 0 (projected and scaled), as printed to 3 decimals.
 const RIVER_ROW_0 = ['0.992', '0.221', '0.261'];
+const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+
+// What the README's Install section shows; the tests below run exactly these lines.
+const INSTALL = 'npm install attention-explorer';
+const IMPORT_ELEMENT = "import 'attention-explorer';";
+const IMPORT_ENGINE = "import { loadEngine } from 'attention-explorer/engine';";
+const NODE_MODULES_TAG =
+  '<script type="module" src="/node_modules/attention-explorer/dist/attention-explorer.js"></script>';
+const CDN_TAG = `<script type="module" src="https://<an npm CDN>/attention-explorer@${VERSION}/dist/attention-explorer.js"></script>`;
+const ELEMENT_TAG =
+  '<attention-explorer example="river" view="scores,weights,output" controls="minimal"></attention-explorer>';
+const NODE_LINES = [
+  IMPORT_ENGINE,
+  'const engine = await loadEngine();',
+  'const bank = engine.examples();',
+  'const x = bank.contexts.river.map((w) => bank.vocabulary[w]);',
+  'const trace = engine.attend({ x, wq: bank.W_query, wk: bank.W_key, wv: bank.W_value });',
+];
 
 // The environment a user's shell would have: none of npm's per-run variables from `npm test`,
 // no NODE_PATH (scripts/test.mjs sets one for emcc).
@@ -30,7 +50,7 @@ const run = (cmd, args, cwd) =>
 let tmp;
 let project;
 let packed;
-let server;
+const servers = [];
 let browser;
 
 test.before(() => {
@@ -60,8 +80,16 @@ test.before(() => {
 });
 test.after(async () => {
   await browser?.close();
-  await server?.close();
+  for (const server of servers) await server.close();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('Readme_InstallSectionShowsWhatTheseTestsRun', () => {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const install = readme.slice(readme.indexOf('## Install'), readme.indexOf('\n## ', readme.indexOf('## Install') + 1));
+  for (const line of [INSTALL, IMPORT_ELEMENT, NODE_MODULES_TAG, CDN_TAG, ELEMENT_TAG, ...NODE_LINES]) {
+    assert.ok(install.includes(line), `README's Install section shows: ${line}`);
+  }
 });
 
 test('Tarball_HoldsTheFilesListedInPackageJsonAndNothingElse', () => {
@@ -81,11 +109,8 @@ test('Tarball_HoldsTheFilesListedInPackageJsonAndNothingElse', () => {
 test('Engine_ImportedFromTheInstalledPackageInNode_ReproducesTheSeedRiverRow', () => {
   fs.writeFileSync(
     path.join(project, 'engine-check.mjs'),
-    `import { loadEngine, AttentionError } from 'attention-explorer/engine';
-const engine = await loadEngine();
-const bank = engine.examples();
-const x = bank.contexts.river.map((w) => bank.vocabulary[w]);
-const trace = engine.attend({ x, wq: bank.W_query, wk: bank.W_key, wv: bank.W_value });
+    `${NODE_LINES.join('\n')}
+import { AttentionError } from 'attention-explorer/engine';
 let error = null;
 try { engine.attend({ x, heads: 3 }); } catch (e) { error = e instanceof AttentionError ? e.message : String(e); }
 console.log(JSON.stringify({ row: trace.get('output')[0], error, from: import.meta.resolve('attention-explorer/engine') }));
@@ -100,49 +125,79 @@ console.log(JSON.stringify({ row: trace.get('output')[0], error, from: import.me
   assert.equal(fileURLToPath(result.from), path.join(project, 'node_modules/attention-explorer/dist/engine.js'));
 });
 
-test('Element_LoadedFromNodeModulesUnderTheStrictCsp_ShowsTheSeedRiverRow', async () => {
-  // What the README says for a site without a bundler: a module script from node_modules.
+/** Serves `html` from the project under `csp`; returns the element's river row 0, CSP violations and problems. */
+async function showElement(html, csp = CSP) {
+  fs.writeFileSync(path.join(project, 'index.html'), html);
+  const site = await serveStatic(project, { csp });
+  servers.push(site);
+  browser ||= await launchBrowser();
+  const { page, problems, context } = await openPage(browser, null);
+  try {
+    const response = await page.goto(site.url);
+    assert.equal(response.headers()['content-security-policy'], csp);
+    await page.waitForFunction(
+      () =>
+        document.querySelector('attention-explorer')?.shadowRoot?.querySelector('table[data-matrix="out"] td.ae-cell'),
+      null,
+      { timeout: 20000 },
+    );
+    const shown = await page.evaluate(async () => {
+      const el = document.querySelector('attention-explorer');
+      await el.ready;
+      const row = el.shadowRoot.querySelector('table[data-matrix="out"][data-context="river"] tbody tr');
+      return {
+        row: [...row.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value).toFixed(3)),
+        violations: window.__cspViolations,
+      };
+    });
+    return { ...shown, problems };
+  } finally {
+    await context.close();
+  }
+}
+
+const page = (scriptTag) => `<!doctype html><html lang="en"><meta charset="utf-8"><title>my blog</title>
+<script src="/csp-watch.js"></script>
+${scriptTag}
+${ELEMENT_TAG}
+</html>`;
+
+function writeSiteFiles() {
   fs.writeFileSync(
     path.join(project, 'csp-watch.js'),
     `window.__cspViolations = [];
 document.addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));`,
   );
-  fs.writeFileSync(
-    path.join(project, 'index.html'),
-    `<!doctype html><html lang="en"><meta charset="utf-8"><title>my blog</title>
-<script src="/csp-watch.js"></script>
-<script type="module" src="/node_modules/attention-explorer/dist/attention-explorer.js"></script>
-<attention-explorer example="river" view="output" controls="none"></attention-explorer>
-</html>`,
-  );
   fs.writeFileSync(path.join(project, 'favicon.ico'), ''); // a site has one; Chromium asks for it
-  server = await serveStatic(project);
-  browser = await launchBrowser();
-  const { page, problems, context } = await openPage(browser, null);
-  const response = await page.goto(server.url);
-  assert.equal(response.headers()['content-security-policy'], CSP);
-  await page.waitForFunction(
-    () =>
-      document.querySelector('attention-explorer')?.shadowRoot?.querySelector('table[data-matrix="out"] td.ae-cell'),
-    null,
-    { timeout: 20000 },
-  );
-  const shown = await page.evaluate(async () => {
-    const el = document.querySelector('attention-explorer');
-    await el.ready;
-    const row = el.shadowRoot.querySelector('table[data-matrix="out"][data-context="river"] tbody tr');
-    return {
-      row: [...row.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value)),
-      violations: window.__cspViolations,
-    };
+}
+
+test('Element_LoadedFromNodeModulesUnderTheStrictCsp_ShowsTheSeedRiverRow', async () => {
+  writeSiteFiles();
+  const shown = await showElement(page(NODE_MODULES_TAG));
+  assert.deepEqual(shown, { row: RIVER_ROW_0, violations: [], problems: [] });
+});
+
+test('Element_LoadedFromAnNpmCdnByVersion_ShowsTheSeedRiverRow', async () => {
+  // A stand-in for an npm CDN on another origin: /<name>@<version>/<file> from the installed
+  // package (the tarball's contents), with the CORS header such CDNs send for module scripts.
+  const pkg = path.join(project, 'node_modules/attention-explorer');
+  const { version } = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
+  const cdn = http.createServer((req, res) => {
+    const m = /^\/attention-explorer@([^/]+)\/(.+)$/.exec(new URL(req.url, 'http://x').pathname);
+    const file = m && m[1] === version ? path.join(pkg, m[2]) : null;
+    if (!file || !file.startsWith(pkg + path.sep) || !fs.existsSync(file)) return res.writeHead(404).end();
+    res
+      .writeHead(200, { 'content-type': mimeType(file), 'access-control-allow-origin': '*' })
+      .end(fs.readFileSync(file));
   });
-  assert.deepEqual(
-    shown.row.map((v) => v.toFixed(3)),
-    RIVER_ROW_0,
-  );
-  assert.deepEqual(shown.violations, []);
-  assert.deepEqual(problems, []);
-  await context.close();
+  await new Promise((resolve) => cdn.listen(0, '127.0.0.1', resolve));
+  servers.push({ close: () => new Promise((resolve) => cdn.close(resolve)) });
+  const origin = `http://127.0.0.1:${cdn.address().port}`;
+  writeSiteFiles();
+  // The site's CSP lets scripts come from the CDN; nothing else is needed (no connect-src).
+  const csp = CSP.replace("script-src 'self'", `script-src 'self' ${origin}`);
+  const shown = await showElement(page(CDN_TAG.replace('https://<an npm CDN>', origin)), csp);
+  assert.deepEqual(shown, { row: RIVER_ROW_0, violations: [], problems: [] });
 });
 
 test('Bundler_ResolvesTheReadmeImportsThroughExportsAndHonoursSideEffects', async () => {
