@@ -225,6 +225,17 @@ test('Bundler_ResolvesTheReadmeImportsThroughExportsAndHonoursSideEffects', asyn
   // The engine has no side effects: an unused import leaves nothing behind.
   const unused = await bundle(`import { loadEngine } from 'attention-explorer/engine';`);
   assert.ok(unused.text.length < 100, `unused engine import bundled ${unused.text.length} bytes`);
+  // What webpack refuses (checked by hand with webpack 5 and Vite 7): a node: import, or a
+  // new URL('…', import.meta.url) naming a file the package does not ship.
+  for (const file of ['attention-explorer.js', 'engine.js']) {
+    const text = fs.readFileSync(path.join(project, 'node_modules/attention-explorer/dist', file), 'utf8');
+    assert.doesNotMatch(text, /["']node:/, `${file} imports nothing from node:`);
+    assert.doesNotMatch(
+      text,
+      /new URL\([^()]*import\.meta\.url\)/,
+      `${file} has no file URL relative to import.meta.url`,
+    );
+  }
   const used = await bundle(
     `import { loadEngine } from 'attention-explorer/engine'; loadEngine().then((e) => console.log(e.version));`,
   );
