@@ -66,6 +66,7 @@ export async function loadEngine(options = {}) {
 }
 `;
 
+const UNFETCHED_BASE = 'file:///attention-explorer/dist/';
 const NODE_FS_STUB = `export async function readFile() { throw new Error('unreachable: the WASM is inlined in this bundle'); }`;
 
 function distPlugin() {
@@ -87,6 +88,15 @@ function distPlugin() {
       // browser meet no node: import (esbuild and webpack refuse one).
       build.onResolve({ filter: /^node:fs\/promises$/ }, () => ({ path: 'node-fs', namespace: 'ae-virtual' }));
       build.onLoad({ filter: /^node-fs$/, namespace: 'ae-virtual' }, () => ({ contents: NODE_FS_STUB, loader: 'js' }));
+      // engine.js and Emscripten's glue name attention_engine.wasm with new URL('…', import.meta.url),
+      // never fetched in a bundle (the bytes are given); webpack resolves that pattern at build
+      // time and fails on a file the package does not ship, so these two get a constant base.
+      build.onLoad({ filter: /(^|\/)(engine\.js|attention_engine[\w-]*\.mjs)$/ }, async (args) => {
+        const engineDir = path.dirname(engineJs);
+        if (args.namespace !== 'file' || path.dirname(args.path) !== engineDir) return undefined;
+        const text = await fs.promises.readFile(args.path, 'utf8');
+        return { contents: text.replaceAll('import.meta.url', JSON.stringify(UNFETCHED_BASE)), loader: 'js', resolveDir: engineDir };
+      });
       // The vendored d3 bundle keeps every scheme; the npm package tree-shakes to the three used.
       build.onResolve({ filter: /vendor\/d3-scale-chromatic\.js$/ }, () => ({ path: path.join(ROOT, 'node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs') }));
     },
@@ -107,9 +117,8 @@ async function bundle(entry, outfile, { format, globalName } = {}) {
     // engine.js reads the .wasm with node:fs under Node only; never reached in a browser bundle.
     external: ['node:*'],
     // Emscripten's module names its own URL with import.meta.url; with wasmBinary given it is
-    // only a base for locateFile, never fetched. Classic scripts have no import.meta; in the ES
-    // modules a constant base keeps bundlers (webpack) from looking for attention_engine.wasm.
-    define: { 'import.meta.url': format === 'iife' ? 'location.href' : JSON.stringify('file:///attention-explorer/dist/') },
+    // only a base for locateFile, never fetched. Classic scripts have no import.meta.
+    define: format === 'iife' ? { 'import.meta.url': 'location.href' } : {},
     plugins: [distPlugin()],
     logLevel: 'warning',
     metafile: true,
