@@ -66,9 +66,6 @@ export async function loadEngine(options = {}) {
 }
 `;
 
-const UNFETCHED_BASE = 'file:///attention-explorer/dist/';
-const NODE_FS_STUB = `export async function readFile() { throw new Error('unreachable: the WASM is inlined in this bundle'); }`;
-
 function distPlugin() {
   return {
     name: 'attention-explorer-dist',
@@ -86,6 +83,7 @@ function distPlugin() {
       // engine.js reads the .wasm with node:fs under Node when it is not given the bytes; the
       // bundles always give them, so a stub replaces it and bundlers that consume dist/ for the
       // browser meet no node: import (esbuild and webpack refuse one).
+      const NODE_FS_STUB = `export async function readFile() { throw new Error('unreachable: the WASM is inlined in this bundle'); }`;
       build.onResolve({ filter: /^node:fs\/promises$/ }, () => ({ path: 'node-fs', namespace: 'ae-virtual' }));
       build.onLoad({ filter: /^node-fs$/, namespace: 'ae-virtual' }, () => ({ contents: NODE_FS_STUB, loader: 'js' }));
       // engine.js and Emscripten's glue name attention_engine.wasm with new URL('…', import.meta.url),
@@ -95,7 +93,7 @@ function distPlugin() {
         const engineDir = path.dirname(engineJs);
         if (args.namespace !== 'file' || path.dirname(args.path) !== engineDir) return undefined;
         const text = await fs.promises.readFile(args.path, 'utf8');
-        return { contents: text.replaceAll('import.meta.url', JSON.stringify(UNFETCHED_BASE)), loader: 'js', resolveDir: engineDir };
+        return { contents: text.replaceAll('import.meta.url', '"file:///attention-explorer/dist/"'), loader: 'js', resolveDir: engineDir };
       });
       // The vendored d3 bundle keeps every scheme; the npm package tree-shakes to the three used.
       build.onResolve({ filter: /vendor\/d3-scale-chromatic\.js$/ }, () => ({ path: path.join(ROOT, 'node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs') }));
@@ -105,7 +103,7 @@ function distPlugin() {
 
 async function bundle(entry, outfile, { format, globalName } = {}) {
   const result = await esbuild.build({
-    entryPoints: [path.resolve(WEB, entry)],
+    entryPoints: [path.join(WEB, entry)],
     outfile,
     bundle: true,
     format,
@@ -146,10 +144,6 @@ fs.mkdirSync(DIST, { recursive: true });
 const elementFile = path.join(DIST, 'attention-explorer.js');
 await bundle('element/attention-explorer.js', elementFile, { format: 'esm' });
 await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explorer.iife.js'), { format: 'iife' });
-// The engine alone (it resolves to ENGINE_WRAPPER, like every import of it), and the types.
-await bundle(engineJs, path.join(DIST, 'engine.js'), { format: 'esm' });
-fs.copyFileSync(engineJs.replace(/\.js$/, '.d.ts'), path.join(DIST, 'engine.d.ts'));
-fs.copyFileSync(path.join(WEB, 'element/attention-explorer.d.ts'), path.join(DIST, 'attention-explorer.d.ts'));
 
 // 2. The page and the iframe view, as classic scripts (they must open from file://).
 await bundle('app.js', path.join(DIST, 'app.js'), { format: 'iife' });
@@ -184,6 +178,12 @@ if (fs.existsSync(examplesDir)) {
     fs.writeFileSync(file, html);
   }
 }
+
+// 3b. For npm (package.json "exports"): the engine alone (it resolves to ENGINE_WRAPPER, like
+// every import of it), and the types of both entry points.
+await bundle(path.relative(WEB, engineJs), path.join(DIST, 'engine.js'), { format: 'esm' });
+fs.copyFileSync(engineJs.replace(/\.js$/, '.d.ts'), path.join(DIST, 'engine.d.ts'));
+fs.copyFileSync(path.join(WEB, 'element/attention-explorer.d.ts'), path.join(DIST, 'attention-explorer.d.ts'));
 
 // 4. Sizes, and the budget.
 const size = gz(elementFile);
