@@ -12,7 +12,6 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { launchFirefox, openFirefoxPage, serveStatic, takeDownload, CSP } from './helpers.mjs';
-import { loadEngine } from '../../web/lib/engine.js';
 import { defaultState } from '../../web/lib/state.js';
 import { readPNG } from '../../web/lib/png.js';
 import { heatmapLayout } from '../../web/lib/heatmap-image.js';
@@ -48,6 +47,8 @@ test.before(async () => {
   dist = await serveStatic(path.join(ROOT, 'dist'));
   browser = await launchFirefox();
   console.log(`# firefox: ${await browser.version()}`);
+  // The engine through package.json's "exports" (dist/engine.js, just built): no source path here.
+  const { loadEngine } = await import('attention-explorer/engine');
   engine = await loadEngine();
 });
 test.after(async () => {
