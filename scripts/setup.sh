@@ -17,6 +17,7 @@ declare -A NEEDS=(
   [chromium]=/usr/bin/chromium
   [firefox-esr]=/usr/bin/firefox-esr
   [clang]=/usr/bin/clang++
+  [clang-format]=/usr/bin/clang-format
   [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
   [fonts-dejavu-core]=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
   [nlohmann-json3-dev]=/usr/include/nlohmann/json.hpp
