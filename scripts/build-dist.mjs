@@ -5,6 +5,10 @@
 //                                    (engine + WASM + CSS inlined; ≤ 150 KB gzipped, checked here)
 //   dist/attention-explorer.iife.js  the same as a classic script, for pages opened from file://
 //                                    (Chromium does not load module scripts from file://)
+//   dist/engine.js                   the engine alone for npm users (package.json "exports"):
+//                                    one ES module with the same inlined WASM, for browsers,
+//                                    bundlers and Node ≥ 18
+//   dist/*.d.ts                      their types: the element's and a copy of the engine's
 //   dist/index.html + app.js         the explorer page (classic script, WASM inlined) + styles/
 //   dist/embed.html + embed.js       the iframe view (classic script, WASM inlined)
 //   dist/examples/                   the host-page examples, pointing at ../attention-explorer.js
@@ -116,6 +120,21 @@ function distPlugin({ engine }) {
       build.onResolve({ filter: /(^|\/)attention_engine\.mjs$/ }, (args) =>
         path.resolve(args.resolveDir, args.path) === ENGINES.full.glue ? { path: ENGINES[engine].glue } : undefined);
       build.onLoad({ filter: /^engine$/, namespace: 'ae-virtual' }, () => ({ contents: ENGINE_WRAPPER, loader: 'js', resolveDir: path.join(WEB, 'lib') }));
+      // engine.js reads the .wasm with node:fs under Node when it is not given the bytes; the
+      // bundles always give them, so a stub replaces it and bundlers that consume dist/ for the
+      // browser meet no node: import (esbuild and webpack refuse one).
+      const NODE_FS_STUB = `export async function readFile() { throw new Error('unreachable: the WASM is inlined in this bundle'); }`;
+      build.onResolve({ filter: /^node:fs\/promises$/ }, () => ({ path: 'node-fs', namespace: 'ae-virtual' }));
+      build.onLoad({ filter: /^node-fs$/, namespace: 'ae-virtual' }, () => ({ contents: NODE_FS_STUB, loader: 'js' }));
+      // engine.js and Emscripten's glue name attention_engine.wasm with new URL('…', import.meta.url),
+      // never fetched in a bundle (the bytes are given); webpack resolves that pattern at build
+      // time and fails on a file the package does not ship, so these two get a constant base.
+      build.onLoad({ filter: /(^|\/)(engine\.js|attention_engine[\w-]*\.mjs)$/ }, async (args) => {
+        const engineDir = path.dirname(engineJs);
+        if (args.namespace !== 'file' || path.dirname(args.path) !== engineDir) return undefined;
+        const text = await fs.promises.readFile(args.path, 'utf8');
+        return { contents: text.replaceAll('import.meta.url', '"file:///attention-explorer/dist/"'), loader: 'js', resolveDir: engineDir };
+      });
       // The vendored d3 bundle keeps every scheme; the npm package tree-shakes to the three used.
       build.onResolve({ filter: /vendor\/d3-scale-chromatic\.js$/ }, () => ({ path: path.join(ROOT, 'node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs') }));
     },
@@ -202,9 +221,15 @@ if (fs.existsSync(examplesDir)) {
   }
 }
 
+// 3b. For npm (package.json "exports"): the engine alone (it resolves to ENGINE_WRAPPER, like
+// every import of it), and the types of both entry points.
+await bundle(path.relative(WEB, engineJs), path.join(DIST, 'engine.js'), { format: 'esm' });
+fs.copyFileSync(engineJs.replace(/\.js$/, '.d.ts'), path.join(DIST, 'engine.d.ts'));
+fs.copyFileSync(path.join(WEB, 'element/attention-explorer.d.ts'), path.join(DIST, 'attention-explorer.d.ts'));
+
 // 4. Sizes, and the budget.
 const size = gz(elementFile);
-for (const file of ['attention-explorer.js', 'attention-explorer.iife.js', 'app.js', 'embed.js']) {
+for (const file of ['attention-explorer.js', 'attention-explorer.iife.js', 'engine.js', 'app.js', 'embed.js']) {
   const p = path.join(DIST, file);
   console.log(`build-dist: dist/${file} ${kb(fs.statSync(p).size)}, ${kb(gz(p))} gzipped`);
 }

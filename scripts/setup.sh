@@ -15,7 +15,9 @@ declare -A NEEDS=(
   [libbenchmark-dev]=/usr/include/benchmark/benchmark.h
   [emscripten]=/usr/bin/emcc
   [chromium]=/usr/bin/chromium
+  [firefox-esr]=/usr/bin/firefox-esr
   [clang]=/usr/bin/clang++
+  [clang-format]=/usr/bin/clang-format
   [libclang-rt-14-dev]=/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
   [fonts-dejavu-core]=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
   [nlohmann-json3-dev]=/usr/include/nlohmann/json.hpp
@@ -57,6 +59,7 @@ fi
 stamp=node_modules/.attn-installed
 if [ ! -f "$stamp" ] || [ package.json -nt "$stamp" ] || { [ -f package-lock.json ] && [ package-lock.json -nt "$stamp" ]; }; then
   echo "setup: installing npm packages"
+  export PUPPETEER_SKIP_DOWNLOAD=1   # puppeteer-core drives the system Firefox; never fetch a browser
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi
   touch "$stamp"
 fi

@@ -5,7 +5,8 @@
 //   fixtures every tests/fixtures/make_*.py --check where torch is installed (fixtures regenerate byte for byte)
 //   sanitize the native tests and the fuzz corpus replay under ASan/UBSan (scripts/sanitize.sh)
 //   js       node:test suites in tests/js against the built WASM engine
-//   e2e      browser tests in tests/e2e (playwright-core + Debian Chromium)
+//   e2e      browser tests in tests/e2e (Debian Chromium via playwright-core, Firefox ESR via
+//            puppeteer-core over WebDriver BiDi), counted per browser
 //   bench    the benchmark in quick mode: it runs and its outputs match the peers (no timing)
 //   lint     clang-format and Prettier report no file that needs formatting
 // `node scripts/test.mjs native js` runs only the named suites.
@@ -117,7 +118,10 @@ const suites = {
   },
   e2e: {
     counts: nodeCounts,
-    run: () => run('node', ['--test', '--test-concurrency=1', ...testFiles('tests/e2e')]),
+    // Tests per browser, from the closing line of scripts/e2e-reporter.mjs (each file names its browser).
+    detail: (output) => /^# e2e browsers: (.+)$/m.exec(output)?.[1],
+    run: () => run('node', ['--test', '--test-concurrency=1', '--test-reporter=tap', '--test-reporter-destination=stdout',
+      '--test-reporter=./scripts/e2e-reporter.mjs', '--test-reporter-destination=stdout', ...testFiles('tests/e2e')]),
   },
   bench: {
     counts: passedFailedLine,
@@ -152,8 +156,9 @@ for (const name of wanted) {
   totalPassed += counts.passed;
   totalFailed += failed;
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
+  const detail = suite.detail?.(output);
   summary.push(`${name.padEnd(9)} ${code === 0 ? 'ok  ' : 'FAIL'} ${counts.passed} passed, ${failed} failed` +
-    `${counts.skipped ? `, ${counts.skipped} skipped` : ''} (${seconds} s)`);
+    `${counts.skipped ? `, ${counts.skipped} skipped` : ''}${detail ? ` (${detail})` : ''} (${seconds} s)`);
 }
 
 console.log('\n===== summary =====');

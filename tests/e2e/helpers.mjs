@@ -1,5 +1,6 @@
-// Shared browser-test helpers: a static file server for web/ and a headless Debian Chromium.
-// Used by tests/e2e/page.test.mjs and by the embed tests.
+// Shared browser-test helpers: a static file server for web/, a headless Debian Chromium
+// (playwright-core) and a headless Firefox ESR (puppeteer-core, WebDriver BiDi).
+// Used by every tests/e2e/*.test.mjs.
 import { chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -14,7 +15,16 @@ export { serveStatic, mimeType, CSP } from '../../scripts/serve.mjs';
 
 /** Launches Debian's Chromium headless through playwright-core. */
 export function launchBrowser(options = {}) {
+  announceBrowser('chromium');
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, ...options });
+}
+
+/**
+ * Names the browser a test file drives, on its stdout: scripts/e2e-reporter.mjs counts each
+ * file's tests under the browsers it named, for the e2e line of `npm test`'s summary.
+ */
+export function announceBrowser(name) {
+  console.log(`# e2e-browser: ${name}`);
 }
 
 /**
@@ -30,4 +40,128 @@ export async function openPage(browser, url, contextOptions = {}) {
   page.on('requestfailed', (req) => problems.push('requestfailed: ' + req.url()));
   if (url) await page.goto(url);
   return { page, context, problems };
+}
+
+// --- Firefox ESR (Debian's stock build) over WebDriver BiDi, through puppeteer-core ---------
+// puppeteer-core never downloads a browser; it starts /usr/bin/firefox-esr with a fresh
+// temporary profile (removed on close) holding its own test prefs (no updates, no telemetry
+// upload, no safe-browsing lists, blank start pages) plus the ones below.
+
+export const FIREFOX = process.env.FIREFOX || '/usr/bin/firefox-esr';
+
+/**
+ * Prefs on top of puppeteer's. Nothing may leave the machine: every http(s) request to another
+ * host goes to `proxyPort`, a local port that drops the connection (localhost is never proxied),
+ * and the remote-settings poll is pointed at puppeteer's dummy server (Firefox honours that pref
+ * only with MOZ_REMOTE_SETTINGS_DEVTOOLS=1, set in the environment below).
+ */
+export function firefoxPrefs({ proxyPort }) {
+  return {
+    'network.proxy.type': 1,
+    'network.proxy.http': '127.0.0.1',
+    'network.proxy.http_port': proxyPort,
+    'network.proxy.ssl': '127.0.0.1',
+    'network.proxy.ssl_port': proxyPort,
+    'network.proxy.no_proxies_on': '',
+    'network.trr.mode': 5,
+    'network.dns.disablePrefetch': true,
+    'network.captive-portal-service.enabled': false,
+    'network.connectivity-service.enabled': false,
+    'toolkit.telemetry.enabled': false,
+    'toolkit.telemetry.server': '',
+    'app.normandy.enabled': false,
+    'browser.region.update.enabled': false,
+    'extensions.systemAddon.update.enabled': false,
+  };
+}
+
+/** A local port that accepts and drops every connection: Firefox's proxy for the outside. */
+async function deadEndProxy() {
+  const net = await import('node:net');
+  const server = net.createServer((socket) => socket.destroy());
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+/**
+ * Launches Firefox ESR headless over WebDriver BiDi.
+ * @returns {Promise<import('puppeteer-core').Browser>}
+ */
+export async function launchFirefox(options = {}) {
+  const { default: puppeteer } = await import('puppeteer-core');
+  announceBrowser('firefox');
+  const proxy = await deadEndProxy();
+  try {
+    const browser = await puppeteer.launch({
+      browser: 'firefox',
+      protocol: 'webDriverBiDi',
+      executablePath: FIREFOX,
+      headless: true,
+      env: { ...process.env, MOZ_REMOTE_SETTINGS_DEVTOOLS: '1', MOZ_CRASHREPORTER_DISABLE: '1' },
+      extraPrefsFirefox: firefoxPrefs({ proxyPort: proxy.address().port }),
+      ...options,
+    });
+    browser.once('disconnected', () => proxy.close());
+    return browser;
+  } catch (error) {
+    proxy.close();
+    throw error;
+  }
+}
+
+/**
+ * Records console errors, page errors, failed requests and HTTP errors of a page into
+ * `problems`. The events have the same names in playwright and puppeteer, so this works for
+ * either browser. HTTP errors are recorded from responses because Firefox reports a 404 neither
+ * on the console nor as a failed request (Chromium does both); Firefox reports CSP violations
+ * as page errors (Chromium as console errors).
+ */
+export function recordProblems(page, problems = []) {
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push('console: ' + msg.text());
+  });
+  page.on('pageerror', (err) => problems.push('pageerror: ' + (err?.message ?? err)));
+  page.on('requestfailed', (req) => problems.push('requestfailed: ' + req.url()));
+  page.on('response', (res) => {
+    if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
+  });
+  return problems;
+}
+
+/**
+ * openPage() for a puppeteer browser: a fresh browser context (a BiDi user context) whose
+ * downloads, if `downloadDir` is given, are saved there without asking (BiDi
+ * browser.setDownloadBehavior; puppeteer has no event for a finished download: takeDownload).
+ */
+export async function openFirefoxPage(browser, url, { downloadDir } = {}) {
+  const context = await browser.createBrowserContext(
+    downloadDir ? { downloadBehavior: { policy: 'allow', downloadPath: downloadDir } } : {},
+  );
+  const page = await context.newPage();
+  const problems = recordProblems(page);
+  if (url) await page.goto(url);
+  return { page, context, problems };
+}
+
+/**
+ * Waits for a download called `name` to finish in `dir` (no .part file left, size steady) and
+ * returns its bytes, deleting it so the next download of that name keeps the name.
+ */
+export async function takeDownload(dir, name, { timeout = 10000 } = {}) {
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const file = path.join(dir, name);
+  const deadline = Date.now() + timeout;
+  let last = -1;
+  for (;;) {
+    const partial = fs.readdirSync(dir).some((f) => f.endsWith('.part'));
+    const size = fs.existsSync(file) ? fs.statSync(file).size : -1;
+    if (size > 0 && size === last && !partial) break;
+    if (Date.now() > deadline) throw new Error(`download ${name}: not in ${dir} after ${timeout} ms (${fs.readdirSync(dir).join(', ') || 'empty'})`);
+    last = size;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const bytes = fs.readFileSync(file);
+  fs.rmSync(file);
+  return bytes;
 }

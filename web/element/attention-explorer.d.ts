@@ -1,0 +1,144 @@
+// Types for <attention-explorer> (attention-explorer.js). Importing the module registers the
+// element; these declarations describe what a host page can use: the attributes, the
+// properties and methods, and the 'change' and 'step' events. Shipped as
+// dist/attention-explorer.d.ts next to the bundled element and dist/engine.d.ts (a copy of
+// web/lib/engine.d.ts), so the import below names the engine's types as shipped.
+import type { Engine } from './engine.js';
+
+/** The names `view` accepts: page sections and pipeline steps ('all' shows everything). */
+export type ExplorerView =
+  | 'all'
+  | 'contexts'
+  | 'controls'
+  | 'edit'
+  | 'lines'
+  | 'x'
+  | 'qkv'
+  | 'scores'
+  | 'scaled'
+  | 'masked'
+  | 'weights'
+  | 'output'
+  | 'heads'
+  | 'loops'
+  | 'formula'
+  | 'averaging';
+
+/** The explorer's whole state: what the share link (URL hash) and the inline JSON hold. */
+export interface ExplorerState {
+  /** Format version: 1. */
+  v: 1;
+  /** 'river', 'finance', 'both', 'averaging' or the name of one of `contexts`. */
+  example: string;
+  /** Word → embedding (all of one width D). */
+  vocab: Record<string, number[]>;
+  /** Context name → its words (each in `vocab`). */
+  contexts: Record<string, string[]>;
+  /** Projections (D, dk), (D, dk), (D, dv) and the plain linear layer `w` (D, D). */
+  weights: { wq: number[][]; wk: number[][]; wv: number[][]; w?: number[][] };
+  options: {
+    projections: boolean;
+    scale: boolean;
+    causal: boolean;
+    temperature: number;
+    dropout: number;
+    seed: number;
+    training: boolean;
+    heads: number;
+    head: number;
+    kernel: 'reference' | 'vectorized' | 'simd';
+  };
+  /** The context the single-sentence views show. */
+  focus: string;
+  view: ExplorerView[];
+  /** The loops stepper's position. */
+  step: number;
+  /** The explained cell, if any. */
+  selected: { matrix: string; row: number; col: number } | null;
+  theme: 'auto' | 'light' | 'dark';
+}
+
+/** A partial state for setState(): `options` is merged key by key. */
+export type ExplorerStatePatch = Partial<Omit<ExplorerState, 'options'>> & {
+  options?: Partial<ExplorerState['options']>;
+};
+
+/** The element's attributes (all strings, as in HTML). */
+export interface AttentionExplorerAttributes {
+  example?: 'river' | 'finance' | 'both' | 'averaging' | string;
+  /** Steps to show, comma or space separated: "scores,weights,output", or "all". */
+  view?: string;
+  /** "stream bank mud" (the focused context) or "river: stream bank mud; finance: money bank loan". */
+  tokens?: string;
+  causal?: '' | 'true' | 'false' | 'causal';
+  scale?: '' | 'true' | 'false' | 'scale';
+  temperature?: string;
+  heads?: string;
+  projections?: '' | 'true' | 'false' | 'projections';
+  theme?: 'light' | 'dark' | 'auto';
+  controls?: 'none' | 'minimal' | 'full';
+  step?: string;
+  /** A CSS length: "480", "480px", "30rem", "70vh". The element scrolls inside it. */
+  height?: string;
+}
+
+export interface AttentionExplorerEventMap extends HTMLElementEventMap {
+  /** After every state change; `detail.state` is a copy. */
+  change: CustomEvent<{ state: ExplorerState }>;
+  /** When the stepper moves. */
+  step: CustomEvent<{ step: number }>;
+}
+
+export class AttentionExplorerElement extends HTMLElement {
+  static readonly observedAttributes: readonly string[];
+  /** Resolves to the element once it has rendered; rejects if the engine could not load. */
+  readonly ready: Promise<AttentionExplorerElement>;
+  /** A copy of the current state (null until ready). Assigning replaces the state. */
+  get state(): ExplorerState | null;
+  set state(value: ExplorerState);
+  /** The engine all elements on the page share. */
+  readonly engine: Promise<Engine>;
+  /** The controls attribute, parsed. */
+  readonly controls: 'none' | 'minimal' | 'full';
+  /**
+   * Merges `patch` into the state (or replaces it with {replace: true}). Returns the problems
+   * found (also shown in the element); bad fields keep their current values. Before ready the
+   * patch is queued and null is returned.
+   */
+  setState(patch: ExplorerStatePatch, options?: { replace?: boolean }): string[] | null;
+  /** Moves the stepper by `delta` (default 1), clamped; returns the new step (null before ready). */
+  step(delta?: number): number | null;
+
+  addEventListener<K extends keyof AttentionExplorerEventMap>(
+    type: K,
+    listener: (this: AttentionExplorerElement, event: AttentionExplorerEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  removeEventListener<K extends keyof AttentionExplorerEventMap>(
+    type: K,
+    listener: (this: AttentionExplorerElement, event: AttentionExplorerEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | EventListenerOptions,
+  ): void;
+}
+
+/** The engine all elements on the page share (loaded on first use). */
+export function sharedEngine(): Promise<Engine>;
+
+/** The attribute names the element observes. */
+export const ATTRIBUTES: readonly (keyof AttentionExplorerAttributes)[];
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attention-explorer': AttentionExplorerElement;
+  }
+}
