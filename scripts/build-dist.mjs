@@ -64,7 +64,7 @@ const read = (p) => fs.readFileSync(path.join(WEB, p), 'utf8');
 // The element's CSS: the explorer's styles and the element's own.
 const elementCss = [read('styles/explorer.css'), read('element/element.css')].join('\n');
 
-const assetsSource = (engine) => `
+const assetsSource = (engine, format) => `
 const CSS = ${JSON.stringify(elementCss)};
 const WASM_GZ = ${JSON.stringify(wasmGzBase64(engine))};
 export async function elementCSS() { return CSS; }
@@ -82,9 +82,14 @@ export async function engineOptions() {
   return { wasmBinary: await wasmPromise };
 }
 // The whole engine, for views that need more than the inlined one: the file beside this script.
-const SCRIPT_URL = typeof document !== 'undefined' && document.currentScript ? document.currentScript.src : import.meta.url;
+// The ES module names it with the literal new URL('./…', import.meta.url) that webpack and Vite
+// recognise and copy; a classic script has no import.meta and asks document.currentScript.
+${format === 'iife'
+    ? `const SCRIPT_URL = typeof document !== 'undefined' && document.currentScript ? document.currentScript.src : location.href;
+const fullEngineUrl = () => new URL(${JSON.stringify(FULL_ENGINE_FILE)}, SCRIPT_URL);`
+    : `const fullEngineUrl = () => new URL('./${FULL_ENGINE_FILE}', import.meta.url);`}
 export async function fullEngineOptions() {
-  const url = new URL(${JSON.stringify(FULL_ENGINE_FILE)}, SCRIPT_URL);
+  const url = fullEngineUrl();
   const response = await fetch(url);
   if (!response.ok) throw new Error(\`could not load \${url} (HTTP \${response.status}); it goes beside the element's file\`);
   return { wasmBinary: new Uint8Array(await response.arrayBuffer()) };
@@ -103,7 +108,7 @@ export async function loadEngine(options = {}) {
 }
 `;
 
-function distPlugin({ engine }) {
+function distPlugin({ engine, format }) {
   return {
     name: 'attention-explorer-dist',
     setup(build) {
@@ -115,7 +120,7 @@ function distPlugin({ engine }) {
         if (args.namespace === 'ae-virtual') return undefined;
         return path.resolve(args.resolveDir, args.path) === engineJs ? { path: 'engine', namespace: 'ae-virtual' } : undefined;
       });
-      build.onLoad({ filter: /^assets$/, namespace: 'ae-virtual' }, () => ({ contents: assetsSource(engine), loader: 'js' }));
+      build.onLoad({ filter: /^assets$/, namespace: 'ae-virtual' }, () => ({ contents: assetsSource(engine, format), loader: 'js' }));
       // engine.js's import of its module glue: the glue of the engine this bundle inlines.
       build.onResolve({ filter: /(^|\/)attention_engine\.mjs$/ }, (args) =>
         path.resolve(args.resolveDir, args.path) === ENGINES.full.glue ? { path: ENGINES[engine].glue } : undefined);
@@ -157,7 +162,7 @@ async function bundle(entry, outfile, { format, globalName, engine = 'full' } = 
     // Emscripten's module names its own URL with import.meta.url; with wasmBinary given it is
     // only a base for locateFile, never fetched. Classic scripts have no import.meta.
     define: format === 'iife' ? { 'import.meta.url': 'location.href' } : {},
-    plugins: [distPlugin({ engine })],
+    plugins: [distPlugin({ engine, format })],
     logLevel: 'warning',
     metafile: true,
   });
