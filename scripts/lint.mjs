@@ -27,7 +27,7 @@ else {
 }
 // Prettier: --list-different prints each file that would change.
 const prettier = join(root, 'node_modules/.bin/prettier');
-const r = spawnSync(prettier, [fix ? '--write' : '--list-different', '--log-level=warn', ...prettierFiles], {
+const r = spawnSync(prettier, [...(fix ? ['--write', '--log-level=warn'] : ['--list-different']), ...prettierFiles], {
   cwd: root,
   encoding: 'utf8',
 });
