@@ -22,7 +22,12 @@ const RUNS = Number(argv[argv.indexOf('--runs') + 1]) || 3;
 
 const stats = (xs) => {
   const s = xs.slice().sort((a, b) => a - b);
-  return { n: xs.length, mean: xs.reduce((a, b) => a + b, 0) / xs.length, p95: s[Math.floor(s.length * 0.95)], max: s[s.length - 1] };
+  return {
+    n: xs.length,
+    mean: xs.reduce((a, b) => a + b, 0) / xs.length,
+    p95: s[Math.floor(s.length * 0.95)],
+    max: s[s.length - 1],
+  };
 };
 const fmt = (s) => `${s.mean.toFixed(2)} / ${s.p95.toFixed(2)} / ${s.max.toFixed(2)}`;
 
@@ -47,7 +52,9 @@ const MEASURE = async ({ selector, events, kind }) => {
       el.value = String(0.5 + (k % 40) * 0.05);
       el.dispatchEvent(new Event('input', { bubbles: true }));
     } else {
-      el.dispatchEvent(new PointerEvent('pointermove', { bubbles: true, pointerId: 1, clientX: 10 + 2 * (k % 40), clientY: 10 }));
+      el.dispatchEvent(
+        new PointerEvent('pointermove', { bubbles: true, pointerId: 1, clientX: 10 + 2 * (k % 40), clientY: 10 }),
+      );
     }
     explorer.flush();
     void document.body.offsetHeight;
@@ -62,7 +69,11 @@ const MEASURE = async ({ selector, events, kind }) => {
 
 const SCENARIOS = {
   'drag-temperature': { selector: 'input.ae-temperature', events: 120, kind: 'slider' },
-  'drag-cell': { selector: 'section[data-section="pipeline"] table[data-matrix="wk"] td.ae-cell', events: 120, kind: 'cell' },
+  'drag-cell': {
+    selector: 'section[data-section="pipeline"] table[data-matrix="wk"] td.ae-cell',
+    events: 120,
+    kind: 'cell',
+  },
 };
 
 const server = await serveStatic(path.join(ROOT, 'web'));
@@ -86,7 +97,10 @@ await browser.close();
 await server.close();
 
 const date = new Date().toISOString().slice(0, 10);
-const load = os.loadavg().map((x) => x.toFixed(1)).join(' ');
+const load = os
+  .loadavg()
+  .map((x) => x.toFixed(1))
+  .join(' ');
 const out = [
   `# Browser benchmark — ${date}`,
   '',

@@ -14,24 +14,47 @@ const outDir = path.join(root, 'build-bench');
 const out = path.join(outDir, 'bench_kernels.cjs');
 const sources = ['src/kernels/kernels_simd.cpp', 'src/kernels/kernels_ref.cpp', 'bench/wasm_kernels.cpp'];
 const headers = ['src/kernels/kernels.h', 'src/kernels/f32x4.h'];
-const EXPORTS = ['_bk_attention_tiled', '_bk_attention_3pass', '_bk_attention_stage', '_bk_attention_ref', '_bk_peak', '_bk_simd_enabled',
-  '_bk_malloc', '_bk_free'];
+const EXPORTS = [
+  '_bk_attention_tiled',
+  '_bk_attention_3pass',
+  '_bk_attention_stage',
+  '_bk_attention_ref',
+  '_bk_peak',
+  '_bk_simd_enabled',
+  '_bk_malloc',
+  '_bk_free',
+];
 
 const stamp = path.join(outDir, 'bench_kernels.args.json');
 
 function emccArgs() {
   return [
-    '-O3', '-msimd128', '-std=c++17', '-Wall', '-Wextra', '-Isrc/kernels', ...sources, '-o', out,
-    '-sMODULARIZE=1', '-sEXPORT_NAME=createBenchKernels', '-sENVIRONMENT=node', '-sSINGLE_FILE=1',
+    '-O3',
+    '-msimd128',
+    '-std=c++17',
+    '-Wall',
+    '-Wextra',
+    '-Isrc/kernels',
+    ...sources,
+    '-o',
+    out,
+    '-sMODULARIZE=1',
+    '-sEXPORT_NAME=createBenchKernels',
+    '-sENVIRONMENT=node',
+    '-sSINGLE_FILE=1',
     // Small initial heap that grows on demand, so memory.buffer.byteLength is the peak heap.
-    '-sALLOW_MEMORY_GROWTH=1', '-sTOTAL_STACK=1MB', '-sINITIAL_MEMORY=2MB', '-sMAXIMUM_MEMORY=4GB',
-    '-sFILESYSTEM=0', `-sEXPORTED_FUNCTIONS=[${EXPORTS.join(',')}]`,
+    '-sALLOW_MEMORY_GROWTH=1',
+    '-sTOTAL_STACK=1MB',
+    '-sINITIAL_MEMORY=2MB',
+    '-sMAXIMUM_MEMORY=4GB',
+    '-sFILESYSTEM=0',
+    `-sEXPORTED_FUNCTIONS=[${EXPORTS.join(',')}]`,
   ];
 }
 
 function stale() {
   if (!existsSync(out) || !existsSync(stamp)) return true;
-  if (readFileSync(stamp, 'utf8') !== JSON.stringify(emccArgs())) return true;  // flags or exports changed
+  if (readFileSync(stamp, 'utf8') !== JSON.stringify(emccArgs())) return true; // flags or exports changed
   const built = statSync(out).mtimeMs;
   return [...sources, ...headers, 'bench/build_wasm.mjs'].some((f) => statSync(path.join(root, f)).mtimeMs > built);
 }

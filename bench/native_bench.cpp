@@ -60,14 +60,14 @@ void run_heads(benchmark::State& state, bool with_scratch, PerHead per_head) {
     benchmark::DoNotOptimize(in.out.data());
     benchmark::ClobberMemory();
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(useful_flops(H, T, causal) * 1e-9,
-                                                 benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(useful_flops(H, T, causal) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void BM_Tiled(benchmark::State& state) {
   run_heads(state, false, [](Inputs& in, std::ptrdiff_t o, int T, float alpha, bool causal) {
-    k::attention_tiled_simd(in.out.data() + o, in.q.data() + o, in.k.data() + o, in.v.data() + o, nullptr, T, kHs,
-                            kHs, alpha, causal);
+    k::attention_tiled_simd(in.out.data() + o, in.q.data() + o, in.k.data() + o, in.v.data() + o, nullptr, T, kHs, kHs,
+                            alpha, causal);
   });
 }
 
@@ -81,8 +81,8 @@ void BM_ThreePass(benchmark::State& state) {
 
 void BM_Reference(benchmark::State& state) {
   run_heads(state, false, [](Inputs& in, std::ptrdiff_t o, int T, float alpha, bool causal) {
-    k::attention_tiled_ref(in.out.data() + o, in.q.data() + o, in.k.data() + o, in.v.data() + o, nullptr, T, kHs,
-                           kHs, alpha, causal);
+    k::attention_tiled_ref(in.out.data() + o, in.q.data() + o, in.k.data() + o, in.v.data() + o, nullptr, T, kHs, kHs,
+                           alpha, causal);
   });
 }
 

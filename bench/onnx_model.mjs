@@ -13,7 +13,7 @@ const enc = new TextEncoder();
 
 function varint(n) {
   const out = [];
-  let v = BigInt.asUintN(64, BigInt(n));  // negative int64 → 10-byte two's complement
+  let v = BigInt.asUintN(64, BigInt(n)); // negative int64 → 10-byte two's complement
   while (v >= 0x80n) {
     out.push(Number((v & 0x7fn) | 0x80n));
     v >>= 7n;
@@ -34,9 +34,9 @@ function fFloat(field, x) {
 
 // ValueInfoProto of a float tensor with fixed dims.
 function valueInfo(name, dims) {
-  const shape = dims.map((d) => fMsg(1, [fInt(1, d)]));      // TensorShapeProto.dim { dim_value }
-  const tensorType = [fInt(1, 1), fMsg(2, shape)];             // elem_type FLOAT, shape
-  return [fStr(1, name), fMsg(2, [fMsg(1, tensorType)])];      // name, type { tensor_type }
+  const shape = dims.map((d) => fMsg(1, [fInt(1, d)])); // TensorShapeProto.dim { dim_value }
+  const tensorType = [fInt(1, 1), fMsg(2, shape)]; // elem_type FLOAT, shape
+  return [fStr(1, name), fMsg(2, [fMsg(1, tensorType)])]; // name, type { tensor_type }
 }
 
 function node(opType, inputs, outputs, attributes = [], domain = '') {
@@ -83,10 +83,10 @@ export function attentionModel({ H, T, hs, causal }) {
     fMsg(12, valueInfo('O', dims)),
   ];
   const model = [
-    fInt(1, 8),                                // ir_version
-    fStr(2, 'attention-explorer bench'),       // producer_name
-    fMsg(7, graph),                            // graph
-    fMsg(8, [fStr(1, ''), fInt(2, 17)]),       // opset_import { domain "", version 17 }
+    fInt(1, 8), // ir_version
+    fStr(2, 'attention-explorer bench'), // producer_name
+    fMsg(7, graph), // graph
+    fMsg(8, [fStr(1, ''), fInt(2, 17)]), // opset_import { domain "", version 17 }
   ];
   return new Uint8Array(model.flat());
 }

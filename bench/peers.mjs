@@ -20,7 +20,10 @@ export function oursPeer(M, kernel) {
     prepare({ H, T, hs, causal, q, k, v }) {
       const n = H * T * hs;
       const bytes = n * 4;
-      const pq = M._bk_malloc(bytes), pk = M._bk_malloc(bytes), pv = M._bk_malloc(bytes), po = M._bk_malloc(bytes);
+      const pq = M._bk_malloc(bytes),
+        pk = M._bk_malloc(bytes),
+        pv = M._bk_malloc(bytes),
+        po = M._bk_malloc(bytes);
       const ps = kernel === '3pass' ? M._bk_malloc(T * T * 4) : 0;
       if (!pq || !pk || !pv || !po || (kernel === '3pass' && !ps)) throw new Error(`${name}: out of WASM memory`);
       const run = () => {
@@ -58,8 +61,11 @@ export async function ortPeer() {
       const dims = [1, H, T, hs];
       const mask = causal ? new ort.Tensor('float32', causalMask(T), [T, T]) : null;
       const run = async () => {
-        const feeds = { Q: new ort.Tensor('float32', q, dims), K: new ort.Tensor('float32', k, dims),
-          V: new ort.Tensor('float32', v, dims) };
+        const feeds = {
+          Q: new ort.Tensor('float32', q, dims),
+          K: new ort.Tensor('float32', k, dims),
+          V: new ort.Tensor('float32', v, dims),
+        };
         if (mask) feeds.mask = mask;
         const { O } = await session.run(feeds);
         return O.data;
@@ -84,18 +90,25 @@ export async function ortMhaPeer() {
         executionProviders: ['wasm'],
         graphOptimizationLevel: 'all',
       });
-      const toTokens = (x) => {  // (H, T, hs) → (T, H·hs)
+      const toTokens = (x) => {
+        // (H, T, hs) → (T, H·hs)
         const y = new Float32Array(x.length);
         for (let h = 0; h < H; h++)
           for (let t = 0; t < T; t++) y.set(x.subarray((h * T + t) * hs, (h * T + t + 1) * hs), (t * H + h) * hs);
         return y;
       };
       const dims = [1, T, H * hs];
-      const qt = toTokens(q), kt = toTokens(k), vt = toTokens(v);
+      const qt = toTokens(q),
+        kt = toTokens(k),
+        vt = toTokens(v);
       const run = async () => {
-        const { O } = await session.run({ Q: new ort.Tensor('float32', qt, dims), K: new ort.Tensor('float32', kt, dims),
-          V: new ort.Tensor('float32', vt, dims) });
-        const o = O.data, out = new Float32Array(o.length);
+        const { O } = await session.run({
+          Q: new ort.Tensor('float32', qt, dims),
+          K: new ort.Tensor('float32', kt, dims),
+          V: new ort.Tensor('float32', vt, dims),
+        });
+        const o = O.data,
+          out = new Float32Array(o.length);
         for (let h = 0; h < H; h++)
           for (let t = 0; t < T; t++) out.set(o.subarray((t * H + h) * hs, (t * H + h + 1) * hs), (h * T + t) * hs);
         return out;
@@ -114,7 +127,7 @@ export async function tfjsPeer() {
   const wasm = await import('@tensorflow/tfjs-backend-wasm');
   const dir = path.dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm'));
   wasm.setWasmPaths(dir + path.sep);
-  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);  // the non-threaded SIMD binary
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false); // the non-threaded SIMD binary
   if (!(await tf.setBackend('wasm'))) throw new Error('tfjs: the wasm backend did not initialise');
   await tf.ready();
   const threads = wasm.getThreadsCount();
@@ -123,11 +136,18 @@ export async function tfjsPeer() {
     name: 'tfjs-wasm',
     version: tf.version_core,
     prepare({ H, T, hs, causal, q, k, v }) {
-      const maskTensor = causal ? tf.tensor2d(causalMask(T).map((x) => (x === -Infinity ? -1e30 : 0)), [T, T]) : null;
+      const maskTensor = causal
+        ? tf.tensor2d(
+            causalMask(T).map((x) => (x === -Infinity ? -1e30 : 0)),
+            [T, T],
+          )
+        : null;
       const scale = tf.scalar(1 / Math.sqrt(hs));
       const run = () => {
         const out = tf.tidy(() => {
-          const Q = tf.tensor3d(q, [H, T, hs]), K = tf.tensor3d(k, [H, T, hs]), V = tf.tensor3d(v, [H, T, hs]);
+          const Q = tf.tensor3d(q, [H, T, hs]),
+            K = tf.tensor3d(k, [H, T, hs]),
+            V = tf.tensor3d(v, [H, T, hs]);
           let s = tf.mul(tf.matMul(Q, K, false, true), scale);
           if (maskTensor) s = tf.add(s, maskTensor);
           return tf.matMul(tf.softmax(s), V);
@@ -163,7 +183,8 @@ export function plainJsPeer() {
           for (let i = 0; i < T; i++) {
             const live = causal ? i + 1 : T;
             s.fill(0, 0, live);
-            for (let c = 0; c < hs; c++) {  // scores: s[j] += q[i, c] · kᵀ[c, j]
+            for (let c = 0; c < hs; c++) {
+              // scores: s[j] += q[i, c] · kᵀ[c, j]
               const qc = q[base + i * hs + c];
               const row = c * T;
               for (let j = 0; j < live; j++) s[j] += qc * kt[row + j];

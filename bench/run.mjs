@@ -36,12 +36,17 @@ const option = (name, fallback) => {
 };
 const QUICK = flag('--quick');
 const HS = 64;
-const T_LIST = option('--T', QUICK ? '16,67' : '16,64,256,1024,2048,4096').split(',').map(Number);
-const H_LIST = option('--H', QUICK ? '2' : '8,1').split(',').map(Number);
-const JS_MAX_T = QUICK ? Infinity : 1024;     // plain JS beyond this takes minutes per call
-const TFJS_MAX_T = QUICK ? Infinity : 2048;   // tfjs-wasm: ~17 s per call at T = 2048, H = 8 here
-const TIME_BUDGET_MS = QUICK ? 0 : 1500;       // per (shape, implementation) after warm-up
-const MIN_REPS = QUICK ? 2 : 5, MAX_REPS = QUICK ? 2 : 25;
+const T_LIST = option('--T', QUICK ? '16,67' : '16,64,256,1024,2048,4096')
+  .split(',')
+  .map(Number);
+const H_LIST = option('--H', QUICK ? '2' : '8,1')
+  .split(',')
+  .map(Number);
+const JS_MAX_T = QUICK ? Infinity : 1024; // plain JS beyond this takes minutes per call
+const TFJS_MAX_T = QUICK ? Infinity : 2048; // tfjs-wasm: ~17 s per call at T = 2048, H = 8 here
+const TIME_BUDGET_MS = QUICK ? 0 : 1500; // per (shape, implementation) after warm-up
+const MIN_REPS = QUICK ? 2 : 5,
+  MAX_REPS = QUICK ? 2 : 25;
 // Outputs must match ours within this (inputs uniform in [−1, 1], |O| ≤ 1; float32
 // summation-order differences are ~1e-6; a wrong mask or scale is ≥ 1e-2).
 const MATCH_TOL = 1e-4;
@@ -69,7 +74,7 @@ function maxAbsDiff(a, b) {
   let m = 0;
   for (let i = 0; i < a.length; i++) {
     const d = Math.abs(a[i] - b[i]);
-    if (!(d <= m)) m = d;  // NaN propagates as a mismatch
+    if (!(d <= m)) m = d; // NaN propagates as a mismatch
   }
   return m;
 }
@@ -108,8 +113,11 @@ const fmtMs = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 
 // Main.
 
 const problems = [];
-const notes = [];  // peer failures in full runs (e.g. a peer running out of memory): reported, not fatal
-const loadStart = os.loadavg().map((x) => x.toFixed(1)).join(' ');
+const notes = []; // peer failures in full runs (e.g. a peer running out of memory): reported, not fatal
+const loadStart = os
+  .loadavg()
+  .map((x) => x.toFixed(1))
+  .join(' ');
 const log = (s) => process.stderr.write(s + '\n');
 
 const M = await loadBenchModule();
@@ -122,11 +130,17 @@ const remeasurePeak = (samples = 8) => {
   if (p.gflops > peak.gflops) Object.assign(peak, p);
   peak.forms = peak.forms.map((g, i) => Math.max(g, p.forms[i]));
 };
-log(`SIMD128 peak: ${peak.gflops.toFixed(2)} GFLOP/s (form ${peak.form}, ${peak.chains} chains; ` +
-  `acc·m+c ${peak.forms[0].toFixed(2)}, acc+x·y ${peak.forms[1].toFixed(2)})`);
+log(
+  `SIMD128 peak: ${peak.gflops.toFixed(2)} GFLOP/s (form ${peak.form}, ${peak.chains} chains; ` +
+    `acc·m+c ${peak.forms[0].toFixed(2)}, acc+x·y ${peak.forms[1].toFixed(2)})`,
+);
 
 const peers = [];
-for (const [name, make] of [['onnxruntime-web', ortPeer], ['ort-web MHA op', ortMhaPeer], ['tfjs-wasm', tfjsPeer]]) {
+for (const [name, make] of [
+  ['onnxruntime-web', ortPeer],
+  ['ort-web MHA op', ortMhaPeer],
+  ['tfjs-wasm', tfjsPeer],
+]) {
   try {
     peers.push(await make());
   } catch (e) {
@@ -150,8 +164,9 @@ for (const H of H_LIST) {
       const flops = usefulFlops(H, T, HS, causal);
       const row = { H, T, causal, flops, results: {} };
       rows.push(row);
-      const impls = [ours, ours3, ...peers, ...(T <= 256 ? [oursRef] : [])]
-        .filter((impl) => !(impl.name === 'plain JS' && T > JS_MAX_T) && !(impl.name === 'tfjs-wasm' && T > TFJS_MAX_T));
+      const impls = [ours, ours3, ...peers, ...(T <= 256 ? [oursRef] : [])].filter(
+        (impl) => !(impl.name === 'plain JS' && T > JS_MAX_T) && !(impl.name === 'tfjs-wasm' && T > TFJS_MAX_T),
+      );
       const live = [];
       let reference = null;
       for (const impl of impls) {
@@ -163,11 +178,14 @@ for (const H of H_LIST) {
           if (!reference) reference = out;
           const diff = maxAbsDiff(out, reference);
           row.results[impl.name] = { diff };
-          if (!(diff <= MATCH_TOL)) problems.push(`${impl.name} H=${H} T=${T} causal=${causal}: max |diff| ${diff} > ${MATCH_TOL}`);
+          if (!(diff <= MATCH_TOL))
+            problems.push(`${impl.name} H=${H} T=${T} causal=${causal}: max |diff| ${diff} > ${MATCH_TOL}`);
         } catch (e) {
           row.results[impl.name] = { error: e.message.split('\n')[0].slice(0, 160) };
           const isOurs = [ours, ours3, oursRef].includes(impl);
-          (QUICK || isOurs ? problems : notes).push(`${impl.name} H=${H} T=${T} causal=${causal}: ${row.results[impl.name].error}`);
+          (QUICK || isOurs ? problems : notes).push(
+            `${impl.name} H=${H} T=${T} causal=${causal}: ${row.results[impl.name].error}`,
+          );
           log(`H=${H} T=${T} ${impl.name}: FAILED ${e.message.split('\n')[0]}`);
           const failed = live.findIndex((l) => l.impl === impl);
           if (failed >= 0) live.splice(failed, 1);
@@ -175,7 +193,11 @@ for (const H of H_LIST) {
       }
       const minReps = T >= 2048 ? Math.min(3, MIN_REPS) : MIN_REPS;
       const start = performance.now();
-      for (let round = 0; round < minReps || (round < MAX_REPS && performance.now() - start < TIME_BUDGET_MS * live.length); round++) {
+      for (
+        let round = 0;
+        round < minReps || (round < MAX_REPS && performance.now() - start < TIME_BUDGET_MS * live.length);
+        round++
+      ) {
         for (const l of live) {
           try {
             const t0 = performance.now();
@@ -191,15 +213,26 @@ for (const H of H_LIST) {
       for (const l of live) {
         const r = row.results[l.impl.name];
         const sorted = [...l.times].sort((x, y) => x - y);
-        Object.assign(r, { best: sorted[0], median: quantile(sorted, 0.5), p10: quantile(sorted, 0.1), p90: quantile(sorted, 0.9), reps: sorted.length });
+        Object.assign(r, {
+          best: sorted[0],
+          median: quantile(sorted, 0.5),
+          p10: quantile(sorted, 0.1),
+          p90: quantile(sorted, 0.9),
+          reps: sorted.length,
+        });
         if (base && l !== base) {
-          r.ratio = quantile(l.times.map((t, i) => t / base.times[i]).sort((x, y) => x - y), 0.5);
+          r.ratio = quantile(
+            l.times.map((t, i) => t / base.times[i]).sort((x, y) => x - y),
+            0.5,
+          );
         }
         const bad = !(r.diff <= MATCH_TOL);
-        log(`H=${H} T=${String(T).padStart(4)} ${causal ? 'causal' : 'full  '} ${l.impl.name.padEnd(16)} ` +
+        log(
+          `H=${H} T=${String(T).padStart(4)} ${causal ? 'causal' : 'full  '} ${l.impl.name.padEnd(16)} ` +
             `${fmtMs(r.median).padStart(8)} ms  [${fmtMs(r.p10)}–${fmtMs(r.p90)}] ×${r.reps}  ` +
             `${(flops / r.median / 1e6).toFixed(2)} GFLOP/s  diff ${r.diff.toExponential(1)}` +
-            `${r.ratio ? `  ratio ${r.ratio.toFixed(2)}×` : ''}${bad ? '  MISMATCH' : ''}`);
+            `${r.ratio ? `  ratio ${r.ratio.toFixed(2)}×` : ''}${bad ? '  MISMATCH' : ''}`,
+        );
         if (l.run.dispose) await l.run.dispose();
       }
     }
@@ -213,7 +246,9 @@ log(`SIMD128 peak (highest over the run): ${peak.gflops.toFixed(2)} GFLOP/s`);
 // next to the fused tiled kernel; fastest of interleaved runs, GFLOP/s against the peak.
 const profile = [];
 {
-  const H = 8, T = QUICK ? 64 : 1024, n = H * T * HS;
+  const H = 8,
+    T = QUICK ? 64 : 1024,
+    n = H * T * HS;
   const p = [0, 1, 2, 3].map(() => M._bk_malloc(n * 4));
   const ps = M._bk_malloc(T * T * 4);
   const { q, k, v } = randomInputs(H, T, HS, 77);
@@ -240,8 +275,10 @@ const profile = [];
     stages.forEach(([name, , share], i) => {
       const g = share ? (flops * share) / best[i] / 1e6 : NaN;
       profile.push({ T, causal: causal === 1, name, ms: best[i], gflops: g });
-      log(`profile T=${T} ${causal ? 'causal' : 'full'} ${name.padEnd(14)} ${fmtMs(best[i])} ms` +
-          (share ? `  ${g.toFixed(2)} GFLOP/s (${((100 * g) / peak.gflops).toFixed(0)}% of peak)` : ''));
+      log(
+        `profile T=${T} ${causal ? 'causal' : 'full'} ${name.padEnd(14)} ${fmtMs(best[i])} ms` +
+          (share ? `  ${g.toFixed(2)} GFLOP/s (${((100 * g) / peak.gflops).toFixed(0)}% of peak)` : ''),
+      );
     });
   }
   [...p, ps].forEach((x) => M._bk_free(x));
@@ -257,7 +294,7 @@ try {
   const args = { x, wq: ex.W_query, wk: ex.W_key, wv: ex.W_value };
   const perCall = [];
   const batch = QUICK ? 50 : 2000;
-  for (let i = 0; i < 200; i++) engine.attend(args);  // warm-up
+  for (let i = 0; i < 200; i++) engine.attend(args); // warm-up
   for (let r = 0; r < (QUICK ? 3 : 15); r++) {
     const t0 = performance.now();
     for (let i = 0; i < batch; i++) engine.attend(args);
@@ -265,9 +302,16 @@ try {
   }
   perCall.sort((a, b) => a - b);
   const trace = engine.attend(args);
-  seedResult = { us: quantile(perCall, 0.5), p10: quantile(perCall, 0.1), p90: quantile(perCall, 0.9),
-    kernel: trace.kernel, outShape: trace.output.shape };
-  log(`seed 003 bank example (T=3, D=4) via engine.attend: ${seedResult.us.toFixed(2)} µs/call (kernel ${trace.kernel})`);
+  seedResult = {
+    us: quantile(perCall, 0.5),
+    p10: quantile(perCall, 0.1),
+    p90: quantile(perCall, 0.9),
+    kernel: trace.kernel,
+    outShape: trace.output.shape,
+  };
+  log(
+    `seed 003 bank example (T=3, D=4) via engine.attend: ${seedResult.us.toFixed(2)} µs/call (kernel ${trace.kernel})`,
+  );
 } catch (e) {
   problems.push(`engine.attend seed example: ${e.message.split('\n')[0]}`);
 }
@@ -282,7 +326,10 @@ if (!flag('--no-memory')) {
     for (const resident of ['one head', 'all heads']) {
       try {
         const Mm = await loadBenchModule();
-        const H = 8, heads = resident === 'one head' ? 1 : H, n = heads * T * HS, bytes = n * 4;
+        const H = 8,
+          heads = resident === 'one head' ? 1 : H,
+          n = heads * T * HS,
+          bytes = n * 4;
         const p = [0, 1, 2, 3].map(() => Mm._bk_malloc(bytes));
         if (p.some((x) => !x)) throw new Error('out of memory');
         const rand = mulberry32(T);
@@ -299,8 +346,10 @@ if (!flag('--no-memory')) {
         const finite = out.every(Number.isFinite);
         const heap = Mm.HEAPF32.buffer.byteLength;
         memory.push({ T, H, resident, heapMB: heap / 2 ** 20, ioMB: (4 * bytes) / 2 ** 20, ms, finite });
-        log(`memory: T=${T} H=${H} causal tiled, ${resident} resident: heap ${(heap / 2 ** 20).toFixed(1)} MB ` +
-            `(Q,K,V,O ${((4 * bytes) / 2 ** 20).toFixed(0)} MB), ${ms.toFixed(0)} ms, finite=${finite}`);
+        log(
+          `memory: T=${T} H=${H} causal tiled, ${resident} resident: heap ${(heap / 2 ** 20).toFixed(1)} MB ` +
+            `(Q,K,V,O ${((4 * bytes) / 2 ** 20).toFixed(0)} MB), ${ms.toFixed(0)} ms, finite=${finite}`,
+        );
         if (!finite) problems.push(`memory run T=${T}: non-finite output`);
       } catch (e) {
         problems.push(`memory run T=${T} (${resident}): ${e.message}`);
@@ -313,8 +362,13 @@ if (!flag('--no-memory')) {
 const native = { torch: null, sse: null };
 if (!QUICK && !flag('--no-native')) {
   try {
-    const info = JSON.parse(execFileSync('/usr/bin/python3', [path.join(here, 'torch_anchor.py'), '--json', '--T',
-      T_LIST.join(',')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 900e3 }));
+    const info = JSON.parse(
+      execFileSync('/usr/bin/python3', [path.join(here, 'torch_anchor.py'), '--json', '--T', T_LIST.join(',')], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+        timeout: 900e3,
+      }),
+    );
     native.torch = { version: info.torch, blas: info.blas, rows: info.rows };
     log(`PyTorch ${info.torch} anchor: ${info.rows.length} shapes`);
   } catch (e) {
@@ -323,8 +377,17 @@ if (!QUICK && !flag('--no-native')) {
   const bin = path.join(root, 'build-bench-native', 'bench', 'attn_native_bench');
   if (existsSync(bin)) {
     try {
-      const json = JSON.parse(execFileSync(bin, ['--benchmark_filter=BM_Tiled|BM_Peak|BM_PeakBroadcast', '--benchmark_format=json',
-        '--benchmark_min_time=0.3'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 900e3 }));
+      const json = JSON.parse(
+        execFileSync(
+          bin,
+          [
+            '--benchmark_filter=BM_Tiled|BM_Peak|BM_PeakBroadcast',
+            '--benchmark_format=json',
+            '--benchmark_min_time=0.3',
+          ],
+          { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 900e3 },
+        ),
+      );
       native.sse = { rows: [], peak: null };
       for (const b of json.benchmarks) {
         if (b.name.startsWith('BM_Peak')) native.sse.peak = Math.max(native.sse.peak ?? 0, b['GFLOP/s']);
@@ -350,22 +413,46 @@ const date = new Date().toISOString();
 const lines = [];
 lines.push(`# Attention benchmark — ${date.slice(0, 10)}`);
 lines.push('');
-lines.push(`Machine: ${cpu}, ${os.cpus().length} logical cores shared with other jobs (load average ${loadStart} at ` +
-  `the start, ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end), Node ${process.version}, ` +
-  `V8 ${process.versions.v8}; ${peers.filter((p) => p.version).map((p) => `${p.name} ${p.version}`).join(', ')}.`);
-lines.push(`Command: \`node bench/run.mjs${argv.length ? ' ' + argv.join(' ') : ''}\`. Float32, B = 1, hs = ${HS}, one ` +
-  'thread, same Q, K, V (uniform [−1, 1]) for everyone; time includes copying inputs in and the output out.');
-lines.push(`Measured SIMD128 peak (independent f32x4 mul+add chains, bench/wasm_kernels.cpp, fastest sample): ` +
-  `**${peak.gflops.toFixed(2)} GFLOP/s** (chains acc·m + c: ${peak.forms[0].toFixed(2)}; chains acc + x·y with x ` +
-  `broadcast from memory, the kernels' instruction mix: ${peak.forms[1].toFixed(2)}; the higher is used).`);
-lines.push('GFLOP/s = useful flops (4·hs per computed query–key pair; causal counts T(T+1)/2 pairs for everyone, ' +
-  'although the peers compute all T² and mask) / median time; "—" = not run (plain JS above T = ' + `${JS_MAX_T}, ` +
-  `tfjs-wasm above T = ${TFJS_MAX_T}: minutes per call); "best-run" uses the fastest run, comparable with the ` +
-  'peak, which is also a fastest run. Median after warm-up, [p10–p90], ms. ' +
-  '"ratio" = peer time / ours (tiled), the median over rounds of paired runs (each round runs every ' +
-  'implementation once, so load from other jobs hits all alike); > 1 means ours is faster. Max |diff| is against ours (tiled).');
+lines.push(
+  `Machine: ${cpu}, ${os.cpus().length} logical cores shared with other jobs (load average ${loadStart} at ` +
+    `the start, ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} at the end), Node ${process.version}, ` +
+    `V8 ${process.versions.v8}; ${peers
+      .filter((p) => p.version)
+      .map((p) => `${p.name} ${p.version}`)
+      .join(', ')}.`,
+);
+lines.push(
+  `Command: \`node bench/run.mjs${argv.length ? ' ' + argv.join(' ') : ''}\`. Float32, B = 1, hs = ${HS}, one ` +
+    'thread, same Q, K, V (uniform [−1, 1]) for everyone; time includes copying inputs in and the output out.',
+);
+lines.push(
+  `Measured SIMD128 peak (independent f32x4 mul+add chains, bench/wasm_kernels.cpp, fastest sample): ` +
+    `**${peak.gflops.toFixed(2)} GFLOP/s** (chains acc·m + c: ${peak.forms[0].toFixed(2)}; chains acc + x·y with x ` +
+    `broadcast from memory, the kernels' instruction mix: ${peak.forms[1].toFixed(2)}; the higher is used).`,
+);
+lines.push(
+  'GFLOP/s = useful flops (4·hs per computed query–key pair; causal counts T(T+1)/2 pairs for everyone, ' +
+    'although the peers compute all T² and mask) / median time; "—" = not run (plain JS above T = ' +
+    `${JS_MAX_T}, ` +
+    `tfjs-wasm above T = ${TFJS_MAX_T}: minutes per call); "best-run" uses the fastest run, comparable with the ` +
+    'peak, which is also a fastest run. Median after warm-up, [p10–p90], ms. ' +
+    '"ratio" = peer time / ours (tiled), the median over rounds of paired runs (each round runs every ' +
+    'implementation once, so load from other jobs hits all alike); > 1 means ours is faster. Max |diff| is against ours (tiled).',
+);
 lines.push('');
-const header = ['H', 'T', 'mask', 'ours tiled ms', 'GFLOP/s', 'best-run GFLOP/s', '% peak (best run)', 'ours 3-pass ms'];
+const header = [
+  'H',
+  'T',
+  'mask',
+  'ours tiled ms',
+  'GFLOP/s',
+  'best-run GFLOP/s',
+  '% peak (best run)',
+  'ours 3-pass ms',
+];
 for (const n of peerNames) header.push(`${n} ms`, 'ratio');
 if (native.torch) header.push('PyTorch native ms');
 if (native.sse) header.push('ours native SSE ms');
@@ -377,9 +464,16 @@ for (const row of rows) {
   const cell = (r) => (!r ? '—' : r.error ? 'failed' : `${fmtMs(r.median)} [${fmtMs(r.p10)}–${fmtMs(r.p90)}]`);
   const g = o && !o.error ? row.flops / o.median / 1e6 : NaN;
   const gb = o && !o.error ? row.flops / o.best / 1e6 : NaN;
-  const c = [row.H, row.T, row.causal ? 'causal' : 'none', cell(o), g.toFixed(2), gb.toFixed(2),
+  const c = [
+    row.H,
+    row.T,
+    row.causal ? 'causal' : 'none',
+    cell(o),
+    g.toFixed(2),
+    gb.toFixed(2),
     `${((100 * gb) / peak.gflops).toFixed(0)}%`,
-    cell(row.results[ours3.name])];
+    cell(row.results[ours3.name]),
+  ];
   let worst = 0;
   for (const r of Object.values(row.results)) if (r && !r.error) worst = Math.max(worst, r.diff);
   for (const n of peerNames) {
@@ -393,40 +487,58 @@ for (const row of rows) {
 }
 lines.push('');
 if (native.torch || native.sse) {
-  lines.push('Native anchors (x86-64, one thread, not in the browser): ' +
-    (native.torch ? `PyTorch ${native.torch.version} (matmul–masked_fill–softmax–matmul, BLAS ${native.torch.blas}); ` : '') +
-    (native.sse ? `our tiled kernel built natively with SSE4.1 (Google Benchmark wall time; f32x4 peak ` +
-      `${native.sse.peak?.toFixed(2)} GFLOP/s).` : ''));
+  lines.push(
+    'Native anchors (x86-64, one thread, not in the browser): ' +
+      (native.torch
+        ? `PyTorch ${native.torch.version} (matmul–masked_fill–softmax–matmul, BLAS ${native.torch.blas}); `
+        : '') +
+      (native.sse
+        ? `our tiled kernel built natively with SSE4.1 (Google Benchmark wall time; f32x4 peak ` +
+          `${native.sse.peak?.toFixed(2)} GFLOP/s).`
+        : ''),
+  );
 }
 lines.push('');
 if (profile.length) {
-  lines.push(`Profile (H = 8, T = ${profile[0].T}, fastest of interleaved runs): each pass of the 3-pass kernel alone, ` +
-    'and the fused kernel. GFLOP/s of a matmul pass counts its half of the useful flops.');
+  lines.push(
+    `Profile (H = 8, T = ${profile[0].T}, fastest of interleaved runs): each pass of the 3-pass kernel alone, ` +
+      'and the fused kernel. GFLOP/s of a matmul pass counts its half of the useful flops.',
+  );
   lines.push('');
   lines.push('| mask | pass | ms | GFLOP/s | % peak |');
   lines.push('|---|---|---|---|---|');
   for (const r of profile) {
-    lines.push(`| ${r.causal ? 'causal' : 'none'} | ${r.name} | ${fmtMs(r.ms)} | ` +
-      `${Number.isNaN(r.gflops) ? '—' : r.gflops.toFixed(2)} | ` +
-      `${Number.isNaN(r.gflops) ? '—' : ((100 * r.gflops) / peak.gflops).toFixed(0) + '%'} |`);
+    lines.push(
+      `| ${r.causal ? 'causal' : 'none'} | ${r.name} | ${fmtMs(r.ms)} | ` +
+        `${Number.isNaN(r.gflops) ? '—' : r.gflops.toFixed(2)} | ` +
+        `${Number.isNaN(r.gflops) ? '—' : ((100 * r.gflops) / peak.gflops).toFixed(0) + '%'} |`,
+    );
   }
   lines.push('');
 }
 if (seedResult) {
-  lines.push(`Seed 003 bank example (T = 3, D = 4, W_query/W_key/W_value, river context) through ` +
-    `\`engine.attend\` (web/engine/engine.js, full trace, kernel ${seedResult.kernel}): ` +
-    `**${seedResult.us.toFixed(2)} µs per call** [${seedResult.p10.toFixed(2)}–${seedResult.p90.toFixed(2)}].`);
+  lines.push(
+    `Seed 003 bank example (T = 3, D = 4, W_query/W_key/W_value, river context) through ` +
+      `\`engine.attend\` (web/engine/engine.js, full trace, kernel ${seedResult.kernel}): ` +
+      `**${seedResult.us.toFixed(2)} µs per call** [${seedResult.p10.toFixed(2)}–${seedResult.p90.toFixed(2)}].`,
+  );
   lines.push('');
 }
 if (memory.length) {
-  lines.push('Peak WASM heap, tiled kernel, causal, H = 8, hs = 64 (module starts at 2 MB and grows on demand; the ' +
-    'figure is memory.buffer.byteLength after the run, which includes the Q, K, V, O buffers):');
+  lines.push(
+    'Peak WASM heap, tiled kernel, causal, H = 8, hs = 64 (module starts at 2 MB and grows on demand; the ' +
+      'figure is memory.buffer.byteLength after the run, which includes the Q, K, V, O buffers):',
+  );
   lines.push('');
-  lines.push('| T | resident | peak heap | of which Q,K,V,O | beyond Q,K,V,O | time (all 8 heads, incl. filling inputs) |');
+  lines.push(
+    '| T | resident | peak heap | of which Q,K,V,O | beyond Q,K,V,O | time (all 8 heads, incl. filling inputs) |',
+  );
   lines.push('|---|---|---|---|---|---|');
   for (const m of memory) {
-    lines.push(`| ${m.T} | ${m.resident} | ${m.heapMB.toFixed(1)} MB | ${m.ioMB.toFixed(0)} MB | ` +
-      `${(m.heapMB - m.ioMB).toFixed(1)} MB | ${fmtMs(m.ms)} ms |`);
+    lines.push(
+      `| ${m.T} | ${m.resident} | ${m.heapMB.toFixed(1)} MB | ${m.ioMB.toFixed(0)} MB | ` +
+        `${(m.heapMB - m.ioMB).toFixed(1)} MB | ${fmtMs(m.ms)} ms |`,
+    );
   }
   lines.push('');
 }
@@ -453,7 +565,8 @@ if (!QUICK) {
 }
 
 const checked = rows.reduce((n, r) => n + Object.values(r.results).filter((x) => !x.error).length, 0);
-const summary = `bench${QUICK ? ' --quick' : ''}: ${checked} runs over ${rows.length} shapes, ` +
+const summary =
+  `bench${QUICK ? ' --quick' : ''}: ${checked} runs over ${rows.length} shapes, ` +
   `peers ${peerNames.join(', ')}${notes.length ? ` (${notes.length} peer failure(s), see report)` : ''}; ${problems.length ? `${problems.length} problem(s): ${problems[0]}` : 'all outputs match'}` +
   (seedResult ? `; seed example ${seedResult.us.toFixed(1)} µs/call` : '');
 console.log(summary);

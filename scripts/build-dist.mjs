@@ -23,12 +23,15 @@ import { glueImportTable, renameWasmImports, wasmImports } from './wasm-imports.
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const WEB = path.join(ROOT, 'web');
 const DIST = path.join(ROOT, 'dist');
-const BUDGET_BYTES = 150 * 1024;   // issue 5: the element file ≤ 150 KB gzipped, WASM included
+const BUDGET_BYTES = 150 * 1024; // issue 5: the element file ≤ 150 KB gzipped, WASM included
 
 // Two builds of the engine (CMakeLists.txt): the element inlines the small one (attention only);
 // the page and the iframe inline the whole one.
 const ENGINES = {
-  embed: { glue: path.join(WEB, 'engine/attention_engine_embed.mjs'), wasm: path.join(WEB, 'engine/attention_engine_embed.wasm') },
+  embed: {
+    glue: path.join(WEB, 'engine/attention_engine_embed.mjs'),
+    wasm: path.join(WEB, 'engine/attention_engine_embed.wasm'),
+  },
   full: { glue: path.join(WEB, 'engine/attention_engine.mjs'), wasm: path.join(WEB, 'engine/attention_engine.wasm') },
 };
 // The WASM travels gzip-compressed in base64 (≈ 54 KB instead of ≈ 75 KB for raw base64 once the
@@ -40,21 +43,26 @@ const FULL_ENGINE_FILE = 'attention-explorer.engine.wasm';
 // the letters Emscripten gave the imported functions, which the whole engine's file is renamed to.
 function fullEngineForTheElementsGlue() {
   const [full, embed] = [ENGINES.full.glue, ENGINES.embed.glue].map((f) => fs.readFileSync(f, 'utf8'));
-  const fullTable = glueImportTable(full), embedTable = glueImportTable(embed);
+  const fullTable = glueImportTable(full),
+    embedTable = glueImportTable(embed);
   const letterOf = Object.fromEntries(Object.entries(embedTable).map(([letter, fn]) => [fn, letter]));
   const withoutTable = (glue) => glue.replace(/var asmLibraryArg=\{[^}]*\}/, 'var asmLibraryArg={}');
   if (withoutTable(full) !== withoutTable(embed).replaceAll('attention_engine_embed.wasm', 'attention_engine.wasm')) {
-    throw new Error('build-dist: attention_engine.mjs and attention_engine_embed.mjs differ beyond their .wasm name and import letters; the element cannot load the whole engine with its glue');
+    throw new Error(
+      'build-dist: attention_engine.mjs and attention_engine_embed.mjs differ beyond their .wasm name and import letters; the element cannot load the whole engine with its glue',
+    );
   }
   const wasm = fs.readFileSync(ENGINES.full.wasm);
   const renamed = renameWasmImports(wasm, (field, module) => {
     if (module !== 'a') return field;
     const fn = fullTable[field];
-    if (!fn || !letterOf[fn]) throw new Error(`build-dist: the whole engine imports ${fn ?? field}, which the element's glue does not provide`);
+    if (!fn || !letterOf[fn])
+      throw new Error(`build-dist: the whole engine imports ${fn ?? field}, which the element's glue does not provide`);
     return letterOf[fn];
   });
   for (const { module, field } of wasmImports(renamed)) {
-    if (module === 'a' && !embedTable[field]) throw new Error(`build-dist: import ${field} is not in the element's glue`);
+    if (module === 'a' && !embedTable[field])
+      throw new Error(`build-dist: import ${field} is not in the element's glue`);
   }
   return renamed;
 }
@@ -84,10 +92,12 @@ export async function engineOptions() {
 // The whole engine, for views that need more than the inlined one: the file beside this script.
 // The ES module names it with the literal new URL('./…', import.meta.url) that webpack and Vite
 // recognise and copy; a classic script has no import.meta and asks document.currentScript.
-${format === 'iife'
+${
+  format === 'iife'
     ? `const SCRIPT_URL = typeof document !== 'undefined' && document.currentScript ? document.currentScript.src : location.href;
 const fullEngineUrl = () => new URL(${JSON.stringify(FULL_ENGINE_FILE)}, SCRIPT_URL);`
-    : `const fullEngineUrl = () => new URL('./${FULL_ENGINE_FILE}', import.meta.url);`}
+    : `const fullEngineUrl = () => new URL('./${FULL_ENGINE_FILE}', import.meta.url);`
+}
 export async function fullEngineOptions() {
   const url = fullEngineUrl();
   const response = await fetch(url);
@@ -112,19 +122,31 @@ function distPlugin({ engine, format }) {
   return {
     name: 'attention-explorer-dist',
     setup(build) {
-      build.onResolve({ filter: /(^|\/)assets\.js$/ }, (args) => (
+      build.onResolve({ filter: /(^|\/)assets\.js$/ }, (args) =>
         path.resolve(args.resolveDir, args.path) === path.join(WEB, 'element/assets.js')
-          ? { path: 'assets', namespace: 'ae-virtual' } : undefined));
+          ? { path: 'assets', namespace: 'ae-virtual' }
+          : undefined,
+      );
       build.onResolve({ filter: /^ae-virtual:assets$/ }, () => ({ path: 'assets', namespace: 'ae-virtual' }));
       build.onResolve({ filter: /(^|\/)engine\.js$/ }, (args) => {
         if (args.namespace === 'ae-virtual') return undefined;
-        return path.resolve(args.resolveDir, args.path) === engineJs ? { path: 'engine', namespace: 'ae-virtual' } : undefined;
+        return path.resolve(args.resolveDir, args.path) === engineJs
+          ? { path: 'engine', namespace: 'ae-virtual' }
+          : undefined;
       });
-      build.onLoad({ filter: /^assets$/, namespace: 'ae-virtual' }, () => ({ contents: assetsSource(engine, format), loader: 'js' }));
+      build.onLoad({ filter: /^assets$/, namespace: 'ae-virtual' }, () => ({
+        contents: assetsSource(engine, format),
+        loader: 'js',
+      }));
       // engine.js's import of its module glue: the glue of the engine this bundle inlines.
       build.onResolve({ filter: /(^|\/)attention_engine\.mjs$/ }, (args) =>
-        path.resolve(args.resolveDir, args.path) === ENGINES.full.glue ? { path: ENGINES[engine].glue } : undefined);
-      build.onLoad({ filter: /^engine$/, namespace: 'ae-virtual' }, () => ({ contents: ENGINE_WRAPPER, loader: 'js', resolveDir: path.join(WEB, 'lib') }));
+        path.resolve(args.resolveDir, args.path) === ENGINES.full.glue ? { path: ENGINES[engine].glue } : undefined,
+      );
+      build.onLoad({ filter: /^engine$/, namespace: 'ae-virtual' }, () => ({
+        contents: ENGINE_WRAPPER,
+        loader: 'js',
+        resolveDir: path.join(WEB, 'lib'),
+      }));
       // engine.js reads the .wasm with node:fs under Node when it is not given the bytes; the
       // bundles always give them, so a stub replaces it and bundlers that consume dist/ for the
       // browser meet no node: import (esbuild and webpack refuse one).
@@ -138,10 +160,16 @@ function distPlugin({ engine, format }) {
         const engineDir = path.dirname(engineJs);
         if (args.namespace !== 'file' || path.dirname(args.path) !== engineDir) return undefined;
         const text = await fs.promises.readFile(args.path, 'utf8');
-        return { contents: text.replaceAll('import.meta.url', '"file:///attention-explorer/dist/"'), loader: 'js', resolveDir: engineDir };
+        return {
+          contents: text.replaceAll('import.meta.url', '"file:///attention-explorer/dist/"'),
+          loader: 'js',
+          resolveDir: engineDir,
+        };
       });
       // The vendored d3 bundle keeps every scheme; the npm package tree-shakes to the three used.
-      build.onResolve({ filter: /vendor\/d3-scale-chromatic\.js$/ }, () => ({ path: path.join(ROOT, 'node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs') }));
+      build.onResolve({ filter: /vendor\/d3-scale-chromatic\.js$/ }, () => ({
+        path: path.join(ROOT, 'node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs'),
+      }));
     },
   };
 }
@@ -188,7 +216,10 @@ fs.mkdirSync(DIST, { recursive: true });
 // 1. The element: ESM + classic-script copy.
 const elementFile = path.join(DIST, 'attention-explorer.js');
 await bundle('element/attention-explorer.js', elementFile, { format: 'esm', engine: 'embed' });
-await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explorer.iife.js'), { format: 'iife', engine: 'embed' });
+await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explorer.iife.js'), {
+  format: 'iife',
+  engine: 'embed',
+});
 
 fs.writeFileSync(path.join(DIST, FULL_ENGINE_FILE), fullEngineForTheElementsGlue());
 
@@ -220,7 +251,8 @@ if (fs.existsSync(examplesDir)) {
   for (const name of fs.readdirSync(path.join(DIST, 'examples'))) {
     if (!name.endsWith('.html')) continue;
     const file = path.join(DIST, 'examples', name);
-    const html = fs.readFileSync(file, 'utf8')
+    const html = fs
+      .readFileSync(file, 'utf8')
       .replaceAll('../element/attention-explorer.js', '../attention-explorer.js');
     fs.writeFileSync(file, html);
   }
@@ -238,7 +270,9 @@ for (const file of ['attention-explorer.js', 'attention-explorer.iife.js', 'engi
   const p = path.join(DIST, file);
   console.log(`build-dist: dist/${file} ${kb(fs.statSync(p).size)}, ${kb(gz(p))} gzipped`);
 }
-console.log(`build-dist: the element file is ${kb(size)} gzipped (budget ${kb(BUDGET_BYTES)}, its engine ${kb(fs.statSync(ENGINES.embed.wasm).size)} of WASM inlined)`);
+console.log(
+  `build-dist: the element file is ${kb(size)} gzipped (budget ${kb(BUDGET_BYTES)}, its engine ${kb(fs.statSync(ENGINES.embed.wasm).size)} of WASM inlined)`,
+);
 if (size > BUDGET_BYTES) {
   console.error(`build-dist: dist/attention-explorer.js is ${kb(size)} gzipped, over the ${kb(BUDGET_BYTES)} budget`);
   process.exit(1);

@@ -8,7 +8,10 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const fix = process.argv.includes('--fix');
 const tracked = (patterns) =>
-  execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', ...patterns], { cwd: root, encoding: 'utf8' })
+  execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', ...patterns], {
+    cwd: root,
+    encoding: 'utf8',
+  })
     .split('\n')
     .filter(Boolean);
 
@@ -32,11 +35,14 @@ const r = spawnSync(prettier, [...(fix ? ['--write', '--log-level=warn'] : ['--l
   encoding: 'utf8',
 });
 if (!fix) {
-  for (const file of r.stdout.split('\n').filter(Boolean)) bad.push(`${file}: not Prettier clean (run node scripts/lint.mjs --fix)`);
+  for (const file of r.stdout.split('\n').filter(Boolean))
+    bad.push(`${file}: not Prettier clean (run node scripts/lint.mjs --fix)`);
   if (r.status !== 0 && r.status !== 1) bad.push(`prettier failed: ${r.stderr.trim()}`);
 }
 failed = bad.length;
 for (const line of bad) console.log(line);
 const total = cpp.length + prettierFiles.length;
-console.log(`lint: ${total - failed} passed, ${failed} failed (${cpp.length} C++ files, ${prettierFiles.length} web/script files)`);
+console.log(
+  `lint: ${total - failed} passed, ${failed} failed (${cpp.length} C++ files, ${prettierFiles.length} web/script files)`,
+);
 process.exit(failed ? 1 : 0);

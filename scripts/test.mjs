@@ -23,10 +23,11 @@ function run(cmd, args, { capture = true } = {}) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    const forward = (stream, sink) => stream.on('data', (chunk) => {
-      output += chunk;
-      sink.write(chunk);
-    });
+    const forward = (stream, sink) =>
+      stream.on('data', (chunk) => {
+        output += chunk;
+        sink.write(chunk);
+      });
     forward(child.stdout, process.stdout);
     forward(child.stderr, process.stderr);
     child.on('close', (code) => resolve({ code: code ?? 1, output: capture ? output : '' }));
@@ -49,11 +50,16 @@ const gtestCounts = (output) => {
   return { passed, failed };
 };
 const nodeCounts = (output) => {
-  const pick = (label) => [...output.matchAll(new RegExp(`^ℹ ${label} (\\d+)`, 'gm'))].reduce((a, m) => a + Number(m[1]), 0)
-    + [...output.matchAll(new RegExp(`^# ${label} (\\d+)`, 'gm'))].reduce((a, m) => a + Number(m[1]), 0);
+  const pick = (label) =>
+    [...output.matchAll(new RegExp(`^ℹ ${label} (\\d+)`, 'gm'))].reduce((a, m) => a + Number(m[1]), 0) +
+    [...output.matchAll(new RegExp(`^# ${label} (\\d+)`, 'gm'))].reduce((a, m) => a + Number(m[1]), 0);
   return { passed: pick('pass'), failed: pick('fail'), skipped: pick('skipped') };
 };
-const testFiles = (dir) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => join(dir, f));
+const testFiles = (dir) =>
+  readdirSync(join(root, dir))
+    .filter((f) => f.endsWith('.test.mjs'))
+    .sort()
+    .map((f) => join(dir, f));
 // "N passed, N failed" as the last such line a script prints.
 const passedFailedLine = (output) => {
   const m = [...output.matchAll(/(\d+) passed, (\d+) failed/g)].pop();
@@ -70,25 +76,30 @@ async function all(list) {
   }
   return { code, output };
 }
-const fixtureScripts = () => readdirSync(join(root, 'tests/fixtures'))
-  .filter((f) => /^make_.*\.py$/.test(f)).sort().map((f) => join('tests/fixtures', f));
+const fixtureScripts = () =>
+  readdirSync(join(root, 'tests/fixtures'))
+    .filter((f) => /^make_.*\.py$/.test(f))
+    .sort()
+    .map((f) => join('tests/fixtures', f));
 
 const suites = {
   native: {
     counts: gtestCounts,
-    run: () => steps([
-      ['cmake', ['-S', '.', '-B', 'build', '-DCMAKE_BUILD_TYPE=Release', ...werror]],
-      ['cmake', ['--build', 'build', '-j2']],
-      ['ctest', ['--test-dir', 'build', '--output-on-failure', '-V']],
-      ['./build/attention-demo', ['--projected']],
-    ]),
+    run: () =>
+      steps([
+        ['cmake', ['-S', '.', '-B', 'build', '-DCMAKE_BUILD_TYPE=Release', ...werror]],
+        ['cmake', ['--build', 'build', '-j2']],
+        ['ctest', ['--test-dir', 'build', '--output-on-failure', '-V']],
+        ['./build/attention-demo', ['--projected']],
+      ]),
   },
   wasm: {
     counts: gtestCounts,
-    run: () => steps([
-      ['cmake', ['--build', 'build-wasm', '-j2', '--target', 'attn_tests']],
-      ['ctest', ['--test-dir', 'build-wasm', '--output-on-failure', '-V']],
-    ]),
+    run: () =>
+      steps([
+        ['cmake', ['--build', 'build-wasm', '-j2', '--target', 'attn_tests']],
+        ['ctest', ['--test-dir', 'build-wasm', '--output-on-failure', '-V']],
+      ]),
   },
   fixtures: {
     // Where Debian's python3-torch is installed: the committed fixtures are exactly what each
@@ -120,8 +131,16 @@ const suites = {
     counts: nodeCounts,
     // Tests per browser, from the closing line of scripts/e2e-reporter.mjs (each file names its browser).
     detail: (output) => /^# e2e browsers: (.+)$/m.exec(output)?.[1],
-    run: () => run('node', ['--test', '--test-concurrency=1', '--test-reporter=tap', '--test-reporter-destination=stdout',
-      '--test-reporter=./scripts/e2e-reporter.mjs', '--test-reporter-destination=stdout', ...testFiles('tests/e2e')]),
+    run: () =>
+      run('node', [
+        '--test',
+        '--test-concurrency=1',
+        '--test-reporter=tap',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=./scripts/e2e-reporter.mjs',
+        '--test-reporter-destination=stdout',
+        ...testFiles('tests/e2e'),
+      ]),
   },
   bench: {
     counts: passedFailedLine,
@@ -139,7 +158,8 @@ const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.key
 execFileSync('node', [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit', env });
 
 const summary = [];
-let totalPassed = 0, totalFailed = 0;
+let totalPassed = 0,
+  totalFailed = 0;
 for (const name of wanted) {
   const suite = suites[name];
   if (!suite) throw new Error(`test: unknown suite '${name}'; known: ${Object.keys(suites).join(', ')}`);
@@ -157,8 +177,10 @@ for (const name of wanted) {
   totalFailed += failed;
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   const detail = suite.detail?.(output);
-  summary.push(`${name.padEnd(9)} ${code === 0 ? 'ok  ' : 'FAIL'} ${counts.passed} passed, ${failed} failed` +
-    `${counts.skipped ? `, ${counts.skipped} skipped` : ''}${detail ? ` (${detail})` : ''} (${seconds} s)`);
+  summary.push(
+    `${name.padEnd(9)} ${code === 0 ? 'ok  ' : 'FAIL'} ${counts.passed} passed, ${failed} failed` +
+      `${counts.skipped ? `, ${counts.skipped} skipped` : ''}${detail ? ` (${detail})` : ''} (${seconds} s)`,
+  );
 }
 
 console.log('\n===== summary =====');

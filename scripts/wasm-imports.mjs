@@ -17,7 +17,9 @@ const utf8 = new TextDecoder();
 const toUtf8 = new TextEncoder();
 
 function readLeb(bytes, at) {
-  let value = 0, shift = 0, byte;
+  let value = 0,
+    shift = 0,
+    byte;
   do {
     byte = bytes[at++];
     value += (byte & 0x7f) * 2 ** shift;
@@ -52,12 +54,20 @@ function parseImports(bytes, start, end) {
     if (flags & 1) at = readLeb(bytes, at).at;
   };
   while (count--) {
-    const module = name(), field = name();
-    const from = at, kind = bytes[at++];
-    if (kind === 0) at = readLeb(bytes, at).at;       // func: type index
-    else if (kind === 1) { at++; limits(); }          // table: reftype, limits
-    else if (kind === 2) limits();                    // memory: limits
-    else if (kind === 3) at += 2;                     // global: valtype, mutability
+    const module = name(),
+      field = name();
+    const from = at,
+      kind = bytes[at++];
+    if (kind === 0)
+      at = readLeb(bytes, at).at; // func: type index
+    else if (kind === 1) {
+      at++;
+      limits();
+    } // table: reftype, limits
+    else if (kind === 2)
+      limits(); // memory: limits
+    else if (kind === 3)
+      at += 2; // global: valtype, mutability
     else throw new Error(`wasm-imports: unknown import kind ${kind}`);
     imports.push({ module, field, desc: bytes.subarray(from, at) });
   }

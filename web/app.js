@@ -54,7 +54,11 @@ async function start() {
   }
   const { engine, store, explorer, defaults } = mounted;
   Object.assign(window.__explorer, { store, engine, explorer });
-  attachHashSync(store, { defaults, applyInitial: false, onProblems: (problems) => explorer.showProblems(problems, LINK_PROBLEMS) });
+  attachHashSync(store, {
+    defaults,
+    applyInitial: false,
+    onProblems: (problems) => explorer.showProblems(problems, LINK_PROBLEMS),
+  });
   await explorer.rendered;
   addTools(explorer, store, engine, defaults).catch((err) =>
     explorer.notify(`The export and embed tools could not be loaded: ${err.message}`),

@@ -23,14 +23,22 @@ import { h } from './ui/dom.js';
  * @returns {Promise<{engine, defaults, store, explorer}>}  If the engine cannot load, `root`
  *   shows why (as text, role=alert) and the promise rejects with the error.
  */
-export async function mountFromState(root, { engine = loadEngine(), readState, controls, problemsIntro, onFirstRender, upgradeEngine }) {
+export async function mountFromState(
+  root,
+  { engine = loadEngine(), readState, controls, problemsIntro, onFirstRender, upgradeEngine },
+) {
   let ready;
   try {
     ready = await engine;
   } catch (error) {
     const doc = root.ownerDocument || root;
     root.append(
-      h(doc, 'div', { class: 'ae-notice ae-load-error', role: 'alert' }, h(doc, 'p', {}, `The attention engine could not be loaded: ${error.message}`)),
+      h(
+        doc,
+        'div',
+        { class: 'ae-notice ae-load-error', role: 'alert' },
+        h(doc, 'p', {}, `The attention engine could not be loaded: ${error.message}`),
+      ),
     );
     throw error;
   }

@@ -75,8 +75,8 @@ const ResultTensor<Trace> kAttendResults[] = {{"q", &Trace::q},
 // and options; the gradient of every given input, named as the input.
 const TensorArgument kGradOutput{"gradOutput", 2, 3};
 const ResultTensor<Gradients> kBackwardResults[] = {
-    {"x", &Gradients::x},   {"wq", &Gradients::wq}, {"wk", &Gradients::wk},     {"wv", &Gradients::wv},
-    {"bq", &Gradients::bq}, {"bk", &Gradients::bk}, {"bv", &Gradients::bv},     {"wqkv", &Gradients::wqkv},
+    {"x", &Gradients::x},       {"wq", &Gradients::wq}, {"wk", &Gradients::wk}, {"wv", &Gradients::wv},
+    {"bq", &Gradients::bq},     {"bk", &Gradients::bk}, {"bv", &Gradients::bv}, {"wqkv", &Gradients::wqkv},
     {"bqkv", &Gradients::bqkv}, {"wo", &Gradients::wo}, {"bo", &Gradients::bo}};
 #endif
 
@@ -304,7 +304,8 @@ const Description& describe() {
                {"project", describe_tensors(kProjectTensors), {}, {}, describe_results(kProjectResults)},
                {"averaging", describe_tensors(kAveragingTensors), {}, {}, describe_results(kAveragingResults)}};
 #ifndef ATTN_ENGINE_EMBED
-    Call backward{"attendBackward", describe_tensors(kAttendTensors), attend.flags, {}, describe_results(kBackwardResults)};
+    Call backward{
+        "attendBackward", describe_tensors(kAttendTensors), attend.flags, {}, describe_results(kBackwardResults)};
     backward.tensors.push_back(kGradOutput);
     d.calls.push_back(backward);
     d.calls.push_back({"pca", describe_tensors(kPcaTensors), {}, {}, describe_results(kPcaResults)});

@@ -28,7 +28,8 @@ float Tensor::at(std::initializer_list<int> index) const {
   long long flat = 0;
   size_t axis = 0;
   for (int i : index) {
-    if (i < 0 || i >= shape[axis]) throw Error("index: " + std::to_string(i) + " out of range for axis " + std::to_string(axis));
+    if (i < 0 || i >= shape[axis])
+      throw Error("index: " + std::to_string(i) + " out of range for axis " + std::to_string(axis));
     flat = flat * shape[axis] + i;
     ++axis;
   }
@@ -177,8 +178,8 @@ void apply_output_projection(Tensor& output, const Tensor& merged, const Inputs&
     return;
   }
   output = zeros({plan.B, plan.T, plan.d_out});
-  detail::kernels_for(plan.kernel).matmul(output.data.data(), merged.data.data(), in.wo.data, in.bo.data,
-                                          plan.B * plan.T, plan.dv, plan.d_out);
+  detail::kernels_for(plan.kernel)
+      .matmul(output.data.data(), merged.data.data(), in.wo.data, in.bo.data, plan.B * plan.T, plan.dv, plan.d_out);
 }
 
 }  // namespace
@@ -279,9 +280,9 @@ Trace attend_heads_separately(const Inputs& in, const Options& opt) {
       std::vector<float> slice(static_cast<size_t>(rows) * width);
       for (int r = 0; r < rows; ++r)
         for (int c = 0; c < width; ++c)
-          slice[static_cast<size_t>(r) * width + c] =
-              transposed_rows ? w[static_cast<long long>(h * width + c) * rows + r]
-                              : w[static_cast<long long>(r) * total + h * width + c];
+          slice[static_cast<size_t>(r) * width + c] = transposed_rows
+                                                          ? w[static_cast<long long>(h * width + c) * rows + r]
+                                                          : w[static_cast<long long>(r) * total + h * width + c];
       return slice;
     };
     auto bias_slice = [&](const float* b, int width) {
@@ -340,7 +341,8 @@ Trace attend_heads_separately(const Inputs& in, const Options& opt) {
       head_opt.dropout_keep.resize(static_cast<size_t>(B) * T * T);
       for (int b = 0; b < B; ++b) {
         const auto* src = keep.data() + (static_cast<long long>(b) * H + h) * T * T;
-        std::copy(src, src + static_cast<long long>(T) * T, head_opt.dropout_keep.data() + static_cast<long long>(b) * T * T);
+        std::copy(src, src + static_cast<long long>(T) * T,
+                  head_opt.dropout_keep.data() + static_cast<long long>(b) * T * T);
       }
     }
     head_traces.push_back(attend(head_in, head_opt));
@@ -366,7 +368,8 @@ Trace attend_heads_separately(const Inputs& in, const Options& opt) {
   stack(&Trace::q, plan.hk);
   stack(&Trace::k, plan.hk);
   stack(&Trace::v, plan.hv);
-  for (Tensor Trace::*f : {&Trace::scores, &Trace::scaled, &Trace::masked, &Trace::weights, &Trace::dropped}) stack(f, T);
+  for (Tensor Trace::*f : {&Trace::scores, &Trace::scaled, &Trace::masked, &Trace::weights, &Trace::dropped})
+    stack(f, T);
   stack(&Trace::head_outputs, plan.hv);
 
   detail::merge_heads(trace.merged, trace.head_outputs, plan, plan.hv);

@@ -26,10 +26,10 @@ class Error : public std::invalid_argument {
 // Documented limits. They are checked before anything is allocated.
 struct Limits {
   static constexpr int kMaxBatch = 1024;
-  static constexpr int kMaxTokens = 16384;         // T
-  static constexpr int kMaxWidth = 4096;           // D, dk, dv, do
-  static constexpr int kMaxHeads = 256;            // H
-  static constexpr long long kMaxInputElements = 1LL << 24;   // any one input tensor
+  static constexpr int kMaxTokens = 16384;                   // T
+  static constexpr int kMaxWidth = 4096;                     // D, dk, dv, do
+  static constexpr int kMaxHeads = 256;                      // H
+  static constexpr long long kMaxInputElements = 1LL << 24;  // any one input tensor
   // B·H·T·T when the full weight matrices are materialised (5 such tensors are kept).
   static constexpr long long kMaxScoreElements = 1LL << 24;
   // Every value the call keeps or scratches (q, k, v, T×T tensors, outputs, dropout mask):
@@ -125,18 +125,18 @@ struct Trace {
   int batch = 1, tokens = 0, width = 0, heads = 1;
   int dk = 0, dv = 0, d_out = 0;
   bool batched = false;
-  float scale = 1.0f;  // the s actually used (before temperature)
+  float scale = 1.0f;                  // the s actually used (before temperature)
   Kernel kernel = Kernel::kReference;  // the kernel actually used
 
-  Tensor q, k, v;             // (B, H, T, hk) / (B, H, T, hk) / (B, H, T, hv)
-  Tensor scores;              // (B, H, T, T)  q·kᵀ
-  Tensor scaled;              // (B, H, T, T)  scores · s / temperature
-  Tensor masked;              // (B, H, T, T)  scaled with −∞ where masked
-  Tensor weights;             // (B, H, T, T)  row softmax; a fully masked row is all 0
-  Tensor dropped;             // (B, H, T, T)  weights after dropout (= weights when inactive)
-  Tensor head_outputs;        // (B, H, T, hv) dropped · v
-  Tensor merged;              // (B, T, dv)    heads concatenated, head h owns [h·hv, (h+1)·hv)
-  Tensor output;              // (B, T, do)    merged·W_O + b_O, or merged when no W_O
+  Tensor q, k, v;       // (B, H, T, hk) / (B, H, T, hk) / (B, H, T, hv)
+  Tensor scores;        // (B, H, T, T)  q·kᵀ
+  Tensor scaled;        // (B, H, T, T)  scores · s / temperature
+  Tensor masked;        // (B, H, T, T)  scaled with −∞ where masked
+  Tensor weights;       // (B, H, T, T)  row softmax; a fully masked row is all 0
+  Tensor dropped;       // (B, H, T, T)  weights after dropout (= weights when inactive)
+  Tensor head_outputs;  // (B, H, T, hv) dropped · v
+  Tensor merged;        // (B, T, dv)    heads concatenated, head h owns [h·hv, (h+1)·hv)
+  Tensor output;        // (B, T, do)    merged·W_O + b_O, or merged when no W_O
 };
 
 // The whole forward pass. Throws attn::Error on any bad input; never asserts.
@@ -175,12 +175,12 @@ Tensor linear(const TensorView& x, const TensorView& w, const TensorView& b = {}
 // the tokens before it, computed three ways that must agree.
 struct AveragingTrace {
   bool batched = false;
-  Tensor loop;          // (B, T, D)  for b, t: mean of x[b, :t+1]
-  Tensor tril_weights;  // (T, T)     tril(ones) with rows normalised to sum 1
-  Tensor matmul;        // (B, T, D)  tril_weights · x
-  Tensor masked_zeros;  // (T, T)     zeros with −∞ above the diagonal
+  Tensor loop;             // (B, T, D)  for b, t: mean of x[b, :t+1]
+  Tensor tril_weights;     // (T, T)     tril(ones) with rows normalised to sum 1
+  Tensor matmul;           // (B, T, D)  tril_weights · x
+  Tensor masked_zeros;     // (T, T)     zeros with −∞ above the diagonal
   Tensor softmax_weights;  // (T, T)  softmax(masked_zeros) (= tril_weights)
-  Tensor softmax;       // (B, T, D)  softmax_weights · x
+  Tensor softmax;          // (B, T, D)  softmax_weights · x
 };
 AveragingTrace causal_average(const TensorView& x);
 

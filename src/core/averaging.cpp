@@ -44,12 +44,14 @@ AveragingTrace causal_average(const TensorView& x) {
   out.masked_zeros = detail::zeros({T, T});
   out.softmax_weights = detail::zeros({T, T});
   for (int i = 0; i < T; ++i) {
-    for (int j = 0; j < T; ++j) out.masked_zeros.data[static_cast<size_t>(i) * T + j] = j > i ? detail::kMinusInf : 0.0f;
+    for (int j = 0; j < T; ++j)
+      out.masked_zeros.data[static_cast<size_t>(i) * T + j] = j > i ? detail::kMinusInf : 0.0f;
     // row softmax: max is 0, exp(0) = 1 for the i+1 live entries, exp(−∞) = 0 for the rest
     float sum = 0.0f;
     for (int j = 0; j < T; ++j) sum += std::exp(out.masked_zeros.data[static_cast<size_t>(i) * T + j]);
     for (int j = 0; j < T; ++j)
-      out.softmax_weights.data[static_cast<size_t>(i) * T + j] = std::exp(out.masked_zeros.data[static_cast<size_t>(i) * T + j]) / sum;
+      out.softmax_weights.data[static_cast<size_t>(i) * T + j] =
+          std::exp(out.masked_zeros.data[static_cast<size_t>(i) * T + j]) / sum;
   }
   out.softmax = detail::zeros({B, T, D});
   Eigen::Map<const RowMatrix> soft(out.softmax_weights.data.data(), T, T);

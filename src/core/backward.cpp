@@ -35,7 +35,8 @@ Tensor column_sums(const float* g, int rows, int N) {
 }
 
 void check_grad_output(const TensorView& g, const Plan& plan) {
-  const std::vector<int> want = plan.batched ? std::vector<int>{plan.B, plan.T, plan.d_out} : std::vector<int>{plan.T, plan.d_out};
+  const std::vector<int> want =
+      plan.batched ? std::vector<int>{plan.B, plan.T, plan.d_out} : std::vector<int>{plan.T, plan.d_out};
   if (g.shape != want || g.data == nullptr) {
     throw Error("gradOutput: expected shape " + detail::shape_string(want) + " (the output's), got " +
                 detail::shape_string(g.shape));
@@ -68,7 +69,8 @@ Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView
   detail::split_heads(v, v_full, plan, plan.hv);
   const std::vector<std::uint8_t> keep = detail::dropout_mask(opt, plan);
   const long long square = static_cast<long long>(T) * T;
-  std::vector<float> weights(tiled ? 0 : static_cast<size_t>(square)), scratch(tiled ? 0 : static_cast<size_t>(2 * square));
+  std::vector<float> weights(tiled ? 0 : static_cast<size_t>(square)),
+      scratch(tiled ? 0 : static_cast<size_t>(2 * square));
   std::vector<float> lse(tiled ? static_cast<size_t>(B) * H * T : 0);
   Tensor head_out = zeros({B, H, T, plan.hv});
   auto head_inputs = [&](int b, int h) {
@@ -100,7 +102,8 @@ Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView
     detail::head_forward(out, kept, scratch.data(), hi, kernels);
   };
   for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h) forward_head(b, h, head_out.data.data() + (static_cast<long long>(b) * H + h) * T * plan.hv);
+    for (int h = 0; h < H; ++h)
+      forward_head(b, h, head_out.data.data() + (static_cast<long long>(b) * H + h) * T * plan.hv);
   Tensor merged;
   detail::merge_heads(merged, head_out, plan, plan.hv);
 
@@ -133,9 +136,9 @@ Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView
       float* gv = dv.data.data() + head * T * plan.hv;
       const float* gout = d_head_out.data.data() + head * T * plan.hv;
       if (tiled) {
-        kernels::attention_tiled_backward_simd(gq, gk, gv, gout, hi.q, hi.k, hi.v, head_out.data.data() + head * T * plan.hv,
-                                               lse.data() + head * T, hi.key_keep, T, plan.hk, plan.hv, plan.alpha,
-                                               opt.causal);
+        kernels::attention_tiled_backward_simd(gq, gk, gv, gout, hi.q, hi.k, hi.v,
+                                               head_out.data.data() + head * T * plan.hv, lse.data() + head * T,
+                                               hi.key_keep, T, plan.hk, plan.hv, plan.alpha, opt.causal);
         continue;
       }
       forward_head(b, h, out_one.data());  // this head's weights back in `weights`
@@ -152,14 +155,16 @@ Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView
   grads.x = zeros(in.x.shape);
   float* dx = grads.x.data.data();
   const long long x_count = static_cast<long long>(rows) * plan.D;
-  const std::vector<float> x_t = plan.projection == Projection::kNone ? std::vector<float>{} : transposed(in.x.data, rows, plan.D);
+  const std::vector<float> x_t =
+      plan.projection == Projection::kNone ? std::vector<float>{} : transposed(in.x.data, rows, plan.D);
   std::vector<float> part(static_cast<size_t>(x_count));
   auto add_to_dx = [&]() {
     for (long long i = 0; i < x_count; ++i) dx[i] += part[static_cast<size_t>(i)];
   };
   switch (plan.projection) {
     case Projection::kNone:
-      for (long long i = 0; i < x_count; ++i) dx[i] = dQ.data[static_cast<size_t>(i)] + dK.data[static_cast<size_t>(i)] + dV.data[static_cast<size_t>(i)];
+      for (long long i = 0; i < x_count; ++i)
+        dx[i] = dQ.data[static_cast<size_t>(i)] + dK.data[static_cast<size_t>(i)] + dV.data[static_cast<size_t>(i)];
       break;
     case Projection::kSeparate: {
       // q = x · W_Q + b_Q:  dW_Q = xᵀ · dQ,  db_Q = Σ dQ,  dx += dQ · W_Qᵀ (and K, V alike)
@@ -170,7 +175,8 @@ Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView
         Tensor& dw;
         Tensor& db;
         int width;
-      } parts[] = {{dQ, in.wq, in.bq, grads.wq, grads.bq, plan.dk}, {dK, in.wk, in.bk, grads.wk, grads.bk, plan.dk},
+      } parts[] = {{dQ, in.wq, in.bq, grads.wq, grads.bq, plan.dk},
+                   {dK, in.wk, in.bk, grads.wk, grads.bk, plan.dk},
                    {dV, in.wv, in.bv, grads.wv, grads.bv, plan.dv}};
       for (const auto& p : parts) {
         p.dw = zeros({plan.D, p.width});

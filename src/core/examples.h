@@ -18,10 +18,10 @@ struct Matrix {
 };
 
 struct BankExample {
-  std::vector<Word> vocabulary;               // stream, mud, money, loan, bank
-  Matrix linear;                              // W (4, 3): the plain linear layer
-  Matrix w_query, w_key, w_value;             // (4, 2), (4, 2), (4, 3)
-  std::vector<std::string> river, finance;    // the two contexts
+  std::vector<Word> vocabulary;             // stream, mud, money, loan, bank
+  Matrix linear;                            // W (4, 3): the plain linear layer
+  Matrix w_query, w_key, w_value;           // (4, 2), (4, 2), (4, 3)
+  std::vector<std::string> river, finance;  // the two contexts
 };
 
 const BankExample& bank();

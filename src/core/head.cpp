@@ -11,11 +11,11 @@
 
 namespace attn::detail {
 
-const KernelTable kReferenceKernels = {kernels::matmul_ref<float>,     kernels::matmul_nt_ref<float>,
-                                       kernels::qk_scores_ref<float>,  kernels::softmax_rows_ref<float>,
+const KernelTable kReferenceKernels = {kernels::matmul_ref<float>,       kernels::matmul_nt_ref<float>,
+                                       kernels::qk_scores_ref<float>,    kernels::softmax_rows_ref<float>,
                                        kernels::weighted_sum_ref<float>, kernels::softmax_rows_backward_ref<float>};
 const KernelTableOf<double> kReferenceKernelsDouble = {
-    kernels::matmul_ref<double>,       kernels::matmul_nt_ref<double>,   kernels::qk_scores_ref<double>,
+    kernels::matmul_ref<double>,       kernels::matmul_nt_ref<double>,    kernels::qk_scores_ref<double>,
     kernels::softmax_rows_ref<double>, kernels::weighted_sum_ref<double>, kernels::softmax_rows_backward_ref<double>};
 const KernelTable kEigenKernels = {matmul_eigen,       matmul_nt_eigen,    qk_scores_eigen,
                                    softmax_rows_eigen, weighted_sum_eigen, softmax_rows_backward_eigen};
@@ -104,7 +104,7 @@ void head_backward(Real* dq, Real* dk, Real* dv, Real* scratch, const Real* dout
   // its input:
   const int T = in.T;
   const long long n = static_cast<long long>(T) * T;
-  Real* grad = scratch;      // the (T, T) gradient flowing back through passes 6 … 1
+  Real* grad = scratch;       // the (T, T) gradient flowing back through passes 6 … 1
   Real* other = scratch + n;  // transposes
   const Real inverse_keep = in.keep ? Real(1) / (Real(1) - Real(in.dropout)) : Real(1);
 
@@ -114,7 +114,9 @@ void head_backward(Real* dq, Real* dk, Real* dv, Real* scratch, const Real* dout
   for (int i = 0; i < T; ++i)
     for (int j = 0; j < T; ++j) {
       const long long ij = static_cast<long long>(i) * T + j;
-      other[static_cast<long long>(j) * T + i] = !in.keep ? weights[ij] : in.keep[ij] ? weights[ij] * inverse_keep : Real(0);
+      other[static_cast<long long>(j) * T + i] = !in.keep      ? weights[ij]
+                                                 : in.keep[ij] ? weights[ij] * inverse_keep
+                                                               : Real(0);
     }
   kernels.matmul(dv, other, dout, nullptr, T, T, in.hv);
 

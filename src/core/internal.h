@@ -23,8 +23,8 @@ struct Plan {
   bool batched = false;
   Projection projection = Projection::kNone;
   bool has_wo = false;
-  float scale = 1.0f;         // s, before temperature
-  float alpha = 1.0f;         // s / temperature: what scores are multiplied by
+  float scale = 1.0f;  // s, before temperature
+  float alpha = 1.0f;  // s / temperature: what scores are multiplied by
   bool dropout_active = false;
   Kernel kernel = Kernel::kReference;  // resolved (never kAuto)
 };
@@ -64,10 +64,10 @@ struct KernelTableOf {
   void (*softmax_rows_backward)(Real* ds, const Real* dw, const Real* w, int rows, int cols, bool causal);
 };
 using KernelTable = KernelTableOf<float>;
-extern const KernelTable kReferenceKernels;                 // src/kernels/ _ref<float>: seed 000's loops
+extern const KernelTable kReferenceKernels;                  // src/kernels/ _ref<float>: seed 000's loops
 extern const KernelTableOf<double> kReferenceKernelsDouble;  // the same loops in double
-extern const KernelTable kEigenKernels;                     // Eigen matrix expressions (kernels_eigen.cpp)
-extern const KernelTable kSimdKernels;                      // src/kernels/ _simd: the f32x4 kernels
+extern const KernelTable kEigenKernels;                      // Eigen matrix expressions (kernels_eigen.cpp)
+extern const KernelTable kSimdKernels;                       // src/kernels/ _simd: the f32x4 kernels
 // The table of a resolved kernel; kTiled's projections and output projection use kSimdKernels.
 const KernelTable& kernels_for(Kernel kernel);
 

@@ -21,9 +21,9 @@ Projection2D pca2(const TensorView& x) {
   detail::validate(inputs, Options{});
   const int N = x.shape[0], D = x.shape[1];
   using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const Matrix points = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-                            x.data, N, D)
-                            .cast<double>();
+  const Matrix points =
+      Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(x.data, N, D)
+          .cast<double>();
 
   // 1. centre
   const Eigen::RowVectorXd mean = points.colwise().mean();

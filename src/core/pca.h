@@ -8,10 +8,10 @@
 namespace attn {
 
 struct Projection2D {
-  Tensor mean;        // (D)     the points' mean
-  Tensor components;  // (2, D)  unit directions of largest variance (row 1 is 0 when D = 1)
-  Tensor projected;   // (N, 2)  (x − mean) · componentsᵀ
-  Tensor explained;   // (2)     share of the total variance along each component, in [0, 1]
+  Tensor mean;                  // (D)     the points' mean
+  Tensor components;            // (2, D)  unit directions of largest variance (row 1 is 0 when D = 1)
+  Tensor projected;             // (N, 2)  (x − mean) · componentsᵀ
+  Tensor explained;             // (2)     share of the total variance along each component, in [0, 1]
   float total_variance = 0.0f;  // sum of the per-dimension variances (divisor N)
 };
 

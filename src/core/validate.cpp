@@ -26,8 +26,7 @@ std::string str(double value) {
 }
 
 // A view's shape must be exactly `expected`; `what` explains the expectation.
-void expect_shape(const char* name, const TensorView& view, const std::vector<int>& expected,
-                  const std::string& what) {
+void expect_shape(const char* name, const TensorView& view, const std::vector<int>& expected, const std::string& what) {
   if (view.shape != expected) {
     fail(std::string(name) + ": expected shape " + shape_string(expected) + " (" + what + "), got " +
          shape_string(view.shape));
@@ -37,9 +36,10 @@ void expect_shape(const char* name, const TensorView& view, const std::vector<in
 // Checks a present view: positive dims, bounded element count, data present, all finite.
 void check_view(const char* name, const TensorView& view, size_t min_rank, size_t max_rank) {
   if (view.shape.size() < min_rank || view.shape.size() > max_rank) {
-    fail(std::string(name) + ": expected " + (min_rank == max_rank ? std::to_string(min_rank) :
-         std::to_string(min_rank) + " or " + std::to_string(max_rank)) + " dimensions, got shape " +
-         shape_string(view.shape));
+    fail(std::string(name) + ": expected " +
+         (min_rank == max_rank ? std::to_string(min_rank)
+                               : std::to_string(min_rank) + " or " + std::to_string(max_rank)) +
+         " dimensions, got shape " + shape_string(view.shape));
   }
   long long count = 1;
   for (int dim : view.shape) {
@@ -61,8 +61,9 @@ void check_view(const char* name, const TensorView& view, size_t min_rank, size_
            std::to_string(i));
     }
     if (std::fabs(view.data[i]) > Limits::kMaxMagnitude) {
-      fail(std::string(name) + ": |value| must be at most " + str(Limits::kMaxMagnitude) + ", got " + str(view.data[i]) +
-           " at flat index " + std::to_string(i) + " (larger values can overflow float32 in the scores)");
+      fail(std::string(name) + ": |value| must be at most " + str(Limits::kMaxMagnitude) + ", got " +
+           str(view.data[i]) + " at flat index " + std::to_string(i) +
+           " (larger values can overflow float32 in the scores)");
     }
   }
 }
@@ -143,30 +144,47 @@ Plan validate(const Inputs& in, const Options& opt) {
     expect_shape("wk", in.wk, {plan.D, plan.dk}, "(D, d_k) like wq");
     if (in.wv.shape[0] != plan.D) expect_shape("wv", in.wv, {plan.D, in.wv.shape[1]}, "(D, d_v) with " + rows_note);
     plan.dv = in.wv.shape[1];
-    if (in.bq.given()) { check_view("bq", in.bq, 1, 1); expect_shape("bq", in.bq, {plan.dk}, "d_k, the columns of wq"); }
-    if (in.bk.given()) { check_view("bk", in.bk, 1, 1); expect_shape("bk", in.bk, {plan.dk}, "d_k, the columns of wk"); }
-    if (in.bv.given()) { check_view("bv", in.bv, 1, 1); expect_shape("bv", in.bv, {plan.dv}, "d_v, the columns of wv"); }
+    if (in.bq.given()) {
+      check_view("bq", in.bq, 1, 1);
+      expect_shape("bq", in.bq, {plan.dk}, "d_k, the columns of wq");
+    }
+    if (in.bk.given()) {
+      check_view("bk", in.bk, 1, 1);
+      expect_shape("bk", in.bk, {plan.dk}, "d_k, the columns of wk");
+    }
+    if (in.bv.given()) {
+      check_view("bv", in.bv, 1, 1);
+      expect_shape("bv", in.bv, {plan.dv}, "d_v, the columns of wv");
+    }
   } else {
-    if (any_separate_bias) fail(std::string(in.bq.given() ? "bq" : in.bk.given() ? "bk" : "bv") +
-                                ": a bias needs its projection matrices wq, wk, wv");
+    if (any_separate_bias)
+      fail(std::string(in.bq.given()   ? "bq"
+                       : in.bk.given() ? "bk"
+                                       : "bv") +
+           ": a bias needs its projection matrices wq, wk, wv");
     plan.projection = Projection::kNone;
     plan.dk = plan.dv = plan.D;
   }
   {
-    const char* k_source = plan.projection == Projection::kFused ? "wqkv" : plan.projection == Projection::kSeparate ? "wq" : "x";
-    const char* v_source = plan.projection == Projection::kFused ? "wqkv" : plan.projection == Projection::kSeparate ? "wv" : "x";
+    const char* k_source = plan.projection == Projection::kFused      ? "wqkv"
+                           : plan.projection == Projection::kSeparate ? "wq"
+                                                                      : "x";
+    const char* v_source = plan.projection == Projection::kFused      ? "wqkv"
+                           : plan.projection == Projection::kSeparate ? "wv"
+                                                                      : "x";
     check_width(k_source, plan.dk);
     check_width(v_source, plan.dv);
   }
 
   // Heads.
   if (opt.heads < 1 || opt.heads > Limits::kMaxHeads) {
-    fail("heads: expected an integer in [1, " + std::to_string(Limits::kMaxHeads) + "], got " + std::to_string(opt.heads));
+    fail("heads: expected an integer in [1, " + std::to_string(Limits::kMaxHeads) + "], got " +
+         std::to_string(opt.heads));
   }
   plan.H = opt.heads;
   if (plan.dk % plan.H != 0 || plan.dv % plan.H != 0) {
-    fail("heads: " + std::to_string(plan.H) + " must divide d_k = " + std::to_string(plan.dk) + " and d_v = " +
-         std::to_string(plan.dv));
+    fail("heads: " + std::to_string(plan.H) + " must divide d_k = " + std::to_string(plan.dk) +
+         " and d_v = " + std::to_string(plan.dv));
   }
   plan.hk = plan.dk / plan.H;
   plan.hv = plan.dv / plan.H;
@@ -182,7 +200,10 @@ Plan validate(const Inputs& in, const Options& opt) {
     }
     plan.d_out = in.wo.shape[1];
     check_width("wo", plan.d_out);
-    if (in.bo.given()) { check_view("bo", in.bo, 1, 1); expect_shape("bo", in.bo, {plan.d_out}, "d_o, the columns of wo"); }
+    if (in.bo.given()) {
+      check_view("bo", in.bo, 1, 1);
+      expect_shape("bo", in.bo, {plan.d_out}, "d_o, the columns of wo");
+    }
   }
 
   // Masks.
@@ -191,8 +212,9 @@ Plan validate(const Inputs& in, const Options& opt) {
     const std::vector<int> expected_2 = {plan.B, plan.T};
     const bool ok_shape = opt.key_padding_shape == expected_1 || (plan.batched && opt.key_padding_shape == expected_2);
     if (!ok_shape) {
-      fail("keyPadding: expected shape " + shape_string(expected_1) + (plan.batched ? " or " + shape_string(expected_2) : "") +
-           " (one flag per key), got " + shape_string(opt.key_padding_shape));
+      fail("keyPadding: expected shape " + shape_string(expected_1) +
+           (plan.batched ? " or " + shape_string(expected_2) : "") + " (one flag per key), got " +
+           shape_string(opt.key_padding_shape));
     }
     long long count = 1;
     for (int dim : opt.key_padding_shape) count *= dim;
@@ -209,9 +231,9 @@ Plan validate(const Inputs& in, const Options& opt) {
   if (!std::isfinite(opt.temperature) || opt.temperature <= 0.0f) {
     fail("temperature: expected a finite value > 0, got " + str(opt.temperature));
   }
-  plan.scale = opt.scale_mode == ScaleMode::kNone ? 1.0f
+  plan.scale = opt.scale_mode == ScaleMode::kNone     ? 1.0f
                : opt.scale_mode == ScaleMode::kFactor ? opt.scale_factor
-                                                       : 1.0f / std::sqrt(static_cast<float>(plan.hk));
+                                                      : 1.0f / std::sqrt(static_cast<float>(plan.hk));
   plan.alpha = plan.scale / opt.temperature;
   if (!std::isfinite(plan.alpha) || std::fabs(plan.alpha) > Limits::kMaxAlpha) {
     const bool factor_too_big = opt.scale_mode == ScaleMode::kFactor && std::fabs(opt.scale_factor) > Limits::kMaxAlpha;
@@ -229,7 +251,8 @@ Plan validate(const Inputs& in, const Options& opt) {
     const long long expected = static_cast<long long>(plan.B) * plan.H * plan.T * plan.T;
     if (static_cast<long long>(opt.dropout_keep.size()) != expected) {
       fail("dropoutKeep: expected " + std::to_string(expected) + " flags for shape " +
-           shape_string({plan.B, plan.H, plan.T, plan.T}) + " (B, H, T, T), got " + std::to_string(opt.dropout_keep.size()));
+           shape_string({plan.B, plan.H, plan.T, plan.T}) + " (B, H, T, T), got " +
+           std::to_string(opt.dropout_keep.size()));
     }
   }
 
@@ -257,21 +280,27 @@ Plan validate(const Inputs& in, const Options& opt) {
   // Memory and work of the whole call, before anything is allocated.
   const long long rows = static_cast<long long>(plan.B) * plan.T;
   long long scratch = 0;  // the five kept (B, H, T, T) tensors, or the passes' one (T, T) scratch
-  if (opt.materialize) scratch = 5 * all_scores;
-  else if (kernel != Kernel::kTiled) scratch = square;
-  const long long kept = rows * (2LL * plan.dk + plan.dv) * 2  // q, k, v projected, then per-head copies
+  if (opt.materialize)
+    scratch = 5 * all_scores;
+  else if (kernel != Kernel::kTiled)
+    scratch = square;
+  const long long kept = rows * (2LL * plan.dk + plan.dv) * 2      // q, k, v projected, then per-head copies
                          + rows * plan.dv * 2 + rows * plan.d_out  // head outputs, merged, output
                          + scratch + (plan.dropout_active ? all_scores / 4 : 0);  // keep-mask bytes
   if (kept > Limits::kMaxTraceElements) {
     fail("x: this call needs " + std::to_string(kept) + " intermediate values (B = " + std::to_string(plan.B) +
-         ", T = " + std::to_string(plan.T) + ", d_k = " + std::to_string(plan.dk) + ", d_v = " + std::to_string(plan.dv) +
-         "), more than the limit of " + std::to_string(Limits::kMaxTraceElements) + "; use fewer tokens or a smaller batch");
+         ", T = " + std::to_string(plan.T) + ", d_k = " + std::to_string(plan.dk) +
+         ", d_v = " + std::to_string(plan.dv) + "), more than the limit of " +
+         std::to_string(Limits::kMaxTraceElements) + "; use fewer tokens or a smaller batch");
   }
-  const long long projection_work = plan.projection == Projection::kNone ? 0 : rows * plan.D * (2LL * plan.dk + plan.dv);
-  const long long work = projection_work + all_scores * (plan.hk + plan.hv) + (plan.has_wo ? rows * plan.dv * plan.d_out : 0);
+  const long long projection_work =
+      plan.projection == Projection::kNone ? 0 : rows * plan.D * (2LL * plan.dk + plan.dv);
+  const long long work =
+      projection_work + all_scores * (plan.hk + plan.hv) + (plan.has_wo ? rows * plan.dv * plan.d_out : 0);
   if (work > Limits::kMaxWork) {
-    fail("x: this call needs about " + std::to_string(work) + " multiply-adds (B·H·T·T·(h_k + h_v) and the projections), " +
-         "more than the limit of " + std::to_string(Limits::kMaxWork) + "; use fewer tokens or a smaller batch");
+    fail("x: this call needs about " + std::to_string(work) +
+         " multiply-adds (B·H·T·T·(h_k + h_v) and the projections), " + "more than the limit of " +
+         std::to_string(Limits::kMaxWork) + "; use fewer tokens or a smaller batch");
   }
   return plan;
 }

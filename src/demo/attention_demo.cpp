@@ -41,8 +41,10 @@ void print_matrix(const char* title, const float* data, int rows, int cols, cons
     std::printf("%10s", row_labels[static_cast<size_t>(i)].c_str());
     for (int j = 0; j < cols; ++j) {
       const float value = data[i * cols + j];
-      if (value == -__builtin_inff()) std::printf(" %8s", "-inf");
-      else std::printf(" %8.3f", value);
+      if (value == -__builtin_inff())
+        std::printf(" %8s", "-inf");
+      else
+        std::printf(" %8.3f", value);
     }
     std::printf("\n");
   }
@@ -94,7 +96,8 @@ void show_context(const char* name, const std::vector<std::string>& tokens, bool
   }
   if (s.causal) print_matrix("masked (causal)", trace.masked.data.data(), T, T, tokens, &tokens);
   print_matrix("weights = softmax(rows)", trace.weights.data.data(), T, T, tokens, &tokens);
-  print_matrix(projected ? "output = weights V" : "output = weights X", trace.output.data.data(), T, trace.d_out, tokens);
+  print_matrix(projected ? "output = weights V" : "output = weights X", trace.output.data.data(), T, trace.d_out,
+               tokens);
   (void)ex;
 }
 
@@ -117,14 +120,29 @@ int main(int argc, char** argv) {
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
-      if (arg == "--raw") { s.raw = true; s.projected = false; }
-      else if (arg == "--projected") { s.raw = false; s.projected = true; }
-      else if (arg == "--causal") s.causal = true;
-      else if (arg == "--no-scale") s.scale_mode = attn::ScaleMode::kNone;
-      else if (arg == "--scale" && i + 1 < argc) { s.scale_mode = attn::ScaleMode::kFactor; s.scale_factor = std::stof(argv[++i]); }
-      else if (arg == "--kernel" && i + 1 < argc) s.kernel = attn::parse_kernel(argv[++i], "--kernel");
-      else if (arg == "--help" || arg == "-h") { usage(); return 0; }
-      else { std::fprintf(stderr, "attention-demo: unknown argument '%s'\n", arg.c_str()); usage(); return 2; }
+      if (arg == "--raw") {
+        s.raw = true;
+        s.projected = false;
+      } else if (arg == "--projected") {
+        s.raw = false;
+        s.projected = true;
+      } else if (arg == "--causal")
+        s.causal = true;
+      else if (arg == "--no-scale")
+        s.scale_mode = attn::ScaleMode::kNone;
+      else if (arg == "--scale" && i + 1 < argc) {
+        s.scale_mode = attn::ScaleMode::kFactor;
+        s.scale_factor = std::stof(argv[++i]);
+      } else if (arg == "--kernel" && i + 1 < argc)
+        s.kernel = attn::parse_kernel(argv[++i], "--kernel");
+      else if (arg == "--help" || arg == "-h") {
+        usage();
+        return 0;
+      } else {
+        std::fprintf(stderr, "attention-demo: unknown argument '%s'\n", arg.c_str());
+        usage();
+        return 2;
+      }
     }
     const auto& ex = attn::examples::bank();
     std::printf("Seed 003: the same word \"bank\" in two contexts.\n\n");

@@ -48,9 +48,7 @@ inline f32x4 less(f32x4 a, f32x4 b) { return wasm_f32x4_lt(a, b); }
 inline f32x4 select(f32x4 mask, f32x4 a, f32x4 b) { return wasm_v128_bitselect(b, a, mask); }
 // 2^n from t = n + 1.5·2²³ (n integral, −126 ≤ n ≤ 127): the low mantissa bits of t hold
 // n, so (bits(t) << 23) + (127 << 23) is the float 2^n. Two integer ops, no conversion.
-inline f32x4 pow2_from_magic(f32x4 t) {
-  return wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23));
-}
+inline f32x4 pow2_from_magic(f32x4 t) { return wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23)); }
 inline float hsum(f32x4 v) {
   const f32x4 s = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   return wasm_f32x4_extract_lane(wasm_f32x4_add(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2)), 0);
@@ -104,11 +102,11 @@ inline void store(float* p, f32x4 a) { std::memcpy(p, a.v, sizeof a.v); }
 inline f32x4 splat(float x) { return {{x, x, x, x}}; }
 inline f32x4 load_splat(const float* p) { return splat(*p); }
 inline f32x4 zero() { return splat(0.0f); }
-#define ATTN_F32X4_LANEWISE(name, expr)            \
-  inline f32x4 name(f32x4 a, f32x4 b) {            \
-    f32x4 r;                                       \
-    for (int i = 0; i < 4; ++i) r.v[i] = (expr);   \
-    return r;                                      \
+#define ATTN_F32X4_LANEWISE(name, expr)          \
+  inline f32x4 name(f32x4 a, f32x4 b) {          \
+    f32x4 r;                                     \
+    for (int i = 0; i < 4; ++i) r.v[i] = (expr); \
+    return r;                                    \
   }
 ATTN_F32X4_LANEWISE(add, a.v[i] + b.v[i])
 ATTN_F32X4_LANEWISE(sub, a.v[i] - b.v[i])

@@ -172,17 +172,17 @@ void attention_tiled_backward_ref(Real* dq, Real* dk, Real* dv, const Real* dout
 }
 
 // The two instantiations kernels.h promises.
-#define ATTN_INSTANTIATE_REF(Real)                                                                                     \
-  template void matmul_ref<Real>(Real*, const Real*, const Real*, const Real*, int, int, int);                         \
-  template void matmul_nt_ref<Real>(Real*, const Real*, const Real*, const Real*, int, int, int);                      \
-  template void qk_scores_ref<Real>(Real*, const Real*, const Real*, int, int, Real, bool);                            \
-  template void softmax_rows_ref<Real>(Real*, int, int, bool);                                                         \
-  template void weighted_sum_ref<Real>(Real*, const Real*, const Real*, int, int, bool);                               \
-  template void softmax_rows_backward_ref<Real>(Real*, const Real*, const Real*, int, int, bool);                     \
-  template void attention_tiled_ref<Real>(Real*, Real*, const Real*, const Real*, const Real*, const std::uint8_t*,    \
-                                          int, int, int, Real, bool);                                                 \
-  template void attention_tiled_backward_ref<Real>(Real*, Real*, Real*, const Real*, const Real*, const Real*,         \
-                                                   const Real*, const Real*, const Real*, const std::uint8_t*, int,    \
+#define ATTN_INSTANTIATE_REF(Real)                                                                                  \
+  template void matmul_ref<Real>(Real*, const Real*, const Real*, const Real*, int, int, int);                      \
+  template void matmul_nt_ref<Real>(Real*, const Real*, const Real*, const Real*, int, int, int);                   \
+  template void qk_scores_ref<Real>(Real*, const Real*, const Real*, int, int, Real, bool);                         \
+  template void softmax_rows_ref<Real>(Real*, int, int, bool);                                                      \
+  template void weighted_sum_ref<Real>(Real*, const Real*, const Real*, int, int, bool);                            \
+  template void softmax_rows_backward_ref<Real>(Real*, const Real*, const Real*, int, int, bool);                   \
+  template void attention_tiled_ref<Real>(Real*, Real*, const Real*, const Real*, const Real*, const std::uint8_t*, \
+                                          int, int, int, Real, bool);                                               \
+  template void attention_tiled_backward_ref<Real>(Real*, Real*, Real*, const Real*, const Real*, const Real*,      \
+                                                   const Real*, const Real*, const Real*, const std::uint8_t*, int, \
                                                    int, int, Real, bool);
 ATTN_INSTANTIATE_REF(float)
 ATTN_INSTANTIATE_REF(double)

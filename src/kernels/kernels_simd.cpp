@@ -121,8 +121,8 @@ void pack_panels(float* out, const float* src, int K, int N, std::ptrdiff_t sp, 
 
 // One block of MR rows of y = alpha · a · panels (+ bias), for every panel.
 template <int MR>
-void gemm_rows(float* y, std::ptrdiff_t ldy, const float* a, std::ptrdiff_t lda, const float* panels, const float* bias_padded,
-               int K, int N, float alpha) {
+void gemm_rows(float* y, std::ptrdiff_t ldy, const float* a, std::ptrdiff_t lda, const float* panels,
+               const float* bias_padded, int K, int N, float alpha) {
   f32x4 acc[MR][2];
   for (int j0 = 0; j0 < N; j0 += kNr) {
     micro<MR>(acc, a, lda, panels + static_cast<std::ptrdiff_t>(j0 / kNr) * K * kNr, K);
@@ -140,9 +140,11 @@ void gemm_packed(float* y, const float* a, const float* panels, const float* bia
   const float* bp = bias ? bias_padded.data() : nullptr;
   int i = 0;
   for (; i + kMr <= M; i += kMr)
-    gemm_rows<kMr>(y + static_cast<std::ptrdiff_t>(i) * N, N, a + static_cast<std::ptrdiff_t>(i) * K, K, panels, bp, K, N, 1.0f);
+    gemm_rows<kMr>(y + static_cast<std::ptrdiff_t>(i) * N, N, a + static_cast<std::ptrdiff_t>(i) * K, K, panels, bp, K,
+                   N, 1.0f);
   for (; i < M; ++i)
-    gemm_rows<1>(y + static_cast<std::ptrdiff_t>(i) * N, N, a + static_cast<std::ptrdiff_t>(i) * K, K, panels, bp, K, N, 1.0f);
+    gemm_rows<1>(y + static_cast<std::ptrdiff_t>(i) * N, N, a + static_cast<std::ptrdiff_t>(i) * K, K, panels, bp, K, N,
+                 1.0f);
 }
 
 // Vectorised row max over n floats (n ≥ 0; −∞ when n = 0).
@@ -243,13 +245,13 @@ void softmax_rows_simd(float* w, int rows, int cols, bool causal) {
   for (int i = 0; i < rows; ++i) {
     float* row = w + static_cast<std::ptrdiff_t>(i) * cols;
     const int live = causal ? std::min(i + 1, cols) : cols;
-    const float max = row_max(row, live);                         // 1. row max
-    if (max == kMinusInf) {                                       // fully masked row
+    const float max = row_max(row, live);  // 1. row max
+    if (max == kMinusInf) {                // fully masked row
       std::fill(row, row + cols, 0.0f);
       continue;
     }
-    const float sum = exp_shift_sum(row, live, max);              // 2. exp and sum
-    scale_in_place(row, live, 1.0f / sum);                        // 3. normalise
+    const float sum = exp_shift_sum(row, live, max);  // 2. exp and sum
+    scale_in_place(row, live, 1.0f / sum);            // 3. normalise
     std::fill(row + live, row + cols, 0.0f);
   }
 }
@@ -316,8 +318,8 @@ void attention_tiled_simd(float* out, float* lse, const float* q, const float* k
 #define ATTN_TILE_BR 32
 #define ATTN_TILE_BC 64
 #endif
-  constexpr int kBr = ATTN_TILE_BR;   // query rows per block: a Kᵀ tile is reused by 8 micro-kernel calls
-  constexpr int kBc = ATTN_TILE_BC;   // keys per tile: Kᵀ and V tiles (64 × 64 floats each) stay in L1
+  constexpr int kBr = ATTN_TILE_BR;  // query rows per block: a Kᵀ tile is reused by 8 micro-kernel calls
+  constexpr int kBc = ATTN_TILE_BC;  // keys per tile: Kᵀ and V tiles (64 × 64 floats each) stay in L1
 
   // Compact the kept keys and count them per row.
   std::vector<int> cnt(T);
@@ -399,7 +401,8 @@ void attention_tiled_simd(float* out, float* lse, const float* q, const float* k
         const int kk = std::max(0, std::min(bc, limit[r0 + mr - 1] - j0));
         if (kk == 0) continue;
         for (int c0 = 0; c0 < hvp; c0 += kNr) {
-          const float* panel = vp.data() + static_cast<std::ptrdiff_t>(c0 / kNr) * Tkp * kNr + static_cast<std::ptrdiff_t>(j0) * kNr;
+          const float* panel =
+              vp.data() + static_cast<std::ptrdiff_t>(c0 / kNr) * Tkp * kNr + static_cast<std::ptrdiff_t>(j0) * kNr;
           float* o = o_blk.data() + r0 * hvp + c0;
           if (mr == kMr) {
             for (int r = 0; r < kMr; ++r) {
@@ -473,7 +476,8 @@ void attention_tiled_backward_simd(float* dq, float* dk, float* dv, const float*
   std::vector<float> D(static_cast<size_t>(T));
   for (int i = 0; i < T; ++i) {
     float d = 0.0f;
-    for (int c = 0; c < hv; ++c) d += dout[static_cast<std::ptrdiff_t>(i) * hv + c] * out[static_cast<std::ptrdiff_t>(i) * hv + c];
+    for (int c = 0; c < hv; ++c)
+      d += dout[static_cast<std::ptrdiff_t>(i) * hv + c] * out[static_cast<std::ptrdiff_t>(i) * hv + c];
     D[static_cast<size_t>(i)] = d;
   }
   const int hmax = std::max(hk, hv);
@@ -484,8 +488,8 @@ void attention_tiled_backward_simd(float* dq, float* dk, float* dv, const float*
     for (int j0 = 0; j0 < key_end; j0 += kBc) {
       const int bc = std::min(kBc, key_end - j0);
       // 1. the tile's weights P (br × bc), recomputed
-      matmul_nt_simd(P.data(), q + static_cast<std::ptrdiff_t>(i0) * hk, k + static_cast<std::ptrdiff_t>(j0) * hk, nullptr,
-                     br, hk, bc);
+      matmul_nt_simd(P.data(), q + static_cast<std::ptrdiff_t>(i0) * hk, k + static_cast<std::ptrdiff_t>(j0) * hk,
+                     nullptr, br, hk, bc);
       bool any = false;
       for (int r = 0; r < br; ++r) {
         const int i = i0 + r;
@@ -511,7 +515,8 @@ void attention_tiled_backward_simd(float* dq, float* dk, float* dv, const float*
         for (int c = 0; c < bc; ++c) Pt[static_cast<size_t>(c) * br + r] = P[static_cast<size_t>(r) * bc + c];
       matmul_simd(tmp.data(), Pt.data(), dout + static_cast<std::ptrdiff_t>(i0) * hv, nullptr, bc, br, hv);
       float* dv_tile = dv + static_cast<std::ptrdiff_t>(j0) * hv;
-      for (std::ptrdiff_t n = 0; n < static_cast<std::ptrdiff_t>(bc) * hv; ++n) dv_tile[n] += tmp[static_cast<size_t>(n)];
+      for (std::ptrdiff_t n = 0; n < static_cast<std::ptrdiff_t>(bc) * hv; ++n)
+        dv_tile[n] += tmp[static_cast<size_t>(n)];
       matmul_nt_simd(dP.data(), dout + static_cast<std::ptrdiff_t>(i0) * hv, v + static_cast<std::ptrdiff_t>(j0) * hv,
                      nullptr, br, hv, bc);
       // 4. dS = P ⊙ (dP − D), in P's buffer
@@ -526,12 +531,14 @@ void attention_tiled_backward_simd(float* dq, float* dk, float* dv, const float*
       // 2–1. dQ_blk += α·dS·K_tile;  dK_tile += α·dSᵀ·Q_blk
       matmul_simd(tmp.data(), P.data(), k + static_cast<std::ptrdiff_t>(j0) * hk, nullptr, br, bc, hk);
       float* dq_blk = dq + static_cast<std::ptrdiff_t>(i0) * hk;
-      for (std::ptrdiff_t n = 0; n < static_cast<std::ptrdiff_t>(br) * hk; ++n) dq_blk[n] += alpha * tmp[static_cast<size_t>(n)];
+      for (std::ptrdiff_t n = 0; n < static_cast<std::ptrdiff_t>(br) * hk; ++n)
+        dq_blk[n] += alpha * tmp[static_cast<size_t>(n)];
       for (int r = 0; r < br; ++r)
         for (int c = 0; c < bc; ++c) Pt[static_cast<size_t>(c) * br + r] = P[static_cast<size_t>(r) * bc + c];
       matmul_simd(tmp.data(), Pt.data(), q + static_cast<std::ptrdiff_t>(i0) * hk, nullptr, bc, br, hk);
       float* dk_tile = dk + static_cast<std::ptrdiff_t>(j0) * hk;
-      for (std::ptrdiff_t n = 0; n < static_cast<std::ptrdiff_t>(bc) * hk; ++n) dk_tile[n] += alpha * tmp[static_cast<size_t>(n)];
+      for (std::ptrdiff_t n = 0; n < static_cast<std::ptrdiff_t>(bc) * hk; ++n)
+        dk_tile[n] += alpha * tmp[static_cast<size_t>(n)];
     }
   }
 }

@@ -16,8 +16,8 @@
 
 namespace {
 
-using attn_test::Tolerance;
 using attn_test::TensorsNear;
+using attn_test::Tolerance;
 
 constexpr Tolerance kAverageTolerance{1e-6, 1e-5};
 

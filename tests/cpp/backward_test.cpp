@@ -58,7 +58,8 @@ std::vector<float> random_vector(size_t n, std::mt19937& rng, float lo = -1.0f, 
 std::vector<double> widen(const std::vector<float>& x) { return std::vector<double>(x.begin(), x.end()); }
 
 // |got − want| ≤ bound for every element, reporting the worst; returns the worst difference.
-double expect_close(const std::vector<float>& got, const std::vector<double>& want, double bound, const std::string& what) {
+double expect_close(const std::vector<float>& got, const std::vector<double>& want, double bound,
+                    const std::string& what) {
   EXPECT_EQ(got.size(), want.size()) << what;
   double worst = 0.0;
   size_t at = 0;
@@ -86,7 +87,8 @@ TEST(KernelSoftmaxRowsBackward, SimdMatchesReferenceMaskedEntriesZeroAndMayAlias
     for (int cols : kSizes)
       for (bool causal : {false, true}) {
         if (causal && rows != cols) continue;
-        SCOPED_TRACE("rows=" + std::to_string(rows) + " cols=" + std::to_string(cols) + " causal=" + std::to_string(causal));
+        SCOPED_TRACE("rows=" + std::to_string(rows) + " cols=" + std::to_string(cols) +
+                     " causal=" + std::to_string(causal));
         // Weights: a real softmax of random scores, every third key masked (a row of zeros too).
         std::vector<float> w = random_vector(static_cast<size_t>(rows) * cols, rng, -3.0f, 3.0f);
         for (int i = 0; i < rows; ++i)
@@ -128,7 +130,8 @@ struct HeadData {
   bool padded = false, dropout = false;
 
   template <typename Real>
-  HeadInputsOf<Real> inputs(const std::vector<Real>& qr, const std::vector<Real>& kr, const std::vector<Real>& vr) const {
+  HeadInputsOf<Real> inputs(const std::vector<Real>& qr, const std::vector<Real>& kr,
+                            const std::vector<Real>& vr) const {
     HeadInputsOf<Real> in;
     in.q = qr.data();
     in.k = kr.data();
@@ -358,10 +361,9 @@ TEST(HeadBackward, DoubleReferenceMatchesCentralFiniteDifferences) {
 // ---------------------------------------------------------------------------------------------
 // 3. attend_backward
 
-const char* const kBackwardFixtures[] = {"single_head",     "multihead_fused_bias",
-                                         "separate_biases", "causal_raw",
-                                         "key_padding_fully_masked_row", "scale_temperature",
-                                         "dropout_keep_mask", "output_projection"};
+const char* const kBackwardFixtures[] = {
+    "single_head",       "multihead_fused_bias", "separate_biases",  "causal_raw", "key_padding_fully_masked_row",
+    "scale_temperature", "dropout_keep_mask",    "output_projection"};
 const char* const kGradientNames[] = {"x", "wq", "wk", "wv", "bq", "bk", "bv", "wqkv", "bqkv", "wo", "bo"};
 
 const attn::Tensor& gradient(const attn::Gradients& g, const std::string& name) {
@@ -400,8 +402,8 @@ TEST_P(BackwardFixture, EveryGradientMatchesPyTorchAutograd) {
 std::vector<std::tuple<std::string, attn::Kernel>> backward_cases() {
   std::vector<std::tuple<std::string, attn::Kernel>> cases;
   for (const char* name : kBackwardFixtures)
-    for (attn::Kernel k :
-         {attn::Kernel::kReference, attn::Kernel::kEigen, attn::Kernel::kSimd, attn::Kernel::kTiled, attn::Kernel::kAuto})
+    for (attn::Kernel k : {attn::Kernel::kReference, attn::Kernel::kEigen, attn::Kernel::kSimd, attn::Kernel::kTiled,
+                           attn::Kernel::kAuto})
       if (k != attn::Kernel::kTiled || std::string(name) != "dropout_keep_mask")  // tiled has no dropout
         cases.emplace_back(name, k);
   return cases;
@@ -439,8 +441,8 @@ TEST(AttendBackward, KernelsAgreeOnLargerInputs) {
     int B, T, D, H, dk, dv, d_out;
     bool causal, padded;
   };
-  const Shape shapes[] = {{2, 67, 12, 3, 9, 12, 5, true, false}, {1, 130, 8, 2, 8, 6, 0, false, true},
-                          {3, 17, 7, 1, 7, 7, 0, true, true}};
+  const Shape shapes[] = {
+      {2, 67, 12, 3, 9, 12, 5, true, false}, {1, 130, 8, 2, 8, 6, 0, false, true}, {3, 17, 7, 1, 7, 7, 0, true, true}};
   for (const Shape& s : shapes) {
     SCOPED_TRACE("B=" + std::to_string(s.B) + " T=" + std::to_string(s.T) + " H=" + std::to_string(s.H));
     const auto x = attn_test::random_tensor(rng, {s.B, s.T, s.D});
@@ -493,11 +495,14 @@ TEST(AttendBackward, GradOutputOfTheWrongShapeOrNotFiniteIsNamed) {
   in.x = x.view();
   attn::Options options;
   const auto wrong = attn_test::random_tensor(rng, {3, 5});
-  EXPECT_TRUE(attn_test::ThrowsNaming([&] { attn::attend_backward(in, options, wrong.view()); }, {"gradOutput", "expected shape (3, 4)"}));
-  EXPECT_TRUE(attn_test::ThrowsNaming([&] { attn::attend_backward(in, options, attn::TensorView{}); }, {"gradOutput", "got ()"}));
+  EXPECT_TRUE(attn_test::ThrowsNaming([&] { attn::attend_backward(in, options, wrong.view()); },
+                                      {"gradOutput", "expected shape (3, 4)"}));
+  EXPECT_TRUE(attn_test::ThrowsNaming([&] { attn::attend_backward(in, options, attn::TensorView{}); },
+                                      {"gradOutput", "got ()"}));
   auto bad = attn_test::random_tensor(rng, {3, 4});
   bad.data[5] = NAN;
-  EXPECT_TRUE(attn_test::ThrowsNaming([&] { attn::attend_backward(in, options, bad.view()); }, {"gradOutput", "flat index 5"}));
+  EXPECT_TRUE(
+      attn_test::ThrowsNaming([&] { attn::attend_backward(in, options, bad.view()); }, {"gradOutput", "flat index 5"}));
   bad.data[5] = 2e4f;
   EXPECT_TRUE(attn_test::ThrowsNaming([&] { attn::attend_backward(in, options, bad.view()); }, {"gradOutput", "1e4"}));
   // The inputs are checked first, with attend()'s messages.

@@ -289,8 +289,8 @@ TEST(BadKernelName, ParseKernelNamesTheArgumentAndTheBadValue) {
   EXPECT_TRUE(ThrowsNaming([] { attn::parse_kernel("fast"); }, {"kernel", "'fast'", "reference", "tiled"}));
   EXPECT_TRUE(ThrowsNaming([] { attn::parse_kernel("", "options.kernel"); }, {"options.kernel"}));
   EXPECT_TRUE(ThrowsNaming([] { attn::parse_kernel("SIMD"); }, {"SIMD"}));
-  for (attn::Kernel k : {attn::Kernel::kReference, attn::Kernel::kEigen, attn::Kernel::kSimd,
-                         attn::Kernel::kTiled, attn::Kernel::kAuto}) {
+  for (attn::Kernel k : {attn::Kernel::kReference, attn::Kernel::kEigen, attn::Kernel::kSimd, attn::Kernel::kTiled,
+                         attn::Kernel::kAuto}) {
     EXPECT_EQ(attn::parse_kernel(attn::kernel_name(k)), k);
   }
 }
@@ -320,8 +320,8 @@ TEST(Limits, TokensBeyondTheLimitNamesX) {
   v.x = filled({attn::Limits::kMaxTokens + 1, 4}, 0.0f);
   v.options.materialize = false;
   v.options.kernel = attn::Kernel::kTiled;
-  EXPECT_TRUE(ThrowsNaming([&] { v.run(); }, {"x", std::to_string(attn::Limits::kMaxTokens + 1),
-                                                std::to_string(attn::Limits::kMaxTokens)}));
+  EXPECT_TRUE(ThrowsNaming(
+      [&] { v.run(); }, {"x", std::to_string(attn::Limits::kMaxTokens + 1), std::to_string(attn::Limits::kMaxTokens)}));
 }
 
 TEST(Limits, WidthBeyondTheLimitNamesTheInput) {
@@ -379,8 +379,8 @@ TEST(Limits, CallsNeedingTooManyIntermediateValuesNameX) {
   attn::Inputs in;
   in.x = x.view();
   in.wq = in.wk = in.wv = w.view();
-  EXPECT_TRUE(ThrowsNaming([&] { attn::attend(in, attn::Options{}); },
-                           {"x", std::to_string(attn::Limits::kMaxTraceElements)}));
+  EXPECT_TRUE(
+      ThrowsNaming([&] { attn::attend(in, attn::Options{}); }, {"x", std::to_string(attn::Limits::kMaxTraceElements)}));
 }
 
 TEST(Limits, CallsNeedingTooMuchWorkNameX) {

@@ -68,7 +68,9 @@ std::vector<float> linear(const std::vector<float>& x, const ex::Matrix& w) {
   std::vector<float> y(static_cast<size_t>(T) * w.cols, 0.0f);
   for (int t = 0; t < T; ++t)
     for (int c = 0; c < w.cols; ++c)
-      for (int r = 0; r < w.rows; ++r) y[static_cast<size_t>(t) * w.cols + c] += x[static_cast<size_t>(t) * w.rows + r] * w.data[static_cast<size_t>(r) * w.cols + c];
+      for (int r = 0; r < w.rows; ++r)
+        y[static_cast<size_t>(t) * w.cols + c] +=
+            x[static_cast<size_t>(t) * w.rows + r] * w.data[static_cast<size_t>(r) * w.cols + c];
   return y;
 }
 
@@ -76,10 +78,11 @@ const attn::Kernel kKernels[] = {attn::Kernel::kReference, attn::Kernel::kEigen,
 
 TEST(BankExample, DataIsExactlySeed003s) {
   const ex::BankExample& b = ex::bank();
-  const std::vector<std::pair<std::string, std::vector<float>>> vocabulary = {
-      {"stream", {1.2f, 0.0f, 0.0f, 0.3f}}, {"mud", {0.9f, 0.0f, 0.0f, 0.9f}},
-      {"money", {0.0f, 1.4f, 0.0f, 0.1f}},  {"loan", {0.0f, 1.1f, 0.0f, 0.6f}},
-      {"bank", {0.8f, 0.8f, 0.2f, 0.0f}}};
+  const std::vector<std::pair<std::string, std::vector<float>>> vocabulary = {{"stream", {1.2f, 0.0f, 0.0f, 0.3f}},
+                                                                              {"mud", {0.9f, 0.0f, 0.0f, 0.9f}},
+                                                                              {"money", {0.0f, 1.4f, 0.0f, 0.1f}},
+                                                                              {"loan", {0.0f, 1.1f, 0.0f, 0.6f}},
+                                                                              {"bank", {0.8f, 0.8f, 0.2f, 0.0f}}};
   ASSERT_EQ(b.vocabulary.size(), vocabulary.size());
   for (const auto& [name, vec] : vocabulary) {
     EXPECT_EQ(ex::embed({name}), vec) << name;
@@ -117,8 +120,7 @@ TEST(BankExample, RawAttentionReproducesThePrintedOutputsTo3Decimals) {
   for (attn::Kernel k : kKernels) {
     SCOPED_TRACE(attn::kernel_name(k));
     ExpectPrinted(raw(ex::bank().river, k).output.data,
-                  {{1.001, 0.188, 0.047, 0.438}, {0.949, 0.356, 0.089, 0.313}, {0.987, 0.150, 0.037, 0.520}},
-                  "river");
+                  {{1.001, 0.188, 0.047, 0.438}, {0.949, 0.356, 0.089, 0.313}, {0.987, 0.150, 0.037, 0.520}}, "river");
     ExpectPrinted(raw(ex::bank().finance, k).output.data,
                   {{0.161, 1.181, 0.040, 0.243}, {0.325, 1.078, 0.081, 0.190}, {0.158, 1.163, 0.040, 0.278}},
                   "finance");
@@ -147,7 +149,8 @@ TEST(BankExample, AttentionTellsTheTwoBanksApartWhereALinearLayerCannot) {
   const std::vector<float> river_x = ex::embed(ex::bank().river), finance_x = ex::embed(ex::bank().finance);
   // Row 1 is "bank" in both contexts.
   EXPECT_EQ(attn::cosine_similarity(river_x.data() + 4, finance_x.data() + 4, 4), 1.0f) << "identical inputs";
-  const std::vector<float> river_w = linear(river_x, ex::bank().linear), finance_w = linear(finance_x, ex::bank().linear);
+  const std::vector<float> river_w = linear(river_x, ex::bank().linear),
+                           finance_w = linear(finance_x, ex::bank().linear);
   EXPECT_EQ(attn::cosine_similarity(river_w.data() + 3, finance_w.data() + 3, 3), 1.0f) << "after x·W";
 
   for (attn::Kernel k : kKernels) {
@@ -166,8 +169,8 @@ TEST(BankExample, AttentionTellsTheTwoBanksApartWhereALinearLayerCannot) {
 TEST(BankExample, SelfAttentionClassAfterManualSeed0ReproducesThePrintedOutputs) {
   // W_query, W_key, W_value are torch.rand(4, 3) draws: they come from the fixtures, which
   // also hold the seed's printed rows.
-  for (const char* name : {"seed003_class_river", "seed003_class_finance", "seed003_raw_river",
-                           "seed003_projected_finance"}) {
+  for (const char* name :
+       {"seed003_class_river", "seed003_class_finance", "seed003_raw_river", "seed003_projected_finance"}) {
     const attn_test::Fixture f = attn_test::load_fixture(name);
     const Rows printed = f.raw.at("printed_output").get<Rows>();
     for (attn::Kernel k : kKernels) {

@@ -68,7 +68,7 @@ struct Fixture {
   std::string name;
   std::string description;
   json raw;
-  std::map<std::string, attn::Tensor> inputs;    // x, wq, wk, wv, bq, bk, bv, wqkv, bqkv, wo, bo
+  std::map<std::string, attn::Tensor> inputs;  // x, wq, wk, wv, bq, bk, bv, wqkv, bqkv, wo, bo
   attn::Options options;
   std::map<std::string, attn::Tensor> expected;  // q … output (or the averaging tensors)
   bool batched = false;
@@ -82,8 +82,8 @@ struct Fixture {
   attn::Inputs make_inputs() const {
     attn::Inputs in;
     const std::pair<const char*, attn::TensorView*> slots[] = {
-        {"x", &in.x},   {"wq", &in.wq}, {"wk", &in.wk},     {"wv", &in.wv},     {"bq", &in.bq}, {"bk", &in.bk},
-        {"bv", &in.bv}, {"wo", &in.wo}, {"bo", &in.bo},     {"wqkv", &in.wqkv}, {"bqkv", &in.bqkv}};
+        {"x", &in.x},   {"wq", &in.wq}, {"wk", &in.wk}, {"wv", &in.wv},     {"bq", &in.bq},    {"bk", &in.bk},
+        {"bv", &in.bv}, {"wo", &in.wo}, {"bo", &in.bo}, {"wqkv", &in.wqkv}, {"bqkv", &in.bqkv}};
     for (const auto& [key, slot] : slots) {
       auto it = inputs.find(key);
       if (it != inputs.end()) *slot = view_of(it->second);
@@ -141,11 +141,10 @@ inline Fixture load_fixture(const std::string& name) {
 // The attention fixtures (everything but causal_average), by file name without ".json".
 inline const std::vector<std::string>& attention_fixture_names() {
   static const std::vector<std::string> names = {
-      "seed003_raw_river",         "seed003_raw_finance",        "seed003_projected_river",
-      "seed003_projected_finance", "seed003_class_river",        "seed003_class_finance",
-      "seed001_single_head",       "seed001_single_head_causal", "multihead_fused_qkv",
-      "multihead_separate_nobias", "multihead_output_projection", "dropout_keep_mask",
-      "key_padding",               "key_padding_causal",         "scale_factor_temperature",
+      "seed003_raw_river",   "seed003_raw_finance",       "seed003_projected_river",     "seed003_projected_finance",
+      "seed003_class_river", "seed003_class_finance",     "seed001_single_head",         "seed001_single_head_causal",
+      "multihead_fused_qkv", "multihead_separate_nobias", "multihead_output_projection", "dropout_keep_mask",
+      "key_padding",         "key_padding_causal",        "scale_factor_temperature",
   };
   return names;
 }

@@ -30,8 +30,7 @@ using attn_test::Tolerance;
 
 constexpr Tolerance kFixtureTolerance{1e-5, 1e-5};
 
-const attn::Kernel kMaterialisingKernels[] = {attn::Kernel::kReference, attn::Kernel::kEigen,
-                                              attn::Kernel::kSimd};
+const attn::Kernel kMaterialisingKernels[] = {attn::Kernel::kReference, attn::Kernel::kEigen, attn::Kernel::kSimd};
 
 class FixtureAgreesWithPyTorch : public ::testing::TestWithParam<std::tuple<std::string, attn::Kernel>> {};
 
@@ -85,10 +84,9 @@ std::vector<std::string> tiled_cases() {
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFixtures, FixtureAgreesWithPyTorch, ::testing::ValuesIn(all_cases()),
-                         [](const auto& info) {
-                           return std::get<0>(info.param) + "_" + attn::kernel_name(std::get<1>(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(AllFixtures, FixtureAgreesWithPyTorch, ::testing::ValuesIn(all_cases()), [](const auto& info) {
+  return std::get<0>(info.param) + "_" + attn::kernel_name(std::get<1>(info.param));
+});
 INSTANTIATE_TEST_SUITE_P(AllFixtures, TiledFixtureAgreesWithPyTorch, ::testing::ValuesIn(tiled_cases()),
                          [](const auto& info) { return info.param; });
 

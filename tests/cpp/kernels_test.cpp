@@ -357,7 +357,8 @@ TEST(KernelAttentionTiled, ReferenceAgreesWithThreePassReference) {
         qk_scores_ref(s.data(), q.data(), k.data(), T, hs, alpha, causal);
         softmax_rows_ref(s.data(), T, T, causal);
         weighted_sum_ref(three.data(), s.data(), v.data(), T, hs, causal);
-        attention_tiled_ref<float>(fused.data(), nullptr, q.data(), k.data(), v.data(), nullptr, T, hs, hs, alpha, causal);
+        attention_tiled_ref<float>(fused.data(), nullptr, q.data(), k.data(), v.data(), nullptr, T, hs, hs, alpha,
+                                   causal);
         const double tol = attention_tolerance(q, k, T, hs, alpha);
         for (int i = 0; i < T * hs; ++i) ASSERT_NEAR(fused[i], three[i], tol) << "at " << i;
       }
@@ -438,8 +439,8 @@ TEST(KernelRefDouble, DoubleInstantiationAgreesWithFloatWithinFloatRounding) {
         std::vector<float> tf(T * hs);
         std::vector<double> td(T * hs);
         attention_tiled_ref<float>(tf.data(), nullptr, q.data(), k.data(), v.data(), nullptr, T, hs, hs, alpha, causal);
-        attention_tiled_ref<double>(td.data(), nullptr, widen(q).data(), widen(k).data(), widen(v).data(), nullptr, T, hs, hs,
-                            static_cast<double>(alpha), causal);
+        attention_tiled_ref<double>(td.data(), nullptr, widen(q).data(), widen(k).data(), widen(v).data(), nullptr, T,
+                                    hs, hs, static_cast<double>(alpha), causal);
         const double tol = attention_tolerance(q, k, T, hs, alpha);
         for (int i = 0; i < T * hs; ++i) ASSERT_NEAR(tf[i], td[i], tol) << "tiled at " << i;
       }

@@ -139,8 +139,9 @@ TEST(MultiHeadForms, HeadsSeparatelyEqualsFusedOnRandomShapesForEveryProjection)
       opt.dropout = 0.3f;
       opt.seed = static_cast<std::uint64_t>(trial);
     }
-    const std::string what = "projection " + std::to_string(projection) + " B=" + std::to_string(B) + " T=" +
-                             std::to_string(T) + " D=" + std::to_string(D) + " H=" + std::to_string(H) + (opt.training ? " dropout" : "");
+    const std::string what = "projection " + std::to_string(projection) + " B=" + std::to_string(B) +
+                             " T=" + std::to_string(T) + " D=" + std::to_string(D) + " H=" + std::to_string(H) +
+                             (opt.training ? " dropout" : "");
     ExpectSameTrace(attn::attend_heads_separately(in, opt), attn::attend(in, opt), what);
   }
 }

@@ -54,7 +54,8 @@ TEST(Pca2, ExplainedVarianceMatchesTheSpreadAlongEachComponent) {
   const attn::Projection2D p = attn::pca2(view(x, N, D));
   for (int k = 0; k < 2; ++k) {
     double spread = 0;
-    for (int n = 0; n < N; ++n) spread += static_cast<double>(p.projected.data[n * 2 + k]) * p.projected.data[n * 2 + k];
+    for (int n = 0; n < N; ++n)
+      spread += static_cast<double>(p.projected.data[n * 2 + k]) * p.projected.data[n * 2 + k];
     EXPECT_NEAR(spread / N / p.total_variance, p.explained.data[k], 1e-5);
   }
   double dot = 0;

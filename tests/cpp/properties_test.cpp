@@ -26,8 +26,7 @@ using attn_test::Tolerance;
 using attn_test::uniform_int;
 
 constexpr Tolerance kKernelTolerance{1e-5, 1e-5};
-const attn::Kernel kMaterialisingKernels[] = {attn::Kernel::kReference, attn::Kernel::kEigen,
-                                              attn::Kernel::kSimd};
+const attn::Kernel kMaterialisingKernels[] = {attn::Kernel::kReference, attn::Kernel::kEigen, attn::Kernel::kSimd};
 
 // One random problem: owns its tensors, hands out Inputs/Options.
 struct Case {
@@ -38,8 +37,8 @@ struct Case {
   attn::Options options;
 
   std::string describe() const {
-    return "B=" + std::to_string(B) + " T=" + std::to_string(T) + " D=" + std::to_string(D) + " H=" +
-           std::to_string(H) + " hk=" + std::to_string(hk) + " hv=" + std::to_string(hv) +
+    return "B=" + std::to_string(B) + " T=" + std::to_string(T) + " D=" + std::to_string(D) +
+           " H=" + std::to_string(H) + " hk=" + std::to_string(hk) + " hv=" + std::to_string(hv) +
            " projection=" + std::to_string(projection) + " causal=" + std::to_string(options.causal) +
            " padding=" + std::to_string(!options.key_padding.empty()) +
            " dropout=" + std::to_string(options.training ? options.dropout : 0.0f);
@@ -300,7 +299,8 @@ TEST(Permutation, WithoutAMaskTheOutputIsPermutationEquivariant) {
         for (int t = 0; t < T; ++t) {
           const size_t src = static_cast<size_t>(perm[static_cast<size_t>(t)]);
           for (int k = 0; k < n; ++k)
-            want_out[(static_cast<size_t>(b) * T + t) * n + k] = a.output.data[(static_cast<size_t>(b) * T + src) * n + k];
+            want_out[(static_cast<size_t>(b) * T + t) * n + k] =
+                a.output.data[(static_cast<size_t>(b) * T + src) * n + k];
           for (int h = 0; h < a.heads; ++h)
             for (int u = 0; u < T; ++u) {
               const size_t head = static_cast<size_t>(b) * a.heads + h;
@@ -345,7 +345,8 @@ TEST(Batching, UnbatchedInputEqualsABatchOfOne) {
     const attn::Trace a = run(c, attn::Kernel::kSimd), b = run(batched, attn::Kernel::kSimd);
     EXPECT_NE(a.batched, b.batched);
     for (const std::string& name : attn_test::trace_tensor_names())
-      EXPECT_TRUE(attn_test::TensorsNear(attn_test::trace_tensor(a, name), attn_test::trace_tensor(b, name), {0, 0}, name));
+      EXPECT_TRUE(
+          attn_test::TensorsNear(attn_test::trace_tensor(a, name), attn_test::trace_tensor(b, name), {0, 0}, name));
   }
 }
 
@@ -375,7 +376,8 @@ TEST(Dropout, SameSeedGivesTheSameMaskAndOtherSeedsDiffer) {
     EXPECT_NE(a.dropped.data, other.dropped.data);
     // Every kernel draws the same mask for a seed.
     const attn::Trace ref = run(c, attn::Kernel::kReference);
-    for (size_t i = 0; i < a.dropped.data.size(); ++i) ASSERT_EQ(a.dropped.data[i] == 0.0f, ref.dropped.data[i] == 0.0f);
+    for (size_t i = 0; i < a.dropped.data.size(); ++i)
+      ASSERT_EQ(a.dropped.data[i] == 0.0f, ref.dropped.data[i] == 0.0f);
   }
 }
 
@@ -444,7 +446,9 @@ TEST(Dropout, HeadOutputsUseTheDroppedWeights) {
   for (int i = 0; i < T; ++i)
     for (int k = 0; k < hv; ++k) {
       double sum = 0.0;
-      for (int j = 0; j < T; ++j) sum += static_cast<double>(t.dropped.data[static_cast<size_t>(i) * T + j]) * t.v.data[static_cast<size_t>(j) * hv + k];
+      for (int j = 0; j < T; ++j)
+        sum += static_cast<double>(t.dropped.data[static_cast<size_t>(i) * T + j]) *
+               t.v.data[static_cast<size_t>(j) * hv + k];
       EXPECT_NEAR(t.head_outputs.data[static_cast<size_t>(i) * hv + k], sum, 1e-6);
     }
 }

@@ -70,10 +70,9 @@ inline ::testing::AssertionResult ValuesNear(const std::vector<float>& got, cons
     }
   }
   if (failures == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << what << ": " << failures << " of " << want.size()
-                                       << " values outside abs " << tol.abs << " + rel " << tol.rel
-                                       << "; worst at flat index " << worst << ": got " << got[worst]
-                                       << ", want " << want[worst];
+  return ::testing::AssertionFailure() << what << ": " << failures << " of " << want.size() << " values outside abs "
+                                       << tol.abs << " + rel " << tol.rel << "; worst at flat index " << worst
+                                       << ": got " << got[worst] << ", want " << want[worst];
 }
 
 inline ::testing::AssertionResult TensorsNear(const attn::Tensor& got, const attn::Tensor& want, Tolerance tol,
@@ -98,8 +97,8 @@ inline double max_abs_diff(const attn::Tensor& got, const attn::Tensor& want) {
 
 // The Trace tensors by the names the fixtures use.
 inline const std::vector<std::string>& trace_tensor_names() {
-  static const std::vector<std::string> names = {"q",       "k",       "v",       "scores",       "scaled", "masked",
-                                                 "weights", "dropped", "head_outputs", "merged", "output"};
+  static const std::vector<std::string> names = {
+      "q", "k", "v", "scores", "scaled", "masked", "weights", "dropped", "head_outputs", "merged", "output"};
   return names;
 }
 inline const std::vector<std::string>& square_tensor_names() {  // the (B, H, T, T) ones
@@ -168,8 +167,7 @@ inline Owned filled(std::vector<int> shape, float value) {
 
 // Checks that fn throws attn::Error whose message contains every one of `must` and at least one
 // of `any_of` (when given). Anything else thrown, or nothing, is a failure.
-inline ::testing::AssertionResult ThrowsNaming(const std::function<void()>& fn,
-                                               std::initializer_list<std::string> must,
+inline ::testing::AssertionResult ThrowsNaming(const std::function<void()>& fn, std::initializer_list<std::string> must,
                                                std::initializer_list<std::string> any_of = {}) {
   try {
     fn();

@@ -37,10 +37,14 @@ test.after(async () => {
 async function openElements(rel, { waitFor = 'attention-explorer' } = {}) {
   const { page, problems, context } = await openPage(browser, null);
   await page.goto(server.url + rel);
-  await page.waitForFunction((sel) => {
-    const els = [...document.querySelectorAll(sel)];
-    return els.length > 0 && els.every((e) => e.shadowRoot?.querySelector('.ae-root table[data-matrix]'));
-  }, waitFor, { timeout: 20000 });
+  await page.waitForFunction(
+    (sel) => {
+      const els = [...document.querySelectorAll(sel)];
+      return els.length > 0 && els.every((e) => e.shadowRoot?.querySelector('.ae-root table[data-matrix]'));
+    },
+    waitFor,
+    { timeout: 20000 },
+  );
   await page.evaluate(() => Promise.all([...document.querySelectorAll('attention-explorer')].map((e) => e.ready)));
   return { page, problems, context };
 }
@@ -51,8 +55,10 @@ function readTables(page, selector) {
     const el = document.querySelector(sel);
     const out = {};
     for (const table of el.shadowRoot.querySelectorAll('table[data-matrix]')) {
-      if (!table.offsetParent) continue;   // hidden section
-      const rows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value)));
+      if (!table.offsetParent) continue; // hidden section
+      const rows = [...table.querySelectorAll('tbody tr')].map((tr) =>
+        [...tr.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value)),
+      );
       out[`${table.dataset.matrix}/${table.dataset.context || ''}`] = rows;
     }
     return out;
@@ -65,7 +71,9 @@ function assertMatrix(actual, expected, what) {
   assert.equal(actual.length, expected.length, `${what}: rows`);
   actual.forEach((row, i) => {
     assert.equal(row.length, expected[i].length, `${what}[${i}]: columns`);
-    row.forEach((v, j) => assert.ok(close(v, expected[i][j]), `${what}[${i}][${j}]: shown ${v}, engine ${expected[i][j]}`));
+    row.forEach((v, j) =>
+      assert.ok(close(v, expected[i][j]), `${what}[${i}][${j}]: shown ${v}, engine ${expected[i][j]}`),
+    );
   });
 }
 
@@ -73,8 +81,15 @@ function assertMatrix(actual, expected, what) {
 function expected(state, context) {
   const o = state.options;
   const args = {
-    x: state.contexts[context].map((w) => state.vocab[w]), heads: o.heads, causal: o.causal, scale: o.scale,
-    temperature: o.temperature, dropout: o.dropout, seed: o.seed, training: o.training, kernel: 'reference',
+    x: state.contexts[context].map((w) => state.vocab[w]),
+    heads: o.heads,
+    causal: o.causal,
+    scale: o.scale,
+    temperature: o.temperature,
+    dropout: o.dropout,
+    seed: o.seed,
+    training: o.training,
+    kernel: 'reference',
   };
   if (o.projections) Object.assign(args, { wq: state.weights.wq, wk: state.weights.wk, wv: state.weights.wv });
   const t = engine.attend(args);
@@ -97,12 +112,19 @@ test('TwoElements_EachShowsItsOwnConfigurationWithTheEngineNumbers', async () =>
   const f = expected({ ...defaults, options: { ...defaults.options, causal: true, temperature: 2 } }, 'finance');
   assertMatrix(finance['weights/finance'], f.weights, 'finance weights');
   assert.equal(finance['weights/finance'][0][1], 0, 'the causal mask zeroes future weights');
-  const themes = await page.evaluate(() => ['#river', '#finance'].map((s) => document.querySelector(s).shadowRoot.querySelector('.ae-root').dataset.theme));
+  const themes = await page.evaluate(() =>
+    ['#river', '#finance'].map((s) => document.querySelector(s).shadowRoot.querySelector('.ae-root').dataset.theme),
+  );
   assert.deepEqual(themes, ['light', 'dark']);
   // The minimal bar is only on the element that asked for it.
-  const bars = await page.evaluate(() => ['#river', '#finance'].map((s) => Boolean(document.querySelector(s).shadowRoot.querySelector('.ae-bar-minimal'))));
+  const bars = await page.evaluate(() =>
+    ['#river', '#finance'].map((s) => Boolean(document.querySelector(s).shadowRoot.querySelector('.ae-bar-minimal'))),
+  );
   assert.deepEqual(bars, [false, true]);
-  assert.deepEqual(problems.filter((p) => !/favicon/.test(p) && !/404/.test(p)), []);
+  assert.deepEqual(
+    problems.filter((p) => !/favicon/.test(p) && !/404/.test(p)),
+    [],
+  );
 });
 
 test('TwoElements_ShareOneEngineAndDoNotInterfere', async () => {
@@ -116,8 +138,12 @@ test('TwoElements_ShareOneEngineAndDoNotInterfere', async () => {
   const events = await page.evaluate(async () => {
     const [river, finance] = document.querySelectorAll('attention-explorer');
     const seen = { river: 0, finance: 0 };
-    river.addEventListener('change', () => { seen.river++; });
-    finance.addEventListener('change', () => { seen.finance++; });
+    river.addEventListener('change', () => {
+      seen.river++;
+    });
+    finance.addEventListener('change', () => {
+      seen.finance++;
+    });
     river.setState({ options: { causal: true, temperature: 0.5 } });
     await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
     return { seen, financeOptions: finance.state.options, riverOptions: river.state.options };
@@ -128,39 +154,72 @@ test('TwoElements_ShareOneEngineAndDoNotInterfere', async () => {
   assert.deepEqual(await readTables(page, '#finance'), before);
   const river = await readTables(page, '#river');
   const defaults = defaultState(engine.examples());
-  assertMatrix(river['weights/river'], expected({ ...defaults, options: { ...defaults.options, causal: true, temperature: 0.5 } }, 'river').weights, 'river weights after setState');
+  assertMatrix(
+    river['weights/river'],
+    expected({ ...defaults, options: { ...defaults.options, causal: true, temperature: 0.5 } }, 'river').weights,
+    'river weights after setState',
+  );
 });
 
 test('CustomJson_ShowsTheNumbersTheEngineComputesForIt', async () => {
   const html = fs.readFileSync(path.join(ROOT, 'web/examples/custom-json.html'), 'utf8');
   const json = JSON.parse(/<script type="application\/json">([\s\S]*?)<\/script>/.exec(html)[1]);
   const { page } = await openElements('examples/custom-json.html');
-  const notice = await page.evaluate(() => document.querySelector('#custom').shadowRoot.querySelector('.ae-notice').hidden);
+  const notice = await page.evaluate(
+    () => document.querySelector('#custom').shadowRoot.querySelector('.ae-notice').hidden,
+  );
   assert.equal(notice, true, 'a valid JSON state shows no notice');
   const shown = await readTables(page, '#custom');
-  const t = engine.attend({ x: json.contexts.sentence.map((w) => json.vocab[w]), wq: json.weights.wq, wk: json.weights.wk, wv: json.weights.wv, causal: true, kernel: 'reference' });
+  const t = engine.attend({
+    x: json.contexts.sentence.map((w) => json.vocab[w]),
+    wq: json.weights.wq,
+    wk: json.weights.wk,
+    wv: json.weights.wv,
+    causal: true,
+    kernel: 'reference',
+  });
   assertMatrix(shown['scores/sentence'], t.get('scores')[0], 'scores');
   assertMatrix(shown['weights/sentence'], t.get('weights')[0], 'weights');
   assertMatrix(shown['out/sentence'], t.get('output'), 'output');
-  const labels = await page.evaluate(() => [...document.querySelector('#custom').shadowRoot.querySelectorAll('table[data-matrix="weights"] tbody th')].map((th) => th.textContent.trim()));
+  const labels = await page.evaluate(() =>
+    [...document.querySelector('#custom').shadowRoot.querySelectorAll('table[data-matrix="weights"] tbody th')].map(
+      (th) => th.textContent.trim(),
+    ),
+  );
   assert.deepEqual(labels, ['the', 'cat', 'sat']);
 });
 
 test('HostileCss_DoesNotChangeTheElementLayout', async () => {
   const { page } = await openElements('examples/hostile-css.html');
-  const measure = () => page.evaluate(() => {
-    const el = document.querySelector('#target');
-    const host = el.getBoundingClientRect();
-    const rendered = [...el.shadowRoot.querySelectorAll('.ae-bar-minimal, .ae-root, h2, h3, table, th, td, p, select, input')].filter((n) => n.getClientRects().length > 0);
-    const boxes = rendered.map((n) => {
-      const r = n.getBoundingClientRect();
-      const cs = getComputedStyle(n);
-      return [n.localName, Math.round((r.left - host.left) * 2) / 2, Math.round((r.top - host.top) * 2) / 2, Math.round(r.width * 2) / 2, Math.round(r.height * 2) / 2, cs.fontFamily, cs.fontSize, cs.color, cs.textTransform, cs.letterSpacing];
+  const measure = () =>
+    page.evaluate(() => {
+      const el = document.querySelector('#target');
+      const host = el.getBoundingClientRect();
+      const rendered = [
+        ...el.shadowRoot.querySelectorAll('.ae-bar-minimal, .ae-root, h2, h3, table, th, td, p, select, input'),
+      ].filter((n) => n.getClientRects().length > 0);
+      const boxes = rendered.map((n) => {
+        const r = n.getBoundingClientRect();
+        const cs = getComputedStyle(n);
+        return [
+          n.localName,
+          Math.round((r.left - host.left) * 2) / 2,
+          Math.round((r.top - host.top) * 2) / 2,
+          Math.round(r.width * 2) / 2,
+          Math.round(r.height * 2) / 2,
+          cs.fontFamily,
+          cs.fontSize,
+          cs.color,
+          cs.textTransform,
+          cs.letterSpacing,
+        ];
+      });
+      return { width: host.width, height: host.height, boxes };
     });
-    return { width: host.width, height: host.height, boxes };
-  });
   const hostile = await measure();
-  await page.evaluate(() => { document.getElementById('hostile').disabled = true; });
+  await page.evaluate(() => {
+    document.getElementById('hostile').disabled = true;
+  });
   await page.waitForTimeout(100);
   const plain = await measure();
   assert.ok(plain.boxes.length > 20, `measured ${plain.boxes.length} boxes`);
@@ -175,8 +234,15 @@ test('Csp_StrictPolicyHeaderLoadsTheElementWithoutViolations', async () => {
   const { page, problems } = await openElements('examples/csp.html');
   // The header really was sent (serveStatic's CSP equals the issue's policy).
   const response = await page.goto(server.url + 'examples/csp.html');
-  assert.equal(response.headers()['content-security-policy'], "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'");
-  await page.waitForFunction(() => document.querySelector('#csp')?.shadowRoot?.querySelector('table[data-matrix="weights"]'), null, { timeout: 20000 });
+  assert.equal(
+    response.headers()['content-security-policy'],
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'",
+  );
+  await page.waitForFunction(
+    () => document.querySelector('#csp')?.shadowRoot?.querySelector('table[data-matrix="weights"]'),
+    null,
+    { timeout: 20000 },
+  );
   await page.evaluate(() => document.querySelector('#csp').ready);
   const out = await page.evaluate(() => ({
     violations: window.__cspViolations,
@@ -184,7 +250,9 @@ test('Csp_StrictPolicyHeaderLoadsTheElementWithoutViolations', async () => {
     // The element typesets with web/element/mathml-tex.js: the general formula has a fraction
     // with a square root; the numeric rows are bracketed tables of numbers.
     fraction: Boolean(document.querySelector('#csp').shadowRoot.querySelector('math mfrac msqrt')),
-    vectors: [...document.querySelector('#csp').shadowRoot.querySelectorAll('math mtable')].map((t) => t.querySelectorAll('mtd').length),
+    vectors: [...document.querySelector('#csp').shadowRoot.querySelectorAll('math mtable')].map(
+      (t) => t.querySelectorAll('mtd').length,
+    ),
     tables: document.querySelector('#csp').shadowRoot.querySelectorAll('table[data-matrix]').length,
   }));
   assert.deepEqual(out.violations, []);
@@ -192,27 +260,59 @@ test('Csp_StrictPolicyHeaderLoadsTheElementWithoutViolations', async () => {
   assert.equal(out.fraction, true);
   assert.ok(out.vectors.length >= 4 && out.vectors.every((n) => n === 3), `vectors of 3 numbers: ${out.vectors}`);
   assert.ok(out.tables >= 3);
-  assert.deepEqual(problems.filter((p) => /Refused|violat|Content Security/i.test(p)), []);
+  assert.deepEqual(
+    problems.filter((p) => /Refused|violat|Content Security/i.test(p)),
+    [],
+  );
 });
 
 test('BadAttributesAndJson_ShowANoticeAndStillRender', async () => {
   const { page, context } = await openPage(browser, null);
   const src = server.url + 'attention-explorer.js';
-  await page.route('**/bad.html', (route) => route.fulfill({
-    contentType: 'text/html',
-    body: `<!doctype html><meta charset="utf-8"><script type="module" src="${src}"></script>
+  await page.route('**/bad.html', (route) =>
+    route.fulfill({
+      contentType: 'text/html',
+      body: `<!doctype html><meta charset="utf-8"><script type="module" src="${src}"></script>
 <attention-explorer id="attrs" heads="abc" temperature="-5" view="scores,nope" theme="neon" controls="lots" height="tall" example="ocean"></attention-explorer>
 <attention-explorer id="json"><script type="application/json">{"vocab": {"a": [1, 2]}, "weights": 7,</script></attention-explorer>
 <attention-explorer id="tokens" tokens="stream <img src=x onerror=window.__pwned=1> mud"></attention-explorer>
 <attention-explorer id="stepped" step="4" view="loops" height="200" tokens="money bank" example="finance"></attention-explorer>`,
-  }));
+    }),
+  );
   await page.goto(server.url + 'bad.html');
-  await page.waitForFunction(() => [...document.querySelectorAll('attention-explorer')].every((e) => e.shadowRoot.querySelector('table[data-matrix]')), null, { timeout: 20000 });
-  const notices = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('attention-explorer')].map((e) => {
-    const n = e.shadowRoot.querySelector('.ae-notice');
-    return [e.id, { hidden: n.hidden, text: n.textContent, tables: e.shadowRoot.querySelectorAll('table[data-matrix]').length, imgs: e.shadowRoot.querySelectorAll('img').length }];
-  })));
-  for (const pattern of [/heads="abc"/, /options.temperature/, /view: unknown step the string "nope"/, /theme/, /controls="lots"/, /height="tall"/, /example/]) {
+  await page.waitForFunction(
+    () =>
+      [...document.querySelectorAll('attention-explorer')].every((e) =>
+        e.shadowRoot.querySelector('table[data-matrix]'),
+      ),
+    null,
+    { timeout: 20000 },
+  );
+  const notices = await page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll('attention-explorer')].map((e) => {
+        const n = e.shadowRoot.querySelector('.ae-notice');
+        return [
+          e.id,
+          {
+            hidden: n.hidden,
+            text: n.textContent,
+            tables: e.shadowRoot.querySelectorAll('table[data-matrix]').length,
+            imgs: e.shadowRoot.querySelectorAll('img').length,
+          },
+        ];
+      }),
+    ),
+  );
+  for (const pattern of [
+    /heads="abc"/,
+    /options.temperature/,
+    /view: unknown step the string "nope"/,
+    /theme/,
+    /controls="lots"/,
+    /height="tall"/,
+    /example/,
+  ]) {
     assert.match(notices.attrs.text, pattern);
   }
   assert.equal(notices.attrs.hidden, false);
@@ -227,7 +327,12 @@ test('BadAttributesAndJson_ShowANoticeAndStillRender', async () => {
   const stepped = await page.evaluate(() => {
     const el = document.getElementById('stepped');
     const frame = el.shadowRoot.querySelector('.ae-el-frame');
-    return { step: el.state.step, tokens: el.state.contexts.finance, height: el.getBoundingClientRect().height, scrolls: frame.scrollHeight > frame.clientHeight };
+    return {
+      step: el.state.step,
+      tokens: el.state.contexts.finance,
+      height: el.getBoundingClientRect().height,
+      scrolls: frame.scrollHeight > frame.clientHeight,
+    };
   });
   assert.equal(notices.stepped.hidden, true, notices.stepped.text);
   assert.deepEqual(stepped.tokens, ['money', 'bank']);
@@ -246,7 +351,7 @@ test('HostApi_StateSetStateStepAndEvents', async () => {
     el.addEventListener('step', (e) => events.push(['step', e.detail.step]));
     const p1 = el.setState({ options: { causal: true } });
     const copy = el.state;
-    copy.options.causal = false;   // a copy: does not change the element
+    copy.options.causal = false; // a copy: does not change the element
     const s1 = el.step();
     const s2 = el.step(3);
     const s3 = el.step(-100);
@@ -259,10 +364,20 @@ test('HostApi_StateSetStateStepAndEvents', async () => {
   assert.deepEqual(out.s, [1, 4, 0]);
   assert.equal(out.causal, true);
   assert.equal(out.focus, 'finance');
-  assert.ok(out.bad.some((p) => /options.heads/.test(p)) && out.bad.some((p) => /focus/.test(p)), JSON.stringify(out.bad));
+  assert.ok(
+    out.bad.some((p) => /options.heads/.test(p)) && out.bad.some((p) => /focus/.test(p)),
+    JSON.stringify(out.bad),
+  );
   assert.equal(out.noticeShown, true);
   assert.deepEqual(out.events.slice(0, 8), [
-    ['change', true, 0], ['change', true, 1], ['step', 1], ['change', true, 4], ['step', 4], ['change', true, 0], ['step', 0], ['change', true, 0],
+    ['change', true, 0],
+    ['change', true, 1],
+    ['step', 1],
+    ['change', true, 4],
+    ['step', 4],
+    ['change', true, 0],
+    ['step', 0],
+    ['change', true, 0],
   ]);
 });
 
@@ -280,11 +395,19 @@ test('EmbedSnippet_ReproducesAnEditedState', async () => {
   const snippet = elementSnippet(state, defaults, { src: server.url + 'attention-explorer.js' });
   assert.ok(!snippet.includes('<b>x</b>'), 'token names are escaped in the snippet');
   const { page, context } = await openPage(browser, null);
-  await page.route('**/snippet.html', (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html><meta charset="utf-8">${snippet}` }));
+  await page.route('**/snippet.html', (route) =>
+    route.fulfill({ contentType: 'text/html', body: `<!doctype html><meta charset="utf-8">${snippet}` }),
+  );
   await page.goto(server.url + 'snippet.html');
-  await page.waitForFunction(() => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('table[data-matrix="weights"]'), null, { timeout: 20000 });
+  await page.waitForFunction(
+    () => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('table[data-matrix="weights"]'),
+    null,
+    { timeout: 20000 },
+  );
   const shown = await page.evaluate(() => document.querySelector('attention-explorer').state);
-  const { notice } = await page.evaluate(() => ({ notice: document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-notice').textContent }));
+  const { notice } = await page.evaluate(() => ({
+    notice: document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-notice').textContent,
+  }));
   assert.equal(notice, '');
   assert.deepEqual(shown, state);
   await context.close();
@@ -292,7 +415,13 @@ test('EmbedSnippet_ReproducesAnEditedState', async () => {
 
 test('Iframe_ReportsItsHeightAndTheHostSizesIt', async () => {
   const { page, context } = await openPage(browser, server.url + 'examples/iframe.html');
-  await page.waitForFunction(() => window.__frameHeights?.length > 0 && document.querySelector('#frame').contentDocument?.querySelector('table[data-matrix="weights"]'), null, { timeout: 20000 });
+  await page.waitForFunction(
+    () =>
+      window.__frameHeights?.length > 0 &&
+      document.querySelector('#frame').contentDocument?.querySelector('table[data-matrix="weights"]'),
+    null,
+    { timeout: 20000 },
+  );
   await page.waitForTimeout(300);
   const out = await page.evaluate(() => {
     const frame = document.querySelector('#frame');
@@ -302,7 +431,9 @@ test('Iframe_ReportsItsHeightAndTheHostSizesIt', async () => {
       frameHeight: frame.getBoundingClientRect().height,
       contentHeight: Math.ceil(doc.documentElement.getBoundingClientRect().height),
       scrolls: doc.documentElement.scrollHeight > doc.documentElement.clientHeight + 1,
-      tables: [...doc.querySelectorAll('table[data-matrix]')].filter((t) => t.offsetParent).map((t) => `${t.dataset.matrix}/${t.dataset.context}`),
+      tables: [...doc.querySelectorAll('table[data-matrix]')]
+        .filter((t) => t.offsetParent)
+        .map((t) => `${t.dataset.matrix}/${t.dataset.context}`),
     };
   });
   assert.ok(out.reported > 150, `reported ${out.reported}`);
@@ -317,22 +448,40 @@ test('Dist_WorksFromFileUrls', async () => {
   const { page, problems, context } = await openPage(browser, null);
   // The page.
   await page.goto(pathToFileURL(path.join(DIST, 'index.html')).href);
-  await page.waitForFunction(() => document.querySelectorAll('table[data-matrix]').length > 5, null, { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelectorAll('table[data-matrix]').length > 5, null, {
+    timeout: 20000,
+  });
   // The iframe view with a state in its hash.
-  await page.goto(`${pathToFileURL(path.join(DIST, 'embed.html')).href}#${encodeURIComponent('{"example":"finance","view":["weights"],"focus":"finance"}')}`);
-  await page.waitForFunction(() => document.querySelector('table[data-matrix="weights"][data-context="finance"]')?.offsetParent, null, { timeout: 20000 });
+  await page.goto(
+    `${pathToFileURL(path.join(DIST, 'embed.html')).href}#${encodeURIComponent('{"example":"finance","view":["weights"],"focus":"finance"}')}`,
+  );
+  await page.waitForFunction(
+    () => document.querySelector('table[data-matrix="weights"][data-context="finance"]')?.offsetParent,
+    null,
+    { timeout: 20000 },
+  );
   // The element as a classic script, on a page opened from file://.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ae-file-'));
   const html = path.join(dir, 'post.html');
-  fs.writeFileSync(html, `<!doctype html><meta charset="utf-8"><script src="${pathToFileURL(path.join(DIST, 'attention-explorer.iife.js')).href}"></script>
-<attention-explorer example="river" view="weights" controls="none"></attention-explorer>`);
+  fs.writeFileSync(
+    html,
+    `<!doctype html><meta charset="utf-8"><script src="${pathToFileURL(path.join(DIST, 'attention-explorer.iife.js')).href}"></script>
+<attention-explorer example="river" view="weights" controls="none"></attention-explorer>`,
+  );
   await page.goto(pathToFileURL(html).href);
-  await page.waitForFunction(() => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('table[data-matrix="weights"]'), null, { timeout: 20000 });
+  await page.waitForFunction(
+    () => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('table[data-matrix="weights"]'),
+    null,
+    { timeout: 20000 },
+  );
   const weights = await readTables(page, 'attention-explorer');
   const defaults = defaultState(engine.examples());
   assertMatrix(weights['weights/river'], expected(defaults, 'river').weights, 'file:// element weights');
   fs.rmSync(dir, { recursive: true, force: true });
-  assert.deepEqual(problems.filter((p) => !/favicon/.test(p)), []);
+  assert.deepEqual(
+    problems.filter((p) => !/favicon/.test(p)),
+    [],
+  );
   await context.close();
 });
 
@@ -346,7 +495,10 @@ test('Dist_ElementFileIsOneSelfContainedFileWithinTheGzipBudget', () => {
   // engine, fetched only by a view that needs more than the inlined one (the plane); the next
   // test renders the element with that file unreachable.
   assert.doesNotMatch(text, /(^|[;}\n])\s*import\s*[\w{}*\s,]*\s*from\s*["'][^"']+["']/);
-  assert.deepEqual(fs.readdirSync(DIST, { recursive: true }).filter((f) => String(f).endsWith('.wasm')), ['attention-explorer.engine.wasm']);
+  assert.deepEqual(
+    fs.readdirSync(DIST, { recursive: true }).filter((f) => String(f).endsWith('.wasm')),
+    ['attention-explorer.engine.wasm'],
+  );
 });
 
 test('Dist_ElementRendersWithNothingButItsOwnFile', async () => {
@@ -356,15 +508,24 @@ test('Dist_ElementRendersWithNothingButItsOwnFile', async () => {
     wasm.push(route.request().url());
     return route.abort();
   });
-  await page.route('**/alone.html', (route) => route.fulfill({
-    contentType: 'text/html',
-    body: '<!doctype html><meta charset="utf-8"><script type="module" src="attention-explorer.js"></script><attention-explorer example="river"></attention-explorer>',
-  }));
+  await page.route('**/alone.html', (route) =>
+    route.fulfill({
+      contentType: 'text/html',
+      body: '<!doctype html><meta charset="utf-8"><script type="module" src="attention-explorer.js"></script><attention-explorer example="river"></attention-explorer>',
+    }),
+  );
   await page.goto(server.url + 'alone.html');
-  await page.waitForFunction(() => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('table[data-matrix="weights"]'), null, { timeout: 20000 });
+  await page.waitForFunction(
+    () => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('table[data-matrix="weights"]'),
+    null,
+    { timeout: 20000 },
+  );
   await page.evaluate(() => document.querySelector('attention-explorer').ready);
   await page.evaluate(() => document.querySelector('attention-explorer').scrollIntoView());
   assert.deepEqual(wasm, [], 'no .wasm was requested for the views on screen');
-  assert.deepEqual(problems.filter((p) => !/favicon/.test(p)), []);
+  assert.deepEqual(
+    problems.filter((p) => !/favicon/.test(p)),
+    [],
+  );
   await context.close();
 });

@@ -19,7 +19,10 @@ import { parseCSV } from '../helpers/csv.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PYTHON = process.env.ATTN_PYTHON || '/usr/bin/python3';
 const torchCheck = spawnSync(PYTHON, ['-c', 'import torch'], { encoding: 'utf8' });
-const torchReason = torchCheck.status === 0 ? '' : `torch is not importable by ${PYTHON} (${(torchCheck.stderr || torchCheck.error?.message || '').trim().split('\n').pop()})`;
+const torchReason =
+  torchCheck.status === 0
+    ? ''
+    : `torch is not importable by ${PYTHON} (${(torchCheck.stderr || torchCheck.error?.message || '').trim().split('\n').pop()})`;
 
 // Causal (masked −∞ entries), a temperature, and dropout in training mode (so the script needs
 // the page's keep masks).
@@ -45,7 +48,9 @@ test.before(async () => {
     store.set((s) => ({ ...s, options: { ...s.options, ...options } }));
     return store.get();
   }, OPTIONS);
-  await page.waitForFunction(() => document.querySelector('table[data-matrix="masked"][data-context="river"] td.ae-masked'));
+  await page.waitForFunction(() =>
+    document.querySelector('table[data-matrix="masked"][data-context="river"] td.ae-masked'),
+  );
   await page.waitForFunction(() => document.querySelectorAll('.ae-export').length >= 8);
 });
 test.after(async () => {
@@ -56,8 +61,18 @@ test.after(async () => {
 function trace(name) {
   const o = state.options;
   return engine.attend({
-    x: state.contexts[name].map((w) => state.vocab[w]), wq: state.weights.wq, wk: state.weights.wk, wv: state.weights.wv,
-    heads: o.heads, causal: o.causal, scale: o.scale, temperature: o.temperature, dropout: o.dropout, seed: o.seed, training: o.training, kernel: o.kernel,
+    x: state.contexts[name].map((w) => state.vocab[w]),
+    wq: state.weights.wq,
+    wk: state.weights.wk,
+    wv: state.weights.wv,
+    heads: o.heads,
+    causal: o.causal,
+    scale: o.scale,
+    temperature: o.temperature,
+    dropout: o.dropout,
+    seed: o.seed,
+    training: o.training,
+    kernel: o.kernel,
   });
 }
 
@@ -68,7 +83,9 @@ async function openMenu(menu) {
 
 /** Clicks an export button of a table's menu; returns the downloaded bytes and file name. */
 async function download(matrix, contextName, kind) {
-  const menu = page.locator(`figure:has(table[data-matrix="${matrix}"][data-context="${contextName}"]) details.ae-export`);
+  const menu = page.locator(
+    `figure:has(table[data-matrix="${matrix}"][data-context="${contextName}"]) details.ae-export`,
+  );
   await openMenu(menu);
   const button = menu.locator(`button[data-export="${kind}"]`);
   const [file] = await Promise.all([page.waitForEvent('download'), button.click()]);
@@ -76,13 +93,17 @@ async function download(matrix, contextName, kind) {
   return { bytes, name: file.suggestedFilename() };
 }
 
-
 const exact = (shown, expected, what) => {
   assert.equal(shown.length, expected.length, `${what}: rows`);
-  shown.forEach((row, i) => row.forEach((v, j) => {
-    const e = expected[i][j];
-    assert.ok(e === -Infinity ? v === -Infinity : Math.fround(v) === e, `${what}[${i}][${j}]: exported ${v}, engine ${e}`);
-  }));
+  shown.forEach((row, i) =>
+    row.forEach((v, j) => {
+      const e = expected[i][j];
+      assert.ok(
+        e === -Infinity ? v === -Infinity : Math.fround(v) === e,
+        `${what}[${i}][${j}]: exported ${v}, engine ${e}`,
+      );
+    }),
+  );
 };
 
 test('CSV_HasTheEngineNumbersAndTheTokenLabels', async () => {
@@ -90,8 +111,15 @@ test('CSV_HasTheEngineNumbersAndTheTokenLabels', async () => {
   assert.match(name, /\.csv$/);
   const rows = parseCSV(bytes.toString('utf8'));
   assert.deepEqual(rows[0].slice(1), state.contexts.river);
-  assert.deepEqual(rows.slice(1).map((r) => r[0]), state.contexts.river);
-  exact(rows.slice(1).map((r) => r.slice(1).map(Number)), trace('river').get('weights')[0], 'weights csv');
+  assert.deepEqual(
+    rows.slice(1).map((r) => r[0]),
+    state.contexts.river,
+  );
+  exact(
+    rows.slice(1).map((r) => r.slice(1).map(Number)),
+    trace('river').get('weights')[0],
+    'weights csv',
+  );
 });
 
 test('JSON_HasTheEngineNumbersWithNullForMasked', async () => {
@@ -100,7 +128,11 @@ test('JSON_HasTheEngineNumbersWithNullForMasked', async () => {
   const masked = trace('river').get('masked')[0];
   assert.deepEqual(out.shape, [3, 3]);
   assert.deepEqual(out.colLabels, state.contexts.river);
-  exact(out.data.map((r) => r.map((v) => (v === null ? -Infinity : v))), masked, 'masked json');
+  exact(
+    out.data.map((r) => r.map((v) => (v === null ? -Infinity : v))),
+    masked,
+    'masked json',
+  );
   assert.equal(out.data[0][2], null, 'a future key is masked');
 });
 
@@ -111,9 +143,16 @@ test('SVG_IsWellFormedWithTheNumbersLabelsAndPageColours', async () => {
     const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
     return {
       error: doc.querySelector('parsererror')?.textContent || null,
-      cells: [...doc.querySelectorAll('g.cell')].map((g) => [Number(g.dataset.row), Number(g.dataset.col), Number(g.dataset.value), g.querySelector('rect').getAttribute('fill')]),
+      cells: [...doc.querySelectorAll('g.cell')].map((g) => [
+        Number(g.dataset.row),
+        Number(g.dataset.col),
+        Number(g.dataset.value),
+        g.querySelector('rect').getAttribute('fill'),
+      ]),
       cols: [...doc.querySelectorAll('.col-label')].map((t) => t.lastChild.textContent),
-      shown: [...document.querySelectorAll('table[data-matrix="weights"][data-context="river"] td.ae-cell')].map((td) => td.style.backgroundColor || '#e6e6e6'),
+      shown: [...document.querySelectorAll('table[data-matrix="weights"][data-context="river"] td.ae-cell')].map(
+        (td) => td.style.backgroundColor || '#e6e6e6',
+      ),
     };
   }, svg);
   assert.equal(parsed.error, null);
@@ -122,7 +161,11 @@ test('SVG_IsWellFormedWithTheNumbersLabelsAndPageColours', async () => {
   const grid = [[], [], []];
   for (const [r, c, v] of parsed.cells) grid[r][c] = v;
   exact(grid, weights, 'weights svg');
-  assert.deepEqual(parsed.cells.map((c) => c[3]), parsed.shown, 'the SVG uses the colours the page shows');
+  assert.deepEqual(
+    parsed.cells.map((c) => c[3]),
+    parsed.shown,
+    'the SVG uses the colours the page shows',
+  );
 });
 
 test('PNG_IsTwiceTheSizeCarriesTheNumbersAndPaintsThePageColours', async () => {
@@ -132,25 +175,39 @@ test('PNG_IsTwiceTheSizeCarriesTheNumbersAndPaintsThePageColours', async () => {
     const { readHeatmapTable } = await import('/web/tools/export-menu.js');
     return readHeatmapTable(document.querySelector('table[data-matrix="weights"][data-context="river"]'));
   });
-  const L = heatmapLayout(table.matrix, { rowLabels: table.rowLabels, colLabels: table.colLabels, title: table.name, cellColors: table.cellColors });
+  const L = heatmapLayout(table.matrix, {
+    rowLabels: table.rowLabels,
+    colLabels: table.colLabels,
+    title: table.name,
+    cellColors: table.cellColors,
+  });
   assert.equal(info.width, Math.ceil(L.width * 2));
   assert.equal(info.height, Math.ceil(L.height * 2));
   const rows = parseCSV(info.text['attention-explorer:csv']);
-  exact(rows.slice(1).map((r) => r.slice(1).map(Number)), trace('river').get('weights')[0], 'weights png text');
+  exact(
+    rows.slice(1).map((r) => r.slice(1).map(Number)),
+    trace('river').get('weights')[0],
+    'weights png text',
+  );
   // Pixels near each cell's top-left corner (inside the 1px border, away from the number).
   const points = L.cells.map((c) => [Math.round((c.x + 4) * 2), Math.round((c.y + 4) * 2)]);
-  const pixels = await page.evaluate(async ({ b64, points }) => {
-    const data = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
-    const bitmap = await createImageBitmap(new Blob([data], { type: 'image/png' }));
-    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
-    const ctx = canvas.getContext('2d');
-    ctx.drawImage(bitmap, 0, 0);
-    return points.map(([x, y]) => Array.from(ctx.getImageData(x, y, 1, 1).data.slice(0, 3)));
-  }, { b64: bytes.toString('base64'), points });
+  const pixels = await page.evaluate(
+    async ({ b64, points }) => {
+      const data = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+      const bitmap = await createImageBitmap(new Blob([data], { type: 'image/png' }));
+      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+      const ctx = canvas.getContext('2d');
+      ctx.drawImage(bitmap, 0, 0);
+      return points.map(([x, y]) => Array.from(ctx.getImageData(x, y, 1, 1).data.slice(0, 3)));
+    },
+    { b64: bytes.toString('base64'), points },
+  );
   L.cells.forEach((cell, i) => {
     // Masked cells have no colour on the page; the export paints them light grey.
     const expected = cell.fill ? /rgb\((\d+), (\d+), (\d+)\)/.exec(cell.fill).slice(1).map(Number) : [230, 230, 230];
-    pixels[i].forEach((v, k) => assert.ok(Math.abs(v - expected[k]) <= 2, `cell ${cell.r},${cell.c}: pixel ${pixels[i]} vs ${expected}`));
+    pixels[i].forEach((v, k) =>
+      assert.ok(Math.abs(v - expected[k]) <= 2, `cell ${cell.r},${cell.c}: pixel ${pixels[i]} vs ${expected}`),
+    );
   });
 });
 
@@ -158,14 +215,26 @@ test('TorchLiteral_IsCopiedAndReadsBackInPython', async () => {
   const menu = page.locator('figure:has(table[data-matrix="scores"][data-context="river"]) details.ae-export');
   await openMenu(menu);
   await menu.locator('button[data-export="copy"]').click();
-  await page.waitForFunction(() => /Copied/.test(document.querySelector('figure:has(table[data-matrix="scores"][data-context="river"]) .ae-export-status').textContent));
+  await page.waitForFunction(() =>
+    /Copied/.test(
+      document.querySelector('figure:has(table[data-matrix="scores"][data-context="river"]) .ae-export-status')
+        .textContent,
+    ),
+  );
   const literal = await page.evaluate(() => navigator.clipboard.readText());
   assert.match(literal, /^torch\.tensor\(\[/);
   const scores = trace('river').get('scores')[0];
   const numbers = [...literal.matchAll(/-?\d+\.\d+(?:e[+-]?\d+)?/g)].map((m) => Number(m[0]));
   exact([numbers.slice(0, 3), numbers.slice(3, 6), numbers.slice(6, 9)], scores, 'scores literal');
-  if (torchReason) { console.log(`# skipping the Python read-back of the literal: ${torchReason}`); return; }
-  const run = spawnSync(PYTHON, ['-c', `import json, torch\nt = ${literal}\nprint(t.dtype)\nprint(json.dumps(t.tolist()))`], { encoding: 'utf8' });
+  if (torchReason) {
+    console.log(`# skipping the Python read-back of the literal: ${torchReason}`);
+    return;
+  }
+  const run = spawnSync(
+    PYTHON,
+    ['-c', `import json, torch\nt = ${literal}\nprint(t.dtype)\nprint(json.dumps(t.tolist()))`],
+    { encoding: 'utf8' },
+  );
   assert.equal(run.status, 0, run.stderr);
   const [dtype, json] = run.stdout.trim().split('\n');
   assert.equal(dtype, 'torch.float32');
@@ -183,7 +252,10 @@ test('PyTorchScript_RecomputesWhatThePageShows', { skip: torchReason || false },
   let current = null;
   for (const line of run.stdout.split('\n')) {
     const head = /^(.*) \[([\d, ]+)\]$/.exec(line);
-    if (head) { current = printed[head[1]] = []; continue; }
+    if (head) {
+      current = printed[head[1]] = [];
+      continue;
+    }
     if (current) for (const m of line.matchAll(/-?\d+\.\d+/g)) current.push(Number(m[0]));
   }
   for (const name of Object.keys(state.contexts)) {
@@ -191,20 +263,33 @@ test('PyTorchScript_RecomputesWhatThePageShows', { skip: torchReason || false },
     // With dropout in training mode the page shows (and the script prints) the dropped weights.
     const dropped = t.get('dropped')[0].flat();
     const output = t.get('output').flat();
-    assert.ok(dropped.some((v) => v === 0) && dropped.some((v) => v > 1 / 3), `${name}: dropout is visible in the weights`);
-    for (const [what, expected] of [['weights', dropped], ['output', output]]) {
+    assert.ok(
+      dropped.some((v) => v === 0) && dropped.some((v) => v > 1 / 3),
+      `${name}: dropout is visible in the weights`,
+    );
+    for (const [what, expected] of [
+      ['weights', dropped],
+      ['output', output],
+    ]) {
       const got = printed[`${name} ${what}`];
       assert.ok(got, `${name} ${what} printed`);
       assert.equal(got.length, expected.length, `${name} ${what}: count`);
       // Printed with 4 decimals: half a unit in the last place plus float32 noise.
-      got.forEach((v, i) => assert.ok(Math.abs(v - expected[i]) <= 5e-5 + 2e-6, `${name} ${what}[${i}]: python ${v}, engine ${expected[i]}`));
+      got.forEach((v, i) =>
+        assert.ok(
+          Math.abs(v - expected[i]) <= 5e-5 + 2e-6,
+          `${name} ${what}[${i}]: python ${v}, engine ${expected[i]}`,
+        ),
+      );
     }
   }
 });
 
 test('ExportMenus_AreOnEveryVisibleHeatmap', async () => {
-  const missing = await page.evaluate(() => [...document.querySelectorAll('table[data-matrix]')]
-    .filter((t) => t.offsetParent && !t.closest('figure')?.querySelector('.ae-export'))
-    .map((t) => `${t.dataset.matrix}/${t.dataset.context}`));
+  const missing = await page.evaluate(() =>
+    [...document.querySelectorAll('table[data-matrix]')]
+      .filter((t) => t.offsetParent && !t.closest('figure')?.querySelector('.ae-export'))
+      .map((t) => `${t.dataset.matrix}/${t.dataset.context}`),
+  );
   assert.deepEqual(missing, []);
 });

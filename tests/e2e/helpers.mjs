@@ -5,8 +5,13 @@ import { chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
 ];
 
 // The static server (with the page's Content-Security-Policy on every HTML response, so the
@@ -35,7 +40,9 @@ export async function openPage(browser, url, contextOptions = {}) {
   const context = await browser.newContext(contextOptions);
   const page = await context.newPage();
   const problems = [];
-  page.on('console', (msg) => { if (msg.type() === 'error') problems.push('console: ' + msg.text()); });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push('console: ' + msg.text());
+  });
   page.on('pageerror', (err) => problems.push('pageerror: ' + err.message));
   page.on('requestfailed', (req) => problems.push('requestfailed: ' + req.url()));
   if (url) await page.goto(url);
@@ -157,7 +164,10 @@ export async function takeDownload(dir, name, { timeout = 10000 } = {}) {
     const partial = fs.readdirSync(dir).some((f) => f.endsWith('.part'));
     const size = fs.existsSync(file) ? fs.statSync(file).size : -1;
     if (size > 0 && size === last && !partial) break;
-    if (Date.now() > deadline) throw new Error(`download ${name}: not in ${dir} after ${timeout} ms (${fs.readdirSync(dir).join(', ') || 'empty'})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `download ${name}: not in ${dir} after ${timeout} ms (${fs.readdirSync(dir).join(', ') || 'empty'})`,
+      );
     last = size;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -32,7 +32,14 @@ const HOSTILE = [
   '\u061C\u200Ebank',
 ];
 // Names without whitespace, for the space-separated `tokens` attribute.
-const HOSTILE_NO_SPACE = ['<img/src/onerror=alert(3)>', '</script>', 'javascript:', '<svg/onload=alert(4)>', '\u202Eevil', 'a\u200Bb'];
+const HOSTILE_NO_SPACE = [
+  '<img/src/onerror=alert(3)>',
+  '</script>',
+  'javascript:',
+  '<svg/onload=alert(4)>',
+  '\u202Eevil',
+  'a\u200Bb',
+];
 
 let server, browser, defaults;
 before(async () => {
@@ -49,11 +56,17 @@ after(async () => {
 // and any alert/confirm/prompt, which is what the payloads would call.
 function guard() {
   window.__hostile = { csp: [], calls: [] };
-  document.addEventListener('securitypolicyviolation', (e) => {
-    window.__hostile.csp.push(`${e.violatedDirective} blocked ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}`);
-  }, true);
+  document.addEventListener(
+    'securitypolicyviolation',
+    (e) => {
+      window.__hostile.csp.push(`${e.violatedDirective} blocked ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}`);
+    },
+    true,
+  );
   for (const name of ['alert', 'confirm', 'prompt']) {
-    window[name] = (...args) => { window.__hostile.calls.push(`${name}(${args.join(',')})`); };
+    window[name] = (...args) => {
+      window.__hostile.calls.push(`${name}(${args.join(',')})`);
+    };
   }
 }
 
@@ -63,8 +76,13 @@ async function newPage() {
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => { if (msg.type() === 'error' || /Refused|Content Security/i.test(msg.text())) problems.push(`console: ${msg.text()}`); });
-  page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss().catch(() => {}); });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || /Refused|Content Security/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
+  });
+  page.on('dialog', (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    d.dismiss().catch(() => {});
+  });
   return { context, page, problems };
 }
 
@@ -73,16 +91,23 @@ async function elementPage(page, body) {
   const url = `${server.url}__hostile/${Math.random().toString(36).slice(2)}.html`;
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>hostile</title>
 <script type="module" src="/web/element/attention-explorer.js"></script></head><body>${body}</body></html>`;
-  await page.route(url, (route) => route.fulfill({
-    status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CSP }, body: html,
-  }));
+  await page.route(url, (route) =>
+    route.fulfill({
+      status: 200,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CSP },
+      body: html,
+    }),
+  );
   await page.goto(url);
   await page.waitForFunction(() => customElements.get('attention-explorer'));
-  await page.evaluate(() => Promise.all([...document.querySelectorAll('attention-explorer')].map((el) => el.ready.catch((e) => e))));
+  await page.evaluate(() =>
+    Promise.all([...document.querySelectorAll('attention-explorer')].map((el) => el.ready.catch((e) => e))),
+  );
   await settle(page);
 }
 
-const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+const settle = (page) =>
+  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
 const attr = (text) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 // JSON inside <script type="application/json">: "<" escaped so "</script>" cannot end the element.
 const inlineJson = (value) => JSON.stringify(value).replace(/</g, '\\u003c');
@@ -106,13 +131,30 @@ function audit(page, tokens) {
     const handlers = [];
     const urls = [];
     for (const el of elements) {
-      if (el.localName === 'script' && (el.src || /json/i.test(el.type))) continue;   // ours: module src, inline JSON config
-      if (['img', 'script', 'style', 'iframe', 'object', 'embed', 'link', 'base', 'meta', 'svg', 'image', 'video', 'audio'].includes(el.localName)) {
+      if (el.localName === 'script' && (el.src || /json/i.test(el.type))) continue; // ours: module src, inline JSON config
+      if (
+        [
+          'img',
+          'script',
+          'style',
+          'iframe',
+          'object',
+          'embed',
+          'link',
+          'base',
+          'meta',
+          'svg',
+          'image',
+          'video',
+          'audio',
+        ].includes(el.localName)
+      ) {
         tags[el.localName] = (tags[el.localName] || 0) + 1;
       }
       for (const a of el.attributes) {
         if (/^on/i.test(a.name)) handlers.push(`${el.localName}[${a.name}]`);
-        if (/^\s*javascript:/i.test(a.value) && /^(href|src|action|formaction|xlink:href|data)$/i.test(a.name)) urls.push(`${el.localName}[${a.name}]`);
+        if (/^\s*javascript:/i.test(a.value) && /^(href|src|action|formaction|xlink:href|data)$/i.test(a.name))
+          urls.push(`${el.localName}[${a.name}]`);
       }
     }
     const texts = new Set(elements.map((el) => el.textContent.trim()));
@@ -123,7 +165,16 @@ function audit(page, tokens) {
       if (!el) return null;
       return `${el.localName}:${getComputedStyle(el).unicodeBidi}`;
     });
-    return { tags, handlers, urls, shown, isolated, csp: window.__hostile.csp, calls: window.__hostile.calls, nodes: elements.length };
+    return {
+      tags,
+      handlers,
+      urls,
+      shown,
+      isolated,
+      csp: window.__hostile.csp,
+      calls: window.__hostile.calls,
+      nodes: elements.length,
+    };
   }, tokens);
 }
 
@@ -133,7 +184,11 @@ function assertInert(result, baseline, where, tokens) {
   assert.deepEqual(result.handlers, [], `${where}: inline handler attributes exist`);
   assert.deepEqual(result.urls, [], `${where}: javascript: URLs exist`);
   for (const tag of Object.keys({ ...result.tags, ...baseline.tags })) {
-    assert.equal(result.tags[tag] || 0, baseline.tags[tag] || 0, `${where}: <${tag}> count differs from the same page with plain names`);
+    assert.equal(
+      result.tags[tag] || 0,
+      baseline.tags[tag] || 0,
+      `${where}: <${tag}> count differs from the same page with plain names`,
+    );
   }
   if (tokens) {
     const missing = tokens.filter((_, i) => !result.shown[i]);
@@ -143,7 +198,9 @@ function assertInert(result, baseline, where, tokens) {
 
 function hostileState(tokens) {
   const vocab = { ...defaults.vocab };
-  tokens.forEach((t, i) => { vocab[t] = [0.5, i / 10, -0.25, 0.125]; });
+  tokens.forEach((t, i) => {
+    vocab[t] = [0.5, i / 10, -0.25, 0.125];
+  });
   const half = Math.ceil(tokens.length / 2);
   return {
     ...structuredClone(defaults),
@@ -170,10 +227,16 @@ test('page: hostile token names in the URL hash render as inert text under the C
   const baseline = await audit(page, []);
   await openExplorer(page, `#${encodeState(hostileState(HOSTILE), defaults)}`);
   const state = await page.evaluate(() => window.__explorer.store.get());
-  assert.deepEqual(state.contexts.river.slice(1), HOSTILE.slice(0, Math.ceil(HOSTILE.length / 2)), 'the names arrived unchanged');
+  assert.deepEqual(
+    state.contexts.river.slice(1),
+    HOSTILE.slice(0, Math.ceil(HOSTILE.length / 2)),
+    'the names arrived unchanged',
+  );
   const result = await audit(page, HOSTILE);
   assertInert(result, baseline, 'hash', HOSTILE);
-  console.log(`[ measured ] page hash: ${result.nodes} elements; labels (element:unicode-bidi): ${result.isolated.map((v, i) => `${JSON.stringify(HOSTILE[i])}=${v}`).join(' ')}`);
+  console.log(
+    `[ measured ] page hash: ${result.nodes} elements; labels (element:unicode-bidi): ${result.isolated.map((v, i) => `${JSON.stringify(HOSTILE[i])}=${v}`).join(' ')}`,
+  );
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -192,7 +255,10 @@ test('page: hostile names typed into the edit box render as inert text', async (
     await page.getByRole('button', { name: 'Add word' }).click();
     await settle(page);
     const vocab = await page.evaluate(() => Object.keys(window.__explorer.store.get().vocab));
-    assert.ok(vocab.includes(expected.trim()), `the edit box did not add ${JSON.stringify(expected)}: ${await page.locator('.ae-notice').textContent()}`);
+    assert.ok(
+      vocab.includes(expected.trim()),
+      `the edit box did not add ${JSON.stringify(expected)}: ${await page.locator('.ae-notice').textContent()}`,
+    );
     typed.push(expected.trim());
     if (typed.length <= 13) {
       await page.getByLabel('Add', { exact: true }).first().selectOption(expected.trim());
@@ -211,36 +277,75 @@ test('page: hostile names typed into the edit box render as inert text', async (
 test('element: hostile names by attribute, inline JSON and setState render as inert text under the CSP', async () => {
   const { context, page, problems } = await newPage();
   const vocab = { ...defaults.vocab };
-  HOSTILE_NO_SPACE.forEach((t, i) => { vocab[t] = [0.25, i / 10, 0.5, -0.5]; });
+  HOSTILE_NO_SPACE.forEach((t, i) => {
+    vocab[t] = [0.25, i / 10, 0.5, -0.5];
+  });
   const plainVocab = { ...defaults.vocab };
-  HOSTILE_NO_SPACE.forEach((_, i) => { plainVocab[`plain${i}`] = [0.25, i / 10, 0.5, -0.5]; });
+  HOSTILE_NO_SPACE.forEach((_, i) => {
+    plainVocab[`plain${i}`] = [0.25, i / 10, 0.5, -0.5];
+  });
   const plainTokens = HOSTILE_NO_SPACE.map((_, i) => `plain${i}`);
   const body = (v, tokens, jsonTokens) => `
 <attention-explorer id="by-attr" controls="full" view="all" tokens="${attr(`river: ${tokens.join(' ')}`)}">
 <script type="application/json">${inlineJson({ vocab: v })}</script></attention-explorer>
 <attention-explorer id="by-json" controls="full" view="all">
-<script type="application/json">${inlineJson({ vocab: { ...v, ...Object.fromEntries(jsonTokens.map((t) => [t, [1, 0, 0, 1]])) },
-    contexts: { river: ['stream', ...jsonTokens], finance: ['money', 'bank', 'loan'] }, focus: 'river' })}</script></attention-explorer>`;
-  await elementPage(page, body(plainVocab, plainTokens, plainTokens.map((t) => `${t}j`).concat(Array(HOSTILE.length - plainTokens.length).fill(0).map((_, i) => `x${i}`))));
+<script type="application/json">${inlineJson({
+    vocab: { ...v, ...Object.fromEntries(jsonTokens.map((t) => [t, [1, 0, 0, 1]])) },
+    contexts: { river: ['stream', ...jsonTokens], finance: ['money', 'bank', 'loan'] },
+    focus: 'river',
+  })}</script></attention-explorer>`;
+  await elementPage(
+    page,
+    body(
+      plainVocab,
+      plainTokens,
+      plainTokens
+        .map((t) => `${t}j`)
+        .concat(
+          Array(HOSTILE.length - plainTokens.length)
+            .fill(0)
+            .map((_, i) => `x${i}`),
+        ),
+    ),
+  );
   const baseline = await audit(page, []);
   await elementPage(page, body(vocab, HOSTILE_NO_SPACE, HOSTILE));
   const states = await page.evaluate(() => [...document.querySelectorAll('attention-explorer')].map((el) => el.state));
   assert.deepEqual(states[0].contexts.river, HOSTILE_NO_SPACE, 'attribute tokens arrived unchanged');
   assert.deepEqual(states[1].contexts.river.slice(1), HOSTILE, 'JSON tokens arrived unchanged');
-  assertInert(await audit(page, [...HOSTILE_NO_SPACE, ...HOSTILE]), baseline, 'attribute + JSON', [...HOSTILE_NO_SPACE, ...HOSTILE]);
+  assertInert(await audit(page, [...HOSTILE_NO_SPACE, ...HOSTILE]), baseline, 'attribute + JSON', [
+    ...HOSTILE_NO_SPACE,
+    ...HOSTILE,
+  ]);
 
   // Host API and a runtime attribute change.
-  const applied = await page.evaluate((names) => {
-    const el = document.querySelector('#by-json');
-    const state = el.state;
-    for (const n of names) state.vocab[n] = [0, 1, 0, 1];
-    const problems = el.setState({ vocab: state.vocab, contexts: { river: ['stream', ...names], finance: ['money', 'bank'] } });
-    document.querySelector('#by-attr').setAttribute('tokens', `finance: ${names.filter((n) => !/\s/.test(n)).join(' ')}`);
-    return problems;
-  }, HOSTILE.map((t) => `${t}!`));
+  const applied = await page.evaluate(
+    (names) => {
+      const el = document.querySelector('#by-json');
+      const state = el.state;
+      for (const n of names) state.vocab[n] = [0, 1, 0, 1];
+      const problems = el.setState({
+        vocab: state.vocab,
+        contexts: { river: ['stream', ...names], finance: ['money', 'bank'] },
+      });
+      document
+        .querySelector('#by-attr')
+        .setAttribute('tokens', `finance: ${names.filter((n) => !/\s/.test(n)).join(' ')}`);
+      return problems;
+    },
+    HOSTILE.map((t) => `${t}!`),
+  );
   assert.deepEqual(applied, []);
   await settle(page);
-  assertInert(await audit(page, HOSTILE.map((t) => `${t}!`)), baseline, 'setState', HOSTILE.map((t) => `${t}!`));
+  assertInert(
+    await audit(
+      page,
+      HOSTILE.map((t) => `${t}!`),
+    ),
+    baseline,
+    'setState',
+    HOSTILE.map((t) => `${t}!`),
+  );
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -250,22 +355,38 @@ test('element: hostile attribute values show a notice and stay inert', async () 
   await elementPage(page, '<attention-explorer example="river" controls="full"></attention-explorer>');
   const baseline = await audit(page, []);
   const BAD = {
-    example: '<img src=x onerror=alert(5)>', view: '</script><script>alert(6)</script>', theme: 'javascript:alert(7)',
-    controls: '"><svg onload=alert(8)>', heads: '1e309', temperature: 'NaN', scale: '-Infinity', step: '-1',
-    height: '100px;background:url(javascript:alert(9))', causal: 'maybe', tokens: 'stream \u202Ebank mud',
+    example: '<img src=x onerror=alert(5)>',
+    view: '</script><script>alert(6)</script>',
+    theme: 'javascript:alert(7)',
+    controls: '"><svg onload=alert(8)>',
+    heads: '1e309',
+    temperature: 'NaN',
+    scale: '-Infinity',
+    step: '-1',
+    height: '100px;background:url(javascript:alert(9))',
+    causal: 'maybe',
+    tokens: 'stream \u202Ebank mud',
   };
-  const attrs = Object.entries(BAD).map(([k, v]) => `${k}="${attr(v)}"`).join(' ');
+  const attrs = Object.entries(BAD)
+    .map(([k, v]) => `${k}="${attr(v)}"`)
+    .join(' ');
   await elementPage(page, `<attention-explorer ${attrs}></attention-explorer>`);
   const notice = await page.evaluate(() => {
     const root = document.querySelector('attention-explorer').shadowRoot;
-    return [...root.querySelectorAll('.ae-notice')].filter((n) => !n.hidden).map((n) => n.textContent).join(' | ');
+    return [...root.querySelectorAll('.ae-notice')]
+      .filter((n) => !n.hidden)
+      .map((n) => n.textContent)
+      .join(' | ');
   });
   for (const name of ['view', 'controls', 'heads', 'temperature', 'scale', 'height', 'causal']) {
     assert.match(notice, new RegExp(name), `the notice names ${name}: ${notice}`);
   }
   assertInert(await audit(page, []), baseline, 'bad attributes');
   // The same, set one by one at runtime.
-  await page.evaluate((bad) => { const el = document.querySelector('attention-explorer'); for (const [k, v] of Object.entries(bad)) el.setAttribute(k, v); }, BAD);
+  await page.evaluate((bad) => {
+    const el = document.querySelector('attention-explorer');
+    for (const [k, v] of Object.entries(bad)) el.setAttribute(k, v);
+  }, BAD);
   await settle(page);
   assertInert(await audit(page, []), baseline, 'bad attributes at runtime');
   assert.deepEqual(problems, []);
@@ -282,11 +403,17 @@ test('page: UI input bounds show a message and keep the last good numbers', asyn
     assert.match(await notice.textContent(), pattern, what);
   };
   // a word longer than the limit, set by script (as an extension or autofill could; typing stops at maxlength)
-  await page.$eval('input[placeholder="e.g. river"]', (input) => { input.value = 'w'.repeat(40); });
+  await page.$eval('input[placeholder="e.g. river"]', (input) => {
+    input.value = 'w'.repeat(40);
+  });
   await page.getByRole('button', { name: 'Add word' }).click();
   await expectNotice(/at most \d+ characters/, 'long word');
   // a vector with text, with a value beyond the range, with the wrong count
-  for (const [vector, pattern] of [['1, zz, 0, 0', /number 2/], ['1, 0, 0, 1e6', /number 4/], ['1, 2', /needs 4 numbers/]]) {
+  for (const [vector, pattern] of [
+    ['1, zz, 0, 0', /number 2/],
+    ['1, 0, 0, 1e6', /number 4/],
+    ['1, 2', /needs 4 numbers/],
+  ]) {
     await page.fill('input[placeholder="e.g. river"]', 'okword');
     await page.fill('input[placeholder="0.5, 0, 0, 0.5"]', vector);
     await page.getByRole('button', { name: 'Add word' }).click();
@@ -313,40 +440,66 @@ async function heapSample(page, cdp) {
   const other = await page.evaluate(() => {
     const roots = [document];
     let nodes = 0;
-    for (let i = 0; i < roots.length; i++) for (const el of roots[i].querySelectorAll('*')) { nodes++; if (el.shadowRoot) roots.push(el.shadowRoot); }
+    for (let i = 0; i < roots.length; i++)
+      for (const el of roots[i].querySelectorAll('*')) {
+        nodes++;
+        if (el.shadowRoot) roots.push(el.shadowRoot);
+      }
     const engine = window.__explorer?.engine || window.__hostileEngine;
     const tags = {};
-    for (let i = 0; i < roots.length; i++) for (const el of roots[i].querySelectorAll('*')) tags[`${el.localName}.${el.getAttribute('class') || ''}`] = (tags[`${el.localName}.${el.getAttribute('class') || ''}`] || 0) + 1;
+    for (let i = 0; i < roots.length; i++)
+      for (const el of roots[i].querySelectorAll('*'))
+        tags[`${el.localName}.${el.getAttribute('class') || ''}`] =
+          (tags[`${el.localName}.${el.getAttribute('class') || ''}`] || 0) + 1;
     return { wasm: engine ? engine.heapBytes() : null, nodes, tags };
   });
   return { js: usedSize, ...other };
 }
 
-const domDiff = (a, b) => Object.keys({ ...a.tags, ...b.tags }).filter((k) => (a.tags[k] || 0) !== (b.tags[k] || 0))
-  .map((k) => `${k} ${a.tags[k] || 0}→${b.tags[k] || 0}`).join(', ');
+const domDiff = (a, b) =>
+  Object.keys({ ...a.tags, ...b.tags })
+    .filter((k) => (a.tags[k] || 0) !== (b.tags[k] || 0))
+    .map((k) => `${k} ${a.tags[k] || 0}→${b.tags[k] || 0}`)
+    .join(', ');
 
 // A varied walk of states: options, focus, step, selection, a vocabulary value, views, theme.
 function changeScript() {
   return async (count, target) => {
-    const set = target === 'page'
-      ? (fn) => window.__explorer.store.set(fn)
-      : (fn) => { const el = document.querySelector('attention-explorer'); el.setState(fn(el.state)); };
+    const set =
+      target === 'page'
+        ? (fn) => window.__explorer.store.set(fn)
+        : (fn) => {
+            const el = document.querySelector('attention-explorer');
+            el.setState(fn(el.state));
+          };
     const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
     const kernels = ['reference', 'vectorized', 'simd'];
     for (let i = 0; i < count; i++) {
       set((s) => {
-        const vocab = { ...s.vocab, bank: s.vocab.bank.map((v, j) => (j === 0 ? Math.round((1 + Math.sin(i)) * 500) / 1000 : v)) };
+        const vocab = {
+          ...s.vocab,
+          bank: s.vocab.bank.map((v, j) => (j === 0 ? Math.round((1 + Math.sin(i)) * 500) / 1000 : v)),
+        };
         return {
-          ...s, vocab,
-          options: { ...s.options, causal: i % 2 === 0, temperature: 0.5 + (i % 7) / 4, heads: i % 5 === 0 ? 2 : 1,
-            kernel: kernels[i % 3], training: i % 11 === 0, dropout: i % 11 === 0 ? 0.25 : 0, seed: i % 13 },
+          ...s,
+          vocab,
+          options: {
+            ...s.options,
+            causal: i % 2 === 0,
+            temperature: 0.5 + (i % 7) / 4,
+            heads: i % 5 === 0 ? 2 : 1,
+            kernel: kernels[i % 3],
+            training: i % 11 === 0,
+            dropout: i % 11 === 0 ? 0.25 : 0,
+            seed: i % 13,
+          },
           focus: i % 3 === 0 ? 'finance' : 'river',
           step: i % 9,
           selected: i % 4 === 0 ? { matrix: 'weights', row: i % 3, col: (i + 1) % 3 } : null,
           view: i % 10 === 0 ? ['scores', 'weights', 'output'] : ['all'],
         };
       });
-      if (i % 2 === 1) await frame();   // a redraw every second change: 500 redraws per 1,000 changes
+      if (i % 2 === 1) await frame(); // a redraw every second change: 500 redraws per 1,000 changes
     }
   };
 }
@@ -369,10 +522,15 @@ async function soak(context, page, problems, { what, target, reset, afterReset =
   await afterReset();
   const after = await heapSample(page, cdp);
   const mib = (b) => (b / 1048576).toFixed(2);
-  console.log(`[ measured ] ${what} in ${seconds.toFixed(1)} s: JS heap ${mib(before.js)} → ${mib(after.js)} MiB ` +
-    `(${((after.js - before.js) / 1024).toFixed(0)} KiB), WASM heap ${mib(before.wasm)} → ${mib(after.wasm)} MiB, DOM ${before.nodes} → ${after.nodes} elements`);
+  console.log(
+    `[ measured ] ${what} in ${seconds.toFixed(1)} s: JS heap ${mib(before.js)} → ${mib(after.js)} MiB ` +
+      `(${((after.js - before.js) / 1024).toFixed(0)} KiB), WASM heap ${mib(before.wasm)} → ${mib(after.wasm)} MiB, DOM ${before.nodes} → ${after.nodes} elements`,
+  );
   assert.equal(after.wasm, before.wasm, 'WASM heap grew');
-  assert.ok(after.nodes <= before.nodes, `DOM grew from ${before.nodes} to ${after.nodes} elements for the same state: ${domDiff(before, after)}`);
+  assert.ok(
+    after.nodes <= before.nodes,
+    `DOM grew from ${before.nodes} to ${after.nodes} elements for the same state: ${domDiff(before, after)}`,
+  );
   // Flat: less than 1 MiB of growth after forced GC (a leak of one trace per change would be
   // ~1,000 × several KiB; a leaked listener per redraw holds views and shows the same way).
   assert.ok(after.js - before.js < 1048576, `JS heap grew by ${after.js - before.js} bytes`);
@@ -386,12 +544,13 @@ test('page: 1,000 state changes leave the WASM heap, the JS heap and the DOM fla
   await openExplorer(page);
   const initial = await page.evaluate(() => window.__explorer.store.get());
   await soak(context, page, problems, {
-    what: 'page, 1,000 state changes', target: 'page',
+    what: 'page, 1,000 state changes',
+    target: 'page',
     reset: async () => {
       await page.evaluate((s) => window.__explorer.store.set(s), initial);
       await settle(page);
     },
-    afterReset: () => page.waitForTimeout(1500),   // the hash sync's burst timer
+    afterReset: () => page.waitForTimeout(1500), // the hash sync's burst timer
   });
 });
 
@@ -400,13 +559,16 @@ test('element: 1,000 setState changes leave the WASM heap, the JS heap and the D
   await elementPage(page, '<attention-explorer example="both" controls="full" view="all"></attention-explorer>');
   await page.evaluate(async () => {
     const { loadEngine } = await import('/web/engine/engine.js');
-    window.__hostileEngine = await loadEngine();   // the same shared instance the element uses
+    window.__hostileEngine = await loadEngine(); // the same shared instance the element uses
   });
   const initial = await page.evaluate(() => document.querySelector('attention-explorer').state);
   await soak(context, page, problems, {
-    what: 'element, 1,000 setState changes', target: 'element',
+    what: 'element, 1,000 setState changes',
+    target: 'element',
     reset: async () => {
-      await page.evaluate((s) => { document.querySelector('attention-explorer').setState(s, { replace: true }); }, initial);
+      await page.evaluate((s) => {
+        document.querySelector('attention-explorer').setState(s, { replace: true });
+      }, initial);
       await settle(page);
     },
   });
@@ -445,7 +607,12 @@ const ELEMENT_TABLE = [
   ['JSON vocab 1e999 (Infinity)', {}, '{"vocab": {"a": [1e999, 0, 0, 0]}}', /vocab/],
   ['JSON vocab value over 1000', {}, '{"vocab": {"a": [5000, 0, 0, 0]}}', /vocab/],
   ['JSON vocab width 17', {}, `{"vocab": {"a": [${Array(17).fill(0).join(',')}]}}`, /vocab/],
-  ['JSON vocab 33 words', {}, JSON.stringify({ vocab: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`w${i}`, [0, 0, 0, 1]])) }), /vocab/],
+  [
+    'JSON vocab 33 words',
+    {},
+    JSON.stringify({ vocab: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`w${i}`, [0, 0, 0, 1]])) }),
+    /vocab/,
+  ],
   ['JSON vocab word __proto__', {}, '{"vocab": {"__proto__": [1, 0, 0, 0], "bank": [0, 1, 0, 0]}}', /vocab|__proto__/],
   ['JSON vocab word with a control char', {}, '{"vocab": {"a\\u0007b": [1, 0, 0, 0]}}', /vocab|control/],
   ['JSON contexts an object of numbers', {}, '{"contexts": {"river": 3}}', /contexts/],
@@ -458,42 +625,53 @@ const ELEMENT_TABLE = [
   ['JSON options kernel cuda', {}, '{"options": {"kernel": "cuda"}}', /kernel/],
   ['JSON options unknown key', {}, '{"options": {"turbo": true}}', /turbo/],
   ['JSON unknown top-level key', {}, '{"colour": "red"}', /colour/],
-  ['JSON __proto__ pollution', {}, '{"__proto__": {"polluted": 1}, "options": {"__proto__": {"polluted": 1}}}', /__proto__|proto/],
+  [
+    'JSON __proto__ pollution',
+    {},
+    '{"__proto__": {"polluted": 1}, "options": {"__proto__": {"polluted": 1}}}',
+    /__proto__|proto/,
+  ],
   ['JSON huge (over 65536 chars)', {}, `{"pad": "${'x'.repeat(70000)}"}`, /65536|characters/],
 ];
 
 test('element: each bad attribute or JSON config shows a notice naming it, and the element still renders', async () => {
   const { context, page, problems } = await newPage();
   const body = ELEMENT_TABLE.map(([what, attrs, json], i) => {
-    const a = Object.entries(attrs).map(([k, v]) => `${k}="${attr(v)}"`).join(' ');
+    const a = Object.entries(attrs)
+      .map(([k, v]) => `${k}="${attr(v)}"`)
+      .join(' ');
     const script = json === null ? '' : `<script type="application/json">${json.replace(/</g, '\\u003c')}</script>`;
     const view = 'view' in attrs ? '' : 'view="weights"';
     return `<attention-explorer id="case-${i}" data-what="${attr(what)}" ${view} ${a}>${script}</attention-explorer>`;
   }).join('\n');
   await elementPage(page, body);
-  const results = await page.evaluate(() => [...document.querySelectorAll('attention-explorer')].map((el) => {
-    const root = el.shadowRoot;
-    const notices = [...root.querySelectorAll('.ae-notice')].filter((n) => !n.hidden && n.textContent.trim());
-    return {
-      what: el.dataset.what,
-      notice: notices.map((n) => n.textContent).join(' | '),
-      visible: notices.some((n) => n.getBoundingClientRect().height > 0),
-      tables: root.querySelectorAll('table[data-matrix]').length,
-      polluted: ({}).polluted,
-    };
-  }));
+  const results = await page.evaluate(() =>
+    [...document.querySelectorAll('attention-explorer')].map((el) => {
+      const root = el.shadowRoot;
+      const notices = [...root.querySelectorAll('.ae-notice')].filter((n) => !n.hidden && n.textContent.trim());
+      return {
+        what: el.dataset.what,
+        notice: notices.map((n) => n.textContent).join(' | '),
+        visible: notices.some((n) => n.getBoundingClientRect().height > 0),
+        tables: root.querySelectorAll('table[data-matrix]').length,
+        polluted: {}.polluted,
+      };
+    }),
+  );
   const failures = [];
   results.forEach((r, i) => {
     const [what, , , pattern] = ELEMENT_TABLE[i];
     if (!r.visible) failures.push(`${what}: no visible notice`);
-    else if (!pattern.test(r.notice)) failures.push(`${what}: notice does not match ${pattern}: ${r.notice.slice(0, 200)}`);
+    else if (!pattern.test(r.notice))
+      failures.push(`${what}: notice does not match ${pattern}: ${r.notice.slice(0, 200)}`);
     if (r.tables === 0) failures.push(`${what}: the element drew nothing`);
     if (r.polluted !== undefined) failures.push(`${what}: Object.prototype was polluted`);
   });
   assert.deepEqual(failures, [], failures.join('\n'));
   const inert = await audit(page, []);
   assert.deepEqual([inert.calls, inert.csp, inert.handlers, inert.urls], [[], [], [], []], 'element table: inert');
-  for (const tag of ['img', 'script', 'iframe', 'object', 'embed', 'base']) assert.equal(inert.tags[tag] || 0, 0, `element table: <${tag}> created`);
+  for (const tag of ['img', 'script', 'iframe', 'object', 'embed', 'base'])
+    assert.equal(inert.tags[tag] || 0, 0, `element table: <${tag}> created`);
   assert.deepEqual(problems, []);
   await context.close();
 });

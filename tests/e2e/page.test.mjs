@@ -16,15 +16,36 @@ const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
 // Seed 003's printed outputs (3 decimals), reproduced by PyTorch 1.13.1.
 const SEED = {
   projected: {
-    river: [[0.992, 0.221, 0.261], [0.957, 0.314, 0.256], [0.986, 0.232, 0.263]],
-    finance: [[0.188, 1.158, 0.169], [0.297, 1.089, 0.180], [0.204, 1.146, 0.172]],
+    river: [
+      [0.992, 0.221, 0.261],
+      [0.957, 0.314, 0.256],
+      [0.986, 0.232, 0.263],
+    ],
+    finance: [
+      [0.188, 1.158, 0.169],
+      [0.297, 1.089, 0.18],
+      [0.204, 1.146, 0.172],
+    ],
   },
   raw: {
-    river: [[1.001, 0.188, 0.047, 0.438], [0.949, 0.356, 0.089, 0.313], [0.987, 0.150, 0.037, 0.520]],
-    finance: [[0.161, 1.181, 0.040, 0.243], [0.325, 1.078, 0.081, 0.190], [0.158, 1.163, 0.040, 0.278]],
+    river: [
+      [1.001, 0.188, 0.047, 0.438],
+      [0.949, 0.356, 0.089, 0.313],
+      [0.987, 0.15, 0.037, 0.52],
+    ],
+    finance: [
+      [0.161, 1.181, 0.04, 0.243],
+      [0.325, 1.078, 0.081, 0.19],
+      [0.158, 1.163, 0.04, 0.278],
+    ],
   },
 };
-const SEED_WQ = [[1, 0], [0, 1], [0.2, 0.2], [0, 0]];
+const SEED_WQ = [
+  [1, 0],
+  [0, 1],
+  [0.2, 0.2],
+  [0, 0],
+];
 
 let server, browser;
 before(async () => {
@@ -49,14 +70,23 @@ async function open(contextOptions = {}, hash = '') {
 }
 
 /** Waits until the explorer has redrawn (it renders on the next animation frame). */
-const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+const settle = (page) =>
+  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
 
 /** Numbers (data-value) of a heatmap as a nested array. */
 function matrix(page, selector) {
-  return page.$eval(selector, (table) => [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value))));
+  return page.$eval(selector, (table) =>
+    [...table.querySelectorAll('tbody tr')].map((tr) =>
+      [...tr.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value)),
+    ),
+  );
 }
 function texts(page, selector) {
-  return page.$eval(selector, (table) => [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => td.textContent)));
+  return page.$eval(selector, (table) =>
+    [...table.querySelectorAll('tbody tr')].map((tr) =>
+      [...tr.querySelectorAll('td.ae-cell')].map((td) => td.textContent),
+    ),
+  );
 }
 const ctxOut = (name) => `section[data-section="contexts"] table[data-matrix="output"][data-context="${name}"]`;
 const pipe = (m) => `section[data-section="pipeline"] table[data-matrix="${m}"]`;
@@ -66,7 +96,9 @@ function assertClose(actual, expected, tol, what) {
   assert.equal(actual.length, expected.length, `${what}: rows`);
   actual.forEach((row, i) => {
     assert.equal(row.length, expected[i].length, `${what}: columns of row ${i}`);
-    row.forEach((v, j) => assert.ok(Math.abs(v - expected[i][j]) <= tol, `${what}[${i}][${j}] = ${v}, expected ${expected[i][j]} ± ${tol}`));
+    row.forEach((v, j) =>
+      assert.ok(Math.abs(v - expected[i][j]) <= tol, `${what}[${i}][${j}] = ${v}, expected ${expected[i][j]} ± ${tol}`),
+    );
   });
 }
 
@@ -78,7 +110,9 @@ test('the page loads under its CSP with no console errors, and records first pai
     frame: performance.getEntriesByName('ae-first-frame')[0].startTime,
     domContentLoaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,
   }));
-  console.log(`# first paint: heatmaps in the DOM ${t.heatmap.toFixed(1)} ms after navigation start, painted by ${t.frame.toFixed(1)} ms (DOMContentLoaded ${t.domContentLoaded.toFixed(1)} ms)`);
+  console.log(
+    `# first paint: heatmaps in the DOM ${t.heatmap.toFixed(1)} ms after navigation start, painted by ${t.frame.toFixed(1)} ms (DOMContentLoaded ${t.domContentLoaded.toFixed(1)} ms)`,
+  );
   assert.ok(await page.isVisible(ctxOut('river')), 'the river output heatmap is visible');
   assert.deepEqual(problems, []);
   await context.close();
@@ -87,7 +121,11 @@ test('the page loads under its CSP with no console errors, and records first pai
 test('river and finance outputs in the DOM equal the seed (projected and scaled)', async () => {
   const { page, context } = await open();
   for (const name of ['river', 'finance']) {
-    assert.deepEqual(await texts(page, ctxOut(name)), SEED.projected[name].map((r) => r.map(fmt3)), `${name} output text`);
+    assert.deepEqual(
+      await texts(page, ctxOut(name)),
+      SEED.projected[name].map((r) => r.map(fmt3)),
+      `${name} output text`,
+    );
     assertClose(await matrix(page, ctxOut(name)), SEED.projected[name], 5e-4 + 1e-6, `${name} output`);
   }
   await context.close();
@@ -101,22 +139,35 @@ test('raw attention (projections and scaling off) gives the seed’s raw outputs
   await settle(page);
   assert.equal(await page.isVisible(pipe('wq')), false, 'no W_Q to show without projections');
   assert.match(await page.textContent('section[data-section="pipeline"] [data-step="qkv"] p'), /Projections are off/);
-  await page.waitForFunction(() => document.querySelector('section[data-section="contexts"] table[data-matrix="output"] tbody tr td:nth-of-type(4)'));
+  await page.waitForFunction(() =>
+    document.querySelector('section[data-section="contexts"] table[data-matrix="output"] tbody tr td:nth-of-type(4)'),
+  );
   for (const name of ['river', 'finance']) {
-    assert.deepEqual(await texts(page, ctxOut(name)), SEED.raw[name].map((r) => r.map(fmt3)), `${name} raw output text`);
+    assert.deepEqual(
+      await texts(page, ctxOut(name)),
+      SEED.raw[name].map((r) => r.map(fmt3)),
+      `${name} raw output text`,
+    );
   }
   await context.close();
 });
 
 test('the “bank” cosine similarities are shown: 1.000, 1.000, then the engine’s value', async () => {
   const { page, context } = await open();
-  const cos = (kind) => page.$eval(`td[data-cos="${kind}"][data-word="bank"]`, (td) => ({ text: td.textContent, value: Number(td.dataset.value) }));
+  const cos = (kind) =>
+    page.$eval(`td[data-cos="${kind}"][data-word="bank"]`, (td) => ({
+      text: td.textContent,
+      value: Number(td.dataset.value),
+    }));
   assert.equal((await cos('embedding')).text, '1.000');
   assert.equal((await cos('linear')).text, '1.000');
   const expected = await page.evaluate(() => {
     const { engine, store } = window.__explorer;
     const s = store.get();
-    const run = (tokens) => engine.attend({ x: tokens.map((w) => s.vocab[w]), wq: s.weights.wq, wk: s.weights.wk, wv: s.weights.wv }).get('output')[1];
+    const run = (tokens) =>
+      engine
+        .attend({ x: tokens.map((w) => s.vocab[w]), wq: s.weights.wq, wk: s.weights.wk, wv: s.weights.wv })
+        .get('output')[1];
     return engine.cosine(run(s.contexts.river), run(s.contexts.finance));
   });
   const shown = await cos('attention');
@@ -128,17 +179,33 @@ test('the “bank” cosine similarities are shown: 1.000, 1.000, then the engin
 
 test('the causal mask turns the upper triangle of the weights into masked cells', async () => {
   const { page, context } = await open();
-  const flags = () => page.$eval(pipe('weights'), (t) => [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.classList.contains('ae-masked'))));
-  assert.deepEqual(await flags(), [[false, false, false], [false, false, false], [false, false, false]]);
+  const flags = () =>
+    page.$eval(pipe('weights'), (t) =>
+      [...t.querySelectorAll('tbody tr')].map((tr) =>
+        [...tr.querySelectorAll('td')].map((td) => td.classList.contains('ae-masked')),
+      ),
+    );
+  assert.deepEqual(await flags(), [
+    [false, false, false],
+    [false, false, false],
+    [false, false, false],
+  ]);
   await page.getByLabel('Causal mask').check();
   await page.waitForFunction((sel) => document.querySelector(sel + ' td.ae-masked'), pipe('weights'));
-  assert.deepEqual(await flags(), [[false, true, true], [false, false, true], [false, false, false]]);
+  assert.deepEqual(await flags(), [
+    [false, true, true],
+    [false, false, true],
+    [false, false, false],
+  ]);
   const w = await matrix(page, pipe('weights'));
   assert.deepEqual([w[0][1], w[0][2], w[1][2]], [0, 0, 0], 'masked weights are exactly 0');
   assert.equal(w[0][0], 1, 'the first token can only attend to itself');
   const masked = await matrix(page, pipe('masked'));
   assert.deepEqual([masked[0][1], masked[0][2], masked[1][2]], [-Infinity, -Infinity, -Infinity]);
-  assert.equal(await page.$eval(pipe('masked') + ' tbody tr td:nth-of-type(2)', (td) => td.textContent), '\u2212\u221e');
+  assert.equal(
+    await page.$eval(pipe('masked') + ' tbody tr td:nth-of-type(2)', (td) => td.textContent),
+    '\u2212\u221e',
+  );
   await context.close();
 });
 
@@ -158,7 +225,13 @@ test('typing into a W_Q cell recomputes scores and outputs as the engine does fo
     wq[0][0] = 2.5;
     const out = {};
     for (const name of ['river', 'finance']) {
-      const t = engine.attend({ x: s.contexts[name].map((w) => s.vocab[w]), wq, wk: s.weights.wk, wv: s.weights.wv, scale: true });
+      const t = engine.attend({
+        x: s.contexts[name].map((w) => s.vocab[w]),
+        wq,
+        wk: s.weights.wk,
+        wv: s.weights.wv,
+        scale: true,
+      });
       out[name] = { scores: t.get('scores')[0], output: t.get('output') };
     }
     return out;
@@ -180,7 +253,11 @@ test('dragging a W_K cell scrubs it and recomputes while dragging; frame time is
   await page.evaluate(() => {
     window.__frames = [];
     let last = performance.now();
-    const tick = (t) => { window.__frames.push(t - last); last = t; if (window.__frames.length < 400) requestAnimationFrame(tick); };
+    const tick = (t) => {
+      window.__frames.push(t - last);
+      last = t;
+      if (window.__frames.length < 400) requestAnimationFrame(tick);
+    };
     requestAnimationFrame(tick);
   });
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
@@ -199,10 +276,15 @@ test('dragging a W_K cell scrubs it and recomputes while dragging; frame time is
   const expected = await page.evaluate(() => {
     const { engine, store } = window.__explorer;
     const s = store.get();
-    return engine.attend({ x: s.contexts.river.map((w) => s.vocab[w]), wq: s.weights.wq, wk: s.weights.wk, wv: s.weights.wv }).get('output');
+    return engine
+      .attend({ x: s.contexts.river.map((w) => s.vocab[w]), wq: s.weights.wq, wk: s.weights.wk, wv: s.weights.wv })
+      .get('output');
   });
   assert.notEqual(expected[0][0], outBefore[0][0]);
-  await page.waitForFunction(([sel, v]) => Math.abs(Number(document.querySelector(sel + ' tbody td').dataset.value) - v) < 1e-6, [ctxOut('river'), expected[0][0]]);
+  await page.waitForFunction(
+    ([sel, v]) => Math.abs(Number(document.querySelector(sel + ' tbody td').dataset.value) - v) < 1e-6,
+    [ctxOut('river'), expected[0][0]],
+  );
   assertClose(await matrix(page, ctxOut('river')), expected, 1e-6, 'river output after the drag');
   await context.close();
 });
@@ -212,22 +294,30 @@ test('slider drag frame time (temperature), recorded not asserted', async () => 
   const r = await page.evaluate(async () => {
     const slider = document.querySelector('input.ae-temperature');
     const { explorer } = window.__explorer;
-    const update = [], frame = [];
+    const update = [],
+      frame = [];
     // A drag: pointer down on the slider, input events, pointer up.
     slider.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, pointerId: 1 }));
     for (let k = 0; k < 120; k++) {
       const t0 = performance.now();
       slider.value = String(0.5 + (k % 40) * 0.05);
       slider.dispatchEvent(new Event('input', { bubbles: true }));
-      explorer.flush();                               // engine + DOM update, as the next frame would run it
-      void document.body.offsetHeight;                // plus style and layout
+      explorer.flush(); // engine + DOM update, as the next frame would run it
+      void document.body.offsetHeight; // plus style and layout
       update.push(performance.now() - t0);
       const f0 = performance.now();
       await new Promise((res) => requestAnimationFrame(() => res()));
       frame.push(performance.now() - f0);
     }
     slider.dispatchEvent(new PointerEvent('pointerup', { bubbles: true, pointerId: 1 }));
-    const stats = (xs) => { const s = xs.slice().sort((a, b) => a - b); return { mean: xs.reduce((a, b) => a + b, 0) / xs.length, p95: s[Math.floor(s.length * 0.95)], max: s[s.length - 1] }; };
+    const stats = (xs) => {
+      const s = xs.slice().sort((a, b) => a - b);
+      return {
+        mean: xs.reduce((a, b) => a + b, 0) / xs.length,
+        p95: s[Math.floor(s.length * 0.95)],
+        max: s[s.length - 1],
+      };
+    };
     return { update: stats(update), frame: stats(frame) };
   });
   const f = (s) => `mean ${s.mean.toFixed(2)} ms, p95 ${s.p95.toFixed(2)} ms, max ${s.max.toFixed(2)} ms`;
@@ -239,27 +329,50 @@ test('slider drag frame time (temperature), recorded not asserted', async () => 
 test('the stepper walks the loops to the final output row (buttons and keyboard)', async () => {
   const { page, context } = await open();
   const section = 'section[data-section="loops"]';
-  const pendingRows = () => page.$eval(`${section} table[data-matrix="loop-output"]`, (t) => [...t.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('td').classList.contains('ae-pending')));
+  const pendingRows = () =>
+    page.$eval(`${section} table[data-matrix="loop-output"]`, (t) =>
+      [...t.querySelectorAll('tbody tr')].map((tr) => tr.querySelector('td').classList.contains('ae-pending')),
+    );
   assert.deepEqual(await pendingRows(), [true, true, true]);
-  const at = (n) => page.waitForFunction(([s, k]) => document.querySelector(s + ' .ae-position').textContent === `Step ${k} of 15`, [section, n]);
+  const at = (n) =>
+    page.waitForFunction(
+      ([s, k]) => document.querySelector(s + ' .ae-position').textContent === `Step ${k} of 15`,
+      [section, n],
+    );
   const step = page.getByRole('button', { name: 'Step forward' });
-  await step.click(); await at(1);
-  await step.click(); await at(2);
-  const now = await page.$$eval(`${section} td.ae-now`, (tds) => tds.map((td) => `${td.closest('table').dataset.matrix}:${td.dataset.row},${td.dataset.col}`));
+  await step.click();
+  await at(1);
+  await step.click();
+  await at(2);
+  const now = await page.$$eval(`${section} td.ae-now`, (tds) =>
+    tds.map((td) => `${td.closest('table').dataset.matrix}:${td.dataset.row},${td.dataset.col}`),
+  );
   assert.deepEqual(now, ['loop-scores:0,1'], 'the cell being computed is outlined');
-  for (let k = 3; k <= 5; k++) { await step.click(); await at(k); }   // 3 scores, softmax, sum: row 0 done
+  for (let k = 3; k <= 5; k++) {
+    await step.click();
+    await at(k);
+  } // 3 scores, softmax, sum: row 0 done
   assert.deepEqual(await pendingRows(), [false, true, true]);
   assert.match(await page.textContent(`${section} .ae-narration`), /Output row “stream”/);
-  await page.keyboard.press('ArrowRight');           // focus is on the Step button, inside the section
+  await page.keyboard.press('ArrowRight'); // focus is on the Step button, inside the section
   await at(6);
   await page.getByRole('button', { name: 'Step back' }).click();
   await at(5);
   await page.selectOption(`${section} select`, '4');
   await page.getByRole('button', { name: 'Play' }).click();
-  await page.waitForFunction((s) => /Step 15 of 15/.test(document.querySelector(s + ' .ae-position').textContent), section, { timeout: 10000 });
+  await page.waitForFunction(
+    (s) => /Step 15 of 15/.test(document.querySelector(s + ' .ae-position').textContent),
+    section,
+    { timeout: 10000 },
+  );
   assert.deepEqual(await pendingRows(), [false, false, false]);
   assert.match(await page.textContent(`${section} .ae-narration`), /last row/);
-  assertClose(await matrix(page, `${section} table[data-matrix="loop-output"]`), SEED.projected.river, 5e-4 + 1e-6, 'stepper output');
+  assertClose(
+    await matrix(page, `${section} table[data-matrix="loop-output"]`),
+    SEED.projected.river,
+    5e-4 + 1e-6,
+    'stepper output',
+  );
   await context.close();
 });
 
@@ -272,7 +385,9 @@ test('hovering and focusing a cell explain it and highlight its sources', async 
   assert.match(text, /score\[1\]\[0\]/);
   assert.match(text, /0\.840 × 1\.230 \+ 0\.840 × 0\.030/, 'the dot-product terms of q(bank)·k(stream)');
   assert.match(text, /= 1\.058/);
-  const src = await page.$$eval(`${pipe('q')} td.ae-src`, (tds) => tds.map((td) => `${td.dataset.row},${td.dataset.col}`));
+  const src = await page.$$eval(`${pipe('q')} td.ae-src`, (tds) =>
+    tds.map((td) => `${td.dataset.row},${td.dataset.col}`),
+  );
   assert.deepEqual(src, ['1,0', '1,1'], 'the query row of “bank” is highlighted');
   // keyboard: focus the weights table and move with the arrows
   await page.focus(pipe('weights') + ' td[tabindex="0"]');
@@ -311,10 +426,14 @@ test('editing tokens and words, bounds, and engine errors show visible notices',
   await page.getByRole('button', { name: 'Add word' }).click();
   await page.getByLabel('Add', { exact: true }).first().selectOption('water');
   await page.getByRole('button', { name: 'Add to river' }).click();
-  await page.waitForFunction(() => /river: stream bank mud water/.test(document.querySelector('.ae-context h3').textContent));
+  await page.waitForFunction(() =>
+    /river: stream bank mud water/.test(document.querySelector('.ae-context h3').textContent),
+  );
   assert.equal((await matrix(page, ctxOut('river'))).length, 4);
   await page.getByRole('button', { name: 'Move “water” (token 4 of river) earlier' }).click();
-  await page.waitForFunction(() => /river: stream bank water mud/.test(document.querySelector('.ae-context h3').textContent));
+  await page.waitForFunction(() =>
+    /river: stream bank water mud/.test(document.querySelector('.ae-context h3').textContent),
+  );
   await page.getByRole('button', { name: 'Remove “stream” (token 1) from river' }).click();
   await page.waitForFunction(() => /river: bank water mud/.test(document.querySelector('.ae-context h3').textContent));
   // too many tokens
@@ -325,13 +444,18 @@ test('editing tokens and words, bounds, and engine errors show visible notices',
   assert.match(await notice.textContent(), /at most 16 tokens/);
   // an engine error (heads that do not divide dk) keeps the page and shows the message
   const kept = await texts(page, ctxOut('finance'));
-  await page.evaluate(() => { const s = window.__explorer.store; s.set({ ...s.get(), options: { ...s.get().options, heads: 3 } }); });
+  await page.evaluate(() => {
+    const s = window.__explorer.store;
+    s.set({ ...s.get(), options: { ...s.get().options, heads: 3 } });
+  });
   await page.waitForFunction(() => /engine could not compute/.test(document.querySelector('.ae-notice').textContent));
   assert.match(await notice.textContent(), /heads/);
   assert.deepEqual(await texts(page, ctxOut('finance')), kept, 'the last good output stays on the page');
   // reset
   await page.getByRole('button', { name: 'Reset to the seed example' }).click();
-  await page.waitForFunction(() => /river: stream bank mud$/.test(document.querySelector('.ae-context h3').textContent));
+  await page.waitForFunction(() =>
+    /river: stream bank mud$/.test(document.querySelector('.ae-context h3').textContent),
+  );
   await page.waitForFunction(() => document.querySelector('.ae-notice').hidden);
   assert.deepEqual(problems, []);
   await context.close();
@@ -342,7 +466,13 @@ test('heads, dropout, kernel, formula and causal averaging views', async () => {
   await page.getByRole('button', { name: 'Split into 2 heads' }).click();
   await settle(page);
   await page.waitForSelector('section[data-section="heads"] table[data-matrix="head-1-weights"]');
-  assert.equal(await page.$eval('section[data-section="heads"] table[data-matrix="merged"] thead th:nth-of-type(4)', (th) => th.className), 'ae-head-1');
+  assert.equal(
+    await page.$eval(
+      'section[data-section="heads"] table[data-matrix="merged"] thead th:nth-of-type(4)',
+      (th) => th.className,
+    ),
+    'ae-head-1',
+  );
   const st = await page.evaluate(() => window.__explorer.store.get().options.heads);
   assert.equal(st, 2);
   await page.getByLabel('Show head').selectOption('1');
@@ -350,22 +480,39 @@ test('heads, dropout, kernel, formula and causal averaging views', async () => {
   assert.match(await page.textContent(pipe('q') + ' caption'), /head 1 of 2/);
   // dropout
   await page.getByLabel('training').check();
-  await page.$eval('input[type="range"]:not(.ae-temperature)', (el) => { el.value = '0.5'; el.dispatchEvent(new Event('input', { bubbles: true })); });
+  await page.$eval('input[type="range"]:not(.ae-temperature)', (el) => {
+    el.value = '0.5';
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  });
   await page.waitForSelector(pipe('dropped'), { state: 'visible' });
   const d = await matrix(page, pipe('dropped'));
-  assert.ok(d.flat().every((v) => v === 0 || v > 0), 'dropout keeps or zeroes');
-  assert.ok(d.flat().some((v) => v === 0), 'p = 0.5 drops something in 9 weights with seed 0');
+  assert.ok(
+    d.flat().every((v) => v === 0 || v > 0),
+    'dropout keeps or zeroes',
+  );
+  assert.ok(
+    d.flat().some((v) => v === 0),
+    'p = 0.5 drops something in 9 weights with seed 0',
+  );
   // kernel and timing
   await page.getByLabel('Kernel').selectOption('reference');
   await page.waitForFunction(() => /reference kernel/.test(document.querySelector('.ae-timing').textContent));
   console.log('# ' + (await page.textContent('.ae-timing')));
   // formula: MathML for the selected row; clicking a weights cell picks its row
   await page.waitForSelector('section[data-section="formula"] .ae-math-steps math');
-  assert.equal(await page.$eval('section[data-section="formula"] select', (s) => s.value), '1', 'the shared word’s row by default');
+  assert.equal(
+    await page.$eval('section[data-section="formula"] select', (s) => s.value),
+    '1',
+    'the shared word’s row by default',
+  );
   await page.click(pipe('weights') + ' tbody tr:nth-child(3) td');
   await page.waitForFunction(() => document.querySelector('section[data-section="formula"] select').value === '2');
-  await page.waitForFunction(() => /output_\{2\}|output2/.test(document.querySelector('section[data-section="formula"] .ae-math-steps').textContent));
-  const tex = await page.$$eval('section[data-section="formula"] .ae-math-steps annotation', (a) => a.map((x) => x.textContent).join('\n'));
+  await page.waitForFunction(() =>
+    /output_\{2\}|output2/.test(document.querySelector('section[data-section="formula"] .ae-math-steps').textContent),
+  );
+  const tex = await page.$$eval('section[data-section="formula"] .ae-math-steps annotation', (a) =>
+    a.map((x) => x.textContent).join('\n'),
+  );
   const w = await matrix(page, pipe('weights'));
   assert.ok(tex.includes(w[2].map((v) => v.toFixed(3)).join(' & ')), `the formula shows row 2 of the weights (${tex})`);
   // causal averaging: three forms shown equal
@@ -385,15 +532,22 @@ test('the URL hash follows the state and restores it', async () => {
 });
 
 test('at 360 px nothing overflows horizontally (phone screenshot)', async () => {
-  const { page, problems, context } = await open({ viewport: { width: 360, height: 780 }, hasTouch: true, isMobile: true });
+  const { page, problems, context } = await open({
+    viewport: { width: 360, height: 780 },
+    hasTouch: true,
+    isMobile: true,
+  });
   const { scroll, inner, wide } = await page.evaluate(() => ({
     scroll: document.documentElement.scrollWidth,
     inner: window.innerWidth,
     // elements sticking out of the viewport (not inside a horizontal scroller)
-    wide: [...document.querySelectorAll('.ae-root *')].filter((el) => {
-      const r = el.getBoundingClientRect();
-      return r.right > window.innerWidth + 0.5 && !el.closest('.ae-hm-scroll, .ae-math') && r.width > 0;
-    }).map((el) => el.tagName + '.' + el.className).slice(0, 5),
+    wide: [...document.querySelectorAll('.ae-root *')]
+      .filter((el) => {
+        const r = el.getBoundingClientRect();
+        return r.right > window.innerWidth + 0.5 && !el.closest('.ae-hm-scroll, .ae-math') && r.width > 0;
+      })
+      .map((el) => el.tagName + '.' + el.className)
+      .slice(0, 5),
   }));
   assert.equal(scroll, inner, `page scroll width ${scroll} > ${inner}: ${wide.join(', ')}`);
   assert.deepEqual(wide, []);
@@ -404,7 +558,10 @@ test('at 360 px nothing overflows horizontally (phone screenshot)', async () => 
   // the largest example: 16 tokens, 2 heads; wide tables scroll inside their own box
   await page.evaluate(() => {
     const s = window.__explorer.store;
-    s.set({ ...s.get(), contexts: { ...s.get().contexts, river: Array.from({ length: 16 }, (_, i) => ['stream', 'bank', 'mud'][i % 3]) } });
+    s.set({
+      ...s.get(),
+      contexts: { ...s.get().contexts, river: Array.from({ length: 16 }, (_, i) => ['stream', 'bank', 'mud'][i % 3]) },
+    });
   });
   await page.getByRole('button', { name: 'Split into 2 heads' }).click();
   await settle(page);
@@ -415,17 +572,28 @@ test('at 360 px nothing overflows horizontally (phone screenshot)', async () => 
   await context.close();
 });
 
-for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 360]]) {
+for (const [scheme, width] of [
+  ['light', 1280],
+  ['dark', 1280],
+  ['light', 360],
+]) {
   test(`axe-core reports no violations (${scheme}, ${width} px)`, async () => {
     // axe is injected as a script, which the page's CSP would block: bypass CSP for this check.
     const { page, context } = await open({ colorScheme: scheme, bypassCSP: true, viewport: { width, height: 900 } });
     assert.equal(await page.$eval('.ae-root', (el) => el.dataset.theme), scheme, 'the theme follows the system');
-    await page.getByLabel('Causal mask').check();      // include masked cells
-    await page.hover(pipe('scores') + ' tbody td');    // and an open explanation
+    await page.getByLabel('Causal mask').check(); // include masked cells
+    await page.hover(pipe('scores') + ' tbody td'); // and an open explanation
     await page.addScriptTag({ path: AXE });
     const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-    const summary = result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')})`);
-    if (width > 360) await page.screenshot({ path: path.join(SHOTS, scheme === 'dark' ? 'dark.png' : 'desktop.png'), fullPage: true });
+    const summary = result.violations.map(
+      (v) =>
+        `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(' | ')})`,
+    );
+    if (width > 360)
+      await page.screenshot({ path: path.join(SHOTS, scheme === 'dark' ? 'dark.png' : 'desktop.png'), fullPage: true });
     assert.deepEqual(summary, []);
     await context.close();
   });
@@ -439,27 +607,42 @@ test('mountExplorer renders into a shadow root, only the views asked for', async
     const host = document.createElement('div');
     document.body.append(host);
     const shadow = host.attachShadow({ mode: 'open' });
-    const state = { ...structuredClone(store.get()), view: ['weights', 'contexts'], focus: 'finance', example: 'finance' };
+    const state = {
+      ...structuredClone(store.get()),
+      view: ['weights', 'contexts'],
+      focus: 'finance',
+      example: 'finance',
+    };
     const ex = mountExplorer(shadow, { state, engine, chrome: false });
     await ex.rendered;
     const visible = (sel) => [...shadow.querySelectorAll(sel)].filter((el) => !el.closest('[hidden]')).length;
     const out = {
       weights: visible('table[data-matrix="weights"][data-context="finance"]'),
-      outputs: [...shadow.querySelectorAll('section[data-section="contexts"] table[data-matrix="output"]')].filter((el) => !el.closest('[hidden]')).map((t) => t.dataset.context),
+      outputs: [...shadow.querySelectorAll('section[data-section="contexts"] table[data-matrix="output"]')]
+        .filter((el) => !el.closest('[hidden]'))
+        .map((t) => t.dataset.context),
       scores: visible('table[data-matrix="scores"]'),
       header: shadow.querySelectorAll('header').length,
       controls: shadow.querySelectorAll('[data-section="controls"]').length,
-      values: [...shadow.querySelectorAll('section[data-section="pipeline"] table[data-matrix="weights"] td')].map((td) => Number(td.dataset.value)),
+      values: [...shadow.querySelectorAll('section[data-section="pipeline"] table[data-matrix="weights"] td')].map(
+        (td) => Number(td.dataset.value),
+      ),
     };
     ex.destroy();
     out.after = shadow.childElementCount;
     return out;
   });
-  assert.deepEqual({ ...r, values: undefined }, { weights: 1, outputs: ['finance'], scores: 0, header: 0, controls: 0, values: undefined, after: 0 });
+  assert.deepEqual(
+    { ...r, values: undefined },
+    { weights: 1, outputs: ['finance'], scores: 0, header: 0, controls: 0, values: undefined, after: 0 },
+  );
   const expected = await page.evaluate(() => {
     const { engine, store } = window.__explorer;
     const s = store.get();
-    return engine.attend({ x: s.contexts.finance.map((w) => s.vocab[w]), wq: s.weights.wq, wk: s.weights.wk, wv: s.weights.wv }).get('weights')[0].flat();
+    return engine
+      .attend({ x: s.contexts.finance.map((w) => s.vocab[w]), wq: s.weights.wq, wk: s.weights.wk, wv: s.weights.wv })
+      .get('weights')[0]
+      .flat();
   });
   assertClose([r.values], [expected], 1e-7, 'finance weights in the shadow root');
   assert.deepEqual(problems, []);

@@ -35,7 +35,10 @@ const EMBED = () => `${server.url}web/embed.html`;
 async function openExplorer(hash = '') {
   const opened = await openPage(browser, null);
   const dialogs = [];
-  opened.page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+  opened.page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    d.dismiss().catch(() => {});
+  });
   await opened.page.goto(PAGE() + hash);
   await opened.page.evaluate(() => window.__explorer.ready);
   await opened.page.waitForFunction(() => document.querySelectorAll('#app table[data-matrix]').length > 0);
@@ -60,9 +63,20 @@ function edited() {
 
 /** Visible heatmaps of the main page: {matrix/context: [[data-value]]}. */
 function tables(page, root = '#app') {
-  return page.evaluate((sel) => Object.fromEntries([...document.querySelectorAll(`${sel} table[data-matrix]`)]
-    .filter((t) => t.offsetParent)
-    .map((t) => [`${t.dataset.matrix}/${t.dataset.context || ''}`, [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => td.dataset.value))])), root);
+  return page.evaluate(
+    (sel) =>
+      Object.fromEntries(
+        [...document.querySelectorAll(`${sel} table[data-matrix]`)]
+          .filter((t) => t.offsetParent)
+          .map((t) => [
+            `${t.dataset.matrix}/${t.dataset.context || ''}`,
+            [...t.querySelectorAll('tbody tr')].map((tr) =>
+              [...tr.querySelectorAll('td.ae-cell')].map((td) => td.dataset.value),
+            ),
+          ]),
+      ),
+    root,
+  );
 }
 
 test('SharedLink_RestoresAnEditedStateExactly', async () => {
@@ -88,9 +102,18 @@ test('SharedLink_RestoresAnEditedStateExactly', async () => {
 test('BackAndForward_MoveBetweenLinkedStates', async () => {
   const { page, context } = await openExplorer();
   const one = { ...structuredClone(defaults), options: { ...defaults.options, causal: true } };
-  const two = { ...structuredClone(defaults), options: { ...defaults.options, causal: true, temperature: 3 }, focus: 'finance' };
+  const two = {
+    ...structuredClone(defaults),
+    options: { ...defaults.options, causal: true, temperature: 3 },
+    focus: 'finance',
+  };
   for (const s of [one, two]) {
-    await page.evaluate((h) => { location.hash = h; }, encodeState(s, defaults));
+    await page.evaluate(
+      (h) => {
+        location.hash = h;
+      },
+      encodeState(s, defaults),
+    );
     await page.waitForTimeout(150);
   }
   const get = () => page.evaluate(() => window.__explorer.store.get());
@@ -107,14 +130,15 @@ test('BackAndForward_MoveBetweenLinkedStates', async () => {
 test('HashSync_EditsMakeHistoryEntriesAndBackRestoresThem', async () => {
   const { page, context } = await openPage(browser, `${server.url}tests/e2e/pages/hash-sync.html`);
   await page.evaluate(() => window.__sync);
-  const set = (patch) => page.evaluate(async (p) => {
-    const { store } = await window.__sync;
-    store.set((s) => ({ ...s, ...p, options: { ...s.options, ...(p.options || {}) } }));
-  }, patch);
+  const set = (patch) =>
+    page.evaluate(async (p) => {
+      const { store } = await window.__sync;
+      store.set((s) => ({ ...s, ...p, options: { ...s.options, ...(p.options || {}) } }));
+    }, patch);
   const get = () => page.evaluate(async () => (await window.__sync).store.get());
   const startLength = await page.evaluate(() => history.length);
   await set({ options: { causal: true } });
-  await page.waitForTimeout(1300);   // longer than the fixture's burstMs (1000)
+  await page.waitForTimeout(1300); // longer than the fixture's burstMs (1000)
   const afterOne = await get();
   // A drag: many changes in one burst make one history entry.
   for (let i = 1; i <= 10; i++) {
@@ -124,7 +148,11 @@ test('HashSync_EditsMakeHistoryEntriesAndBackRestoresThem', async () => {
   await page.waitForTimeout(1300);
   const afterDrag = await get();
   assert.equal(afterDrag.options.temperature, 2);
-  assert.equal(await page.evaluate(() => history.length), startLength + 2, 'one entry for the toggle, one for the drag');
+  assert.equal(
+    await page.evaluate(() => history.length),
+    startLength + 2,
+    'one entry for the toggle, one for the drag',
+  );
   await page.goBack();
   await page.waitForTimeout(200);
   assert.deepEqual(await get(), afterOne);
@@ -137,9 +165,14 @@ test('HashSync_EditsMakeHistoryEntriesAndBackRestoresThem', async () => {
   await page.waitForTimeout(200);
   assert.deepEqual(await get(), afterDrag);
   // A bad hash typed into the address bar: the notice, and the defaults for the bad part.
-  await page.evaluate(() => { location.hash = '#1!!!'; });
+  await page.evaluate(() => {
+    location.hash = '#1!!!';
+  });
   await page.waitForTimeout(200);
-  const notice = await page.evaluate(() => ({ hidden: document.getElementById('notice').hidden, text: document.getElementById('notice').textContent }));
+  const notice = await page.evaluate(() => ({
+    hidden: document.getElementById('notice').hidden,
+    text: document.getElementById('notice').textContent,
+  }));
   assert.equal(notice.hidden, false);
   assert.match(notice.text, /hash: not base64url text/);
   assert.deepEqual(await get(), defaults);
@@ -156,7 +189,12 @@ function hostileTokenState() {
   const vocab = { ...defaults.vocab };
   for (const t of HOSTILE_TOKENS) vocab[t] = [0.5, 0.5, 0.5, 0.5];
   // The bad theme makes the link raise a notice; the tokens themselves are valid data.
-  return { vocab, contexts: { river: ['stream', ...HOSTILE_TOKENS], finance: ['money', 'bank', 'loan'] }, theme: '<b>neon</b>', focus: 'river' };
+  return {
+    vocab,
+    contexts: { river: ['stream', ...HOSTILE_TOKENS], finance: ['money', 'bank', 'loan'] },
+    theme: '<b>neon</b>',
+    focus: 'river',
+  };
 }
 
 const MALFORMED = {
@@ -164,15 +202,17 @@ const MALFORMED = {
   'not base64': '1@@@###',
   'wrong sizes': b64(JSON.stringify({ vocab: { a: [1, 2, 3] }, weights: { wq: [[1]] } })),
   'non-finite': b64('{"vocab": {"stream": [1e999, 0, 0, 0.3]}, "options": {"temperature": -1e999}}'),
-  'huge': `1${'A'.repeat(LIMITS.hashChars + 100)}`,
-  'script in a field': b64(JSON.stringify({ example: '<script>window.__pwned=1</script>', view: ['<img src=x onerror=window.__pwned=1>'] })),
+  huge: `1${'A'.repeat(LIMITS.hashChars + 100)}`,
+  'script in a field': b64(
+    JSON.stringify({ example: '<script>window.__pwned=1</script>', view: ['<img src=x onerror=window.__pwned=1>'] }),
+  ),
   'proto pollution': b64('{"__proto__": {"polluted": 1}, "options": {"__proto__": {"polluted": 1}}}'),
 };
 
 async function assertInert(page, where) {
   const out = await page.evaluate(() => ({
     pwned: window.__pwned,
-    polluted: ({}).polluted,
+    polluted: {}.polluted,
     imgs: document.querySelectorAll('img').length,
     scripts: [...document.querySelectorAll('script')].filter((s) => !s.src).length,
     tables: document.querySelectorAll('table[data-matrix]').length,
@@ -187,7 +227,10 @@ async function assertInert(page, where) {
 test('HostileHashes_ShowTheNoticeAndTheDefaultsOnTheMainPage', async () => {
   for (const [name, hash] of Object.entries(MALFORMED)) {
     const { page, context, dialogs } = await openExplorer(`#${hash}`);
-    const notice = await page.evaluate(() => { const n = document.querySelector('.ae-notice'); return { hidden: n.hidden, text: n.textContent }; });
+    const notice = await page.evaluate(() => {
+      const n = document.querySelector('.ae-notice');
+      return { hidden: n.hidden, text: n.textContent };
+    });
     assert.equal(notice.hidden, false, `${name}: the notice is visible`);
     assert.match(notice.text, /link held values/, name);
     await assertInert(page, name);
@@ -200,11 +243,18 @@ test('HostileHashes_ShowTheNoticeAndTheDefaultsOnTheMainPage', async () => {
 
 test('HostileTokenNames_RenderAsTextOnTheMainPage', async () => {
   const { page, context, dialogs } = await openExplorer(`#${encodeState(hostileTokenState())}`);
-  const out = await page.evaluate((tokens) => ({
-    notice: document.querySelector('.ae-notice').textContent,
-    labels: tokens.map((t) => [...document.querySelectorAll('#app th, #app label, #app span, #app option')].some((n) => n.textContent.trim() === t)),
-    contexts: window.__explorer.store.get().contexts.river,
-  }), HOSTILE_TOKENS);
+  const out = await page.evaluate(
+    (tokens) => ({
+      notice: document.querySelector('.ae-notice').textContent,
+      labels: tokens.map((t) =>
+        [...document.querySelectorAll('#app th, #app label, #app span, #app option')].some(
+          (n) => n.textContent.trim() === t,
+        ),
+      ),
+      contexts: window.__explorer.store.get().contexts.river,
+    }),
+    HOSTILE_TOKENS,
+  );
   assert.match(out.notice, /theme/);
   assert.deepEqual(out.contexts, ['stream', ...HOSTILE_TOKENS]);
   assert.deepEqual(out.labels, [true, true, true], 'each token name is shown verbatim as text');
@@ -218,14 +268,23 @@ test('HostileHashes_OnTheIframeView', async () => {
   for (const [name, hash] of Object.entries(cases)) {
     const { page, context } = await openPage(browser, null);
     const dialogs = [];
-    page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss().catch(() => {}); });
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      d.dismiss().catch(() => {});
+    });
     await page.goto(`${EMBED()}#${hash}`);
     await page.evaluate(() => window.__embed.ready);
-    const notice = await page.evaluate(() => { const n = document.querySelector('.ae-notice'); return { hidden: n.hidden, text: n.textContent }; });
+    const notice = await page.evaluate(() => {
+      const n = document.querySelector('.ae-notice');
+      return { hidden: n.hidden, text: n.textContent };
+    });
     assert.equal(notice.hidden, false, `${name}: the notice is visible`);
     await assertInert(page, `embed ${name}`);
     if (name === 'hostile tokens') {
-      const shown = await page.evaluate((tokens) => tokens.map((t) => [...document.querySelectorAll('th')].some((n) => n.textContent.trim() === t)), HOSTILE_TOKENS);
+      const shown = await page.evaluate(
+        (tokens) => tokens.map((t) => [...document.querySelectorAll('th')].some((n) => n.textContent.trim() === t)),
+        HOSTILE_TOKENS,
+      );
       assert.deepEqual(shown, [true, true, true]);
     }
     assert.deepEqual(dialogs, []);

@@ -33,7 +33,11 @@ test.after(async () => {
 const withOptions = (options) => ({ ...defaults, options: { ...defaults.options, ...options } });
 
 async function open(state, contextOptions = {}) {
-  const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 }, acceptDownloads: true, ...contextOptions });
+  const o = await openPage(browser, null, {
+    viewport: { width: 1280, height: 900 },
+    acceptDownloads: true,
+    ...contextOptions,
+  });
   await o.page.goto(`${server.url}#${encodeState(state, defaults)}`);
   await o.page.evaluate(() => window.__explorer.ready);
   await o.page.waitForSelector('section[data-section="lines"] .ae-line', { state: 'attached' });
@@ -61,7 +65,8 @@ test('Lines_WidthsAndOpacitiesAreTheEnginesWeights', async () => {
     const { page, context } = await open(state);
     const weights = engine.attend(attendArgs(state, state.contexts.river)).get('weights');
     const lines = await readLines(page);
-    const H = weights.length, T = weights[0].length;
+    const H = weights.length,
+      T = weights[0].length;
     const expected = [];
     for (let h = 0; h < H; h++)
       for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) if (!(options.causal && j > i)) expected.push([h, i, j]);
@@ -83,7 +88,10 @@ test('Lines_IsolatingATokenHidesTheOthersLines', async () => {
   // Pointer: hovering the query "bank" (row 1) leaves only its three lines.
   await page.hover(`${svg} .ae-lines-token[data-side="query"][data-index="1"]`);
   let lines = await readLines(page);
-  assert.deepEqual(lines.filter((l) => !l.hidden).map((l) => l.i), [1, 1, 1]);
+  assert.deepEqual(
+    lines.filter((l) => !l.hidden).map((l) => l.i),
+    [1, 1, 1],
+  );
   const status = await page.textContent('section[data-section="lines"] .ae-lines-status');
   const weights = engine.attend(attendArgs(defaults, defaults.contexts.river)).get('weights');
   assert.match(status, new RegExp(`“bank” attends to: stream ${weights[0][1][0].toFixed(2)}`));
@@ -95,7 +103,11 @@ test('Lines_IsolatingATokenHidesTheOthersLines', async () => {
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
   lines = await readLines(page);
-  assert.deepEqual(lines.filter((l) => !l.hidden).map((l) => l.j), [2, 2, 2], 'only the lines into “mud”');
+  assert.deepEqual(
+    lines.filter((l) => !l.hidden).map((l) => l.j),
+    [2, 2, 2],
+    'only the lines into “mud”',
+  );
   await page.keyboard.press('Escape');
   await page.mouse.move(0, 0);
   await page.locator('section[data-section="lines"] h2').click();
@@ -116,11 +128,18 @@ test('Lines_ExportsParseBack', async () => {
   const { page, context } = await open(withOptions({ causal: true }));
   const weights = engine.attend(attendArgs(withOptions({ causal: true }), defaults.contexts.river)).get('weights');
   const save = async (kind) => {
-    const [file] = await Promise.all([page.waitForEvent('download'), page.click(`section[data-section="lines"] button[data-export="${kind}"]`)]);
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.click(`section[data-section="lines"] button[data-export="${kind}"]`),
+    ]);
     return fs.readFileSync(await file.path());
   };
   const svg = (await save('svg')).toString('utf8');
-  const drawn = [...svg.matchAll(/data-head="(\d+)" data-i="(\d+)" data-j="(\d+)" data-weight="([^"]+)"[^>]*stroke-width="([^"]+)" stroke-opacity="([^"]+)"/g)];
+  const drawn = [
+    ...svg.matchAll(
+      /data-head="(\d+)" data-i="(\d+)" data-j="(\d+)" data-weight="([^"]+)"[^>]*stroke-width="([^"]+)" stroke-opacity="([^"]+)"/g,
+    ),
+  ];
   assert.equal(drawn.length, 6, 'causal, T = 3: six lines');
   for (const [, h, i, j, w, width, opacity] of drawn) {
     assert.equal(Math.fround(Number(w)), weights[h][i][j]);
@@ -133,7 +152,8 @@ test('Lines_ExportsParseBack', async () => {
   assert.deepEqual(rows[0], ['head', 'query', 'key', 'weight']);
   assert.equal(rows.length - 1, 6);
   for (const [h, q, k, w] of rows.slice(1)) {
-    const i = defaults.contexts.river.indexOf(q), j = defaults.contexts.river.indexOf(k);
+    const i = defaults.contexts.river.indexOf(q),
+      j = defaults.contexts.river.indexOf(k);
     assert.equal(Math.fround(Number(w)), weights[Number(h)][i][j]);
   }
   await context.close();
@@ -142,7 +162,10 @@ test('Lines_ExportsParseBack', async () => {
 test('Lines_MoveSmoothlyUnlessReducedMotionIsAsked', async () => {
   const duration = async (reducedMotion) => {
     const { page, context } = await open(defaults, { reducedMotion });
-    const d = await page.$eval('section[data-section="lines"] .ae-line', (el) => getComputedStyle(el).transitionDuration);
+    const d = await page.$eval(
+      'section[data-section="lines"] .ae-line',
+      (el) => getComputedStyle(el).transitionDuration,
+    );
     await context.close();
     return d;
   };
@@ -159,14 +182,26 @@ test('Lines_TheElementShowsThePictureAloneWithViewLines', async () => {
     }),
   );
   await page.goto(server.url + 'lines-element.html');
-  await page.waitForFunction(() => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('section[data-section="lines"] .ae-line'), null, { timeout: 20000 });
+  await page.waitForFunction(
+    () =>
+      document.querySelector('attention-explorer')?.shadowRoot?.querySelector('section[data-section="lines"] .ae-line'),
+    null,
+    { timeout: 20000 },
+  );
   const shown = await page.evaluate(() =>
-    [...document.querySelector('attention-explorer').shadowRoot.querySelectorAll('section.ae-section')].filter((s) => !s.hidden).map((s) => s.dataset.section),
+    [...document.querySelector('attention-explorer').shadowRoot.querySelectorAll('section.ae-section')]
+      .filter((s) => !s.hidden)
+      .map((s) => s.dataset.section),
   );
   assert.deepEqual(shown, ['lines']);
-  const caption = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-lines figcaption').textContent);
+  const caption = await page.evaluate(
+    () => document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-lines figcaption').textContent,
+  );
   assert.match(caption, /finance/);
-  assert.deepEqual(problems.filter((p) => !/favicon/.test(p)), []);
+  assert.deepEqual(
+    problems.filter((p) => !/favicon/.test(p)),
+    [],
+  );
   await context.close();
 });
 
@@ -184,7 +219,12 @@ test('Plane_TheArrowsAreQAndK', async () => {
   const { page, context, problems } = await openPlane(defaults);
   const trace = engine.attend(attendArgs(defaults, defaults.contexts.river));
   const arrows = await page.$$eval('section[data-section="plane"] .ae-plane-arrow', (gs) =>
-    gs.map((g) => ({ kind: g.dataset.kind, index: Number(g.dataset.index), x: Number(g.dataset.x), y: Number(g.dataset.y) })),
+    gs.map((g) => ({
+      kind: g.dataset.kind,
+      index: Number(g.dataset.index),
+      x: Number(g.dataset.x),
+      y: Number(g.dataset.y),
+    })),
   );
   assert.equal(arrows.length, 6, 'three queries and three keys');
   for (const a of arrows) {
@@ -192,9 +232,14 @@ test('Plane_TheArrowsAreQAndK', async () => {
     assert.deepEqual([a.x, a.y], [v[0], v[1]], `${a.kind}[${a.index}]`);
   }
   // The table beside it: q·k of the chosen query (bank) with every key, from the engine.
-  const scores = await page.$$eval('section[data-section="plane"] .ae-plane-table:first-of-type td', (tds) => tds.map((td) => td.textContent));
+  const scores = await page.$$eval('section[data-section="plane"] .ae-plane-table:first-of-type td', (tds) =>
+    tds.map((td) => td.textContent),
+  );
   const row = trace.get('scores')[0][1];
-  assert.deepEqual(scores.slice(0, 3), row.map((v) => v.toFixed(3)));
+  assert.deepEqual(
+    scores.slice(0, 3),
+    row.map((v) => v.toFixed(3)),
+  );
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -204,16 +249,22 @@ test('Plane_TheTwoBanksLandApartWithAttentionAndTogetherThroughTheLinearLayer', 
   const read = () =>
     page.evaluate(() => {
       const note = document.querySelector('section[data-section="plane"] .ae-plane-distance');
-      const banks = [...document.querySelectorAll('section[data-section="plane"] .ae-plane-point.ae-plane-shared')].map((g) => [Number(g.dataset.x), Number(g.dataset.y)]);
+      const banks = [...document.querySelectorAll('section[data-section="plane"] .ae-plane-point.ae-plane-shared')].map(
+        (g) => [Number(g.dataset.x), Number(g.dataset.y)],
+      );
       return { distance: Number(note.dataset.distance), banks };
     });
   const attention = await read();
-  const outputs = ['river', 'finance'].map((c) => engine.attend(attendArgs(defaults, defaults.contexts[c])).get('output')[1]);
+  const outputs = ['river', 'finance'].map(
+    (c) => engine.attend(attendArgs(defaults, defaults.contexts[c])).get('output')[1],
+  );
   const want = Math.hypot(...outputs[0].map((v, i) => v - outputs[1][i]));
   assert.ok(Math.abs(attention.distance - want) < 1e-6, `${attention.distance} vs ${want}`);
   assert.ok(attention.distance > 0.5, 'apart with self-attention');
   await page.locator('section[data-section="plane"]').getByLabel('the plain linear layer').check();
-  await page.waitForFunction(() => Number(document.querySelector('section[data-section="plane"] .ae-plane-distance').dataset.distance) === 0);
+  await page.waitForFunction(
+    () => Number(document.querySelector('section[data-section="plane"] .ae-plane-distance').dataset.distance) === 0,
+  );
   const linear = await read();
   assert.equal(linear.banks.length, 2);
   assert.deepEqual(linear.banks[0], linear.banks[1], 'the same point through the plain linear layer');
@@ -233,11 +284,20 @@ test('Plane_TheElementLoadsTheWholeEngineBesideItForThePlane', async () => {
   const fetched = [];
   page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
   await page.goto(dist.url + 'plane-element.html');
-  await page.waitForFunction(() => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('.ae-plane-point'), null, { timeout: 20000 });
+  await page.waitForFunction(
+    () => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('.ae-plane-point'),
+    null,
+    { timeout: 20000 },
+  );
   assert.ok(fetched.includes('/attention-explorer.engine.wasm'), 'the whole engine came from beside the element');
-  const note = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-plane-distance').textContent);
+  const note = await page.evaluate(
+    () => document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-plane-distance').textContent,
+  );
   assert.match(note, /The two “bank”s are 1\.021 apart after self-attention/);
-  assert.deepEqual(problems.filter((p) => !/favicon/.test(p)), []);
+  assert.deepEqual(
+    problems.filter((p) => !/favicon/.test(p)),
+    [],
+  );
   await context.close();
   await dist.close();
 });

@@ -98,17 +98,60 @@ const float* zero_region() {
 }
 
 constexpr int kSpecialDims[] = {
-    0, -1, -3, INT_MIN, INT_MAX, 16, 17, 31, 33, 64, 67,
-    Limits::kMaxTokens, Limits::kMaxTokens + 1, Limits::kMaxWidth, Limits::kMaxWidth + 1,
-    Limits::kMaxBatch, Limits::kMaxBatch + 1, Limits::kMaxHeads, Limits::kMaxHeads + 1,
-    1 << 12, 3 * 4096, 3 * 4096 + 3, 1 << 15, 1 << 20, 1 << 24, 4097,
+    0,
+    -1,
+    -3,
+    INT_MIN,
+    INT_MAX,
+    16,
+    17,
+    31,
+    33,
+    64,
+    67,
+    Limits::kMaxTokens,
+    Limits::kMaxTokens + 1,
+    Limits::kMaxWidth,
+    Limits::kMaxWidth + 1,
+    Limits::kMaxBatch,
+    Limits::kMaxBatch + 1,
+    Limits::kMaxHeads,
+    Limits::kMaxHeads + 1,
+    1 << 12,
+    3 * 4096,
+    3 * 4096 + 3,
+    1 << 15,
+    1 << 20,
+    1 << 24,
+    4097,
 };
 constexpr float kSpecialValues[] = {
-    0.0f, -0.0f, 1.0f, -1.0f, 0.5f,
-    std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
-    std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-    std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min(), 1e-40f, FLT_MIN,
-    FLT_MAX, -FLT_MAX, 1e6f, -1e6f, 1e10f, 1e19f, 1e20f, -1e20f, 1e30f, 3e38f, 1e-30f, 88.0f, -104.0f,
+    0.0f,
+    -0.0f,
+    1.0f,
+    -1.0f,
+    0.5f,
+    std::numeric_limits<float>::quiet_NaN(),
+    -std::numeric_limits<float>::quiet_NaN(),
+    std::numeric_limits<float>::infinity(),
+    -std::numeric_limits<float>::infinity(),
+    std::numeric_limits<float>::denorm_min(),
+    -std::numeric_limits<float>::denorm_min(),
+    1e-40f,
+    FLT_MIN,
+    FLT_MAX,
+    -FLT_MAX,
+    1e6f,
+    -1e6f,
+    1e10f,
+    1e19f,
+    1e20f,
+    -1e20f,
+    1e30f,
+    3e38f,
+    1e-30f,
+    88.0f,
+    -104.0f,
 };
 
 int consume_dim(FuzzedDataProvider& fdp) {
@@ -169,12 +212,8 @@ std::vector<int> consume_shape(FuzzedDataProvider& fdp, std::vector<int> consist
     case 1:
       if (!consistent.empty()) consistent.pop_back();
       break;
-    case 2:
-      consistent.push_back(consume_dim(fdp));
-      break;
-    default:
-      consistent.clear();
-      break;
+    case 2: consistent.push_back(consume_dim(fdp)); break;
+    default: consistent.clear(); break;
   }
   return consistent;
 }
@@ -213,8 +252,10 @@ Tensor consume_tensor(FuzzedDataProvider& fdp, std::vector<int> consistent) {
   for (long long i = 0; i < n; ++i) {
     const float v = palette[(static_cast<uint64_t>(i) * mul + add) % static_cast<uint64_t>(size)] * mul_by;
     t.owned[static_cast<size_t>(i)] = v;
-    if (!std::isfinite(v)) t.finite = false;
-    else t.max_abs = std::max(t.max_abs, static_cast<double>(std::fabs(v)));
+    if (!std::isfinite(v))
+      t.finite = false;
+    else
+      t.max_abs = std::max(t.max_abs, static_cast<double>(std::fabs(v)));
   }
   t.data = t.owned.data();
   return t;
@@ -222,9 +263,10 @@ Tensor consume_tensor(FuzzedDataProvider& fdp, std::vector<int> consistent) {
 
 // attn::Error must name its argument: "name: …" with a known name.
 void check_error_message(const attn::Error& error) {
-  static const char* const kNames[] = {"x", "wq", "wk", "wv", "bq", "bk", "bv", "wqkv", "bqkv", "wo", "bo",
-                                       "heads", "keyPadding", "scale", "temperature", "dropout", "dropoutKeep",
-                                       "kernel", "materialize", "d_k", "d_v", "d_o", "index"};
+  static const char* const kNames[] = {"x",           "wq",    "wk",          "wv",      "bq",          "bk",
+                                       "bv",          "wqkv",  "bqkv",        "wo",      "bo",          "heads",
+                                       "keyPadding",  "scale", "temperature", "dropout", "dropoutKeep", "kernel",
+                                       "materialize", "d_k",   "d_v",         "d_o",     "index"};
   const std::string message = error.what();
   const size_t colon = message.find(':');
   if (colon != std::string::npos) {
@@ -280,7 +322,9 @@ Case consume_case(FuzzedDataProvider& fdp) {
   const int H = consume_dim(fdp);
   // Widths: a multiple of H most of the time, so the deep paths are reached.
   const uint8_t multiple = fdp.ConsumeIntegral<uint8_t>();
-  const auto times = [](int h, int m) { return static_cast<int>(std::clamp<long long>(1LL * h * m, INT_MIN, INT_MAX)); };
+  const auto times = [](int h, int m) {
+    return static_cast<int>(std::clamp<long long>(1LL * h * m, INT_MIN, INT_MAX));
+  };
   const int dk = multiple < 200 ? times(H, 1 + multiple % 4) : consume_dim(fdp);
   const int dv = multiple < 200 ? times(H, 1 + (multiple / 4) % 4) : consume_dim(fdp);
   const int d_o = consume_dim(fdp);
@@ -321,13 +365,22 @@ Case consume_case(FuzzedDataProvider& fdp) {
   }
 
   const uint8_t scale = fdp.ConsumeIntegral<uint8_t>();
-  c.opt.scale_mode = scale % 3 == 0 ? attn::ScaleMode::kInverseSqrtHeadSize
-                     : scale % 3 == 1 ? attn::ScaleMode::kNone : attn::ScaleMode::kFactor;
+  c.opt.scale_mode = scale % 3 == 0   ? attn::ScaleMode::kInverseSqrtHeadSize
+                     : scale % 3 == 1 ? attn::ScaleMode::kNone
+                                      : attn::ScaleMode::kFactor;
   if (c.opt.scale_mode == attn::ScaleMode::kFactor) c.opt.scale_factor = consume_value(fdp);
   if (fdp.ConsumeBool()) c.opt.temperature = consume_value(fdp);
-  static constexpr float kDropouts[] = {0.0f, 0.1f, 0.5f, 0.9f, 0.99999994f, 1.0f, -0.1f, 2.0f,
+  static constexpr float kDropouts[] = {0.0f,
+                                        0.1f,
+                                        0.5f,
+                                        0.9f,
+                                        0.99999994f,
+                                        1.0f,
+                                        -0.1f,
+                                        2.0f,
                                         std::numeric_limits<float>::quiet_NaN(),
-                                        std::numeric_limits<float>::infinity(), 1e-30f};
+                                        std::numeric_limits<float>::infinity(),
+                                        1e-30f};
   const uint8_t dropout = fdp.ConsumeIntegral<uint8_t>();
   c.opt.dropout = dropout < 176 ? kDropouts[dropout % 11] : consume_value(fdp);
   c.opt.seed = fdp.ConsumeIntegral<uint64_t>();
@@ -357,13 +410,15 @@ Cost cost_of(const attn::detail::Plan& p, const attn::Options& opt, bool separat
   Cost c;
   const double proj = p.projection == attn::detail::Projection::kNone ? 0 : B * T * D * (2 * dk + dv);
   c.work = proj + B * H * T * T * (hk + hv) + (p.has_wo ? B * T * dv * d_o : 0);
-  double floats = 2 * B * T * (2 * dk + dv)      // projections and per-head copies
+  double floats = 2 * B * T * (2 * dk + dv)        // projections and per-head copies
                   + B * T * dv * 2 + B * T * d_o;  // head outputs, merged, output
-  if (opt.materialize) floats += 5 * B * H * T * T;
-  else if (p.kernel != attn::Kernel::kTiled) floats += T * T;  // the passes' one (T, T) scratch
+  if (opt.materialize)
+    floats += 5 * B * H * T * T;
+  else if (p.kernel != attn::Kernel::kTiled)
+    floats += T * T;  // the passes' one (T, T) scratch
   double bytes = floats * 4;
   if (p.dropout_active) bytes += B * H * T * T * (separately ? 2 : 1);  // keep-mask bytes
-  if (separately) bytes *= 2;                                             // per-head traces, then stacked
+  if (separately) bytes *= 2;                                           // per-head traces, then stacked
   c.bytes = bytes;
   return c;
 }
@@ -390,9 +445,7 @@ Bounds bounds_of(const Case& c, const attn::detail::Plan& p) {
       b.k = p.D * x * max_abs(c.wk) + max_abs(c.bk);
       b.v = p.D * x * max_abs(c.wv) + max_abs(c.bv);
       break;
-    case attn::detail::Projection::kFused:
-      b.q = b.k = b.v = p.D * x * max_abs(c.wqkv) + max_abs(c.bqkv);
-      break;
+    case attn::detail::Projection::kFused: b.q = b.k = b.v = p.D * x * max_abs(c.wqkv) + max_abs(c.bqkv); break;
   }
   b.scores = p.hk * b.q * b.k;
   b.scaled = b.scores * std::fabs(static_cast<double>(p.alpha));
@@ -414,8 +467,8 @@ std::string describe(const Case& c, const attn::detail::Plan& p) {
                 "B=%d T=%d D=%d H=%d dk=%d dv=%d do=%d proj=%d wo=%d causal=%d padding=%zu kernel=%s materialize=%d "
                 "training=%d dropout=%g keep=%zu scale=%g temperature=%g alpha=%g |x|=%g",
                 p.B, p.T, p.D, p.H, p.dk, p.dv, p.d_out, static_cast<int>(p.projection), p.has_wo, c.opt.causal,
-                c.opt.key_padding.size(), attn::kernel_name(p.kernel), c.opt.materialize, c.opt.training,
-                c.opt.dropout, c.opt.dropout_keep.size(), p.scale, c.opt.temperature, p.alpha, c.x.max_abs);
+                c.opt.key_padding.size(), attn::kernel_name(p.kernel), c.opt.materialize, c.opt.training, c.opt.dropout,
+                c.opt.dropout_keep.size(), p.scale, c.opt.temperature, p.alpha, c.x.max_abs);
   return buffer;
 }
 
@@ -471,7 +524,8 @@ void check_weights(const attn::Trace& t, const Case& c, const attn::detail::Plan
 }
 
 // |got − want| ≤ tol elementwise.
-void expect_near(const attn::Tensor& got, const attn::Tensor& want, double tol, const char* what, const std::string& ctx) {
+void expect_near(const attn::Tensor& got, const attn::Tensor& want, double tol, const char* what,
+                 const std::string& ctx) {
   if (got.size() != want.size()) finding("kernels disagree on a size", std::string(what) + "; " + ctx);
   for (long long i = 0; i < got.size(); ++i) {
     const double g = got.data[static_cast<size_t>(i)], w = want.data[static_cast<size_t>(i)];
@@ -549,7 +603,8 @@ void fuzz_attend(const Case& c, bool separately) {
     finding("an accepted call can overflow float32: the magnitude limits do not bound it", buffer + ctx);
   }
 
-  for (const attn::Tensor* m : {&t.q, &t.k, &t.v, &t.head_outputs, &t.merged, &t.output}) expect_finite(*m, "trace", ctx);
+  for (const attn::Tensor* m : {&t.q, &t.k, &t.v, &t.head_outputs, &t.merged, &t.output})
+    expect_finite(*m, "trace", ctx);
   if (c.opt.materialize) {
     expect_finite(t.scores, "scores", ctx);
     expect_finite(t.scaled, "scaled", ctx);
@@ -565,16 +620,17 @@ void fuzz_attend(const Case& c, bool separately) {
   if (plan.kernel == attn::Kernel::kReference && !separately) return;
   if (bound.scaled > 30 || bound.v > 1e6) return;
   const double eps = 1.2e-7;
-  const double q_err = (plan.D + 2) * eps * (plan.projection == attn::detail::Projection::kNone ? bound.q : bound.q * 2);
-  const double scaled_err = std::fabs(plan.alpha) * plan.hk * (2 * q_err * std::max(bound.q, bound.k) +
-                                                               (plan.hk + 2) * eps * bound.q * bound.k);
+  const double q_err =
+      (plan.D + 2) * eps * (plan.projection == attn::detail::Projection::kNone ? bound.q : bound.q * 2);
+  const double scaled_err = std::fabs(plan.alpha) * plan.hk *
+                            (2 * q_err * std::max(bound.q, bound.k) + (plan.hk + 2) * eps * bound.q * bound.k);
   const double keep_scale = plan.dropout_active ? 1.0 / (1.0 - static_cast<double>(c.opt.dropout)) : 1.0;
   // weights move by ≤ 2·scaled_err·w (+ rounding); head outputs by Σ_j |Δw_ij|·|v_j| + rounding.
   const double weight_tol = 4 * scaled_err + 1e-5;
-  const double head_tol = keep_scale * (4 * scaled_err + (T + 8) * 4 * eps) * (bound.v + 2 * q_err) +
-                          keep_scale * 2 * q_err + 1e-6;
-  const double out_tol = plan.has_wo ? plan.dv * head_tol * max_abs(c.wo) * 2 + (plan.dv + 2) * 4 * eps * bound.out + 1e-6
-                                     : head_tol;
+  const double head_tol =
+      keep_scale * (4 * scaled_err + (T + 8) * 4 * eps) * (bound.v + 2 * q_err) + keep_scale * 2 * q_err + 1e-6;
+  const double out_tol =
+      plan.has_wo ? plan.dv * head_tol * max_abs(c.wo) * 2 + (plan.dv + 2) * 4 * eps * bound.out + 1e-6 : head_tol;
   attn::Options ref_opt = c.opt;
   ref_opt.kernel = attn::Kernel::kReference;
   ref_opt.materialize = true;
@@ -724,7 +780,8 @@ void fuzz_kernels(FuzzedDataProvider& fdp) {
       k::softmax_rows_simd(simd.data(), rows, cols, causal);
       if (causal)  // entries above the diagonal are unspecified ("not read"): compare the rest
         for (int i = 0; i < rows; ++i)
-          for (int j = i + 1; j < cols; ++j) ref[static_cast<size_t>(i) * cols + j] = simd[static_cast<size_t>(i) * cols + j];
+          for (int j = i + 1; j < cols; ++j)
+            ref[static_cast<size_t>(i) * cols + j] = simd[static_cast<size_t>(i) * cols + j];
       expect_close(simd, ref, 1e-6 + cols * 4 * eps, "softmax_rows", ctx);
       if (rows == cols) {
         const std::vector<float> v = kernel_values(fdp, 1LL * rows * hv, mw);
@@ -741,7 +798,8 @@ void fuzz_kernels(FuzzedDataProvider& fdp) {
       const std::vector<float> v = kernel_values(fdp, 1LL * T * hv, mb);
       std::vector<std::uint8_t> keep(static_cast<size_t>(T), 1);
       const uint8_t mask = fdp.ConsumeIntegral<uint8_t>();
-      for (int j = 0; j < T; ++j) keep[static_cast<size_t>(j)] = mask == 255 ? 0 : ((j * 13 + mask) % 7 != 0 || mask < 64);
+      for (int j = 0; j < T; ++j)
+        keep[static_cast<size_t>(j)] = mask == 255 ? 0 : ((j * 13 + mask) % 7 != 0 || mask < 64);
       const float alpha = static_cast<float>(fdp.ConsumeIntegralInRange<int>(-64, 64)) / 64.0f;
       const bool causal = fdp.ConsumeBool();
       const double scaled = hk * mx * mw * std::fabs(alpha);
@@ -771,8 +829,10 @@ void fuzz_helpers(FuzzedDataProvider& fdp, const Case& c) {
   t.data.assign(static_cast<size_t>(t.shape[0] * t.shape[1]), 1.0f);
   const int i = fdp.ConsumeIntegralInRange<int>(-2, 5), j = fdp.ConsumeIntegralInRange<int>(-2, 5);
   try {
-    if (fdp.ConsumeBool()) (void)t.at({i, j});
-    else (void)t.at({i});
+    if (fdp.ConsumeBool())
+      (void)t.at({i, j});
+    else
+      (void)t.at({i});
   } catch (const attn::Error& error) {
     check_error_message(error);
   }

@@ -26,16 +26,19 @@ function argsOf(fixture) {
   return args;
 }
 
-for (const file of readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).sort()) {
+for (const file of readdirSync(FIXTURES)
+  .filter((f) => f.endsWith('.json'))
+  .sort()) {
   const fixture = JSON.parse(readFileSync(new URL(file, FIXTURES), 'utf8'));
   for (const kernel of ['reference', 'vectorized', 'simd', 'tiled']) {
-    if (kernel === 'tiled' && fixture.options.dropout_keep) continue;  // the tiled kernel has no dropout
+    if (kernel === 'tiled' && fixture.options.dropout_keep) continue; // the tiled kernel has no dropout
     test(`attendBackward matches PyTorch autograd: ${fixture.name} (${kernel})`, () => {
       const args = { ...argsOf(fixture), kernel, materialize: kernel !== 'tiled' };
       const grads = engine.attendBackward(args);
       // Both float32 results lie within the fixture's tolerance of float64 (the generator checks
       // PyTorch's), so they lie within twice it of each other.
-      const abs = 2 * fixture.tolerance.abs, rel = 2 * fixture.tolerance.rel;
+      const abs = 2 * fixture.tolerance.abs,
+        rel = 2 * fixture.tolerance.rel;
       for (const [name, want] of Object.entries(fixture.expected)) {
         const got = grads[name];
         assert.ok(got, `gradient of ${name}`);
@@ -52,7 +55,17 @@ for (const file of readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).sort
 test('attendBackward: get() gives nested arrays shaped like the input', () => {
   const bank = engine.examples();
   const x = bank.contexts.river.map((word) => bank.vocabulary[word]);
-  const grads = engine.attendBackward({ x, wq: bank.W_query, wk: bank.W_key, wv: bank.W_value, gradOutput: [[1, 0, 0], [0, 1, 0], [0, 0, 1]] });
+  const grads = engine.attendBackward({
+    x,
+    wq: bank.W_query,
+    wk: bank.W_key,
+    wv: bank.W_value,
+    gradOutput: [
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 1],
+    ],
+  });
   assert.equal(grads.get('x').length, 3);
   assert.equal(grads.get('x')[0].length, 4);
   assert.equal(grads.get('wv').length, 4);
@@ -60,33 +73,138 @@ test('attendBackward: get() gives nested arrays shaped like the input', () => {
   // Σ output ⊙ I only reads the diagonal of the output, and v = x·W_V: dW_V = xᵀ·(weightsᵀ·I).
   const trace = engine.attend({ x, wq: bank.W_query, wk: bank.W_key, wv: bank.W_value });
   const w = trace.get('weights')[0];
-  const want = x[0].map((_, r) => [0, 1, 2].map((c) => w.reduce((sum, row, i) => sum + row.reduce((s, wij, j) => s + wij * (i === c ? x[j][r] : 0), 0), 0)));
-  grads.get('wv').forEach((row, r) => row.forEach((v, c) => assert.ok(Math.abs(v - want[r][c]) < 1e-5, `dW_V[${r}][${c}] ${v} vs ${want[r][c]}`)));
-  assert.throws(() => grads.get('wqkv'), (e) => e instanceof AttentionError && /available: x, wq, wk, wv/.test(e.message));
+  const want = x[0].map((_, r) =>
+    [0, 1, 2].map((c) =>
+      w.reduce((sum, row, i) => sum + row.reduce((s, wij, j) => s + wij * (i === c ? x[j][r] : 0), 0), 0),
+    ),
+  );
+  grads
+    .get('wv')
+    .forEach((row, r) =>
+      row.forEach((v, c) => assert.ok(Math.abs(v - want[r][c]) < 1e-5, `dW_V[${r}][${c}] ${v} vs ${want[r][c]}`)),
+    );
+  assert.throws(
+    () => grads.get('wqkv'),
+    (e) => e instanceof AttentionError && /available: x, wq, wk, wv/.test(e.message),
+  );
 });
 
 test('attendBackward: bad arguments throw AttentionError naming them', () => {
-  const x = [[1, 2], [3, 4], [5, 6]];
+  const x = [
+    [1, 2],
+    [3, 4],
+    [5, 6],
+  ];
   const cases = [
     [{ x }, 'gradOutput', /required/],
-    [{ x, gradOutput: [[1, 2, 3], [4, 5, 6], [7, 8, 9]] }, 'gradOutput', /expected shape \(3, 2\)/],
-    [{ x, gradOutput: [[1, 2], [3, NaN], [5, 6]] }, 'gradOutput', /finite/],
-    [{ x, gradOutput: [[1, 2], [3, 4], [5, 1e5]] }, 'gradOutput', /1e4/],
+    [
+      {
+        x,
+        gradOutput: [
+          [1, 2, 3],
+          [4, 5, 6],
+          [7, 8, 9],
+        ],
+      },
+      'gradOutput',
+      /expected shape \(3, 2\)/,
+    ],
+    [
+      {
+        x,
+        gradOutput: [
+          [1, 2],
+          [3, NaN],
+          [5, 6],
+        ],
+      },
+      'gradOutput',
+      /finite/,
+    ],
+    [
+      {
+        x,
+        gradOutput: [
+          [1, 2],
+          [3, 4],
+          [5, 1e5],
+        ],
+      },
+      'gradOutput',
+      /1e4/,
+    ],
     [{ x, gradOutput: [1, 2] }, 'gradOutput', /./],
-    [{ x, gradOutput: [[1, 2], [3, 4], [5, 6]], heads: 0 }, 'heads', /integer/],
-    [{ x, gradOutput: [[1, 2], [3, 4], [5, 6]], wq: [[1]] }, 'wk', /./],
-    [{ x, gradOutput: [[1, 2], [3, 4], [5, 6]], grad: 1 }, 'grad', /unknown option/],
-    [{ x, gradOutput: [[1, 2], [3, 4], [5, 6]], kernel: 'tiled', materialize: false, training: true, dropout: 0.5 }, 'kernel', /dropout/],
+    [
+      {
+        x,
+        gradOutput: [
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ],
+        heads: 0,
+      },
+      'heads',
+      /integer/,
+    ],
+    [
+      {
+        x,
+        gradOutput: [
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ],
+        wq: [[1]],
+      },
+      'wk',
+      /./,
+    ],
+    [
+      {
+        x,
+        gradOutput: [
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ],
+        grad: 1,
+      },
+      'grad',
+      /unknown option/,
+    ],
+    [
+      {
+        x,
+        gradOutput: [
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ],
+        kernel: 'tiled',
+        materialize: false,
+        training: true,
+        dropout: 0.5,
+      },
+      'kernel',
+      /dropout/,
+    ],
   ];
   for (const [args, argument, message] of cases) {
-    assert.throws(() => engine.attendBackward(args), (e) => {
-      assert.ok(e instanceof AttentionError, `${argument}: ${e}`);
-      assert.equal(e.argument, argument, e.message);
-      assert.match(e.message, message);
-      return true;
-    });
+    assert.throws(
+      () => engine.attendBackward(args),
+      (e) => {
+        assert.ok(e instanceof AttentionError, `${argument}: ${e}`);
+        assert.equal(e.argument, argument, e.message);
+        assert.match(e.message, message);
+        return true;
+      },
+    );
   }
-  assert.throws(() => engine.attendBackward(null), (e) => e instanceof AttentionError && e.argument === 'attendBackward');
+  assert.throws(
+    () => engine.attendBackward(null),
+    (e) => e instanceof AttentionError && e.argument === 'attendBackward',
+  );
   // The engine still answers.
   assert.equal(engine.attendBackward({ x, gradOutput: x }).x.shape.length, 2);
 });

@@ -24,10 +24,12 @@ function slice2d(t, ...lead) {
   const [R, C] = t.shape.slice(-2);
   let offset = 0;
   let stride = R * C;
-  for (let i = lead.length - 1, s = stride; i >= 0; i--) { offset += lead[i] * s; s *= t.shape[i]; }
+  for (let i = lead.length - 1, s = stride; i >= 0; i--) {
+    offset += lead[i] * s;
+    s *= t.shape[i];
+  }
   return Array.from({ length: R }, (_, r) => Array.from(t.data.slice(offset + r * C, offset + (r + 1) * C)));
 }
-
 
 const hostileLabels = ['<img src=x onerror=alert(1)>', '=SUM(A1)', 'a,"b"\nc', '</script>'];
 const matrix = [
@@ -37,7 +39,10 @@ const matrix = [
 
 test('Float32Text_ShortestTextReadsBackToTheSameFloat32', () => {
   let seed = 7;
-  const rand = () => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed / 2 ** 31; };
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   for (let i = 0; i < 2000; i++) {
     const v = Math.fround((rand() - 0.5) * 10 ** Math.floor(rand() * 12 - 6));
     const t = float32Text(v);
@@ -55,7 +60,9 @@ test('CSV_ParsesBackToTheNumbersAndLabels', () => {
   assert.equal(rows.length, 3);
   assert.deepEqual(rows[0].slice(1), ['<img src=x onerror=alert(1)>', "'=SUM(A1)", 'a,"b"\nc', '</script>']);
   assert.equal(rows[1][0], '<img src=x onerror=alert(1)>');
-  rows.slice(1).forEach((row, r) => row.slice(1).forEach((cell, c) => assert.equal(Math.fround(Number(cell)), matrix[r][c])));
+  rows
+    .slice(1)
+    .forEach((row, r) => row.slice(1).forEach((cell, c) => assert.equal(Math.fround(Number(cell)), matrix[r][c])));
 });
 
 test('JSON_ParsesBackWithNullForMaskedEntries', () => {
@@ -64,18 +71,28 @@ test('JSON_ParsesBackWithNullForMaskedEntries', () => {
   assert.deepEqual(out.colLabels, hostileLabels);
   assert.equal(out.data[0][3], null);
   assert.match(out.note, /masked/);
-  out.data.forEach((row, r) => row.forEach((v, c) => { if (v !== null) assert.equal(Math.fround(v), matrix[r][c]); }));
+  out.data.forEach((row, r) =>
+    row.forEach((v, c) => {
+      if (v !== null) assert.equal(Math.fround(v), matrix[r][c]);
+    }),
+  );
 });
 
 test('JSON_AcceptsAFlatTensor', () => {
   const out = JSON.parse(toJSON({ shape: [2, 2], data: new Float32Array([1, 2, 3, 4]) }));
-  assert.deepEqual(out.data, [[1, 2], [3, 4]]);
+  assert.deepEqual(out.data, [
+    [1, 2],
+    [3, 4],
+  ]);
   assert.throws(() => toJSON({ shape: [2, 3], data: new Float32Array(5) }), /expected a 2-d tensor/);
   assert.throws(() => toCSV([[1, 2], [3]]), /row 1 has 1 entries, expected 2/);
 });
 
 test('TorchLiteral_IsFloatAndParsesBack', () => {
-  const lit = toTorchLiteral([[1, 0], [Math.fround(0.2), -Infinity]]);
+  const lit = toTorchLiteral([
+    [1, 0],
+    [Math.fround(0.2), -Infinity],
+  ]);
   assert.match(lit, /^torch\.tensor\(\[/);
   assert.match(lit, /\[1\.0, 0\.0\]/);
   assert.match(lit, /float\("-inf"\)/);
@@ -107,10 +124,17 @@ test('PNG_TextChunkRoundTripsWithValidCRC', () => {
     return b;
   };
   const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(1, 0); ihdr.writeUInt32BE(1, 4); ihdr[8] = 8; ihdr[9] = 6;
-  const png = Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr),
-    chunk('IDAT', zlib.deflateSync(Buffer.from([0, 255, 0, 0, 255]))), chunk('IEND', Buffer.alloc(0))]);
-  assert.equal(crc32(Buffer.from('IEND')), 0xae426082);  // the well-known IEND CRC
+  ihdr.writeUInt32BE(1, 0);
+  ihdr.writeUInt32BE(1, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6;
+  const png = Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(Buffer.from([0, 255, 0, 0, 255]))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+  assert.equal(crc32(Buffer.from('IEND')), 0xae426082); // the well-known IEND CRC
   const csv = toCSV(matrix);
   const out = readPNG(pngWithText(png, 'attention-explorer:csv', csv));
   assert.equal(out.width, 1);
@@ -126,7 +150,10 @@ test('FileStem_IsSafe', () => {
 // The PyTorch script, run for real.
 
 const torchCheck = spawnSync(PYTHON, ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' });
-const torchReason = torchCheck.status === 0 ? '' : `torch is not importable by ${PYTHON}: ${(torchCheck.stderr || torchCheck.error?.message || '').trim().split('\n').pop()}`;
+const torchReason =
+  torchCheck.status === 0
+    ? ''
+    : `torch is not importable by ${PYTHON}: ${(torchCheck.stderr || torchCheck.error?.message || '').trim().split('\n').pop()}`;
 if (torchReason) console.log(`# skipping the PyTorch script runs: ${torchReason}`);
 
 /** Runs a script; returns {name → {shape, values}} from its `print("<name>", shape)` + tensor pairs. */
@@ -154,8 +181,17 @@ const PRINT_TOL = 5e-5 + 2e-6;
 function assertPrinted(printed, expected, what) {
   assert.ok(printed, `${what}: not printed`);
   const flat = expected.flat(Infinity);
-  assert.equal(printed.values.length, flat.length, `${what}: ${printed.values.length} numbers printed, expected ${flat.length}`);
-  flat.forEach((v, i) => assert.ok(Math.abs(printed.values[i] - v) <= PRINT_TOL, `${what}[${i}]: printed ${printed.values[i]}, expected ${v}`));
+  assert.equal(
+    printed.values.length,
+    flat.length,
+    `${what}: ${printed.values.length} numbers printed, expected ${flat.length}`,
+  );
+  flat.forEach((v, i) =>
+    assert.ok(
+      Math.abs(printed.values[i] - v) <= PRINT_TOL,
+      `${what}[${i}]: printed ${printed.values[i]}, expected ${v}`,
+    ),
+  );
 }
 
 function seed003State() {
@@ -165,13 +201,38 @@ function seed003State() {
   const vocab = {};
   const tokens = { river: raw.tokens, finance: fixture('seed003_projected_finance').tokens };
   for (const name of ['river', 'finance']) {
-    slice2d(x[name]).forEach((vec, i) => { vocab[tokens[name][i]] = vec; });
+    slice2d(x[name]).forEach((vec, i) => {
+      vocab[tokens[name][i]] = vec;
+    });
   }
   return {
-    v: 1, example: 'both', vocab, contexts: tokens,
-    weights: { wq: toRows(raw.inputs.wq), wk: toRows(raw.inputs.wk), wv: toRows(raw.inputs.wv), w: toRows(raw.inputs.wv) },
-    options: { projections: true, scale: true, causal: false, temperature: 1, dropout: 0, seed: 0, training: false, heads: 1, head: 0, kernel: 'simd' },
-    focus: 'river', view: ['all'], step: 0, selected: null, theme: 'auto',
+    v: 1,
+    example: 'both',
+    vocab,
+    contexts: tokens,
+    weights: {
+      wq: toRows(raw.inputs.wq),
+      wk: toRows(raw.inputs.wk),
+      wv: toRows(raw.inputs.wv),
+      w: toRows(raw.inputs.wv),
+    },
+    options: {
+      projections: true,
+      scale: true,
+      causal: false,
+      temperature: 1,
+      dropout: 0,
+      seed: 0,
+      training: false,
+      heads: 1,
+      head: 0,
+      kernel: 'simd',
+    },
+    focus: 'river',
+    view: ['all'],
+    step: 0,
+    selected: null,
+    theme: 'auto',
   };
 }
 
@@ -182,14 +243,37 @@ function stateFromBatched(fx, options) {
   const contexts = {};
   for (let b = 0; b < B; b++) {
     contexts[`batch ${b}`] = [];
-    slice2d(fx.inputs.x, b).forEach((vec, t) => { vocab[`w${b}_${t}`] = vec; contexts[`batch ${b}`].push(`w${b}_${t}`); });
+    slice2d(fx.inputs.x, b).forEach((vec, t) => {
+      vocab[`w${b}_${t}`] = vec;
+      contexts[`batch ${b}`].push(`w${b}_${t}`);
+    });
   }
   const w = (n) => slice2d(fx.inputs[n]);
   return {
-    v: 1, example: 'both', vocab, contexts,
+    v: 1,
+    example: 'both',
+    vocab,
+    contexts,
     weights: { wq: w('wq'), wk: w('wk'), wv: w('wv'), w: w('wv') },
-    options: { projections: true, scale: true, causal: false, temperature: 1, dropout: 0, seed: 0, training: false, heads: 1, head: 0, kernel: 'simd', ...options },
-    focus: 'batch 0', view: ['all'], step: 0, selected: null, theme: 'auto', D,
+    options: {
+      projections: true,
+      scale: true,
+      causal: false,
+      temperature: 1,
+      dropout: 0,
+      seed: 0,
+      training: false,
+      heads: 1,
+      head: 0,
+      kernel: 'simd',
+      ...options,
+    },
+    focus: 'batch 0',
+    view: ['all'],
+    step: 0,
+    selected: null,
+    theme: 'auto',
+    D,
   };
 }
 
@@ -207,7 +291,11 @@ test('PyTorchScript_CausalMultiHeadMatchesTheFixture', { skip: torchReason || fa
   const fx = fixture('multihead_separate_nobias');
   const { out } = runScript(toPyTorchScript(stateFromBatched(fx, { heads: 2, causal: true })));
   for (let b = 0; b < 2; b++) {
-    assertPrinted(out[`batch ${b} weights`], [0, 1].map((h) => slice2d(fx.expected.weights, b, h)), `batch ${b} weights`);
+    assertPrinted(
+      out[`batch ${b} weights`],
+      [0, 1].map((h) => slice2d(fx.expected.weights, b, h)),
+      `batch ${b} weights`,
+    );
     assertPrinted(out[`batch ${b} output`], slice2d(fx.expected.output, b), `batch ${b} output`);
   }
 });
@@ -217,7 +305,11 @@ test('PyTorchScript_ScaleFactorAndTemperatureMatchTheFixture', { skip: torchReas
   const x = { shape: [1, ...fx.inputs.x.shape], data: fx.inputs.x.data };
   const state = stateFromBatched({ inputs: { ...fx.inputs, x } }, { heads: 2, scale: 0.3, temperature: 0.7 });
   const { out } = runScript(toPyTorchScript(state));
-  assertPrinted(out['batch 0 weights'], [0, 1].map((h) => slice2d(fx.expected.weights, 0, h)), 'weights');
+  assertPrinted(
+    out['batch 0 weights'],
+    [0, 1].map((h) => slice2d(fx.expected.weights, 0, h)),
+    'weights',
+  );
   assertPrinted(out['batch 0 output'], slice2d(fx.expected.output, 0), 'output');
 });
 
@@ -225,10 +317,17 @@ test('PyTorchScript_DropoutUsesTheGivenKeepMask', { skip: torchReason || false }
   const fx = fixture('dropout_keep_mask');
   const keep = fx.options.dropout_keep;
   const state = stateFromBatched(fx, { heads: 2, causal: true, dropout: 0.25, training: true });
-  const dropoutKeep = { 'batch 0': [0, 1].map((h) => slice2d(keep, 0, h)), 'batch 1': [0, 1].map((h) => slice2d(keep, 1, h)) };
+  const dropoutKeep = {
+    'batch 0': [0, 1].map((h) => slice2d(keep, 0, h)),
+    'batch 1': [0, 1].map((h) => slice2d(keep, 1, h)),
+  };
   const { out } = runScript(toPyTorchScript(state, { dropoutKeep }));
   for (let b = 0; b < 2; b++) {
-    assertPrinted(out[`batch ${b} weights`], [0, 1].map((h) => slice2d(fx.expected.dropped, b, h)), `batch ${b} dropped weights`);
+    assertPrinted(
+      out[`batch ${b} weights`],
+      [0, 1].map((h) => slice2d(fx.expected.dropped, b, h)),
+      `batch ${b} dropped weights`,
+    );
     assertPrinted(out[`batch ${b} output`], slice2d(fx.expected.output, b), `batch ${b} output`);
   }
   assert.throws(() => toPyTorchScript(state), /dropoutKeep\["batch 0"\]/);
@@ -236,7 +335,17 @@ test('PyTorchScript_DropoutUsesTheGivenKeepMask', { skip: torchReason || false }
 
 test('PyTorchScript_AveragingMatchesTheFixture', { skip: torchReason || false }, () => {
   const fx = fixture('causal_average');
-  const state = stateFromBatched({ inputs: { x: fx.inputs.x, wq: { shape: [2, 2], data: [1, 0, 0, 1] }, wk: { shape: [2, 2], data: [1, 0, 0, 1] }, wv: { shape: [2, 2], data: [1, 0, 0, 1] } } }, {});
+  const state = stateFromBatched(
+    {
+      inputs: {
+        x: fx.inputs.x,
+        wq: { shape: [2, 2], data: [1, 0, 0, 1] },
+        wk: { shape: [2, 2], data: [1, 0, 0, 1] },
+        wv: { shape: [2, 2], data: [1, 0, 0, 1] },
+      },
+    },
+    {},
+  );
   state.example = 'averaging';
   state.focus = 'batch 2';
   const { out, stdout } = runScript(toPyTorchScript(state));

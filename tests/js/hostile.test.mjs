@@ -10,7 +10,11 @@ const engine = await loadEngine();
 
 // ---- a good call and its answer, computed independently in float64 ----
 // x (3, 4), Q = K = V = x, s = 1/√4, no mask: out = softmax(x xᵀ / 2) x.
-const X = [[1, 0, 0.5, -1], [0, 2, 0, 0.25], [-0.5, 0.5, 1, 1]];
+const X = [
+  [1, 0, 0.5, -1],
+  [0, 2, 0, 0.25],
+  [-0.5, 0.5, 1, 1],
+];
 function naiveAttention(x, scale) {
   return x.map((qi) => {
     const s = x.map((kj) => scale * qi.reduce((a, q, c) => a + q * kj[c], 0));
@@ -25,10 +29,13 @@ function assertGoodCallStillWorks() {
   const out = engine.attend({ x: X }).get('output');
   for (let i = 0; i < WANT.length; i++)
     for (let c = 0; c < WANT[i].length; c++)
-      assert.ok(Math.abs(out[i][c] - WANT[i][c]) < 1e-5, `good call: output[${i}][${c}] = ${out[i][c]}, want ${WANT[i][c]}`);
+      assert.ok(
+        Math.abs(out[i][c] - WANT[i][c]) < 1e-5,
+        `good call: output[${i}][${c}] = ${out[i][c]}, want ${WANT[i][c]}`,
+      );
   const avg = engine.averaging({ x: X }).get('loop');
   assert.ok(Math.abs(avg[2][1] - (0 + 2 + 0.5) / 3) < 1e-6, 'good averaging call');
-  assert.ok(Math.abs(engine.cosine([1, 0], [1, 1]) - Math.SQRT1_2) < 1e-6, 'good cosine call');   // float32 result
+  assert.ok(Math.abs(engine.cosine([1, 0], [1, 1]) - Math.SQRT1_2) < 1e-6, 'good cosine call'); // float32 result
 }
 
 // Checks one hostile call: AttentionError, named argument first in the message.
@@ -48,22 +55,53 @@ function expectNamed(call, argument) {
 }
 
 // Hostile building blocks.
-const throwingGetter = (key, base = {}) => Object.defineProperty({ ...base }, key, {
-  enumerable: true, get() { throw new Error(`getter ${key} exploded`); },
-});
+const throwingGetter = (key, base = {}) =>
+  Object.defineProperty({ ...base }, key, {
+    enumerable: true,
+    get() {
+      throw new Error(`getter ${key} exploded`);
+    },
+  });
 const arrayWithThrowingIndex = () => {
   const row = [1, 2];
-  Object.defineProperty(row, 0, { get() { throw new Error('index getter exploded'); } });
+  Object.defineProperty(row, 0, {
+    get() {
+      throw new Error('index getter exploded');
+    },
+  });
   return [row, [3, 4]];
 };
-const sparseRow = () => { const row = [1, 2, 3]; delete row[1]; return [row, [4, 5, 6]]; };
-const sparseData = () => { const data = new Array(6); data[0] = 1; return { shape: [2, 3], data }; };
-const revokedProxy = () => { const { proxy, revoke } = Proxy.revocable([[1, 2]], {}); revoke(); return proxy; };
-const ownKeysBomb = (base) => new Proxy(base, { ownKeys() { throw new Error('ownKeys exploded'); } });
+const sparseRow = () => {
+  const row = [1, 2, 3];
+  delete row[1];
+  return [row, [4, 5, 6]];
+};
+const sparseData = () => {
+  const data = new Array(6);
+  data[0] = 1;
+  return { shape: [2, 3], data };
+};
+const revokedProxy = () => {
+  const { proxy, revoke } = Proxy.revocable([[1, 2]], {});
+  revoke();
+  return proxy;
+};
+const ownKeysBomb = (base) =>
+  new Proxy(base, {
+    ownKeys() {
+      throw new Error('ownKeys exploded');
+    },
+  });
 const hugeShape = (shape) => ({ shape, data: new Float32Array(4) });
-const x2 = [[1, 2], [3, 4]];
-const proj = (d = 2, k = 1) => ({ wq: Array.from({ length: d }, () => Array(k).fill(0.5)),
-  wk: Array.from({ length: d }, () => Array(k).fill(0.5)), wv: Array.from({ length: d }, () => Array(k).fill(0.5)) });
+const x2 = [
+  [1, 2],
+  [3, 4],
+];
+const proj = (d = 2, k = 1) => ({
+  wq: Array.from({ length: d }, () => Array(k).fill(0.5)),
+  wk: Array.from({ length: d }, () => Array(k).fill(0.5)),
+  wv: Array.from({ length: d }, () => Array(k).fill(0.5)),
+});
 
 // [what, args, argument named]
 const ATTEND = [
@@ -98,7 +136,19 @@ const ATTEND = [
   ['x {shape} getter that throws', { x: throwingGetter('shape', { data: [1, 2] }) }, 'x'],
   // x: contents
   ['x ragged', { x: [[1, 2], [3]] }, 'x'],
-  ['x ragged deeper', { x: [[[1, 2]], [[3, 4], [5, 6]]] }, 'x'],
+  [
+    'x ragged deeper',
+    {
+      x: [
+        [[1, 2]],
+        [
+          [3, 4],
+          [5, 6],
+        ],
+      ],
+    },
+    'x',
+  ],
   ['x row is a number', { x: [[1, 2], 3] }, 'x'],
   ['x strings', { x: [['1', '2']] }, 'x'],
   ['x objects', { x: [[{}, 1]] }, 'x'],
@@ -118,7 +168,16 @@ const ATTEND = [
   ['x 4-d', { x: [[[[1]]]] }, 'x'],
   ['x 6-d', { x: [[[[[[1]]]]]] }, 'x'],
   ['x beyond |value| ≤ 1e4 (float32 overflow guard)', { x: [[1e5, 1]] }, 'x'],
-  ['x 3e38 (finite, overflows in the scores)', { x: [[3e38, 3e38], [3e38, -3e38]] }, 'x'],
+  [
+    'x 3e38 (finite, overflows in the scores)',
+    {
+      x: [
+        [3e38, 3e38],
+        [3e38, -3e38],
+      ],
+    },
+    'x',
+  ],
   // x: {shape, data}
   ['x shape missing data', { x: { shape: [2, 2] } }, 'x'],
   ['x data a string', { x: { shape: [2, 2], data: 'abcd' } }, 'x'],
@@ -139,14 +198,34 @@ const ATTEND = [
   ['x D over the width limit', { x: { shape: [1, 4097], data: new Float32Array(4097) } }, 'x'],
   ['x batch over the limit', { x: { shape: [1025, 1, 1], data: new Float32Array(1025) } }, 'x'],
   ['x B·T·T over the weights limit', { x: { shape: [8192, 1], data: new Float32Array(8192) } }, 'x'],
-  ['x needing more intermediate values than the limit', { x: { shape: [16384, 1], data: new Float32Array(16384) },
-    wq: { shape: [1, 4096], data: new Float32Array(4096) }, wk: { shape: [1, 4096], data: new Float32Array(4096) },
-    wv: { shape: [1, 4096], data: new Float32Array(4096) }, kernel: 'tiled', materialize: false }, 'x'],
+  [
+    'x needing more intermediate values than the limit',
+    {
+      x: { shape: [16384, 1], data: new Float32Array(16384) },
+      wq: { shape: [1, 4096], data: new Float32Array(4096) },
+      wk: { shape: [1, 4096], data: new Float32Array(4096) },
+      wv: { shape: [1, 4096], data: new Float32Array(4096) },
+      kernel: 'tiled',
+      materialize: false,
+    },
+    'x',
+  ],
   ['x huge sparse array', { x: [new Array(2 ** 24 + 1)] }, 'x'],
   // projections
   ['wq without wk, wv', { x: x2, wq: [[1], [1]] }, 'wk'],
   ['wq rows ≠ D', { x: x2, ...proj(3) }, 'wq'],
-  ['wk columns ≠ wq columns', { x: x2, ...proj(2), wk: [[1, 1], [1, 1]] }, 'wk'],
+  [
+    'wk columns ≠ wq columns',
+    {
+      x: x2,
+      ...proj(2),
+      wk: [
+        [1, 1],
+        [1, 1],
+      ],
+    },
+    'wk',
+  ],
   ['wv a string', { x: x2, ...proj(2), wv: 'identity' }, 'wv'],
   ['wq with NaN', { x: x2, ...proj(2), wq: [[NaN], [1]] }, 'wq'],
   ['wq 3-d', { x: x2, ...proj(2), wq: [[[1]], [[1]]] }, 'wq'],
@@ -155,16 +234,58 @@ const ATTEND = [
   ['bv Infinity', { x: x2, ...proj(2), bv: [Infinity] }, 'bv'],
   ['wq beyond |value| ≤ 1e4', { x: x2, ...proj(2), wq: [[2e4], [1]] }, 'wq'],
   ['bias without projections', { x: x2, bq: [1, 2] }, 'bq'],
-  ['wqkv rows not 3·d', { x: x2, wqkv: [[1, 2], [3, 4]] }, 'wqkv'],
+  [
+    'wqkv rows not 3·d',
+    {
+      x: x2,
+      wqkv: [
+        [1, 2],
+        [3, 4],
+      ],
+    },
+    'wqkv',
+  ],
   ['wqkv columns ≠ D', { x: x2, wqkv: [[1], [2], [3]] }, 'wqkv'],
-  ['wqkv and wq', { x: x2, wqkv: [[1, 2], [3, 4], [5, 6]], wq: [[1], [1]] }, 'wqkv'],
+  [
+    'wqkv and wq',
+    {
+      x: x2,
+      wqkv: [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ],
+      wq: [[1], [1]],
+    },
+    'wqkv',
+  ],
   ['bqkv without wqkv', { x: x2, bqkv: [1, 2, 3] }, 'bqkv'],
-  ['bqkv wrong length', { x: x2, wqkv: [[1, 2], [3, 4], [5, 6]], bqkv: [1] }, 'bqkv'],
+  [
+    'bqkv wrong length',
+    {
+      x: x2,
+      wqkv: [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ],
+      bqkv: [1],
+    },
+    'bqkv',
+  ],
   ['wo rows ≠ d_v', { x: x2, wo: [[1, 2, 3]] }, 'wo'],
   ['bo without wo', { x: x2, bo: [1, 2] }, 'bo'],
   ['bo wrong length', { x: x2, wo: [[1], [1]], bo: [1, 2] }, 'bo'],
-  ['wq width over the limit', { x: [[1]], wq: { shape: [1, 4097], data: new Float32Array(4097) },
-    wk: { shape: [1, 4097], data: new Float32Array(4097) }, wv: [[1]] }, 'wq'],
+  [
+    'wq width over the limit',
+    {
+      x: [[1]],
+      wq: { shape: [1, 4097], data: new Float32Array(4097) },
+      wk: { shape: [1, 4097], data: new Float32Array(4097) },
+      wv: [[1]],
+    },
+    'wq',
+  ],
   // heads
   ['heads 0', { x: x2, heads: 0 }, 'heads'],
   ['heads -1', { x: x2, heads: -1 }, 'heads'],
@@ -222,7 +343,11 @@ const ATTEND = [
   ['kernel null', { x: x2, kernel: null }, 'kernel'],
   ['kernel __proto__', { x: x2, kernel: '__proto__' }, 'kernel'],
   ['tiled with materialize', { x: x2, kernel: 'tiled' }, 'kernel'],
-  ['tiled with dropout in training', { x: x2, kernel: 'tiled', materialize: false, training: true, dropout: 0.5 }, 'kernel'],
+  [
+    'tiled with dropout in training',
+    { x: x2, kernel: 'tiled', materialize: false, training: true, dropout: 0.5 },
+    'kernel',
+  ],
   // key padding and dropout keep-mask
   ['keyPadding too short', { x: x2, keyPadding: [true] }, 'keyPadding'],
   ['keyPadding too long', { x: x2, keyPadding: [true, true, true] }, 'keyPadding'],
@@ -231,8 +356,28 @@ const ATTEND = [
   ['keyPadding 2 is not a flag', { x: x2, keyPadding: [1, 2] }, 'keyPadding'],
   ['keyPadding strings', { x: x2, keyPadding: ['true', 'false'] }, 'keyPadding'],
   ['keyPadding NaN', { x: x2, keyPadding: [NaN, 1] }, 'keyPadding'],
-  ['keyPadding ragged', { x: [[[1], [2]], [[3], [4]]], keyPadding: [[true, true], [true]] }, 'keyPadding'],
-  ['keyPadding (B, T) for unbatched x', { x: x2, keyPadding: [[true, true], [true, true]] }, 'keyPadding'],
+  [
+    'keyPadding ragged',
+    {
+      x: [
+        [[1], [2]],
+        [[3], [4]],
+      ],
+      keyPadding: [[true, true], [true]],
+    },
+    'keyPadding',
+  ],
+  [
+    'keyPadding (B, T) for unbatched x',
+    {
+      x: x2,
+      keyPadding: [
+        [true, true],
+        [true, true],
+      ],
+    },
+    'keyPadding',
+  ],
   ['keyPadding {shape, data} mismatch', { x: x2, keyPadding: { shape: [2], data: [1] } }, 'keyPadding'],
   ['dropoutKeep wrong size', { x: x2, training: true, dropout: 0.5, dropoutKeep: [1, 0, 1] }, 'dropoutKeep'],
   ['dropoutKeep not flags', { x: x2, training: true, dropout: 0.5, dropoutKeep: [1, 0, 1, 3] }, 'dropoutKeep'],
@@ -321,8 +466,16 @@ test('prototype pollution: inherited tensors and options on Object.prototype are
 test('a Proxy x whose traps count reads cannot make attend read out of bounds', () => {
   // Length lies after the first read: the walk must use what it measured or refuse.
   let reads = 0;
-  const rows = [[1, 2], [3, 4]];
-  const liar = new Proxy(rows, { get(target, key) { if (key === 'length') return ++reads > 1 ? 1e6 : 2; return target[key]; } });
+  const rows = [
+    [1, 2],
+    [3, 4],
+  ];
+  const liar = new Proxy(rows, {
+    get(target, key) {
+      if (key === 'length') return ++reads > 1 ? 1e6 : 2;
+      return target[key];
+    },
+  });
   try {
     engine.attend({ x: liar });
   } catch (error) {
@@ -337,9 +490,17 @@ test('float32 overflow at finite inputs is refused or stays finite, never silent
   const big = 3e38;
   let trace;
   try {
-    trace = engine.attend({ x: [[big, big], [big, -big]], kernel: 'reference' });
+    trace = engine.attend({
+      x: [
+        [big, big],
+        [big, -big],
+      ],
+      kernel: 'reference',
+    });
   } catch (error) {
-    expectNamed(() => { throw error; }, 'x');
+    expectNamed(() => {
+      throw error;
+    }, 'x');
     assertGoodCallStillWorks();
     return;
   }

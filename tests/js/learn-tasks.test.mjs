@@ -7,15 +7,26 @@ import { seededRandom } from '../../web/lib/learn/random.js';
 import { BANK_SENTENCES, BANK_CONTEXTS, SAMPLE_TEXT, charVocab, wordVocab, words } from '../../web/lib/learn/corpus.js';
 
 test('SeededRandom_SameSeedSameNumbers', () => {
-  const a = seededRandom(42), b = seededRandom(42), c = seededRandom(43);
+  const a = seededRandom(42),
+    b = seededRandom(42),
+    c = seededRandom(43);
   const xs = Array.from({ length: 50 }, () => a.next());
-  assert.deepEqual(Array.from({ length: 50 }, () => b.next()), xs);
-  assert.notDeepEqual(Array.from({ length: 50 }, () => c.next()), xs);
+  assert.deepEqual(
+    Array.from({ length: 50 }, () => b.next()),
+    xs,
+  );
+  assert.notDeepEqual(
+    Array.from({ length: 50 }, () => c.next()),
+    xs,
+  );
   assert.ok(xs.every((x) => x >= 0 && x < 1));
   const r = seededRandom(1);
   const counts = new Array(5).fill(0);
   for (let i = 0; i < 5000; i++) counts[r.int(5)] += 1;
-  assert.ok(counts.every((n) => n > 900 && n < 1100), `roughly uniform: ${counts}`);
+  assert.ok(
+    counts.every((n) => n > 900 && n < 1100),
+    `roughly uniform: ${counts}`,
+  );
   assert.deepEqual(seededRandom(3).shuffle([1, 2, 3, 4, 5]).sort(), [1, 2, 3, 4, 5]);
 });
 
@@ -26,9 +37,18 @@ test('Tasks_ExamplesHaveTheirContextAndScoredAnswers', () => {
       const { tokens, targets } = task.example(rng);
       assert.equal(tokens.length, task.context, `${task.id}: tokens`);
       assert.equal(targets.length, task.context, `${task.id}: targets`);
-      assert.ok(tokens.every((t) => Number.isInteger(t) && t >= 0 && t < task.vocab.length), `${task.id}: token ids`);
-      assert.ok(targets.every((t) => t === -1 || (t >= 0 && t < task.vocab.length)), `${task.id}: target ids`);
-      assert.ok(targets.some((t) => t >= 0), `${task.id}: something is scored`);
+      assert.ok(
+        tokens.every((t) => Number.isInteger(t) && t >= 0 && t < task.vocab.length),
+        `${task.id}: token ids`,
+      );
+      assert.ok(
+        targets.every((t) => t === -1 || (t >= 0 && t < task.vocab.length)),
+        `${task.id}: target ids`,
+      );
+      assert.ok(
+        targets.some((t) => t >= 0),
+        `${task.id}: something is scored`,
+      );
     }
   }
 });
@@ -44,7 +64,10 @@ test('Tasks_AnswersFollowTheirRule', () => {
   assert.deepEqual(rev.targets.slice(n), x.slice().reverse());
   assert.ok(rev.targets.slice(0, n).every((t) => t === -1));
   const srt = TASKS.sort.example(rng);
-  assert.deepEqual(srt.targets.slice(n), srt.tokens.slice(0, n).sort((a, b) => a - b));
+  assert.deepEqual(
+    srt.targets.slice(n),
+    srt.tokens.slice(0, n).sort((a, b) => a - b),
+  );
   for (let k = 0; k < 20; k++) {
     const rep = TASKS.repeat.example(rng);
     const m = rep.tokens.indexOf(rep.tokens[0], 1);
@@ -80,6 +103,9 @@ test('Corpora_TokenizeAndFitTheirContexts', () => {
   assert.throws(() => encode(task.vocab, ['nowhere']), /not in the vocabulary/);
   assert.throws(() => sentenceTask(['one two three four'], { context: 2 }), /the context holds 2/);
   const chars = charVocab(SAMPLE_TEXT);
-  assert.ok(SAMPLE_TEXT.length > 2000 && chars.length < 70, `${SAMPLE_TEXT.length} characters, ${chars.length} distinct`);
+  assert.ok(
+    SAMPLE_TEXT.length > 2000 && chars.length < 70,
+    `${SAMPLE_TEXT.length} characters, ${chars.length} distinct`,
+  );
   assert.throws(() => textTask('short', { context: 32 }), /needs at least 34/);
 });

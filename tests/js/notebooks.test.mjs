@@ -37,11 +37,20 @@ test('Notebooks_TheScriptsPrintTheSameNumbers', { skip: torchReason }, () => {
   for (const nb of NOTEBOOKS) {
     const run = spawnSync(PYTHON, ['-'], { input: notebookScript(nb), encoding: 'utf8', timeout: 120000 });
     assert.equal(run.status, 0, `${nb.source}: ${run.stderr}`);
-    const printed = Object.fromEntries(run.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line.replace(/-Infinity/g, 'null'))));
+    const printed = Object.fromEntries(
+      run.stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line.replace(/-Infinity/g, 'null'))),
+    );
     for (const { cell } of runNotebook(engine, nb)) {
       for (const p of cell.printed ?? []) {
         const values = [printed[`${cell.label} ${p.name}`]].flat(Infinity).map((v) => (v === null ? -Infinity : v));
-        assert.ok(check(p, { value: { data: Float64Array.from(values) } }).ok, `${nb.source} ${cell.label} ${p.name} from PyTorch`);
+        assert.ok(
+          check(p, { value: { data: Float64Array.from(values) } }).ok,
+          `${nb.source} ${cell.label} ${p.name} from PyTorch`,
+        );
       }
     }
   }

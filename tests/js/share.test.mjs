@@ -10,18 +10,51 @@ function defaults() {
     v: 1,
     example: 'both',
     vocab: {
-      stream: [1.2, 0.0, 0.0, 0.3], mud: [0.9, 0.0, 0.0, 0.9], money: [0.0, 1.4, 0.0, 0.1],
-      loan: [0.0, 1.1, 0.0, 0.6], bank: [0.8, 0.8, 0.2, 0.0],
+      stream: [1.2, 0.0, 0.0, 0.3],
+      mud: [0.9, 0.0, 0.0, 0.9],
+      money: [0.0, 1.4, 0.0, 0.1],
+      loan: [0.0, 1.1, 0.0, 0.6],
+      bank: [0.8, 0.8, 0.2, 0.0],
     },
     contexts: { river: ['stream', 'bank', 'mud'], finance: ['money', 'bank', 'loan'] },
     weights: {
-      wq: [[1, 0], [0, 1], [0.2, 0.2], [0, 0]],
-      wk: [[1, 0], [0, 1], [0, 0], [0.1, 0.1]],
-      wv: [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0.5]],
-      w: [[1, 0.2, 0], [0.1, 1.1, 0], [0.5, 0.5, 1], [0, 0.3, 0.8]],
+      wq: [
+        [1, 0],
+        [0, 1],
+        [0.2, 0.2],
+        [0, 0],
+      ],
+      wk: [
+        [1, 0],
+        [0, 1],
+        [0, 0],
+        [0.1, 0.1],
+      ],
+      wv: [
+        [1, 0, 0],
+        [0, 1, 0],
+        [0, 0, 1],
+        [0, 0, 0.5],
+      ],
+      w: [
+        [1, 0.2, 0],
+        [0.1, 1.1, 0],
+        [0.5, 0.5, 1],
+        [0, 0.3, 0.8],
+      ],
     },
-    options: { projections: true, scale: true, causal: false, temperature: 1, dropout: 0, seed: 0,
-      training: false, heads: 1, head: 0, kernel: 'simd' },
+    options: {
+      projections: true,
+      scale: true,
+      causal: false,
+      temperature: 1,
+      dropout: 0,
+      seed: 0,
+      training: false,
+      heads: 1,
+      head: 0,
+      kernel: 'simd',
+    },
     focus: 'river',
     view: ['all'],
     step: 0,
@@ -38,7 +71,12 @@ function edited() {
   s.contexts.river = ['stream', 'naïve “word”', 'bank', 'mud'];
   s.weights.wq[2][1] = -0.333333333333;
   // Two heads need an even dv as well as an even dk.
-  s.weights.wv = [[1, 0, 0, 0.5], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0.5, -2]];
+  s.weights.wv = [
+    [1, 0, 0, 0.5],
+    [0, 1, 0, 0],
+    [0, 0, 1, 0],
+    [0, 0, 0.5, -2],
+  ];
   s.options = { ...s.options, causal: true, temperature: 0.7, heads: 2, head: 1, scale: 0.25, kernel: 'reference' };
   s.view = ['scores', 'weights', 'output'];
   s.step = 3;
@@ -98,7 +136,7 @@ test('Decode_MalformedHashesFallBackToDefaultsWithAProblem', () => {
     'unknown format': 'hello',
     'bad percent': '%7B%E0%A4%A',
     'invalid utf8': '1' + Buffer.from([0xff, 0xfe, 0x7b]).toString('base64url'),
-    'huge': '1' + 'A'.repeat(LIMITS.hashChars + 10),
+    huge: '1' + 'A'.repeat(LIMITS.hashChars + 10),
   };
   for (const [name, hash] of Object.entries(cases)) {
     const r = problemsFor(hash);
@@ -119,9 +157,44 @@ test('Sanitize_WrongSizesAndNonFiniteValuesNameTheField', () => {
     [{ vocab: { ['x'.repeat(33)]: [1, 2, 3, 4] } }, /1 to 32 characters/],
     [{ contexts: { river: ['stream', 'nope'] } }, /token the string "nope" is not in the vocabulary/],
     [{ contexts: { river: Array(17).fill('bank') } }, /1 to 16 tokens/],
-    [{ weights: { wq: [[1, 0], [0, 1], [0.2, 0.2]] } }, /weights.wq: expected 4 rows/],
-    [{ weights: { wk: [[1, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 0]] } }, /weights.wk: expected 2 columns like weights.wq/],
-    [{ weights: { wv: [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 'x']] } }, /weights.wv\[3\]\[2\]/],
+    [
+      {
+        weights: {
+          wq: [
+            [1, 0],
+            [0, 1],
+            [0.2, 0.2],
+          ],
+        },
+      },
+      /weights.wq: expected 4 rows/,
+    ],
+    [
+      {
+        weights: {
+          wk: [
+            [1, 0, 0],
+            [0, 1, 0],
+            [0, 0, 0],
+            [0, 0, 0],
+          ],
+        },
+      },
+      /weights.wk: expected 2 columns like weights.wq/,
+    ],
+    [
+      {
+        weights: {
+          wv: [
+            [1, 0, 0],
+            [0, 1, 0],
+            [0, 0, 1],
+            [0, 0, 'x'],
+          ],
+        },
+      },
+      /weights.wv\[3\]\[2\]/,
+    ],
     [{ options: { temperature: 0 } }, /options.temperature: expected a number in \[0.01, 100\], got 0/],
     [{ options: { heads: 3 } }, /options.heads: 3 heads do not divide width 2/],
     [{ options: { heads: 2.5 } }, /options.heads: expected an integer/],
@@ -139,7 +212,10 @@ test('Sanitize_WrongSizesAndNonFiniteValuesNameTheField', () => {
   ];
   for (const [untrusted, pattern] of cases) {
     const { state, problems } = sanitizeState(JSON.parse(JSON.stringify(untrusted)), defaults());
-    assert.ok(problems.some((p) => pattern.test(p)), `${JSON.stringify(untrusted).slice(0, 80)} → ${JSON.stringify(problems)}`);
+    assert.ok(
+      problems.some((p) => pattern.test(p)),
+      `${JSON.stringify(untrusted).slice(0, 80)} → ${JSON.stringify(problems)}`,
+    );
     // Whatever was wrong, the result is a complete, valid state.
     assert.deepEqual(sanitizeState(state, defaults()).problems, [], JSON.stringify(untrusted).slice(0, 80));
   }
@@ -167,9 +243,12 @@ test('Sanitize_ScriptInTokenNamesIsKeptAsPlainData', () => {
 test('Sanitize_ProtoKeysCannotReparentObjects', () => {
   const untrusted = JSON.parse('{"vocab": {"__proto__": [1,2,3,4], "a": [1,2,3,4]}, "__proto__": {"polluted": 1}}');
   const { state, problems } = sanitizeState(untrusted, defaults());
-  assert.ok(problems.some((p) => /__proto__/.test(p)), JSON.stringify(problems));
+  assert.ok(
+    problems.some((p) => /__proto__/.test(p)),
+    JSON.stringify(problems),
+  );
   assert.equal(Object.getPrototypeOf(state.vocab), Object.prototype);
-  assert.equal(({}).polluted, undefined);
+  assert.equal({}.polluted, undefined);
   assert.deepEqual(state.vocab, defaults().vocab);
 });
 
@@ -177,10 +256,19 @@ test('Sanitize_CustomWidthNeedsItsOwnWeights', () => {
   const vocab = { a: [1, 0], b: [0, 1] };
   const contexts = { mine: ['a', 'b'] };
   const bad = sanitizeState({ vocab, contexts }, defaults());
-  assert.ok(bad.problems.some((p) => /width 2/.test(p)), JSON.stringify(bad.problems));
+  assert.ok(
+    bad.problems.some((p) => /width 2/.test(p)),
+    JSON.stringify(bad.problems),
+  );
   assert.deepEqual(bad.state.vocab, defaults().vocab);
-  const eye = [[1, 0], [0, 1]];
-  const good = sanitizeState({ vocab, contexts, focus: 'mine', weights: { wq: eye, wk: eye, wv: eye, w: eye } }, defaults());
+  const eye = [
+    [1, 0],
+    [0, 1],
+  ];
+  const good = sanitizeState(
+    { vocab, contexts, focus: 'mine', weights: { wq: eye, wk: eye, wv: eye, w: eye } },
+    defaults(),
+  );
   assert.deepEqual(good.problems, []);
   assert.deepEqual(good.state.contexts, contexts);
   assert.equal(good.state.focus, 'mine');
@@ -202,8 +290,10 @@ test('Sanitize_DoesNotShareObjectsWithItsInputs', () => {
 import { elementSnippet, iframeSnippet, elementConfig } from '../../web/tools/embed-dialog.js';
 
 test('ElementSnippet_DefaultStateIsJustTheTag', () => {
-  assert.equal(elementSnippet(defaults(), defaults(), { src: 'x.js' }),
-    '<script type="module" src="x.js"></script>\n<attention-explorer controls="minimal"></attention-explorer>\n');
+  assert.equal(
+    elementSnippet(defaults(), defaults(), { src: 'x.js' }),
+    '<script type="module" src="x.js"></script>\n<attention-explorer controls="minimal"></attention-explorer>\n',
+  );
 });
 
 test('ElementSnippet_SimpleEditsBecomeAttributes', () => {
@@ -217,7 +307,11 @@ test('ElementSnippet_SimpleEditsBecomeAttributes', () => {
   const { attributes, json } = elementConfig(s, defaults());
   assert.equal(json, null);
   assert.deepEqual(Object.fromEntries(attributes), {
-    example: 'finance', view: 'weights,output', tokens: 'finance: loan bank', causal: 'true', temperature: '2',
+    example: 'finance',
+    view: 'weights,output',
+    tokens: 'finance: loan bank',
+    causal: 'true',
+    temperature: '2',
   });
 });
 
@@ -229,7 +323,7 @@ test('ElementSnippet_HostileNamesCannotCloseTheScriptOrTheAttribute', () => {
   s.options.dropout = 0.1;
   s.options.training = true;
   const snippet = elementSnippet(s, defaults(), { src: 'a.js?"><script>' });
-  assert.equal(snippet.match(/<\/script>/g).length, 2, snippet);   // only our own two closers
+  assert.equal(snippet.match(/<\/script>/g).length, 2, snippet); // only our own two closers
   assert.ok(!snippet.includes('<img'));
   assert.ok(snippet.includes('src="a.js?&quot;&gt;&lt;script&gt;"'));
   const json = JSON.parse(/<script type="application\/json">([\s\S]*?)<\/script>/.exec(snippet)[1]);

@@ -22,7 +22,8 @@ function random(seed) {
   };
 }
 const KERNELS = ['reference', 'vectorized', 'simd', 'tiled', 'auto'];
-const MAX_T = 48, MAX_D = 24;
+const MAX_T = 48,
+  MAX_D = 24;
 
 // One call's arguments from the generator; sizes up to (B 3, T 48, D 24, H ≤ 4).
 function makeCall(rand) {
@@ -32,7 +33,10 @@ function makeCall(rand) {
   const T = 1 + pick(MAX_T);
   const B = rand() < 0.3 ? 1 + pick(3) : 0;
   const shape = B ? [B, T, D] : [T, D];
-  const tensor = (s) => ({ shape: s, data: Float32Array.from({ length: s.reduce((a, b) => a * b, 1) }, () => rand() * 2 - 1) });
+  const tensor = (s) => ({
+    shape: s,
+    data: Float32Array.from({ length: s.reduce((a, b) => a * b, 1) }, () => rand() * 2 - 1),
+  });
   const args = { x: tensor(shape), heads: H, causal: rand() < 0.5 };
   const kind = pick(3);
   if (kind === 1) Object.assign(args, { wq: tensor([D, D]), wk: tensor([D, D]), wv: tensor([D, D]), bq: tensor([D]) });
@@ -48,10 +52,21 @@ function makeCall(rand) {
 
 // The biggest call makeCall can produce, to warm the allocator up to its working size.
 function largestCall() {
-  const B = 3, T = MAX_T, D = MAX_D;
+  const B = 3,
+    T = MAX_T,
+    D = MAX_D;
   const t = (s) => ({ shape: s, data: new Float32Array(s.reduce((a, b) => a * b, 1)).fill(0.1) });
-  return { x: t([B, T, D]), wqkv: t([3 * D, D]), bqkv: t([3 * D]), wo: t([D, 8]), heads: 1, kernel: 'reference',
-    materialize: true, training: true, dropout: 0.25 };
+  return {
+    x: t([B, T, D]),
+    wqkv: t([3 * D, D]),
+    bqkv: t([3 * D]),
+    wo: t([D, 8]),
+    heads: 1,
+    kernel: 'reference',
+    materialize: true,
+    training: true,
+    dropout: 0.25,
+  };
 }
 
 test('10,000 attend calls of varying shapes (plus failing calls) leave the WASM heap flat', () => {
@@ -61,7 +76,8 @@ test('10,000 attend calls of varying shapes (plus failing calls) leave the WASM 
   for (let i = 0; i < 300; i++) engine.attend(makeCall(rand));
   const warmBytes = engine.heapBytes();
   const samples = [];
-  let elements = 0, errors = 0;
+  let elements = 0,
+    errors = 0;
   const started = performance.now();
   for (let i = 0; i < 10000; i++) {
     const args = makeCall(rand);
@@ -85,9 +101,11 @@ test('10,000 attend calls of varying shapes (plus failing calls) leave the WASM 
   const seconds = (performance.now() - started) / 1000;
   const endBytes = engine.heapBytes();
   const mib = (b) => (b / 1048576).toFixed(2);
-  console.log(`[ measured ] soak: heap ${mib(startBytes)} MiB at load, ${mib(warmBytes)} MiB after warm-up, ` +
-    `${mib(endBytes)} MiB after 10,000 attend + ${errors} failing + 400 averaging calls (${seconds.toFixed(1)} s); ` +
-    `every 1,000 calls: ${samples.map(mib).join(', ')}`);
+  console.log(
+    `[ measured ] soak: heap ${mib(startBytes)} MiB at load, ${mib(warmBytes)} MiB after warm-up, ` +
+      `${mib(endBytes)} MiB after 10,000 attend + ${errors} failing + 400 averaging calls (${seconds.toFixed(1)} s); ` +
+      `every 1,000 calls: ${samples.map(mib).join(', ')}`,
+  );
   assert.equal(endBytes, warmBytes, `the WASM heap grew from ${warmBytes} to ${endBytes} bytes`);
   assert.ok(elements > 0);
 });

@@ -16,7 +16,8 @@ function fnv1a64(bytes) {
   for (const b of bytes) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
   return h.toString(16).padStart(16, '0');
 }
-const hex = (f32) => Array.from(new Uint32Array(f32.buffer, f32.byteOffset, f32.length), (w) => w.toString(16).padStart(8, '0')).join(' ');
+const hex = (f32) =>
+  Array.from(new Uint32Array(f32.buffer, f32.byteOffset, f32.length), (w) => w.toString(16).padStart(8, '0')).join(' ');
 
 /** Compares a Float32Array with a fixture encoding: f32 hex words, i64 lists, or a digest. */
 function assertSame(got, want, what) {
@@ -51,7 +52,10 @@ function replay(g, c, where) {
       const outs = Array.from({ length: c.repeat ?? 1 }, () => g[c.op](c.shape).data);
       const all = new Float32Array(outs.reduce((n, o) => n + o.length, 0));
       let at = 0;
-      for (const o of outs) { all.set(o, at); at += o.length; }
+      for (const o of outs) {
+        all.set(o, at);
+        at += o.length;
+      }
       assertSame(all, c.out, what);
       return g;
     }
@@ -111,11 +115,18 @@ test('TorchGenerator_TheSeedsNumbers', () => {
   const g = engine.torchGenerator(42);
   const x = g.randn([3, 5]);
   assert.deepEqual(x.shape, [3, 5]);
-  assert.deepEqual(Array.from(x.data.subarray(0, 5), (v) => Number(v.toFixed(4))), [0.3367, 0.1288, 0.2345, 0.2303, -1.1229]);
+  assert.deepEqual(
+    Array.from(x.data.subarray(0, 5), (v) => Number(v.toFixed(4))),
+    [0.3367, 0.1288, 0.2345, 0.2303, -1.1229],
+  );
   g.dispose();
   for (let k = 0; k < 3; k++) {
     const h = engine.torchGenerator(42);
-    assert.deepEqual(Array.from(h.randint(0, 10, [3, 2]).data), [2, 7, 6, 4, 6, 5], 'seed 002: b after manual_seed(42)');
+    assert.deepEqual(
+      Array.from(h.randint(0, 10, [3, 2]).data),
+      [2, 7, 6, 4, 6, 5],
+      'seed 002: b after manual_seed(42)',
+    );
     h.dispose();
   }
 });
@@ -156,11 +167,15 @@ test('TorchGenerator_BadArgumentsNameThemselves', () => {
     assert.ok(thrown.message.startsWith(argument), thrown.message);
   }
   // A rejected call draws nothing: the stream continues as if it had not been made.
-  const a = engine.torchGenerator(7), b = engine.torchGenerator(7);
+  const a = engine.torchGenerator(7),
+    b = engine.torchGenerator(7);
   assert.throws(() => a.bernoulli(2, [3]));
   assert.deepEqual(a.rand([4]).data, b.rand([4]).data);
   g.dispose();
-  assert.throws(() => g.rand([2]), (e) => e instanceof AttentionError && /disposed/.test(e.message));
+  assert.throws(
+    () => g.rand([2]),
+    (e) => e instanceof AttentionError && /disposed/.test(e.message),
+  );
 });
 
 test('TorchGenerator_DisposedOrNotTheHeapStaysFlat', () => {
@@ -174,15 +189,29 @@ test('TorchGenerator_DisposedOrNotTheHeapStaysFlat', () => {
 });
 
 test('Pca_ProjectsOntoTheDirectionsOfLargestSpread', () => {
-  const points = [[-2, -4, 2], [-1, -2, 1], [0, 0, 0], [1, 2, -1], [2, 4, -2]];
+  const points = [
+    [-2, -4, 2],
+    [-1, -2, 1],
+    [0, 0, 0],
+    [1, 2, -1],
+    [2, 4, -2],
+  ];
   const p = engine.pca({ x: points });
   assert.ok(Math.abs(p.explained.data[0] - 1) < 1e-6);
   assert.ok(Math.abs(p.explained.data[1]) < 1e-6);
   assert.deepEqual(p.components.shape, [2, 3]);
   const proj = p.get('projected').map((r) => r[0]);
   proj.forEach((v, i) => assert.ok(Math.abs(v - (i - 2) * Math.sqrt(6)) < 1e-4, `${v}`));
-  for (const [args, argument] of [[{ x: [1, 2] }, 'x'], [{ x: [[1, NaN]] }, 'x'], [{}, 'x'], [{ x: [[1]], y: 1 }, 'y']]) {
-    assert.throws(() => engine.pca(args), (e) => e instanceof AttentionError && e.argument === argument);
+  for (const [args, argument] of [
+    [{ x: [1, 2] }, 'x'],
+    [{ x: [[1, NaN]] }, 'x'],
+    [{}, 'x'],
+    [{ x: [[1]], y: 1 }, 'y'],
+  ]) {
+    assert.throws(
+      () => engine.pca(args),
+      (e) => e instanceof AttentionError && e.argument === argument,
+    );
   }
   assert.deepEqual(engine.features, { attendBackward: true, pca: true, torchGenerator: true });
 });

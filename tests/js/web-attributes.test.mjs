@@ -31,7 +31,11 @@ test('Attributes_AveragingShowsTheAveragingViewUnlessAViewIsGiven', () => {
 });
 
 test('Attributes_ViewSplitsOnCommasAndSpaces', () => {
-  assert.deepEqual(applyAttributes({}, { view: 'scores, weights  output' }, defaults).state.view, ['scores', 'weights', 'output']);
+  assert.deepEqual(applyAttributes({}, { view: 'scores, weights  output' }, defaults).state.view, [
+    'scores',
+    'weights',
+    'output',
+  ]);
 });
 
 test('Attributes_TokensSetTheFocusedContextOrNamedOnes', () => {
@@ -48,7 +52,12 @@ test('Attributes_TokensSetTheFocusedContextOrNamedOnes', () => {
 });
 
 test('Attributes_BooleansAcceptBareTrueFalseAndTheirOwnName', () => {
-  for (const [text, want] of [['', true], ['true', true], ['causal', true], [' FALSE ', false]]) {
+  for (const [text, want] of [
+    ['', true],
+    ['true', true],
+    ['causal', true],
+    [' FALSE ', false],
+  ]) {
     assert.equal(applyAttributes({}, { causal: text }, defaults).state.options.causal, want, text);
   }
   const bad = applyAttributes({}, { projections: 'yes please' }, defaults);

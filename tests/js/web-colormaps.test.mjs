@@ -11,7 +11,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 let cm;
 before(async () => {
   // colormaps.js imports the vendored d3-scale-chromatic bundle (git-ignored, built by vendor.mjs).
-  if (!fs.existsSync(path.join(ROOT, 'web/vendor/d3-scale-chromatic.js'))) execFileSync('node', [path.join(ROOT, 'scripts/vendor.mjs')]);
+  if (!fs.existsSync(path.join(ROOT, 'web/vendor/d3-scale-chromatic.js')))
+    execFileSync('node', [path.join(ROOT, 'scripts/vendor.mjs')]);
   cm = await import('../../web/lib/colormaps.js');
 });
 
@@ -22,7 +23,12 @@ test('parseColor reads rgb() and hex, and rejects anything else by name', () => 
 });
 
 test('text colour contrast is at least 4.5:1 on every colour of both maps', () => {
-  for (const [kind, theme] of [['weights', 'light'], ['signed', 'light'], ['sequential', 'light'], ['signed', 'dark']]) {
+  for (const [kind, theme] of [
+    ['weights', 'light'],
+    ['signed', 'light'],
+    ['sequential', 'light'],
+    ['signed', 'dark'],
+  ]) {
     const values = Array.from({ length: 101 }, (_, i) => (kind === 'signed' ? -1 + i / 50 : i / 100));
     const scale = cm.colorScale(kind, values, theme);
     for (const v of values) {
@@ -36,8 +42,8 @@ test('text colour contrast is at least 4.5:1 on every colour of both maps', () =
 
 test('weights use viridis; signed values are symmetric around 0; −∞ gets no colour', () => {
   const w = cm.colorScale('weights', [0, 1]);
-  assert.equal(w(0), '#440154');            // viridis(0)
-  assert.equal(w(1), '#fde725');            // viridis(1)
+  assert.equal(w(0), '#440154'); // viridis(0)
+  assert.equal(w(1), '#fde725'); // viridis(1)
   assert.equal(w(-Infinity), null);
   const s = cm.colorScale('signed', [-2, 0.5, -Infinity]);
   assert.equal(s(0), cm.colorScale('signed', [-7, 7])(0), 'zero is the middle colour');

@@ -8,9 +8,22 @@ import { toPlane, planeScale, projection, distance, clipSegment } from '../../we
 const noEngine = { pca: () => assert.fail('two-wide vectors need no projection') };
 
 test('ToPlane_TwoWideVectorsAreDrawnAsTheyAre', () => {
-  const out = toPlane(noEngine, [[1, 2], [-0.5, 0.25]]);
-  assert.deepEqual(out, { xy: [[1, 2], [-0.5, 0.25]], explained: null, projected: false });
-  assert.deepEqual(toPlane(noEngine, [[3], [-1]]).xy, [[3, 0], [-1, 0]]);
+  const out = toPlane(noEngine, [
+    [1, 2],
+    [-0.5, 0.25],
+  ]);
+  assert.deepEqual(out, {
+    xy: [
+      [1, 2],
+      [-0.5, 0.25],
+    ],
+    explained: null,
+    projected: false,
+  });
+  assert.deepEqual(toPlane(noEngine, [[3], [-1]]).xy, [
+    [3, 0],
+    [-1, 0],
+  ]);
 });
 
 test('ToPlane_WiderVectorsGoThroughTheEnginesPca', () => {
@@ -18,16 +31,51 @@ test('ToPlane_WiderVectorsGoThroughTheEnginesPca', () => {
   const engine = {
     pca(args) {
       calls.push(args);
-      return { explained: { shape: [2], data: Float32Array.of(0.75, 0.25) }, get: (name) => (name === 'projected' ? [[1, 0], [-1, 0]] : null) };
+      return {
+        explained: { shape: [2], data: Float32Array.of(0.75, 0.25) },
+        get: (name) =>
+          name === 'projected'
+            ? [
+                [1, 0],
+                [-1, 0],
+              ]
+            : null,
+      };
     },
   };
-  const out = toPlane(engine, [[1, 2, 3], [3, 2, 1]]);
-  assert.deepEqual(calls, [{ x: [[1, 2, 3], [3, 2, 1]] }]);
-  assert.deepEqual(out, { xy: [[1, 0], [-1, 0]], explained: [0.75, 0.25], projected: true });
+  const out = toPlane(engine, [
+    [1, 2, 3],
+    [3, 2, 1],
+  ]);
+  assert.deepEqual(calls, [
+    {
+      x: [
+        [1, 2, 3],
+        [3, 2, 1],
+      ],
+    },
+  ]);
+  assert.deepEqual(out, {
+    xy: [
+      [1, 0],
+      [-1, 0],
+    ],
+    explained: [0.75, 0.25],
+    projected: true,
+  });
 });
 
 test('PlaneScale_KeepsEveryPointAndTheOriginInsideWithYUp', () => {
-  for (const points of [[[2, -1], [-0.5, 4]], [[1, 1], [2, 0.5]]]) {
+  for (const points of [
+    [
+      [2, -1],
+      [-0.5, 4],
+    ],
+    [
+      [1, 1],
+      [2, 0.5],
+    ],
+  ]) {
     const S = planeScale(points, 300, 30);
     for (const p of [...points, [0, 0]]) {
       const [x, y] = S.at(p);
@@ -51,7 +99,13 @@ test('Projection_IsTheFootOfThePerpendicular', () => {
 });
 
 test('ClipSegment_KeepsThePartInsideTheSquare', () => {
-  assert.deepEqual(clipSegment([-10, 5], [20, 5], 10), [[0, 5], [10, 5]]);
-  assert.deepEqual(clipSegment([2, 2], [3, 3], 10), [[2, 2], [3, 3]]);
+  assert.deepEqual(clipSegment([-10, 5], [20, 5], 10), [
+    [0, 5],
+    [10, 5],
+  ]);
+  assert.deepEqual(clipSegment([2, 2], [3, 3], 10), [
+    [2, 2],
+    [3, 3],
+  ]);
   assert.equal(clipSegment([-5, -5], [-1, -1], 10), null);
 });

@@ -2,18 +2,54 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  defaultState, setValue, addToken, removeToken, moveToken, addWord, removeWord, resize,
-  validHeads, sharedWords, dims, LIMITS,
+  defaultState,
+  setValue,
+  addToken,
+  removeToken,
+  moveToken,
+  addWord,
+  removeWord,
+  resize,
+  validHeads,
+  sharedWords,
+  dims,
+  LIMITS,
 } from '../../web/lib/state.js';
 
 // Shaped like engine.examples(): float32 values widened to doubles.
 const f = Math.fround;
 const EXAMPLES = {
-  vocabulary: { stream: [f(1.2), 0, 0, f(0.3)], mud: [f(0.9), 0, 0, f(0.9)], money: [0, f(1.4), 0, f(0.1)], loan: [0, f(1.1), 0, f(0.6)], bank: [f(0.8), f(0.8), f(0.2), 0] },
-  W: [[1, f(0.2), 0], [f(0.1), f(1.1), 0], [0.5, 0.5, 1], [0, f(0.3), f(0.8)]],
-  W_query: [[1, 0], [0, 1], [f(0.2), f(0.2)], [0, 0]],
-  W_key: [[1, 0], [0, 1], [0, 0], [f(0.1), f(0.1)]],
-  W_value: [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0.5]],
+  vocabulary: {
+    stream: [f(1.2), 0, 0, f(0.3)],
+    mud: [f(0.9), 0, 0, f(0.9)],
+    money: [0, f(1.4), 0, f(0.1)],
+    loan: [0, f(1.1), 0, f(0.6)],
+    bank: [f(0.8), f(0.8), f(0.2), 0],
+  },
+  W: [
+    [1, f(0.2), 0],
+    [f(0.1), f(1.1), 0],
+    [0.5, 0.5, 1],
+    [0, f(0.3), f(0.8)],
+  ],
+  W_query: [
+    [1, 0],
+    [0, 1],
+    [f(0.2), f(0.2)],
+    [0, 0],
+  ],
+  W_key: [
+    [1, 0],
+    [0, 1],
+    [0, 0],
+    [f(0.1), f(0.1)],
+  ],
+  W_value: [
+    [1, 0, 0],
+    [0, 1, 0],
+    [0, 0, 1],
+    [0, 0, 0.5],
+  ],
   contexts: { river: ['stream', 'bank', 'mud'], finance: ['money', 'bank', 'loan'] },
 };
 const seed = () => defaultState(EXAMPLES);
@@ -87,5 +123,9 @@ test('resize: D, dk and dv grow with zeros and shrink from the end; heads fall b
   assert.match(resize(s, 'dk', 17).error, /dk must be an integer in 1..16/);
   assert.match(resize(s, 'D', 0).error, /D must be/);
   assert.deepEqual(validHeads(seed()), [1], 'dk = 2 and dv = 3 share no divisor but 1');
-  assert.deepEqual(validHeads({ ...seed(), options: { ...seed().options, projections: false } }), [1, 2, 4], 'without projections the head size divides D');
+  assert.deepEqual(
+    validHeads({ ...seed(), options: { ...seed().options, projections: false } }),
+    [1, 2, 4],
+    'without projections the head size divides D',
+  );
 });

@@ -6,13 +6,22 @@ import { loopSteps, progress } from '../../web/lib/steps.js';
 test('T·(T + 2) steps: T dot products, a softmax and a weighted sum per query row', () => {
   for (const T of [1, 3, 5]) assert.equal(loopSteps(T, false).length, T * (T + 2));
   const s = loopSteps(2, false);
-  assert.deepEqual(s.map((x) => x.kind), ['score', 'score', 'softmax', 'sum', 'score', 'score', 'softmax', 'sum']);
+  assert.deepEqual(
+    s.map((x) => x.kind),
+    ['score', 'score', 'softmax', 'sum', 'score', 'score', 'softmax', 'sum'],
+  );
   assert.deepEqual(s[4], { kind: 'score', i: 1, j: 0 });
 });
 
 test('with the causal mask, keys after the query are masked instead of scored', () => {
-  const s = loopSteps(3, true).filter((x) => x.kind === 'mask').map((x) => [x.i, x.j]);
-  assert.deepEqual(s, [[0, 1], [0, 2], [1, 2]]);
+  const s = loopSteps(3, true)
+    .filter((x) => x.kind === 'mask')
+    .map((x) => [x.i, x.j]);
+  assert.deepEqual(s, [
+    [0, 1],
+    [0, 2],
+    [1, 2],
+  ]);
 });
 
 test('progress says which cells are filled after n steps', () => {

@@ -10,7 +10,10 @@ test('set merges a patch or applies a function, and tells subscribers old and ne
   s.set({ a: 5 });
   s.set((st) => ({ ...st, b: st.b + 1 }));
   assert.deepEqual(s.get(), { a: 5, b: 3 });
-  assert.deepEqual(seen, [[1, 5, 2], [5, 5, 3]]);
+  assert.deepEqual(seen, [
+    [1, 5, 2],
+    [5, 5, 3],
+  ]);
   off();
   s.set({ a: 9 });
   assert.equal(seen.length, 2, 'unsubscribed listeners are not called');
@@ -20,7 +23,9 @@ test('a function returning the same state notifies nobody and never mutates', ()
   const initial = { a: 1 };
   const s = createStore(initial);
   let calls = 0;
-  s.subscribe(() => { calls += 1; });
+  s.subscribe(() => {
+    calls += 1;
+  });
   s.set((st) => st);
   assert.equal(calls, 0);
   s.set({ a: 2 });

@@ -13,7 +13,10 @@ test('Describe_NamesEveryKindOfValue', () => {
   assert.equal(describe(NaN), 'NaN');
   assert.equal(describe(true), 'true');
   assert.equal(describe({ a: 1 }), 'an object');
-  assert.equal(describe(() => 1), 'function');
+  assert.equal(
+    describe(() => 1),
+    'function',
+  );
   assert.equal(describe(Symbol('s')), 'symbol');
   assert.equal(describe('x'.repeat(100)).length, 'the string ""'.length + 41);
 });

@@ -10,12 +10,14 @@ let cssPromise = null;
 
 /** The element's CSS, as one text for a constructed style sheet in each shadow root. */
 export function elementCSS() {
-  cssPromise ||= Promise.all(SHEETS.map(async (path) => {
-    const url = new URL(path, import.meta.url);
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`could not load the style sheet ${url} (HTTP ${response.status})`);
-    return response.text();
-  })).then((texts) => texts.join('\n'));
+  cssPromise ||= Promise.all(
+    SHEETS.map(async (path) => {
+      const url = new URL(path, import.meta.url);
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`could not load the style sheet ${url} (HTTP ${response.status})`);
+      return response.text();
+    }),
+  ).then((texts) => texts.join('\n'));
   return cssPromise;
 }
 

@@ -13,7 +13,14 @@
 // All elements on a page share one engine instance.
 import { loadEngine, createEngine } from '../engine/engine.js';
 import { mountFromState } from '../bootstrap.js';
-import { ATTRIBUTES, applyAttributes, parseControls, parseHeight, parseInlineJSON, removedAttributeText } from '../lib/attributes.js';
+import {
+  ATTRIBUTES,
+  applyAttributes,
+  parseControls,
+  parseHeight,
+  parseInlineJSON,
+  removedAttributeText,
+} from '../lib/attributes.js';
 import { sanitizeState } from '../lib/share.js';
 import { stepCount } from '../lib/steps.js';
 import { mountExplorer } from '../views/explorer.js';
@@ -33,10 +40,12 @@ const PROBLEMS = "Some of this explorer's settings could not be used, so default
  */
 export function shadowCSS(css) {
   const preludes = [];
-  const protectedCss = css.replace(/@font-face\s*\{[^}]*\}/g, '').replace(/@(media|container|supports)[^{]*\{/g, (m) => {
-    preludes.push(m);
-    return `\u0000${preludes.length - 1}\u0000`;
-  });
+  const protectedCss = css
+    .replace(/@font-face\s*\{[^}]*\}/g, '')
+    .replace(/@(media|container|supports)[^{]*\{/g, (m) => {
+      preludes.push(m);
+      return `\u0000${preludes.length - 1}\u0000`;
+    });
   return protectedCss
     .replace(/(-?(?:\d+\.?\d*|\.\d+))rem\b/g, 'calc($1 * var(--ae-rem))')
     .replace(/\u0000(\d+)\u0000/g, (_, i) => preludes[Number(i)]);
@@ -243,7 +252,13 @@ export class AttentionExplorerElement extends HTMLElement {
     const { store, engine, defaults, explorer } = this._mounted;
     this._exports?.disconnect();
     explorer.destroy();
-    this._mounted.explorer = mountExplorer(this._frame, { store, engine, defaults, controls: this.controls, upgradeEngine: sharedFullEngine });
+    this._mounted.explorer = mountExplorer(this._frame, {
+      store,
+      engine,
+      defaults,
+      controls: this.controls,
+      upgradeEngine: sharedFullEngine,
+    });
     this._decorate();
   }
 

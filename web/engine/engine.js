@@ -19,8 +19,17 @@ export class AttentionError extends Error {
 // attend's options that are not tensors, with their defaults. Every call's tensor arguments and
 // their ranks come from the core's layout table (bindAbi below).
 const OPTION_DEFAULTS = {
-  heads: 1, causal: false, keyPadding: null, scale: true, temperature: 1,
-  dropout: 0, seed: 0, training: false, dropoutKeep: null, kernel: 'auto', materialize: true,
+  heads: 1,
+  causal: false,
+  keyPadding: null,
+  scale: true,
+  temperature: 1,
+  dropout: 0,
+  seed: 0,
+  training: false,
+  dropoutKeep: null,
+  kernel: 'auto',
+  materialize: true,
 };
 const MAX_ELEMENTS = 1 << 24;
 
@@ -39,26 +48,35 @@ export function toTensor(value, name, ranks = [1, 2, 3, 4]) {
       throw new AttentionError(`${name}: shape must be an array of integers ≥ 1, got ${JSON.stringify(shape)}`, name);
     }
     const count = shape.reduce((a, b) => a * b, 1);
-    if (count > MAX_ELEMENTS) throw new AttentionError(`${name}: shape ${shapeText(shape)} has more than ${MAX_ELEMENTS} elements`, name);
+    if (count > MAX_ELEMENTS)
+      throw new AttentionError(`${name}: shape ${shapeText(shape)} has more than ${MAX_ELEMENTS} elements`, name);
     if (!(ArrayBuffer.isView(value.data) || Array.isArray(value.data))) {
-      throw new AttentionError(`${name}: data must be a Float32Array or an array of numbers, got ${describe(value.data)}`, name);
+      throw new AttentionError(
+        `${name}: data must be a Float32Array or an array of numbers, got ${describe(value.data)}`,
+        name,
+      );
     }
     if (value.data.length !== count) {
-      throw new AttentionError(`${name}: shape ${shapeText(shape)} needs ${count} values, data has ${value.data.length}`, name);
+      throw new AttentionError(
+        `${name}: shape ${shapeText(shape)} needs ${count} values, data has ${value.data.length}`,
+        name,
+      );
     }
     data = value.data instanceof Float32Array ? value.data.slice() : Float32Array.from(value.data, Number);
   } else if (Array.isArray(value)) {
     shape = [];
     for (let level = value; Array.isArray(level); level = level[0]) {
-      if (level.length === 0) throw new AttentionError(`${name}: empty array at depth ${shape.length}; expected ${expected} numbers`, name);
+      if (level.length === 0)
+        throw new AttentionError(`${name}: empty array at depth ${shape.length}; expected ${expected} numbers`, name);
       shape.push(level.length);
       if (shape.length > 4) break;
     }
     const count = shape.reduce((a, b) => a * b, 1);
-    if (count > MAX_ELEMENTS) throw new AttentionError(`${name}: shape ${shapeText(shape)} has more than ${MAX_ELEMENTS} elements`, name);
+    if (count > MAX_ELEMENTS)
+      throw new AttentionError(`${name}: shape ${shapeText(shape)} has more than ${MAX_ELEMENTS} elements`, name);
     data = new Float32Array(count);
     let offset = 0;
-    const index = [];  // the path to the current node, spelled out only in an error message
+    const index = []; // the path to the current node, spelled out only in an error message
     const at = () => index.map((i) => `[${i}]`).join('');
     const walk = (node, depth) => {
       if (depth === shape.length) {
@@ -73,7 +91,9 @@ export function toTensor(value, name, ranks = [1, 2, 3, 4]) {
       }
       if (!Array.isArray(node) || node.length !== shape[depth]) {
         throw new AttentionError(
-          `${name}${at()}: ragged array: expected ${shape[depth]} entries (shape ${shapeText(shape)}), got ${describe(node)}`, name);
+          `${name}${at()}: ragged array: expected ${shape[depth]} entries (shape ${shapeText(shape)}), got ${describe(node)}`,
+          name,
+        );
       }
       for (let i = 0; i < node.length; i++) {
         index.push(i);
@@ -83,7 +103,10 @@ export function toTensor(value, name, ranks = [1, 2, 3, 4]) {
     };
     walk(value, 0);
   } else {
-    throw new AttentionError(`${name}: expected ${expected} nested arrays of numbers or {shape, data}, got ${describe(value)}`, name);
+    throw new AttentionError(
+      `${name}: expected ${expected} nested arrays of numbers or {shape, data}, got ${describe(value)}`,
+      name,
+    );
   }
   if (!ranks.includes(shape.length)) {
     throw new AttentionError(`${name}: expected a ${expected} tensor, got shape ${shapeText(shape)}`, name);
@@ -157,13 +180,20 @@ function checkOptions(args, maxHeads, kernels) {
     throw new AttentionError(`heads: expected an integer in [1, ${maxHeads}], got ${describe(o.heads)}`, 'heads');
   }
   for (const key of ['causal', 'training', 'materialize']) {
-    if (typeof o[key] !== 'boolean') throw new AttentionError(`${key}: expected true or false, got ${describe(o[key])}`, key);
+    if (typeof o[key] !== 'boolean')
+      throw new AttentionError(`${key}: expected true or false, got ${describe(o[key])}`, key);
   }
   if (!(typeof o.scale === 'boolean' || (typeof o.scale === 'number' && Number.isFinite(o.scale) && o.scale !== 0))) {
-    throw new AttentionError(`scale: expected true (1/√head size), false (none) or a finite non-zero number, got ${describe(o.scale)}`, 'scale');
+    throw new AttentionError(
+      `scale: expected true (1/√head size), false (none) or a finite non-zero number, got ${describe(o.scale)}`,
+      'scale',
+    );
   }
   if (typeof o.temperature !== 'number' || !Number.isFinite(o.temperature) || o.temperature <= 0) {
-    throw new AttentionError(`temperature: expected a finite number > 0, got ${describe(o.temperature)}`, 'temperature');
+    throw new AttentionError(
+      `temperature: expected a finite number > 0, got ${describe(o.temperature)}`,
+      'temperature',
+    );
   }
   if (typeof o.dropout !== 'number' || !(o.dropout >= 0 && o.dropout < 1)) {
     throw new AttentionError(`dropout: expected p in [0, 1), got ${describe(o.dropout)}`, 'dropout');
@@ -172,7 +202,10 @@ function checkOptions(args, maxHeads, kernels) {
     throw new AttentionError(`seed: expected an integer ≥ 0, got ${describe(o.seed)}`, 'seed');
   }
   if (typeof o.kernel !== 'string' || !kernels.includes(o.kernel)) {
-    throw new AttentionError(`kernel: expected one of ${kernels.map((k) => `'${k}'`).join(', ')}, got ${describe(o.kernel)}`, 'kernel');
+    throw new AttentionError(
+      `kernel: expected one of ${kernels.map((k) => `'${k}'`).join(', ')}, got ${describe(o.kernel)}`,
+      'kernel',
+    );
   }
   return o;
 }
@@ -245,8 +278,10 @@ export function bindAbi(module, table = module.abi()) {
   const sections = fieldsByName(table.sections, SECTION_FIELDS, 'call header');
   const options = fieldsByName(table.options, Object.keys(OPTION_FIELDS), 'attend options');
   const result = fieldsByName(table.result, RESULT_FIELDS, 'result header');
-  for (const name of Object.keys(table.calls)) if (!CALLS.includes(name)) throw abiError(`call '${name}' is not one engine.js makes`);
-  for (const name of CALLS) if (!table.calls[name] && !OPTIONAL_CALLS.includes(name)) throw abiError(`there is no call '${name}'`);
+  for (const name of Object.keys(table.calls))
+    if (!CALLS.includes(name)) throw abiError(`call '${name}' is not one engine.js makes`);
+  for (const name of CALLS)
+    if (!table.calls[name] && !OPTIONAL_CALLS.includes(name)) throw abiError(`there is no call '${name}'`);
   const optionWriters = table.options.map(({ name }) => ({ ...options.get(name), value: OPTION_FIELDS[name] }));
   const field = (byName, name) => {
     const f = byName.get(name);
@@ -270,7 +305,8 @@ export function bindAbi(module, table = module.abi()) {
     write(call, tensors, flags, o, shapes = {}) {
       const { tensors: tensorArgs, flags: flagArgs, shapes: shapeArgs = [] } = table.calls[call];
       const ints = [];
-      let floatCount = 0, byteCount = 0;
+      let floatCount = 0,
+        byteCount = 0;
       for (const { name } of tensorArgs) {
         const t = tensors[name];
         if (t) {
@@ -326,7 +362,8 @@ export function bindAbi(module, table = module.abi()) {
         const argument = /^([A-Za-z_][\w-]*)\s*:/.exec(message)?.[1];
         throw new AttentionError(message, argument);
       }
-      const data = get(base, results.data) >> 2, layout = get(base, results.layout) >> 2;
+      const data = get(base, results.data) >> 2,
+        layout = get(base, results.layout) >> 2;
       return {
         names: table.calls[call].results,
         data: module.HEAPF32.slice(data, data + get(base, results.dataLength)),
@@ -348,7 +385,8 @@ class Result {
   constructor(raw, dropBatch) {
     const { names, layout, data } = raw;
     this.#names = names;
-    let at = 0, offset = 0;
+    let at = 0,
+      offset = 0;
     while (at < layout.length) {
       const name = names[layout[at]];
       const rank = layout[at + 1];
@@ -417,11 +455,17 @@ class Pca extends Result {
 
 // A draw's shape: a non-empty array of integers ≥ 0.
 function drawShape(shape, name = 'shape') {
-  if (!Array.isArray(shape) || shape.length === 0 || shape.length > 8 || !shape.every((d) => Number.isInteger(d) && d >= 0)) {
+  if (
+    !Array.isArray(shape) ||
+    shape.length === 0 ||
+    shape.length > 8 ||
+    !shape.every((d) => Number.isInteger(d) && d >= 0)
+  ) {
     throw new AttentionError(`${name}: expected an array of 1 to 8 integers ≥ 0, got ${describe(shape)}`, name);
   }
   const count = shape.reduce((a, b) => a * b, 1);
-  if (count > MAX_ELEMENTS) throw new AttentionError(`${name}: ${shapeText(shape)} has more than ${MAX_ELEMENTS} elements`, name);
+  if (count > MAX_ELEMENTS)
+    throw new AttentionError(`${name}: ${shapeText(shape)} has more than ${MAX_ELEMENTS} elements`, name);
   return shape;
 }
 
@@ -476,7 +520,10 @@ class TorchGenerator {
 
   /** torch.randint(low, high, shape): integers in [low, high), |low|, |high| ≤ 2^24 (exact in float32). */
   randint(low, high, shape) {
-    for (const [v, name] of [[low, 'low'], [high, 'high']]) {
+    for (const [v, name] of [
+      [low, 'low'],
+      [high, 'high'],
+    ]) {
       if (!Number.isInteger(v) || Math.abs(v) > 2 ** 24) {
         throw new AttentionError(`${name}: expected an integer in [−2^24, 2^24], got ${describe(v)}`, name);
       }
@@ -486,8 +533,13 @@ class TorchGenerator {
 
   /** nn.Linear(inFeatures, outFeatures, bias) initialisation: {weight (out, in), bias (out) or null}. */
   linear(inFeatures, outFeatures, { bias = true } = {}) {
-    if (typeof bias !== 'boolean') throw new AttentionError(`bias: expected true or false, got ${describe(bias)}`, 'bias');
-    const r = this.#draw('linear', { a: count(inFeatures, 'inFeatures'), b: count(outFeatures, 'outFeatures'), flag: Number(bias) });
+    if (typeof bias !== 'boolean')
+      throw new AttentionError(`bias: expected true or false, got ${describe(bias)}`, 'bias');
+    const r = this.#draw('linear', {
+      a: count(inFeatures, 'inFeatures'),
+      b: count(outFeatures, 'outFeatures'),
+      flag: Number(bias),
+    });
     return { weight: r.values, bias: r.bias ?? null };
   }
 
@@ -537,14 +589,16 @@ function makeEngine(module) {
   const abi = bindAbi(module);
   const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
   // Per call: the tensor arguments with their ranks, and every option name it accepts.
-  const calls = Object.fromEntries(CALLS.filter((name) => abi.calls[name]).map((name) => {
-    const tensors = abi.calls[name].tensors.map(({ name: arg, ranks }) => ({ name: arg, ranks }));
-    const options = name === 'attend' || name === 'attendBackward' ? Object.keys(OPTION_DEFAULTS) : [];
-    return [name, { tensors, known: new Set([...tensors.map((t) => t.name), ...options]) }];
-  }));
+  const calls = Object.fromEntries(
+    CALLS.filter((name) => abi.calls[name]).map((name) => {
+      const tensors = abi.calls[name].tensors.map(({ name: arg, ranks }) => ({ name: arg, ranks }));
+      const options = name === 'attend' || name === 'attendBackward' ? Object.keys(OPTION_DEFAULTS) : [];
+      return [name, { tensors, known: new Set([...tensors.map((t) => t.name), ...options]) }];
+    }),
+  );
   // The call's tensor arguments from a snapshot of the caller's options; x is required.
   const readTensors = (context, call, own) => {
-    const tensors = Object.create(null);  // no inherited entries, even from a polluted prototype
+    const tensors = Object.create(null); // no inherited entries, even from a polluted prototype
     for (const { name, ranks } of calls[call].tensors) {
       if (own[name] !== undefined && own[name] !== null) tensors[name] = readTensor(context, own[name], name, ranks);
     }
@@ -579,15 +633,23 @@ function makeEngine(module) {
      */
     attendBackward(args) {
       return guarded('attendBackward', (context) => {
-        if (!calls.attendBackward) throw new AttentionError('attendBackward: this build of the engine has no backward pass (the embeddable element\'s small engine); load the whole engine', 'attendBackward');
+        if (!calls.attendBackward)
+          throw new AttentionError(
+            "attendBackward: this build of the engine has no backward pass (the embeddable element's small engine); load the whole engine",
+            'attendBackward',
+          );
         const own = ownArguments(context, args, 'attendBackward', calls.attendBackward.known);
         const o = checkOptions(own, limits.maxHeads, abi.kernels);
         const tensors = readTensors(context, 'attendBackward', own);
         if (!tensors.gradOutput) {
-          throw new AttentionError('gradOutput: required, the gradient of the loss by the output, shaped like attend()\'s output', 'gradOutput');
+          throw new AttentionError(
+            "gradOutput: required, the gradient of the loss by the output, shaped like attend()'s output",
+            'gradOutput',
+          );
         }
         const flagged = Object.create(null);
-        for (const name of abi.calls.attendBackward.flags) if (o[name] !== null) flagged[name] = flags(context, o[name], name);
+        for (const name of abi.calls.attendBackward.flags)
+          if (o[name] !== null) flagged[name] = flags(context, o[name], name);
         abi.write('attendBackward', tensors, flagged, o);
         return new Result(abi.read('attendBackward', module.attendBackward()), () => false);
       });
@@ -613,13 +675,19 @@ function makeEngine(module) {
 
     /** What this build of the engine can do beyond attention (the element's small engine cannot). */
     features: Object.freeze({
-      attendBackward: Boolean(abi.calls.attendBackward), pca: Boolean(abi.calls.pca), torchGenerator: Boolean(abi.calls.draw),
+      attendBackward: Boolean(abi.calls.attendBackward),
+      pca: Boolean(abi.calls.pca),
+      torchGenerator: Boolean(abi.calls.draw),
     }),
 
     /** The two principal components of points x (N, D); see engine.d.ts. */
     pca(args) {
       return guarded('pca', (context) => {
-        if (!calls.pca) throw new AttentionError('pca: this build of the engine has no PCA (the embeddable element\'s small engine); load the whole engine', 'pca');
+        if (!calls.pca)
+          throw new AttentionError(
+            "pca: this build of the engine has no PCA (the embeddable element's small engine); load the whole engine",
+            'pca',
+          );
         const own = ownArguments(context, args, 'pca', calls.pca.known);
         abi.write('pca', readTensors(context, 'pca', own), none, null);
         return new Pca(abi.read('pca', module.pca()));
@@ -629,7 +697,11 @@ function makeEngine(module) {
     /** PyTorch's CPU generator after torch.manual_seed(seed); see engine.d.ts. */
     torchGenerator(seed = 0) {
       return guarded('seed', () => {
-        if (!calls.draw) throw new AttentionError('torchGenerator: this build of the engine has no PyTorch generator (the embeddable element\'s small engine); load the whole engine', 'torchGenerator');
+        if (!calls.draw)
+          throw new AttentionError(
+            "torchGenerator: this build of the engine has no PyTorch generator (the embeddable element's small engine); load the whole engine",
+            'torchGenerator',
+          );
         if (!Number.isSafeInteger(seed)) {
           throw new AttentionError(`seed: expected an integer in [−2^53, 2^53], got ${describe(seed)}`, 'seed');
         }

@@ -1,7 +1,10 @@
 // Drives the #demo element of index.html through its public API and logs its events.
 const el = document.getElementById('demo');
 const log = document.getElementById('log');
-const say = (text) => { log.textContent += `${text}\n`; log.scrollTop = log.scrollHeight; };
+const say = (text) => {
+  log.textContent += `${text}\n`;
+  log.scrollTop = log.scrollHeight;
+};
 
 el.addEventListener('change', (event) => {
   const { options, focus, step } = event.detail.state;
@@ -20,4 +23,7 @@ const actions = {
 for (const button of document.querySelectorAll('button[data-action]')) {
   button.addEventListener('click', () => actions[button.dataset.action]());
 }
-el.ready.then(() => say('ready'), (error) => say(`failed: ${error.message}`));
+el.ready.then(
+  () => say('ready'),
+  (error) => say(`failed: ${error.message}`),
+);

@@ -158,7 +158,9 @@ export function parseInlineJSON(text) {
   if (text.length > LIMITS.jsonChars) {
     return {
       base: {},
-      problems: [`inline JSON: ${text.length} characters, more than the limit of ${LIMITS.jsonChars}; using the defaults`],
+      problems: [
+        `inline JSON: ${text.length} characters, more than the limit of ${LIMITS.jsonChars}; using the defaults`,
+      ],
     };
   }
   let parsed;

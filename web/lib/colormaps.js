@@ -14,7 +14,10 @@ export function parseColor(color) {
 
 /** WCAG relative luminance of an sRGB colour. */
 export function luminance([r, g, b]) {
-  const lin = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const lin = (c) => {
+    c /= 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
   return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
 }
 
@@ -50,18 +53,24 @@ export function colorScale(kind, values, theme = 'light') {
     return (v) => (Number.isFinite(v) ? interpolateViridis(clamp01(v)) : null);
   }
   if (kind === 'sequential') {
-    const lo = Math.min(...finite, 0), hi = Math.max(...finite, 1e-9);
+    const lo = Math.min(...finite, 0),
+      hi = Math.max(...finite, 1e-9);
     return (v) => (Number.isFinite(v) ? interpolateCividis(clamp01((v - lo) / (hi - lo || 1))) : null);
   }
   const maxAbs = finite.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
   // Light ends of RdBu near 0 keep small values quiet; 0.5 ± 0.5·v/max spans the whole map.
   if (theme === 'dark') {
-    return (v) => (Number.isFinite(v) ? mix(DARK_CELL, interpolateRdBu(clamp01(0.5 + 0.5 * v / maxAbs)), Math.min(1, Math.abs(v) / maxAbs) ** 0.6) : null);
+    return (v) =>
+      Number.isFinite(v)
+        ? mix(DARK_CELL, interpolateRdBu(clamp01(0.5 + (0.5 * v) / maxAbs)), Math.min(1, Math.abs(v) / maxAbs) ** 0.6)
+        : null;
   }
-  return (v) => (Number.isFinite(v) ? interpolateRdBu(clamp01(0.5 + 0.5 * v / maxAbs)) : null);
+  return (v) => (Number.isFinite(v) ? interpolateRdBu(clamp01(0.5 + (0.5 * v) / maxAbs)) : null);
 }
 
-function clamp01(t) { return t < 0 ? 0 : t > 1 ? 1 : t; }
+function clamp01(t) {
+  return t < 0 ? 0 : t > 1 ? 1 : t;
+}
 
 // One colour per head for the line diagrams (Okabe & Ito's colour-blind-safe set, yellow last
 // as it is weak on white), and lighter tints of the same hues on a dark page. Heads cycle.

@@ -10,8 +10,14 @@ export function attendArgs(state, tokens) {
   const o = state.options;
   const args = {
     x: tokens.map((w) => state.vocab[w]),
-    heads: o.heads, causal: o.causal, scale: o.scale, temperature: o.temperature,
-    dropout: o.dropout, seed: o.seed, training: o.training, kernel: o.kernel,
+    heads: o.heads,
+    causal: o.causal,
+    scale: o.scale,
+    temperature: o.temperature,
+    dropout: o.dropout,
+    seed: o.seed,
+    training: o.training,
+    kernel: o.kernel,
   };
   if (o.projections) Object.assign(args, { wq: state.weights.wq, wk: state.weights.wk, wv: state.weights.wv });
   return args;
@@ -56,9 +62,11 @@ export function computeAll(engine, state, { averaging = true } = {}) {
   const cosines = [];
   const [a, b] = Object.keys(contexts);
   if (a && b) {
-    const A = contexts[a], B = contexts[b];
+    const A = contexts[a],
+      B = contexts[b];
     for (const word of new Set(A.tokens)) {
-      const i = A.tokens.indexOf(word), j = B.tokens.indexOf(word);
+      const i = A.tokens.indexOf(word),
+        j = B.tokens.indexOf(word);
       if (j < 0) continue;
       const row = { word, i, j, embedding: null, linear: null, attention: null };
       try {
@@ -74,7 +82,11 @@ export function computeAll(engine, state, { averaging = true } = {}) {
   let avg = null;
   const focus = contexts[state.focus] || contexts[a];
   if (averaging && focus) {
-    try { avg = engine.averaging({ x: focus.x }); } catch (err) { errors.push(`causal averaging: ${err.message}`); }
+    try {
+      avg = engine.averaging({ x: focus.x });
+    } catch (err) {
+      errors.push(`causal averaging: ${err.message}`);
+    }
   }
   return { contexts, cosines, averaging: avg, errors, ms };
 }

@@ -8,7 +8,7 @@ export function fmt(value, digits = 3) {
   if (value === Infinity) return '\u221e';
   if (Number.isNaN(value)) return 'NaN';
   let text = Number(value).toFixed(digits);
-  if (/^-0\.?0*$/.test(text)) text = text.slice(1);   // no "−0.000"
+  if (/^-0\.?0*$/.test(text)) text = text.slice(1); // no "−0.000"
   return text.replace('-', MINUS);
 }
 
@@ -36,12 +36,16 @@ export function fmtVector(values, digits = 3) {
  * @returns {{value: number} | {error: string}}
  */
 export function parseNumber(text, { min = -1000, max = 1000 } = {}) {
-  const clean = String(text).trim().replace(/[\u2212\u2013]/g, '-').replace(',', '.');
+  const clean = String(text)
+    .trim()
+    .replace(/[\u2212\u2013]/g, '-')
+    .replace(',', '.');
   if (clean === '') return { error: 'enter a number' };
   if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(clean)) return { error: `"${text}" is not a number` };
   const value = Number(clean);
   if (!Number.isFinite(value)) return { error: `"${text}" is not a finite number` };
-  if (value < min || value > max) return { error: `${fmt(value)} is outside the allowed range [${fmt(min, 0)}, ${fmt(max, 0)}]` };
+  if (value < min || value > max)
+    return { error: `${fmt(value)} is outside the allowed range [${fmt(min, 0)}, ${fmt(max, 0)}]` };
   return { value };
 }
 

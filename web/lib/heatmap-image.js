@@ -94,7 +94,9 @@ export function toSVG(matrix, options = {}) {
   );
   out.push(`<rect width="${L.width}" height="${L.height}" fill="#fff"/>`);
   if (L.title) {
-    out.push(`<text x="${L.pad}" y="${L.pad + 14}" font-size="13" font-weight="600" fill="#111">${escapeXml(L.title)}</text>`);
+    out.push(
+      `<text x="${L.pad}" y="${L.pad + 14}" font-size="13" font-weight="600" fill="#111">${escapeXml(L.title)}</text>`,
+    );
   }
   L.cols.forEach((label, c) => {
     out.push(

@@ -19,7 +19,16 @@ export const MAX_STROKE = 8; // px: the width of a line of weight 1
  * @returns {{width, height, title, rows: {token, y}[], leftX, rightX, lines: {head, i, j, weight,
  *   x1, y1, x2, y2, strokeWidth, opacity}[]}}  coordinates in CSS px.
  */
-export function linesLayout({ tokens, weights, heads, masked = () => false, rowHeight = 28, charWidth = 7.5, gap = 150, title = '' }) {
+export function linesLayout({
+  tokens,
+  weights,
+  heads,
+  masked = () => false,
+  rowHeight = 28,
+  charWidth = 7.5,
+  gap = 150,
+  title = '',
+}) {
   const T = tokens.length;
   const shown = heads ?? weights.map((_, h) => h);
   const label = Math.min(20 * charWidth, Math.max(40, Math.max(...tokens.map((t) => [...t].length)) * charWidth + 12));
@@ -68,7 +77,9 @@ export function toLinesSVG(L) {
     );
   }
   for (const r of L.rows) {
-    out.push(`<text x="${L.leftX - 6}" y="${r.y + 4}" text-anchor="end" fill="#111">${escapeXml(clip(r.token))}</text>`);
+    out.push(
+      `<text x="${L.leftX - 6}" y="${r.y + 4}" text-anchor="end" fill="#111">${escapeXml(clip(r.token))}</text>`,
+    );
     out.push(`<text x="${L.rightX + 6}" y="${r.y + 4}" fill="#111">${escapeXml(clip(r.token))}</text>`);
   }
   out.push('</svg>');
@@ -110,7 +121,9 @@ export function drawLines(ctx, L, scale = 2) {
 export function linesCSV(L) {
   const rows = ['head,query,key,weight'];
   for (const line of L.lines) {
-    rows.push([line.head, csvField(L.rows[line.i].token), csvField(L.rows[line.j].token), float32Text(line.weight)].join(','));
+    rows.push(
+      [line.head, csvField(L.rows[line.i].token), csvField(L.rows[line.j].token), float32Text(line.weight)].join(','),
+    );
   }
   return rows.join('\r\n') + '\r\n';
 }

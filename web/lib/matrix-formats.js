@@ -9,7 +9,9 @@ export function toMatrix(matrix, argument = 'matrix') {
   if (matrix && !Array.isArray(matrix) && Array.isArray(matrix.shape) && matrix.data) {
     const [rows, cols] = matrix.shape;
     if (matrix.shape.length !== 2 || matrix.data.length !== rows * cols) {
-      throw new TypeError(`${argument}: expected a 2-d tensor {shape: [R, C], data of R·C numbers}, got shape [${matrix.shape}] with ${matrix.data.length} numbers`);
+      throw new TypeError(
+        `${argument}: expected a 2-d tensor {shape: [R, C], data of R·C numbers}, got shape [${matrix.shape}] with ${matrix.data.length} numbers`,
+      );
     }
     return Array.from({ length: rows }, (_, r) => Array.from(matrix.data.slice(r * cols, (r + 1) * cols)));
   }
@@ -22,16 +24,18 @@ export function toMatrix(matrix, argument = 'matrix') {
       throw new TypeError(`${argument}: row ${r} has ${row?.length} entries, expected ${cols} like row 0`);
     }
     row.forEach((v, c) => {
-      if (typeof v !== 'number' || Number.isNaN(v)) throw new TypeError(`${argument}[${r}][${c}]: expected a number, got ${v}`);
+      if (typeof v !== 'number' || Number.isNaN(v))
+        throw new TypeError(`${argument}[${r}][${c}]: expected a number, got ${v}`);
     });
   });
   return matrix;
 }
 
 export function labelsFor(labels, n, fallback) {
-  return Array.from({ length: n }, (_, i) => (labels && labels[i] !== undefined ? String(labels[i]) : `${fallback}${i}`));
+  return Array.from({ length: n }, (_, i) =>
+    labels && labels[i] !== undefined ? String(labels[i]) : `${fallback}${i}`,
+  );
 }
-
 
 /** One CSV field: quoted when needed, and a leading = + - @ guarded so no spreadsheet runs it. */
 export function csvField(text) {
@@ -62,7 +66,8 @@ export function toJSON(matrix, { name = 'matrix', rowLabels, colLabels } = {}) {
     colLabels: labelsFor(colLabels, m[0].length, 'col '),
     data,
   };
-  if (m.some((row) => row.some((v) => !Number.isFinite(v)))) out.note = 'null marks a masked entry (−∞ before the softmax)';
+  if (m.some((row) => row.some((v) => !Number.isFinite(v))))
+    out.note = 'null marks a masked entry (−∞ before the softmax)';
   return JSON.stringify(out, null, 2) + '\n';
 }
 
@@ -89,4 +94,3 @@ export function pyList(m, indent = '') {
 export function toTorchLiteral(matrix, { indent = '' } = {}) {
   return `torch.tensor(${pyList(toMatrix(matrix), indent)})`;
 }
-

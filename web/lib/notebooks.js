@@ -56,7 +56,16 @@ const seed000 = {
       text: 'The matrix form: every query against every key at once, a softmax per row, then a weighted sum of the value rows. This notebook does not divide by √dₖ.',
       run(nb) {
         const v = nb.vars;
-        const args = { x: v.x, wq: transpose(v.q_proj.weight), bq: v.q_proj.bias, wk: transpose(v.k_proj.weight), bk: v.k_proj.bias, wv: transpose(v.v_proj.weight), bv: v.v_proj.bias, scale: false };
+        const args = {
+          x: v.x,
+          wq: transpose(v.q_proj.weight),
+          bq: v.q_proj.bias,
+          wk: transpose(v.k_proj.weight),
+          bk: v.k_proj.bias,
+          wv: transpose(v.v_proj.weight),
+          bv: v.v_proj.bias,
+          scale: false,
+        };
         const t = nb.engine.attend({ ...args, kernel: 'vectorized' });
         v.out_vectorized = t.output;
         v.args = args;
@@ -96,7 +105,11 @@ const seed000 = {
 // ---------------------------------------------------------------------------------------------
 // Seed 001: from averages to multi-head attention (torch.manual_seed(42)).
 
-const X_001 = [[0.3367, 0.1288, 0.2345, 0.2303, -1.1229], [-0.1863, 2.2082, -0.638, 0.4617, 0.2674], [0.5349, 0.8094, 1.1103, -1.6898, -0.989]];
+const X_001 = [
+  [0.3367, 0.1288, 0.2345, 0.2303, -1.1229],
+  [-0.1863, 2.2082, -0.638, 0.4617, 0.2674],
+  [0.5349, 0.8094, 1.1103, -1.6898, -0.989],
+];
 
 const seed001 = {
   id: '001',
@@ -139,22 +152,53 @@ const seed001 = {
         nb.vars.naive = t;
         return [out('S', t.scores)];
       },
-      printed: [{ name: 'S', values: [[1.4988, -0.1217, 1.2659], [-0.1217, 5.6025, -0.0653], [1.2659, -0.0653, 6.0074]], decimals: 4 }],
+      printed: [
+        {
+          name: 'S',
+          values: [
+            [1.4988, -0.1217, 1.2659],
+            [-0.1217, 5.6025, -0.0653],
+            [1.2659, -0.0653, 6.0074],
+          ],
+          decimals: 4,
+        },
+      ],
     },
     {
       label: '[16]',
       code: 'W = torch.softmax(S, dim=1)',
       text: 'Softmax turns each row of scores into weights that sum to 1.',
-      erratum: 'The notebook writes torch.softmax(W, dim=1), a W not yet defined at that point; it means S, and its printed numbers are softmax(S).',
+      erratum:
+        'The notebook writes torch.softmax(W, dim=1), a W not yet defined at that point; it means S, and its printed numbers are softmax(S).',
       run: (nb) => [out('W', nb.vars.naive.weights, { kind: 'weights' })],
-      printed: [{ name: 'W', values: [[0.5025, 0.0994, 0.3981], [0.0032, 0.9933, 0.0034], [0.0086, 0.0023, 0.9891]], decimals: 4 }],
+      printed: [
+        {
+          name: 'W',
+          values: [
+            [0.5025, 0.0994, 0.3981],
+            [0.0032, 0.9933, 0.0034],
+            [0.0086, 0.0023, 0.9891],
+          ],
+          decimals: 4,
+        },
+      ],
     },
     {
       label: '[24]',
       code: 'Y = W @ X  # each row: the weighted sum of the token vectors',
       text: 'Row i of W·X mixes the token vectors with row i’s weights — dominated by token i itself, as the diagonal warned.',
       run: (nb) => [out('Y', nb.vars.naive.output)],
-      printed: [{ name: 'Y', values: [[0.3636, 0.6064, 0.4964, -0.5111, -0.9314], [-0.1822, 2.1967, -0.6292, 0.4535, 0.2585], [0.5315, 0.8067, 1.0987, -1.6683, -0.9873]], decimals: 4 }],
+      printed: [
+        {
+          name: 'Y',
+          values: [
+            [0.3636, 0.6064, 0.4964, -0.5111, -0.9314],
+            [-0.1822, 2.1967, -0.6292, 0.4535, 0.2585],
+            [0.5315, 0.8067, 1.0987, -1.6683, -0.9873],
+          ],
+          decimals: 4,
+        },
+      ],
     },
     {
       label: '[25] [39]',
@@ -177,20 +221,72 @@ const seed001 = {
         return [out('K', t.k), out('Q', t.q), out('V', t.v)];
       },
       printed: [
-        { name: 'K', values: [[0.6023, -0.726, 1.1799, 0.2383], [-0.6521, 4.4224, -3.746, -1.2657], [-0.7106, -4.3429, 4.2984, -2.3664]], decimals: 4 },
-        { name: 'Q', values: [[-1.6964, 1.3355, -0.5133, 0.0674], [1.6595, -0.4445, -0.1917, 1.7729], [-0.165, -2.9899, -3.8893, 1.2756]], decimals: 4 },
-        { name: 'V', values: [[-0.9285, 0.3301, 1.8359, -1.3448], [0.4676, -0.1512, -0.5678, 0.8648], [0.6143, 2.6772, -1.3256, -3.2423]], decimals: 4 },
+        {
+          name: 'K',
+          values: [
+            [0.6023, -0.726, 1.1799, 0.2383],
+            [-0.6521, 4.4224, -3.746, -1.2657],
+            [-0.7106, -4.3429, 4.2984, -2.3664],
+          ],
+          decimals: 4,
+        },
+        {
+          name: 'Q',
+          values: [
+            [-1.6964, 1.3355, -0.5133, 0.0674],
+            [1.6595, -0.4445, -0.1917, 1.7729],
+            [-0.165, -2.9899, -3.8893, 1.2756],
+          ],
+          decimals: 4,
+        },
+        {
+          name: 'V',
+          values: [
+            [-0.9285, 0.3301, 1.8359, -1.3448],
+            [0.4676, -0.1512, -0.5678, 0.8648],
+            [0.6143, 2.6772, -1.3256, -3.2423],
+          ],
+          decimals: 4,
+        },
       ],
     },
     {
       label: '[42] [43] [44]',
       code: 'S = Q @ K.T\nS_scaled = S / (4 ** 0.5)  # ÷√dₖ with dₖ = 4\nW = torch.softmax(S_scaled, dim=1)',
       text: 'Scores now compare queries with keys. Dividing by √dₖ keeps them from growing with the width; without it this softmax would be even closer to all-or-nothing (row 0 already puts 0.996 on one key).',
-      run: (nb) => [out('S', nb.vars.kqv.scores), out('S_scaled', nb.vars.kqv.scaled), out('W', nb.vars.kqv.weights, { kind: 'weights' })],
+      run: (nb) => [
+        out('S', nb.vars.kqv.scores),
+        out('S_scaled', nb.vars.kqv.scaled),
+        out('W', nb.vars.kqv.weights, { kind: 'weights' }),
+      ],
       printed: [
-        { name: 'S', values: [[-2.5809, 8.8498, -6.96], [1.5185, -4.5739, -4.2686], [-2.2135, -0.1601, -6.6347]], decimals: 4 },
-        { name: 'S_scaled', values: [[-1.2905, 4.4249, -3.48], [0.7593, -2.2869, -2.1343], [-1.1067, -0.0801, -3.3173]], decimals: 4 },
-        { name: 'W', values: [[3.283e-3, 9.9635e-1, 3.6758e-4], [9.0669e-1, 4.3103e-2, 5.0212e-2], [2.5632e-1, 7.1558e-1, 2.8102e-2]], significant: 5 },
+        {
+          name: 'S',
+          values: [
+            [-2.5809, 8.8498, -6.96],
+            [1.5185, -4.5739, -4.2686],
+            [-2.2135, -0.1601, -6.6347],
+          ],
+          decimals: 4,
+        },
+        {
+          name: 'S_scaled',
+          values: [
+            [-1.2905, 4.4249, -3.48],
+            [0.7593, -2.2869, -2.1343],
+            [-1.1067, -0.0801, -3.3173],
+          ],
+          decimals: 4,
+        },
+        {
+          name: 'W',
+          values: [
+            [3.283e-3, 9.9635e-1, 3.6758e-4],
+            [9.0669e-1, 4.3103e-2, 5.0212e-2],
+            [2.5632e-1, 7.1558e-1, 2.8102e-2],
+          ],
+          significant: 5,
+        },
       ],
     },
     {
@@ -198,7 +294,17 @@ const seed001 = {
       code: 'R = W @ V',
       text: 'The output: each token’s new vector, a weighted mix of the value vectors (its own included).',
       run: (nb) => [out('R', nb.vars.kqv.output)],
-      printed: [{ name: 'R', values: [[0.463, -0.1485, -0.5602, 0.8561], [-0.7909, 0.4272, 1.5735, -1.3448], [0.1138, 0.0517, 0.027, 0.1831]], decimals: 4 }],
+      printed: [
+        {
+          name: 'R',
+          values: [
+            [0.463, -0.1485, -0.5602, 0.8561],
+            [-0.7909, 0.4272, 1.5735, -1.3448],
+            [0.1138, 0.0517, 0.027, 0.1831],
+          ],
+          decimals: 4,
+        },
+      ],
     },
     {
       label: '[60] [61] [63]',
@@ -221,9 +327,33 @@ const seed001 = {
         ];
       },
       printed: [
-        { name: 'masked_S', values: [[-1.2905, -Infinity, -Infinity], [0.7593, -2.2869, -Infinity], [-1.1067, -0.0801, -3.3173]], decimals: 4 },
-        { name: 'masked_S_twice', values: [[-0.6452, -Infinity, -Infinity], [0.3796, -1.1435, -Infinity], [-0.5534, -0.04, -1.6587]], decimals: 4 },
-        { name: 'masked_W_twice', values: [[1, 0, 0], [0.821, 0.179, 0], [0.3331, 0.5566, 0.1103]], decimals: 4 },
+        {
+          name: 'masked_S',
+          values: [
+            [-1.2905, -Infinity, -Infinity],
+            [0.7593, -2.2869, -Infinity],
+            [-1.1067, -0.0801, -3.3173],
+          ],
+          decimals: 4,
+        },
+        {
+          name: 'masked_S_twice',
+          values: [
+            [-0.6452, -Infinity, -Infinity],
+            [0.3796, -1.1435, -Infinity],
+            [-0.5534, -0.04, -1.6587],
+          ],
+          decimals: 4,
+        },
+        {
+          name: 'masked_W_twice',
+          values: [
+            [1, 0, 0],
+            [0.821, 0.179, 0],
+            [0.3331, 0.5566, 0.1103],
+          ],
+          decimals: 4,
+        },
       ],
     },
     {
@@ -256,8 +386,16 @@ const seed001 = {
         {
           name: 'X',
           values: [
-            [[-0.4249, 0.9442, -0.1849, 1.0608, 0.2083], [-0.5778, 0.3255, -0.8146, -0.7599, -2.0461], [-1.5295, 0.4049, 0.6319, 0.3125, 1.9892]],
-            [[-0.4611, -0.0639, -1.3667, 0.3298, -0.9827], [0.3018, 0.1787, 0.4097, -1.5754, 2.2508], [1.0012, 1.3642, 0.6333, 0.405, 0.3416]],
+            [
+              [-0.4249, 0.9442, -0.1849, 1.0608, 0.2083],
+              [-0.5778, 0.3255, -0.8146, -0.7599, -2.0461],
+              [-1.5295, 0.4049, 0.6319, 0.3125, 1.9892],
+            ],
+            [
+              [-0.4611, -0.0639, -1.3667, 0.3298, -0.9827],
+              [0.3018, 0.1787, 0.4097, -1.5754, 2.2508],
+              [1.0012, 1.3642, 0.6333, 0.405, 0.3416],
+            ],
           ],
           decimals: 4,
         },
@@ -278,10 +416,36 @@ const seed001 = {
         return [out('S', perBatch(t.scores)), out('masked_S', perBatch(m.masked))];
       },
       printed: [
-        { name: 'S', values: [[[0.1268, 0.1442, 0.5098], [-0.1395, -0.4737, -0.1583], [-0.0595, 0.8114, 0.3408]], [[0.0802, 0.3535, 0.3662], [-0.1526, 0.1022, -0.3185], [0.063, 0.1827, -0.6134]]], decimals: 4 },
+        {
+          name: 'S',
+          values: [
+            [
+              [0.1268, 0.1442, 0.5098],
+              [-0.1395, -0.4737, -0.1583],
+              [-0.0595, 0.8114, 0.3408],
+            ],
+            [
+              [0.0802, 0.3535, 0.3662],
+              [-0.1526, 0.1022, -0.3185],
+              [0.063, 0.1827, -0.6134],
+            ],
+          ],
+          decimals: 4,
+        },
         {
           name: 'masked_S',
-          values: [[[0.1268, -Infinity, -Infinity], [-0.1395, -0.4737, -Infinity], [-0.0595, 0.8114, 0.3408]], [[0.0802, -Infinity, -Infinity], [-0.1526, 0.1022, -Infinity], [0.063, 0.1827, -0.6134]]],
+          values: [
+            [
+              [0.1268, -Infinity, -Infinity],
+              [-0.1395, -0.4737, -Infinity],
+              [-0.0595, 0.8114, 0.3408],
+            ],
+            [
+              [0.0802, -Infinity, -Infinity],
+              [-0.1526, 0.1022, -Infinity],
+              [0.063, 0.1827, -0.6134],
+            ],
+          ],
           decimals: 4,
         },
       ],
@@ -302,7 +466,22 @@ const seed001 = {
         return [out('S[0]', take(t.scores, 0), { note: 'sequence 0: its two heads' })];
       },
       printed: [
-        { name: 'S[0]', values: [[[-2.7366, -1.1301, -2.707], [2.1529, 0.7935, 1.6183], [-6.5526, -2.3705, -4.6866]], [[-0.3216, 3.0144, -13.2677], [-0.6322, -1.1477, -0.0831], [-0.2841, 1.0993, -5.9737]]], decimals: 4 },
+        {
+          name: 'S[0]',
+          values: [
+            [
+              [-2.7366, -1.1301, -2.707],
+              [2.1529, 0.7935, 1.6183],
+              [-6.5526, -2.3705, -4.6866],
+            ],
+            [
+              [-0.3216, 3.0144, -13.2677],
+              [-0.6322, -1.1477, -0.0831],
+              [-0.2841, 1.0993, -5.9737],
+            ],
+          ],
+          decimals: 4,
+        },
       ],
     },
     {
@@ -322,8 +501,38 @@ const seed001 = {
         ];
       },
       printed: [
-        { name: 'masked_S_twice[0]', values: [[[-0.6841, -Infinity, -Infinity], [0.5382, 0.1984, -Infinity], [-1.6381, -0.5926, -1.1716]], [[-0.0804, -Infinity, -Infinity], [-0.1581, -0.2869, -Infinity], [-0.071, 0.2748, -1.4934]]], decimals: 4 },
-        { name: 'W_twice[0]', values: [[[1, 0, 0], [0.5842, 0.4158, 0], [0.1838, 0.523, 0.2931]], [[1, 0, 0], [0.5322, 0.4678, 0], [0.3767, 0.5324, 0.0908]]], decimals: 4 },
+        {
+          name: 'masked_S_twice[0]',
+          values: [
+            [
+              [-0.6841, -Infinity, -Infinity],
+              [0.5382, 0.1984, -Infinity],
+              [-1.6381, -0.5926, -1.1716],
+            ],
+            [
+              [-0.0804, -Infinity, -Infinity],
+              [-0.1581, -0.2869, -Infinity],
+              [-0.071, 0.2748, -1.4934],
+            ],
+          ],
+          decimals: 4,
+        },
+        {
+          name: 'W_twice[0]',
+          values: [
+            [
+              [1, 0, 0],
+              [0.5842, 0.4158, 0],
+              [0.1838, 0.523, 0.2931],
+            ],
+            [
+              [1, 0, 0],
+              [0.5322, 0.4678, 0],
+              [0.3767, 0.5324, 0.0908],
+            ],
+          ],
+          decimals: 4,
+        },
       ],
     },
     {
@@ -368,7 +577,9 @@ const seed002 = {
         return [
           out('weight', a.trilWeights, { kind: 'weights' }),
           out('weight3', a.softmaxWeights, { kind: 'weights' }),
-          out('agree', null, { note: `largest difference loop vs matrix ${diff(a.loop, a.matmul).toExponential(1)}, loop vs softmax ${diff(a.loop, a.softmax).toExponential(1)}: torch.allclose(xbow, xbow2) and (xbow, xbow3) are True` }),
+          out('agree', null, {
+            note: `largest difference loop vs matrix ${diff(a.loop, a.matmul).toExponential(1)}, loop vs softmax ${diff(a.loop, a.softmax).toExponential(1)}: torch.allclose(xbow, xbow2) and (xbow, xbow3) are True`,
+          }),
         ];
       },
       erratum:
@@ -381,13 +592,18 @@ const seed002 = {
         'torch.manual_seed(42)\na = torch.tril(torch.ones(3, 3))\nb = torch.randint(0, 10, (3, 2)).float()\nc = a @ b  # row t: the sum of rows 0 … t',
         'torch.manual_seed(42)\na = torch.tril(torch.ones(3, 3))\na = a / torch.sum(a, 1, keepdim=True)\nb = torch.randint(0, 10, (3, 2)).float()\nc = a @ b  # row t: the average of rows 0 … t',
       ][k],
-      text: ['A matrix of ones sums the rows of b.', 'Its lower triangle sums only the rows up to each one.', 'Normalised rows average them: the bag of words as one product.'][k],
+      text: [
+        'A matrix of ones sums the rows of b.',
+        'Its lower triangle sums only the rows up to each one.',
+        'Normalised rows average them: the bag of words as one product.',
+      ][k],
       run(nb) {
         const g = nb.engine.torchGenerator(42);
         const b = g.randint(0, 10, [3, 2]);
         g.dispose();
         const a = full([3, 3], (i) => {
-          const r = Math.floor(i / 3), col = i % 3;
+          const r = Math.floor(i / 3),
+            col = i % 3;
           if (k === 0) return 1;
           if (col > r) return 0;
           return k === 1 ? 1 : 1 / (r + 1);
@@ -396,8 +612,36 @@ const seed002 = {
         return [out('a', a), out('b', b), out('c', { shape: c.shape, data: c.data })];
       },
       printed: [
-        { name: 'b', values: [[2, 7], [6, 4], [6, 5]], decimals: 0 },
-        { name: 'c', values: [[[14, 16], [14, 16], [14, 16]], [[2, 7], [8, 11], [14, 16]], [[2, 7], [4, 5.5], [4.6667, 5.3333]]][k], decimals: k === 2 ? 4 : 0 },
+        {
+          name: 'b',
+          values: [
+            [2, 7],
+            [6, 4],
+            [6, 5],
+          ],
+          decimals: 0,
+        },
+        {
+          name: 'c',
+          values: [
+            [
+              [14, 16],
+              [14, 16],
+              [14, 16],
+            ],
+            [
+              [2, 7],
+              [8, 11],
+              [14, 16],
+            ],
+            [
+              [2, 7],
+              [4, 5.5],
+              [4.6667, 5.3333],
+            ],
+          ][k],
+          decimals: k === 2 ? 4 : 0,
+        },
       ],
     })),
     {
@@ -409,8 +653,18 @@ const seed002 = {
         const x = g.randn([4, 8, 32]);
         const [key, query, value] = [0, 1, 2].map(() => g.linear(32, 16, { bias: false }).weight);
         g.dispose();
-        const t = nb.engine.attend({ x, wq: transpose(query), wk: transpose(key), wv: transpose(value), causal: true, scale: false });
-        return [out('weight[0]', take(take(t.weights, 0), 0), { kind: 'weights' }), out('output', t.output, { note: '(4, 8, 16)' })];
+        const t = nb.engine.attend({
+          x,
+          wq: transpose(query),
+          wk: transpose(key),
+          wv: transpose(value),
+          causal: true,
+          scale: false,
+        });
+        return [
+          out('weight[0]', take(take(t.weights, 0), 0), { kind: 'weights' }),
+          out('output', t.output, { note: '(4, 8, 16)' }),
+        ];
       },
       printed: [
         {
@@ -442,8 +696,13 @@ const BANK = {
   loan: [0.0, 1.1, 0.0, 0.6],
   bank: [0.8, 0.8, 0.2, 0.0],
 };
-const embed = (tokens) => T([tokens.length, 4], tokens.map((w) => BANK[w]));
-const RIVER = ['stream', 'bank', 'mud'], FINANCE = ['money', 'bank', 'loan'];
+const embed = (tokens) =>
+  T(
+    [tokens.length, 4],
+    tokens.map((w) => BANK[w]),
+  );
+const RIVER = ['stream', 'bank', 'mud'],
+  FINANCE = ['money', 'bank', 'loan'];
 
 const seed003 = {
   id: '003',
@@ -468,7 +727,15 @@ const seed003 = {
       code: 'W = torch.tensor([[1.0, 0.2, 0.0], [0.1, 1.1, 0.0], [0.5, 0.5, 1.0], [0.0, 0.3, 0.8]])\nriver_linear = river_embeddings @ W\nfinance_linear = finance_embeddings @ W',
       text: 'A layer that treats each token alone maps the same “bank” to the same vector.',
       run(nb) {
-        const W = T([4, 3], [[1.0, 0.2, 0.0], [0.1, 1.1, 0.0], [0.5, 0.5, 1.0], [0.0, 0.3, 0.8]]);
+        const W = T(
+          [4, 3],
+          [
+            [1.0, 0.2, 0.0],
+            [0.1, 1.1, 0.0],
+            [0.5, 0.5, 1.0],
+            [0.0, 0.3, 0.8],
+          ],
+        );
         const p = (x) => {
           const y = nb.engine.project({ x, w: W });
           return { shape: y.shape, data: y.data };
@@ -476,8 +743,24 @@ const seed003 = {
         return [out('river_linear', p(nb.vars.river)), out('finance_linear', p(nb.vars.finance))];
       },
       printed: [
-        { name: 'river_linear', values: [[1.2, 0.33, 0.24], [0.98, 1.14, 0.2], [0.9, 0.45, 0.72]], decimals: 3 },
-        { name: 'finance_linear', values: [[0.14, 1.57, 0.08], [0.98, 1.14, 0.2], [0.11, 1.39, 0.48]], decimals: 3 },
+        {
+          name: 'river_linear',
+          values: [
+            [1.2, 0.33, 0.24],
+            [0.98, 1.14, 0.2],
+            [0.9, 0.45, 0.72],
+          ],
+          decimals: 3,
+        },
+        {
+          name: 'finance_linear',
+          values: [
+            [0.14, 1.57, 0.08],
+            [0.98, 1.14, 0.2],
+            [0.11, 1.39, 0.48],
+          ],
+          decimals: 3,
+        },
       ],
     },
     {
@@ -487,13 +770,50 @@ const seed003 = {
       run(nb) {
         const r = nb.engine.attend({ x: nb.vars.river, scale: false });
         const f = nb.engine.attend({ x: nb.vars.finance, scale: false });
-        return [out('river_scores', r.scores), out('finance_scores', f.scores), out('river_out', r.output), out('finance_out', f.output)];
+        return [
+          out('river_scores', r.scores),
+          out('finance_scores', f.scores),
+          out('river_out', r.output),
+          out('finance_out', f.output),
+        ];
       },
       printed: [
-        { name: 'river_scores', values: [[1.53, 0.96, 1.35], [0.96, 1.32, 0.72], [1.35, 0.72, 1.62]], decimals: 3 },
-        { name: 'finance_scores', values: [[1.97, 1.12, 1.6], [1.12, 1.32, 0.88], [1.6, 0.88, 1.57]], decimals: 3 },
-        { name: 'river_out', values: [[1.001, 0.188, 0.047, 0.438], [0.949, 0.356, 0.089, 0.313], [0.987, 0.15, 0.037, 0.52]], decimals: 3 },
-        { name: 'finance_out', values: [[0.161, 1.181, 0.04, 0.243], [0.325, 1.078, 0.081, 0.19], [0.158, 1.163, 0.04, 0.278]], decimals: 3 },
+        {
+          name: 'river_scores',
+          values: [
+            [1.53, 0.96, 1.35],
+            [0.96, 1.32, 0.72],
+            [1.35, 0.72, 1.62],
+          ],
+          decimals: 3,
+        },
+        {
+          name: 'finance_scores',
+          values: [
+            [1.97, 1.12, 1.6],
+            [1.12, 1.32, 0.88],
+            [1.6, 0.88, 1.57],
+          ],
+          decimals: 3,
+        },
+        {
+          name: 'river_out',
+          values: [
+            [1.001, 0.188, 0.047, 0.438],
+            [0.949, 0.356, 0.089, 0.313],
+            [0.987, 0.15, 0.037, 0.52],
+          ],
+          decimals: 3,
+        },
+        {
+          name: 'finance_out',
+          values: [
+            [0.161, 1.181, 0.04, 0.243],
+            [0.325, 1.078, 0.081, 0.19],
+            [0.158, 1.163, 0.04, 0.278],
+          ],
+          decimals: 3,
+        },
       ],
     },
     {
@@ -502,15 +822,58 @@ const seed003 = {
       text: 'Queries, keys and values through three matrices (set by hand here; a model learns them), and the scores divided by √dₖ = √2.',
       run(nb) {
         const w = {
-          wq: T([4, 2], [[1, 0], [0, 1], [0.2, 0.2], [0, 0]]),
-          wk: T([4, 2], [[1, 0], [0, 1], [0, 0], [0.1, 0.1]]),
-          wv: T([4, 3], [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0.5]]),
+          wq: T(
+            [4, 2],
+            [
+              [1, 0],
+              [0, 1],
+              [0.2, 0.2],
+              [0, 0],
+            ],
+          ),
+          wk: T(
+            [4, 2],
+            [
+              [1, 0],
+              [0, 1],
+              [0, 0],
+              [0.1, 0.1],
+            ],
+          ),
+          wv: T(
+            [4, 3],
+            [
+              [1, 0, 0],
+              [0, 1, 0],
+              [0, 0, 1],
+              [0, 0, 0.5],
+            ],
+          ),
         };
-        return [out('river_proj', nb.engine.attend({ x: nb.vars.river, ...w }).output), out('finance_proj', nb.engine.attend({ x: nb.vars.finance, ...w }).output)];
+        return [
+          out('river_proj', nb.engine.attend({ x: nb.vars.river, ...w }).output),
+          out('finance_proj', nb.engine.attend({ x: nb.vars.finance, ...w }).output),
+        ];
       },
       printed: [
-        { name: 'river_proj', values: [[0.992, 0.221, 0.261], [0.957, 0.314, 0.256], [0.986, 0.232, 0.263]], decimals: 3 },
-        { name: 'finance_proj', values: [[0.188, 1.158, 0.169], [0.297, 1.089, 0.18], [0.204, 1.146, 0.172]], decimals: 3 },
+        {
+          name: 'river_proj',
+          values: [
+            [0.992, 0.221, 0.261],
+            [0.957, 0.314, 0.256],
+            [0.986, 0.232, 0.263],
+          ],
+          decimals: 3,
+        },
+        {
+          name: 'finance_proj',
+          values: [
+            [0.188, 1.158, 0.169],
+            [0.297, 1.089, 0.18],
+            [0.204, 1.146, 0.172],
+          ],
+          decimals: 3,
+        },
       ],
     },
     {
@@ -519,11 +882,30 @@ const seed003 = {
       text: 'The recipe as a class with random starting weights: torch.rand fills each matrix with numbers in [0, 1).',
       run(nb) {
         const [wq, wk, wv] = [0, 1, 2].map(() => nb.g.rand([4, 3]));
-        return [out('river_class', nb.engine.attend({ x: nb.vars.river, wq, wk, wv }).output), out('finance_class', nb.engine.attend({ x: nb.vars.finance, wq, wk, wv }).output)];
+        return [
+          out('river_class', nb.engine.attend({ x: nb.vars.river, wq, wk, wv }).output),
+          out('finance_class', nb.engine.attend({ x: nb.vars.finance, wq, wk, wv }).output),
+        ];
       },
       printed: [
-        { name: 'river_class', values: [[0.54, 0.705, 1.03], [0.538, 0.706, 1.03], [0.541, 0.703, 1.025]], decimals: 3 },
-        { name: 'finance_class', values: [[0.22, 0.418, 0.642], [0.213, 0.404, 0.624], [0.216, 0.409, 0.63]], decimals: 3 },
+        {
+          name: 'river_class',
+          values: [
+            [0.54, 0.705, 1.03],
+            [0.538, 0.706, 1.03],
+            [0.541, 0.703, 1.025],
+          ],
+          decimals: 3,
+        },
+        {
+          name: 'finance_class',
+          values: [
+            [0.22, 0.418, 0.642],
+            [0.213, 0.404, 0.624],
+            [0.216, 0.409, 0.63],
+          ],
+          decimals: 3,
+        },
       ],
     },
   ],
@@ -582,7 +964,12 @@ export function runNotebook(engine, notebook) {
   try {
     return notebook.cells.map((cell) => {
       const outputs = cell.run(nb);
-      const checks = (cell.printed ?? []).map((p) => check(p, outputs.find((o) => o.name === p.name)));
+      const checks = (cell.printed ?? []).map((p) =>
+        check(
+          p,
+          outputs.find((o) => o.name === p.name),
+        ),
+      );
       return { cell, outputs, checks };
     });
   } finally {
@@ -601,12 +988,15 @@ export function check(printed, output) {
   let worst = 0;
   let ok = got.length === want.length;
   for (let i = 0; ok && i < want.length; i++) {
-    const w = want[i], g = got[i];
+    const w = want[i],
+      g = got[i];
     if (!Number.isFinite(w)) {
       ok = g === w;
       continue;
     }
-    const unit = printed.significant ? 10 ** (Math.floor(Math.log10(Math.abs(w) || 1)) - printed.significant + 1) : 10 ** -printed.decimals;
+    const unit = printed.significant
+      ? 10 ** (Math.floor(Math.log10(Math.abs(w) || 1)) - printed.significant + 1)
+      : 10 ** -printed.decimals;
     // Half a unit of the last printed place, plus float32's own rounding (~1e-6 relative): the
     // notebook's BLAS and ours may round the last bit of a product differently.
     const excess = Math.abs(g - w) / (0.5 * unit + 2 ** -20 * Math.abs(w) + 1e-9);

@@ -26,7 +26,8 @@ export function planeScale(xys, size = 280, margin = 28) {
   const ys = [0, ...xys.map((p) => p[1])];
   const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
   const span = Math.max(x1 - x0, y1 - y0, 1e-6) * 1.15;
-  const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+  const cx = (x0 + x1) / 2,
+    cy = (y0 + y1) / 2;
   const k = (size - 2 * margin) / span;
   const half = size / 2;
   return { size, bound: span, at: ([x, y]) => [half + (x - cx) * k, half - (y - cy) * k], unit: k };
@@ -47,9 +48,16 @@ export function distance(a, b) {
 
 /** The part of the segment a–b inside the square [0, size]² (Liang–Barsky), or null. */
 export function clipSegment([x1, y1], [x2, y2], size) {
-  let t0 = 0, t1 = 1;
-  const dx = x2 - x1, dy = y2 - y1;
-  for (const [p, q] of [[-dx, x1], [dx, size - x1], [-dy, y1], [dy, size - y1]]) {
+  let t0 = 0,
+    t1 = 1;
+  const dx = x2 - x1,
+    dy = y2 - y1;
+  for (const [p, q] of [
+    [-dx, x1],
+    [dx, size - x1],
+    [-dy, y1],
+    [dy, size - y1],
+  ]) {
     if (p === 0) {
       if (q < 0) return null;
       continue;
@@ -59,5 +67,8 @@ export function clipSegment([x1, y1], [x2, y2], size) {
     else t1 = Math.min(t1, t);
     if (t0 > t1) return null;
   }
-  return [[x1 + t0 * dx, y1 + t0 * dy], [x1 + t1 * dx, y1 + t1 * dy]];
+  return [
+    [x1 + t0 * dx, y1 + t0 * dy],
+    [x1 + t1 * dx, y1 + t1 * dy],
+  ];
 }

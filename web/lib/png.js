@@ -33,11 +33,12 @@ export function pngWithText(png, keyword, text) {
   const chunk = new Uint8Array(12 + data.length);
   const view = new DataView(chunk.buffer);
   view.setUint32(0, data.length);
-  chunk.set([0x74, 0x45, 0x58, 0x74], 4);  // "tEXt"
+  chunk.set([0x74, 0x45, 0x58, 0x74], 4); // "tEXt"
   chunk.set(data, 8);
   view.setUint32(8 + data.length, crc32(chunk.subarray(4, 8 + data.length)));
-  const iend = bytes.length - 12;  // IEND is always the last 12 bytes
-  if (String.fromCharCode(...bytes.subarray(iend + 4, iend + 8)) !== 'IEND') throw new Error('png: no IEND chunk at the end');
+  const iend = bytes.length - 12; // IEND is always the last 12 bytes
+  if (String.fromCharCode(...bytes.subarray(iend + 4, iend + 8)) !== 'IEND')
+    throw new Error('png: no IEND chunk at the end');
   const out = new Uint8Array(bytes.length + chunk.length);
   out.set(bytes.subarray(0, iend), 0);
   out.set(chunk, iend);
@@ -56,14 +57,19 @@ export function readPNG(png) {
     const len = view.getUint32(p);
     const type = String.fromCharCode(...bytes.subarray(p + 4, p + 8));
     const data = bytes.subarray(p + 8, p + 8 + len);
-    if (crc32(bytes.subarray(p + 4, p + 8 + len)) !== view.getUint32(p + 8 + len)) throw new Error(`png: bad CRC in ${type}`);
-    if (type === 'IHDR') { out.width = view.getUint32(p + 8); out.height = view.getUint32(p + 12); }
+    if (crc32(bytes.subarray(p + 4, p + 8 + len)) !== view.getUint32(p + 8 + len))
+      throw new Error(`png: bad CRC in ${type}`);
+    if (type === 'IHDR') {
+      out.width = view.getUint32(p + 8);
+      out.height = view.getUint32(p + 12);
+    }
     if (type === 'tEXt') {
       const zero = data.indexOf(0);
-      out.text[String.fromCharCode(...data.subarray(0, zero))] = Array.from(data.subarray(zero + 1), (b) => String.fromCharCode(b)).join('');
+      out.text[String.fromCharCode(...data.subarray(0, zero))] = Array.from(data.subarray(zero + 1), (b) =>
+        String.fromCharCode(b),
+      ).join('');
     }
     p += 12 + len;
   }
   return out;
 }
-

@@ -8,11 +8,16 @@ const indent = (text, spaces) => text.replace(/^(?=.)/gm, ' '.repeat(spaces));
 const lines = (items) => items.filter((line) => line !== null).join('\n');
 
 function vocabulary(state) {
-  return lines(Object.entries(state.vocab).map(([word, vec]) => `${pyString(word)}: torch.tensor([${vec.map(pyFloat).join(', ')}]),`));
+  return lines(
+    Object.entries(state.vocab).map(
+      ([word, vec]) => `${pyString(word)}: torch.tensor([${vec.map(pyFloat).join(', ')}]),`,
+    ),
+  );
 }
 
 function projections(state) {
-  if (!state.options.projections) return '# Projections are off: queries, keys and values are the embeddings themselves.';
+  if (!state.options.projections)
+    return '# Projections are off: queries, keys and values are the embeddings themselves.';
   const { wq, wk, wv } = state.weights;
   return `W_query = ${toTorchLiteral(wq)}\nW_key = ${toTorchLiteral(wk)}\nW_value = ${toTorchLiteral(wv)}`;
 }
@@ -30,7 +35,9 @@ function contextPart(state, name, i, dropoutActive, dropoutKeep) {
   if (dropoutActive) {
     const keep = dropoutKeep[name];
     if (!keep) {
-      throw new TypeError(`dropoutKeep["${name}"]: expected the (H, T, T) keep mask of the context while dropout is active`);
+      throw new TypeError(
+        `dropoutKeep["${name}"]: expected the (H, T, T) keep mask of the context while dropout is active`,
+      );
     }
     keepLine = `${id}_keep = torch.tensor([${keep.map((m) => pyList(toMatrix(m))).join(', ')}])`;
   }
@@ -78,7 +85,9 @@ export function toPyTorchScript(state, { dropoutKeep = {} } = {}) {
   const qkv = o.projections
     ? 'queries = x @ W_query  # (T, dk)\nkeys = x @ W_key  # (T, dk)\nvalues = x @ W_value  # (T, dv)'
     : 'queries, keys, values = x, x, x  # (T, D) each';
-  const contexts = Object.keys(state.contexts).map((name, i) => contextPart(state, name, i, dropoutActive, dropoutKeep));
+  const contexts = Object.keys(state.contexts).map((name, i) =>
+    contextPart(state, name, i, dropoutActive, dropoutKeep),
+  );
   return `# Recomputes the attention shown by attention-explorer for this state.
 # Run: python3 attention.py   (needs PyTorch)
 import math

@@ -21,11 +21,33 @@ export const EXAMPLES = Object.freeze(['river', 'finance', 'both', 'averaging'])
 export const VIEWS = Object.freeze(['all', ...STATE_VIEWS]);
 export const KERNELS = Object.freeze([...STATE_KERNELS]);
 export const THEMES = Object.freeze(['auto', 'light', 'dark']);
-const TOP_LEVEL = ['v', 'example', 'vocab', 'contexts', 'weights', 'options', 'focus', 'view', 'step',
-  'selected', 'theme', 'notebook'];
+const TOP_LEVEL = [
+  'v',
+  'example',
+  'vocab',
+  'contexts',
+  'weights',
+  'options',
+  'focus',
+  'view',
+  'step',
+  'selected',
+  'theme',
+  'notebook',
+];
 export const NOTEBOOK_IDS = Object.freeze(['000', '001', '002', '003', '004']);
-const OPTION_KEYS = ['projections', 'scale', 'causal', 'temperature', 'dropout', 'seed', 'training',
-  'heads', 'head', 'kernel'];
+const OPTION_KEYS = [
+  'projections',
+  'scale',
+  'causal',
+  'temperature',
+  'dropout',
+  'seed',
+  'training',
+  'heads',
+  'head',
+  'kernel',
+];
 
 export class ShareError extends Error {
   constructor(message) {
@@ -217,7 +239,8 @@ function checkVocab(vocab) {
     const err = badName(word, 'vocab word');
     if (err) return { error: err };
     const vec = vocab[word];
-    if (!Array.isArray(vec)) return { error: `vocab["${clip(word, 30)}"]: expected an array of numbers, got ${describe(vec)}` };
+    if (!Array.isArray(vec))
+      return { error: `vocab["${clip(word, 30)}"]: expected an array of numbers, got ${describe(vec)}` };
     if (width < 0) width = vec.length;
     if (vec.length < 1 || vec.length > LIMITS.width) {
       return { error: `vocab["${clip(word, 30)}"]: expected 1 to ${LIMITS.width} numbers, got ${vec.length}` };
@@ -235,7 +258,8 @@ function checkVocab(vocab) {
 }
 
 function checkContexts(contexts, vocab) {
-  if (!isPlainObject(contexts)) return { error: `contexts: expected an object of name → token list, got ${describe(contexts)}` };
+  if (!isPlainObject(contexts))
+    return { error: `contexts: expected an object of name → token list, got ${describe(contexts)}` };
   const names = Object.keys(contexts);
   if (names.length < 1 || names.length > LIMITS.contexts) {
     return { error: `contexts: expected 1 to ${LIMITS.contexts} named contexts, got ${names.length}` };
@@ -259,10 +283,12 @@ function checkContexts(contexts, vocab) {
 }
 
 function checkWeights(weights, width, defaults) {
-  if (!isPlainObject(weights)) return { error: `weights: expected an object {wq, wk, wv, w}, got ${describe(weights)}` };
+  if (!isPlainObject(weights))
+    return { error: `weights: expected an object {wq, wk, wv, w}, got ${describe(weights)}` };
   const out = {};
   for (const key of Object.keys(weights)) {
-    if (!['wq', 'wk', 'wv', 'w'].includes(key)) return { error: `weights.${clip(key, 24)}: unknown matrix; expected wq, wk, wv or w` };
+    if (!['wq', 'wk', 'wv', 'w'].includes(key))
+      return { error: `weights.${clip(key, 24)}: unknown matrix; expected wq, wk, wv or w` };
   }
   for (const key of ['wq', 'wk', 'wv', 'w']) {
     const given = key in weights ? weights[key] : defaults?.[key];
@@ -274,7 +300,9 @@ function checkWeights(weights, width, defaults) {
     out[key] = m.value;
   }
   if (out.wq && out.wk && out.wq[0].length !== out.wk[0].length) {
-    return { error: `weights.wk: expected ${out.wq[0].length} columns like weights.wq (queries and keys share dk), got ${out.wk[0].length}` };
+    return {
+      error: `weights.wk: expected ${out.wq[0].length} columns like weights.wq (queries and keys share dk), got ${out.wk[0].length}`,
+    };
   }
   return { value: out };
 }
@@ -293,7 +321,8 @@ export function sanitizeState(untrusted, defaults) {
   for (const key of Object.keys(untrusted)) {
     if (!TOP_LEVEL.includes(key)) problems.push(`"${clip(key, 24)}": unknown field, ignored`);
   }
-  if (has('v') && untrusted.v !== 1) problems.push(`v: expected format version 1, got ${describe(untrusted.v)}; read what could be read`);
+  if (has('v') && untrusted.v !== 1)
+    problems.push(`v: expected format version 1, got ${describe(untrusted.v)}; read what could be read`);
 
   // Vocabulary, contexts and weights must agree on D, so they are checked together; when the
   // vocabulary is rejected the defaults of all three are kept.
@@ -330,9 +359,10 @@ export function sanitizeState(untrusted, defaults) {
     const defaultWidth = Object.values(defaults.vocab)[0]?.length ?? 0;
     const fallbackWeights = width === defaultWidth ? defaults.weights : undefined;
     const given = has('weights') ? untrusted.weights : fallbackWeights;
-    const w = given === undefined
-      ? { error: `weights: the vocabulary has width ${width} but no weights of ${width} rows were given` }
-      : checkWeights(given, width, fallbackWeights);
+    const w =
+      given === undefined
+        ? { error: `weights: the vocabulary has width ${width} but no weights of ${width} rows were given` }
+        : checkWeights(given, width, fallbackWeights);
     if (w.error) {
       if (width === defaultWidth) {
         problems.push(`${w.error}; using the default weights`);
@@ -349,7 +379,8 @@ export function sanitizeState(untrusted, defaults) {
   }
 
   if (has('example')) {
-    if (typeof untrusted.example === 'string' && EXAMPLES.includes(untrusted.example)) state.example = untrusted.example;
+    if (typeof untrusted.example === 'string' && EXAMPLES.includes(untrusted.example))
+      state.example = untrusted.example;
     else problems.push(`example: expected one of ${EXAMPLES.join(', ')}, got ${describe(untrusted.example)}`);
   }
 
@@ -370,17 +401,25 @@ export function sanitizeState(untrusted, defaults) {
       const num = (key, lo, hi, integer = false) => {
         if (!(key in o)) return;
         const x = o[key];
-        const ok = typeof x === 'number' && Number.isFinite(x) && x >= lo && x <= hi && (!integer || Number.isInteger(x));
+        const ok =
+          typeof x === 'number' && Number.isFinite(x) && x >= lo && x <= hi && (!integer || Number.isInteger(x));
         if (ok) opts[key] = x;
-        else problems.push(`options.${key}: expected ${integer ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${describe(x)}`);
+        else
+          problems.push(
+            `options.${key}: expected ${integer ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${describe(x)}`,
+          );
       };
       bool('projections');
       bool('causal');
       bool('training');
       if ('scale' in o) {
         const s = o.scale;
-        if (typeof s === 'boolean' || (typeof s === 'number' && Number.isFinite(s) && s > 0 && s <= LIMITS.absValue)) opts.scale = s;
-        else problems.push(`options.scale: expected true, false or a number in (0, ${LIMITS.absValue}], got ${describe(s)}`);
+        if (typeof s === 'boolean' || (typeof s === 'number' && Number.isFinite(s) && s > 0 && s <= LIMITS.absValue))
+          opts.scale = s;
+        else
+          problems.push(
+            `options.scale: expected true, false or a number in (0, ${LIMITS.absValue}], got ${describe(s)}`,
+          );
       }
       num('temperature', 0.01, 100);
       if ('dropout' in o) {
@@ -419,13 +458,22 @@ export function sanitizeState(untrusted, defaults) {
   if (has('focus')) {
     const f = untrusted.focus;
     if (typeof f === 'string' && Object.prototype.hasOwnProperty.call(state.contexts, f)) state.focus = f;
-    else problems.push(`focus: expected one of the contexts (${Object.keys(state.contexts).map((n) => clip(n, 24)).join(', ')}), got ${describe(f)}`);
+    else
+      problems.push(
+        `focus: expected one of the contexts (${Object.keys(state.contexts)
+          .map((n) => clip(n, 24))
+          .join(', ')}), got ${describe(f)}`,
+      );
   }
   if (!Object.prototype.hasOwnProperty.call(state.contexts, state.focus)) state.focus = Object.keys(state.contexts)[0];
 
   if (has('view')) {
     let view = untrusted.view;
-    if (typeof view === 'string') view = view.split(',').map((s) => s.trim()).filter(Boolean);
+    if (typeof view === 'string')
+      view = view
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     if (!Array.isArray(view) || view.length > VIEWS.length * 2) {
       problems.push(`view: expected a list of steps from ${VIEWS.join(', ')}, got ${describe(untrusted.view)}`);
     } else {
@@ -451,12 +499,22 @@ export function sanitizeState(untrusted, defaults) {
     const s = untrusted.selected;
     if (s === null) {
       state.selected = null;
-    } else if (isPlainObject(s) && typeof s.matrix === 'string' && /^[a-zA-Z][a-zA-Z0-9]{0,23}$/.test(s.matrix)
-        && Number.isInteger(s.row) && s.row >= 0 && s.row < LIMITS.cell
-        && Number.isInteger(s.col) && s.col >= 0 && s.col < LIMITS.cell) {
+    } else if (
+      isPlainObject(s) &&
+      typeof s.matrix === 'string' &&
+      /^[a-zA-Z][a-zA-Z0-9]{0,23}$/.test(s.matrix) &&
+      Number.isInteger(s.row) &&
+      s.row >= 0 &&
+      s.row < LIMITS.cell &&
+      Number.isInteger(s.col) &&
+      s.col >= 0 &&
+      s.col < LIMITS.cell
+    ) {
       state.selected = { matrix: s.matrix, row: s.row, col: s.col };
     } else {
-      problems.push(`selected: expected null or {matrix: a name, row and col integers in [0, ${LIMITS.cell - 1}]}, got ${describe(s)}`);
+      problems.push(
+        `selected: expected null or {matrix: a name, row and col integers in [0, ${LIMITS.cell - 1}]}, got ${describe(s)}`,
+      );
     }
   }
 

@@ -7,7 +7,19 @@ import { LIMITS } from './limits.js';
 export { LIMITS };
 
 export const STEPS = ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'];
-export const VIEWS = ['contexts', 'notebook', 'controls', 'edit', 'lines', 'plane', ...STEPS, 'heads', 'loops', 'formula', 'averaging'];
+export const VIEWS = [
+  'contexts',
+  'notebook',
+  'controls',
+  'edit',
+  'lines',
+  'plane',
+  ...STEPS,
+  'heads',
+  'loops',
+  'formula',
+  'averaging',
+];
 export const KERNELS = ['reference', 'vectorized', 'simd'];
 
 const copy = (m) => m.map((row) => row.slice());
@@ -26,11 +38,22 @@ export function defaultState(examples) {
     vocab,
     contexts: { river: examples.contexts.river.slice(), finance: examples.contexts.finance.slice() },
     weights: {
-      wq: shortMatrix(examples.W_query), wk: shortMatrix(examples.W_key), wv: shortMatrix(examples.W_value), w: shortMatrix(examples.W),
+      wq: shortMatrix(examples.W_query),
+      wk: shortMatrix(examples.W_key),
+      wv: shortMatrix(examples.W_value),
+      w: shortMatrix(examples.W),
     },
     options: {
-      projections: true, scale: true, causal: false, temperature: 1, dropout: 0, seed: 0,
-      training: false, heads: 1, head: 0, kernel: 'simd',
+      projections: true,
+      scale: true,
+      causal: false,
+      temperature: 1,
+      dropout: 0,
+      seed: 0,
+      training: false,
+      heads: 1,
+      head: 0,
+      kernel: 'simd',
     },
     focus: 'river',
     notebook: '001',
@@ -72,12 +95,14 @@ export function setValue(state, target, row, col, value) {
   if (target.word !== undefined) {
     const vec = state.vocab[target.word];
     if (!vec || col < 0 || col >= vec.length) return { error: `no embedding cell ${target.word}[${col}]` };
-    const next = vec.slice(); next[col] = value;
+    const next = vec.slice();
+    next[col] = value;
     return { state: { ...state, vocab: { ...state.vocab, [target.word]: next } } };
   }
   const m = state.weights[target.matrix];
   if (!m || !m[row] || col < 0 || col >= m[row].length) return { error: `no cell ${target.matrix}[${row}][${col}]` };
-  const next = copy(m); next[row][col] = value;
+  const next = copy(m);
+  next[row][col] = value;
   return { state: { ...state, weights: { ...state.weights, [target.matrix]: next } } };
 }
 
@@ -95,7 +120,8 @@ export function removeToken(state, context, index) {
   const tokens = state.contexts[context];
   if (!tokens || index < 0 || index >= tokens.length) return { error: `no token ${index} in "${context}"` };
   if (tokens.length <= 1) return { error: 'a context needs at least one token' };
-  const next = tokens.slice(); next.splice(index, 1);
+  const next = tokens.slice();
+  next.splice(index, 1);
   return { state: withContext(state, context, next) };
 }
 
@@ -125,20 +151,27 @@ export function addWord(state, word, vector) {
   word = String(word).trim();
   const err = validateWord(word, state.vocab);
   if (err) return { error: err };
-  if (Object.keys(state.vocab).length >= LIMITS.words) return { error: `the vocabulary holds at most ${LIMITS.words} words` };
+  if (Object.keys(state.vocab).length >= LIMITS.words)
+    return { error: `the vocabulary holds at most ${LIMITS.words} words` };
   const { D } = dims(state);
-  if (!Array.isArray(vector) || vector.length !== D) return { error: `the vector needs ${D} numbers (one per embedding dimension), got ${vector?.length ?? 0}` };
-  for (const v of vector) { const e = checkValue(v); if (e) return { error: e }; }
+  if (!Array.isArray(vector) || vector.length !== D)
+    return { error: `the vector needs ${D} numbers (one per embedding dimension), got ${vector?.length ?? 0}` };
+  for (const v of vector) {
+    const e = checkValue(v);
+    if (e) return { error: e };
+  }
   return { state: { ...state, vocab: { ...state.vocab, [word]: vector.slice() } } };
 }
 
 export function removeWord(state, word) {
   if (!(word in state.vocab)) return { error: `"${word}" is not in the vocabulary` };
   for (const [name, tokens] of Object.entries(state.contexts)) {
-    if (tokens.every((t) => t === word)) return { error: `"${word}" is all of the ${name} context; add another token there first` };
+    if (tokens.every((t) => t === word))
+      return { error: `"${word}" is all of the ${name} context; add another token there first` };
   }
   if (Object.keys(state.vocab).length <= 1) return { error: 'the vocabulary needs at least one word' };
-  const vocab = { ...state.vocab }; delete vocab[word];
+  const vocab = { ...state.vocab };
+  delete vocab[word];
   const contexts = {};
   for (const [name, tokens] of Object.entries(state.contexts)) contexts[name] = tokens.filter((t) => t !== word);
   return { state: { ...state, vocab, contexts, step: 0, selected: null } };
@@ -151,17 +184,28 @@ export function removeWord(state, word) {
  */
 export function resize(state, which, size) {
   if (!['D', 'dk', 'dv'].includes(which)) return { error: `resize: unknown width "${which}"` };
-  if (!Number.isInteger(size) || size < 1 || size > LIMITS.width) return { error: `${which} must be an integer in 1..${LIMITS.width}, got ${size}` };
+  if (!Number.isInteger(size) || size < 1 || size > LIMITS.width)
+    return { error: `${which} must be an integer in 1..${LIMITS.width}, got ${size}` };
   const fit = (row, n) => (row.length >= n ? row.slice(0, n) : [...row, ...new Array(n - row.length).fill(0)]);
   const { weights } = state;
   let next;
   if (which === 'D') {
     const vocab = {};
     for (const [w, vec] of Object.entries(state.vocab)) vocab[w] = fit(vec, size);
-    const rows = (m) => { const cols = m[0].length; return fit(m, size).map((r) => (r === 0 ? new Array(cols).fill(0) : r.slice())); };
-    next = { ...state, vocab, weights: { wq: rows(weights.wq), wk: rows(weights.wk), wv: rows(weights.wv), w: rows(weights.w) } };
+    const rows = (m) => {
+      const cols = m[0].length;
+      return fit(m, size).map((r) => (r === 0 ? new Array(cols).fill(0) : r.slice()));
+    };
+    next = {
+      ...state,
+      vocab,
+      weights: { wq: rows(weights.wq), wk: rows(weights.wk), wv: rows(weights.wv), w: rows(weights.w) },
+    };
   } else if (which === 'dk') {
-    next = { ...state, weights: { ...weights, wq: weights.wq.map((r) => fit(r, size)), wk: weights.wk.map((r) => fit(r, size)) } };
+    next = {
+      ...state,
+      weights: { ...weights, wq: weights.wq.map((r) => fit(r, size)), wk: weights.wk.map((r) => fit(r, size)) },
+    };
   } else {
     next = { ...state, weights: { ...weights, wv: weights.wv.map((r) => fit(r, size)) } };
   }

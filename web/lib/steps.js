@@ -19,8 +19,8 @@ export function loopSteps(T, causal) {
  */
 export function progress(T, done) {
   const per = T + 2;
-  const rowsDone = Math.floor(done / per);   // rows fully finished
-  const inRow = done % per;                  // steps done in the current row
+  const rowsDone = Math.floor(done / per); // rows fully finished
+  const inRow = done % per; // steps done in the current row
   return {
     score: (i, j) => i < rowsDone || (i === rowsDone && j < inRow),
     weights: (i) => i < rowsDone || (i === rowsDone && inRow > T),

@@ -41,8 +41,12 @@ export function elementConfig(state, defaults) {
   if (!same(state.contexts, defaults.contexts)) {
     // Token lists of the default vocabulary's words read well as an attribute; anything with
     // spaces, commas, colons or semicolons in a word goes to the JSON.
-    const simple = !json.vocab && Object.entries(state.contexts).every(([name, tokens]) => !/[\s,;:]/.test(name) && tokens.every((t) => !/[\s,;:]/.test(t)))
-      && same(Object.keys(state.contexts), Object.keys(defaults.contexts));
+    const simple =
+      !json.vocab &&
+      Object.entries(state.contexts).every(
+        ([name, tokens]) => !/[\s,;:]/.test(name) && tokens.every((t) => !/[\s,;:]/.test(t)),
+      ) &&
+      same(Object.keys(state.contexts), Object.keys(defaults.contexts));
     if (simple) {
       const changed = Object.entries(state.contexts).filter(([name, tokens]) => !same(tokens, defaults.contexts[name]));
       attributes.push(['tokens', changed.map(([name, tokens]) => `${name}: ${tokens.join(' ')}`).join('; ')]);
@@ -66,8 +70,11 @@ export function elementConfig(state, defaults) {
 /** JSON safe inside <script type="application/json">: no "</script", "<!--" or U+2028/9 can appear. */
 export function scriptSafeJSON(value) {
   return JSON.stringify(value, null, 1)
-    .replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /** The <script> + <attention-explorer> snippet for `state`. */
@@ -87,20 +94,26 @@ export function elementSnippet(state, defaults, { src = 'attention-explorer.js',
 }
 
 /** The <iframe> snippet (embed.html#state) with the listener that sizes it from its messages. */
-export function iframeSnippet(state, defaults, { embedUrl = 'embed.html', height = 640, title = 'Self-attention explorer' } = {}) {
+export function iframeSnippet(
+  state,
+  defaults,
+  { embedUrl = 'embed.html', height = 640, title = 'Self-attention explorer' } = {},
+) {
   const src = `${embedUrl}#${encodeState(state, defaults)}`;
-  return [
-    `<iframe src="${attr(src)}" title="${attr(title)}" style="width: 100%; border: 0;" height="${Number(height) || 640}" loading="lazy"></iframe>`,
-    '<script>',
-    '  // Sizes each attention-explorer frame to the height it reports.',
-    '  addEventListener("message", (event) => {',
-    '    if (!event.data || event.data.type !== "attention-explorer:height") return;',
-    '    for (const frame of document.querySelectorAll("iframe")) {',
-    '      if (frame.contentWindow === event.source) frame.style.height = event.data.height + "px";',
-    '    }',
-    '  });',
-    '</script>',
-  ].join('\n') + '\n';
+  return (
+    [
+      `<iframe src="${attr(src)}" title="${attr(title)}" style="width: 100%; border: 0;" height="${Number(height) || 640}" loading="lazy"></iframe>`,
+      '<script>',
+      '  // Sizes each attention-explorer frame to the height it reports.',
+      '  addEventListener("message", (event) => {',
+      '    if (!event.data || event.data.type !== "attention-explorer:height") return;',
+      '    for (const frame of document.querySelectorAll("iframe")) {',
+      '      if (frame.contentWindow === event.source) frame.style.height = event.data.height + "px";',
+      '    }',
+      '  });',
+      '</script>',
+    ].join('\n') + '\n'
+  );
 }
 
 /**
@@ -148,8 +161,16 @@ export function attachEmbedButton(container, { store, defaults, elementSrc, embe
     dialog.append(h(doc, 'h3', {}, heading), h(doc, 'p', { class: 'ae-help' }, help), area, copy, status);
   };
   dialog.append(h(doc, 'h2', {}, 'Embed this explorer'));
-  section('element', 'Custom element', 'Paste into your post. It loads one self-contained file (the engine included) and shows exactly this state.');
-  section('iframe', 'Or an iframe', 'For hosts that do not allow module scripts in posts. The frame reports its height so it fits its content.');
+  section(
+    'element',
+    'Custom element',
+    'Paste into your post. It loads one self-contained file (the engine included) and shows exactly this state.',
+  );
+  section(
+    'iframe',
+    'Or an iframe',
+    'For hosts that do not allow module scripts in posts. The frame reports its height so it fits its content.',
+  );
   section('link', 'Link', 'Opens the full explorer in this state.');
   dialog.append(h(doc, 'button', { type: 'button', class: 'ae-btn', onclick: () => dialog.close() }, 'Close'));
   const fill = () => {
@@ -160,10 +181,19 @@ export function attachEmbedButton(container, { store, defaults, elementSrc, embe
   };
   button.addEventListener('click', () => {
     fill();
-    if (typeof dialog.showModal === 'function') dialog.showModal(); else dialog.setAttribute('open', '');
+    if (typeof dialog.showModal === 'function') dialog.showModal();
+    else dialog.setAttribute('open', '');
     fields.element.focus();
     fields.element.select();
   });
   container.append(button, dialog);
-  return { button, dialog, refresh: fill, destroy() { button.remove(); dialog.remove(); } };
+  return {
+    button,
+    dialog,
+    refresh: fill,
+    destroy() {
+      button.remove();
+      dialog.remove();
+    },
+  };
 }

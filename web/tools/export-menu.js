@@ -37,7 +37,8 @@ export function exportsFor({ doc, name, kind = 'signed', matrix, rowLabels, colL
  * @returns {{element: HTMLElement, destroy(): void}}
  */
 export function attachExportMenu(container, { name, kind = 'signed', get, digits = 3 }) {
-  if (typeof get !== 'function') throw new TypeError('attachExportMenu: options.get must return {matrix, rowLabels, colLabels}');
+  if (typeof get !== 'function')
+    throw new TypeError('attachExportMenu: options.get must return {matrix, rowLabels, colLabels}');
   const doc = container.ownerDocument;
   const menu = h(doc, 'details', { class: 'ae-export' });
   menu.append(h(doc, 'summary', { class: 'ae-export-summary', 'aria-label': `Export ${name}` }, 'Export'));
@@ -48,20 +49,67 @@ export function attachExportMenu(container, { name, kind = 'signed', get, digits
     return exportsFor({ doc, name: liveName || name, kind, matrix, rowLabels, colLabels, cellColors, digits });
   };
   const stem = () => fileStem(get().name || name);
-  const say = (text) => { status.textContent = text; };
+  const say = (text) => {
+    status.textContent = text;
+  };
   const actions = [
-    ['PNG', 'Download the heatmap as a PNG image (2× resolution)', async () => { download(doc, `${stem()}.png`, await current().png(), 'image/png'); say('PNG saved'); }],
-    ['SVG', 'Download the heatmap as an SVG image', () => { download(doc, `${stem()}.svg`, current().svg(), 'image/svg+xml'); say('SVG saved'); }],
-    ['CSV', 'Download the numbers as CSV', () => { download(doc, `${stem()}.csv`, current().csv(), 'text/csv'); say('CSV saved'); }],
-    ['JSON', 'Download the numbers as JSON', () => { download(doc, `${stem()}.json`, current().json(), 'application/json'); say('JSON saved'); }],
-    ['Copy as PyTorch', 'Copy a torch.tensor([...]) literal of this matrix', async () => {
-      say((await copyText(doc, current().torch())) ? 'Copied torch.tensor literal' : 'Could not copy: the browser refused clipboard access');
-    }],
+    [
+      'PNG',
+      'Download the heatmap as a PNG image (2× resolution)',
+      async () => {
+        download(doc, `${stem()}.png`, await current().png(), 'image/png');
+        say('PNG saved');
+      },
+    ],
+    [
+      'SVG',
+      'Download the heatmap as an SVG image',
+      () => {
+        download(doc, `${stem()}.svg`, current().svg(), 'image/svg+xml');
+        say('SVG saved');
+      },
+    ],
+    [
+      'CSV',
+      'Download the numbers as CSV',
+      () => {
+        download(doc, `${stem()}.csv`, current().csv(), 'text/csv');
+        say('CSV saved');
+      },
+    ],
+    [
+      'JSON',
+      'Download the numbers as JSON',
+      () => {
+        download(doc, `${stem()}.json`, current().json(), 'application/json');
+        say('JSON saved');
+      },
+    ],
+    [
+      'Copy as PyTorch',
+      'Copy a torch.tensor([...]) literal of this matrix',
+      async () => {
+        say(
+          (await copyText(doc, current().torch()))
+            ? 'Copied torch.tensor literal'
+            : 'Could not copy: the browser refused clipboard access',
+        );
+      },
+    ],
   ];
   for (const [label, title, run] of actions) {
-    const button = h(doc, 'button', { type: 'button', class: 'ae-btn ae-export-btn', title, 'data-export': label.split(' ')[0].toLowerCase() }, label);
+    const button = h(
+      doc,
+      'button',
+      { type: 'button', class: 'ae-btn ae-export-btn', title, 'data-export': label.split(' ')[0].toLowerCase() },
+      label,
+    );
     button.addEventListener('click', async () => {
-      try { await run(); } catch (error) { say(`Export failed: ${error.message}`); }
+      try {
+        await run();
+      } catch (error) {
+        say(`Export failed: ${error.message}`);
+      }
     });
     bar.append(button);
   }
@@ -77,18 +125,46 @@ export function attachExportMenu(container, { name, kind = 'signed', get, digits
  */
 export function attachScriptExport(container, { getState, getResults = () => null }) {
   const doc = container.ownerDocument;
-  const bar = h(doc, 'div', { class: 'ae-export ae-export-script', role: 'group', 'aria-label': 'Export the whole state' });
+  const bar = h(doc, 'div', {
+    class: 'ae-export ae-export-script',
+    role: 'group',
+    'aria-label': 'Export the whole state',
+  });
   const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
   const script = () => toPyTorchScript(getState(), { dropoutKeep: keepMasks(getResults()) });
-  const save = h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'script', title: 'Download a short PyTorch script that recomputes this attention and prints it' }, 'PyTorch script');
+  const save = h(
+    doc,
+    'button',
+    {
+      type: 'button',
+      class: 'ae-btn',
+      'data-export': 'script',
+      title: 'Download a short PyTorch script that recomputes this attention and prints it',
+    },
+    'PyTorch script',
+  );
   save.addEventListener('click', () => {
-    try { download(doc, 'attention.py', script(), 'text/x-python'); status.textContent = 'attention.py saved'; } catch (error) { status.textContent = `Export failed: ${error.message}`; }
+    try {
+      download(doc, 'attention.py', script(), 'text/x-python');
+      status.textContent = 'attention.py saved';
+    } catch (error) {
+      status.textContent = `Export failed: ${error.message}`;
+    }
   });
-  const copy = h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'copy-script', title: 'Copy the PyTorch script' }, 'Copy script');
+  const copy = h(
+    doc,
+    'button',
+    { type: 'button', class: 'ae-btn', 'data-export': 'copy-script', title: 'Copy the PyTorch script' },
+    'Copy script',
+  );
   copy.addEventListener('click', async () => {
     try {
-      status.textContent = (await copyText(doc, script())) ? 'Copied the script' : 'Could not copy: the browser refused clipboard access';
-    } catch (error) { status.textContent = `Export failed: ${error.message}`; }
+      status.textContent = (await copyText(doc, script()))
+        ? 'Copied the script'
+        : 'Could not copy: the browser refused clipboard access';
+    } catch (error) {
+      status.textContent = `Export failed: ${error.message}`;
+    }
   });
   bar.append(save, copy, status);
   container.append(bar);
@@ -102,7 +178,9 @@ export function attachScriptExport(container, { getState, getResults = () => nul
 export function readHeatmapTable(table) {
   const rows = [...table.querySelectorAll('tbody tr')];
   const matrix = rows.map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value)));
-  const cellColors = rows.map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => td.style.backgroundColor || null));
+  const cellColors = rows.map((tr) =>
+    [...tr.querySelectorAll('td.ae-cell')].map((td) => td.style.backgroundColor || null),
+  );
   const rowLabels = rows.map((tr) => tr.querySelector('th')?.textContent ?? '');
   const colLabels = [...table.querySelectorAll('thead th')].slice(1).map((th) => th.textContent);
   const caption = table.querySelector('caption')?.firstChild?.textContent?.trim() || table.dataset.matrix || 'matrix';

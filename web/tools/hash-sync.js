@@ -22,7 +22,7 @@ export function attachHashSync(store, options) {
   const { history, location } = win;
   const hashOf = (state) => encodeState(state, defaults);
   const defaultHash = hashOf(defaults);
-  let shown = location.hash.replace(/^#/, '');   // the hash that matches the store
+  let shown = location.hash.replace(/^#/, ''); // the hash that matches the store
   let timer = 0;
   let lastWrite = -Infinity;
   let applying = false;
@@ -49,7 +49,10 @@ export function attachHashSync(store, options) {
     timer = 0;
     const text = hashOf(store.get());
     const current = location.hash.replace(/^#/, '');
-    if (text === shown || (text === defaultHash && current === '')) { shown = text; return; }
+    if (text === shown || (text === defaultHash && current === '')) {
+      shown = text;
+      return;
+    }
     const now = Date.now();
     if (now - lastWrite > burstMs) history.pushState(null, '', urlFor(text));
     else history.replaceState(null, '', urlFor(text));

@@ -79,7 +79,13 @@ export function createAttentionLines(doc, { caption = '', compact = false, label
   function draw() {
     const theme = view.theme === 'dark' ? 'dark' : 'light';
     const scale = compact ? { rowHeight: 24, gap: 130, charWidth: 8.2 } : { rowHeight: 34, gap: 230, charWidth: 9.4 };
-    layout = linesLayout({ tokens: view.tokens, weights: view.weights, heads: view.heads, masked: view.masked, ...scale });
+    layout = linesLayout({
+      tokens: view.tokens,
+      weights: view.weights,
+      heads: view.heads,
+      masked: view.masked,
+      ...scale,
+    });
     svg.setAttribute('viewBox', `0 0 ${layout.width} ${layout.height}`);
     svg.setAttribute('width', layout.width);
     svg.setAttribute('height', layout.height);
@@ -95,7 +101,13 @@ export function createAttentionLines(doc, { caption = '', compact = false, label
       seen.add(id);
       let el = lineEls.get(id);
       if (!el) {
-        el = svgEl('line', { class: 'ae-line', 'data-head': line.head, 'data-i': line.i, 'data-j': line.j, 'stroke-linecap': 'round' });
+        el = svgEl('line', {
+          class: 'ae-line',
+          'data-head': line.head,
+          'data-i': line.i,
+          'data-j': line.j,
+          'stroke-linecap': 'round',
+        });
         lineEls.set(id, el);
         linesGroup.append(el);
       }
@@ -129,19 +141,25 @@ export function createAttentionLines(doc, { caption = '', compact = false, label
   function isolate() {
     const on = current();
     for (const el of lineEls.values()) {
-      const i = Number(el.dataset.i), j = Number(el.dataset.j);
+      const i = Number(el.dataset.i),
+        j = Number(el.dataset.j);
       el.classList.toggle('ae-line-hidden', Boolean(on) && (on.side === 'query' ? i !== on.index : j !== on.index));
     }
     for (const side of ['left', 'right']) {
       labelEls[side].forEach((t, n) => {
         const mine = on && (side === 'left') === (on.side === 'query') && on.index === n;
         t.classList.toggle('ae-lines-on', Boolean(mine));
-        t.classList.toggle('ae-lines-cursor', cursor.side === (side === 'left' ? 'query' : 'key') && cursor.index === n && activeIn(svg) === svg);
+        t.classList.toggle(
+          'ae-lines-cursor',
+          cursor.side === (side === 'left' ? 'query' : 'key') && cursor.index === n && activeIn(svg) === svg,
+        );
       });
     }
     const weightText = (other) => {
       if (!on || !layout) return '';
-      const ws = layout.lines.filter((l) => (on.side === 'query' ? l.i === on.index && l.j === other : l.j === on.index && l.i === other));
+      const ws = layout.lines.filter((l) =>
+        on.side === 'query' ? l.i === on.index && l.j === other : l.j === on.index && l.i === other,
+      );
       return ws.map((l) => fmt(l.weight, 2)).join(' / ');
     };
     labelEls.rightWeight.forEach((t, n) => (t.textContent = on?.side === 'query' ? weightText(n) : ''));
@@ -190,7 +208,10 @@ export function createAttentionLines(doc, { caption = '', compact = false, label
     if (e.key in moves) {
       e.preventDefault();
       const [side, step] = moves[e.key];
-      cursor = typeof side === 'string' ? { ...cursor, side } : { ...cursor, index: Math.max(0, Math.min(T - 1, cursor.index + step)) };
+      cursor =
+        typeof side === 'string'
+          ? { ...cursor, side }
+          : { ...cursor, index: Math.max(0, Math.min(T - 1, cursor.index + step)) };
       hover = { ...cursor };
       if (pinned) pinned = { ...cursor };
     } else if (e.key === 'Enter' || e.key === ' ') {

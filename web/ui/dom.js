@@ -38,7 +38,10 @@ export function activeIn(node) {
 
 let counter = 0;
 /** A unique id for label/aria wiring (unique per page, also across shadow roots). */
-export function uid(prefix = 'ae') { counter += 1; return `${prefix}-${counter}`; }
+export function uid(prefix = 'ae') {
+  counter += 1;
+  return `${prefix}-${counter}`;
+}
 
 /** Sets the options of a <select> to [{value, label}] keeping the current value when possible. */
 export function setOptions(doc, select, options, value) {

@@ -39,14 +39,27 @@ export function createHeatmap(doc, opts) {
   const figure = h(doc, 'figure', { class: 'ae-hm' }, h(doc, 'div', { class: 'ae-hm-scroll' }, table));
 
   let o = {};
-  let cells = [];          // cells[i][j] = td
+  let cells = []; // cells[i][j] = td
   let shapeKey = '';
-  let active = [0, 0];     // roving tab stop
+  let active = [0, 0]; // roving tab stop
   let editing = null;
 
   function build() {
-    const corner = h(doc, 'th', { scope: 'col', class: 'ae-corner' }, h(doc, 'span', { class: 'ae-sr' }, o.cornerLabel || 'row'));
-    thead.replaceChildren(h(doc, 'tr', {}, corner, o.colLabels.map((label) => h(doc, 'th', { scope: 'col' }, label))));
+    const corner = h(
+      doc,
+      'th',
+      { scope: 'col', class: 'ae-corner' },
+      h(doc, 'span', { class: 'ae-sr' }, o.cornerLabel || 'row'),
+    );
+    thead.replaceChildren(
+      h(
+        doc,
+        'tr',
+        {},
+        corner,
+        o.colLabels.map((label) => h(doc, 'th', { scope: 'col' }, label)),
+      ),
+    );
     tbody.replaceChildren();
     cells = o.values.map((row, i) => {
       const tds = row.map((_, j) => h(doc, 'td', { class: 'ae-cell', tabindex: -1, dataset: { row: i, col: j } }));
@@ -120,7 +133,10 @@ export function createHeatmap(doc, opts) {
     if (o.context) table.dataset.context = o.context;
     table.classList.toggle('ae-editable', Boolean(o.editable));
     const key = `${o.values.length}x${o.values[0]?.length ?? 0}`;
-    if (key !== shapeKey) { shapeKey = key; build(); }
+    if (key !== shapeKey) {
+      shapeKey = key;
+      build();
+    }
     paint();
   }
 
@@ -165,11 +181,19 @@ export function createHeatmap(doc, opts) {
     if (moves[e.key]) {
       e.preventDefault();
       moveTo(i + moves[e.key][0], j + moves[e.key][1]);
-    } else if (e.key === 'Home') { e.preventDefault(); moveTo(i, 0); }
-    else if (e.key === 'End') { e.preventDefault(); moveTo(i, cells[i].length - 1); }
-    else if (o.editable && (e.key === 'Enter' || e.key === 'F2')) { e.preventDefault(); startEdit(c[2], null); }
-    else if (o.editable && /^[-0-9.\u2212]$/.test(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey) { e.preventDefault(); startEdit(c[2], e.key); }
-    else if (o.editable && (e.key === 'PageUp' || e.key === 'PageDown')) {
+    } else if (e.key === 'Home') {
+      e.preventDefault();
+      moveTo(i, 0);
+    } else if (e.key === 'End') {
+      e.preventDefault();
+      moveTo(i, cells[i].length - 1);
+    } else if (o.editable && (e.key === 'Enter' || e.key === 'F2')) {
+      e.preventDefault();
+      startEdit(c[2], null);
+    } else if (o.editable && /^[-0-9.\u2212]$/.test(e.key) && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault();
+      startEdit(c[2], e.key);
+    } else if (o.editable && (e.key === 'PageUp' || e.key === 'PageDown')) {
       e.preventDefault();
       const step = e.shiftKey ? 0.01 : 0.1;
       o.editable.commit(i, j, clampValue(roundTo(o.values[i][j] + (e.key === 'PageUp' ? step : -step), 4)));
@@ -178,7 +202,8 @@ export function createHeatmap(doc, opts) {
 
   // --- typing a value --------------------------------------------------------------------
   function startEdit(td, initial) {
-    const i = Number(td.dataset.row), j = Number(td.dataset.col);
+    const i = Number(td.dataset.row),
+      j = Number(td.dataset.col);
     const input = h(doc, 'input', {
       type: 'text',
       inputmode: 'decimal',
@@ -195,7 +220,7 @@ export function createHeatmap(doc, opts) {
       if (done) return;
       done = true;
       editing = null;
-      td._aeKey = null;   // its content is the input now: redraw it
+      td._aeKey = null; // its content is the input now: redraw it
       if (commit) {
         const parsed = parseNumber(input.value, { min: -1000, max: 1000 });
         if (parsed.error) o.editable.error?.(`${o.caption} [${o.rowLabels[i]}, ${o.colLabels[j]}]: ${parsed.error}`);
@@ -205,8 +230,13 @@ export function createHeatmap(doc, opts) {
       td.focus();
     };
     input.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter') { e.preventDefault(); finish(true); }
-      else if (e.key === 'Escape') { e.preventDefault(); finish(false); }
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        finish(true);
+      } else if (e.key === 'Escape') {
+        e.preventDefault();
+        finish(false);
+      }
       e.stopPropagation();
     });
     input.addEventListener('blur', () => finish(true));
@@ -255,4 +285,6 @@ export function createHeatmap(doc, opts) {
   };
 }
 
-function clampValue(v) { return Math.max(-1000, Math.min(1000, v)); }
+function clampValue(v) {
+  return Math.max(-1000, Math.min(1000, v));
+}

@@ -29,13 +29,35 @@ export function createLossChart(doc, { series, caption = '', yLabel = 'loss', wi
     return el;
   };
   const pad = { left: 44, right: 10, top: 10, bottom: 26 };
-  const svg = svgEl('svg', { class: 'ae-chart', viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': caption || yLabel });
+  const svg = svgEl('svg', {
+    class: 'ae-chart',
+    viewBox: `0 0 ${width} ${height}`,
+    width,
+    height,
+    role: 'img',
+    'aria-label': caption || yLabel,
+  });
   const grid = svgEl('g', { class: 'ae-chart-grid' });
-  const paths = Object.fromEntries(series.map((s, n) => [s.id, svgEl('path', { class: `ae-chart-line ae-chart-line-${n}`, 'data-series': s.id })]));
+  const paths = Object.fromEntries(
+    series.map((s, n) => [s.id, svgEl('path', { class: `ae-chart-line ae-chart-line-${n}`, 'data-series': s.id })]),
+  );
   svg.append(grid, ...Object.values(paths));
-  const legend = h(doc, 'p', { class: 'ae-chart-legend' }, series.map((s, n) => h(doc, 'span', { class: `ae-chart-key ae-chart-key-${n}` }, s.label)));
+  const legend = h(
+    doc,
+    'p',
+    { class: 'ae-chart-legend' },
+    series.map((s, n) => h(doc, 'span', { class: `ae-chart-key ae-chart-key-${n}` }, s.label)),
+  );
   const latest = h(doc, 'p', { class: 'ae-help ae-chart-latest', 'aria-live': 'off' });
-  const el = h(doc, 'figure', { class: 'ae-chart-figure' }, caption ? h(doc, 'figcaption', {}, caption) : null, svg, legend, latest);
+  const el = h(
+    doc,
+    'figure',
+    { class: 'ae-chart-figure' },
+    caption ? h(doc, 'figcaption', {}, caption) : null,
+    svg,
+    legend,
+    latest,
+  );
 
   function update(points) {
     const all = Object.values(points).flat();
@@ -47,8 +69,10 @@ export function createLossChart(doc, { series, caption = '', yLabel = 'loss', wi
     }
     const xs = all.map((p) => p[0]);
     const ys = all.map((p) => p[1]).filter(Number.isFinite);
-    const x0 = Math.min(...xs), x1 = Math.max(x0 + 1, ...xs);
-    const y0 = Math.min(0, ...ys), y1 = Math.max(y0 + 1e-6, ...ys);
+    const x0 = Math.min(...xs),
+      x1 = Math.max(x0 + 1, ...xs);
+    const y0 = Math.min(0, ...ys),
+      y1 = Math.max(y0 + 1e-6, ...ys);
     const X = (v) => pad.left + ((v - x0) / (x1 - x0)) * (width - pad.left - pad.right);
     const Y = (v) => height - pad.bottom - ((v - y0) / (y1 - y0)) * (height - pad.top - pad.bottom);
     for (const t of ticks(y0, y1)) {
@@ -68,7 +92,10 @@ export function createLossChart(doc, { series, caption = '', yLabel = 'loss', wi
     const words = [];
     for (const s of series) {
       const pts = (points[s.id] || []).filter((p) => Number.isFinite(p[1]));
-      paths[s.id].setAttribute('d', pts.map((p, n) => `${n ? 'L' : 'M'}${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(''));
+      paths[s.id].setAttribute(
+        'd',
+        pts.map((p, n) => `${n ? 'L' : 'M'}${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(''),
+      );
       paths[s.id].dataset.points = JSON.stringify(pts.slice(-1));
       if (pts.length) words.push(`${s.label} ${fmt(pts[pts.length - 1][1])} at step ${pts[pts.length - 1][0]}`);
     }

@@ -12,12 +12,18 @@ export function render(section, app) {
   const verdict = h(doc, 'p', { class: 'ae-verdict' });
   section.append(
     h(doc, 'h2', {}, 'Averaging the past'),
-    h(doc, 'p', {}, 'Before learning what to attend to, try the dullest rule: each token takes the average of itself and every token before it. ',
+    h(
+      doc,
+      'p',
+      {},
+      'Before learning what to attend to, try the dullest rule: each token takes the average of itself and every token before it. ',
       'Written as a loop it is a running mean. Written as a matrix, it is a lower-triangular matrix whose row i holds 1/(i+1) in its first i+1 places. ',
       'And written as attention, it is a softmax over scores that are all 0, with the future masked to −∞: equal weights over the past. ',
-      'Self-attention keeps that last form and lets the scores be learned.'),
+      'Self-attention keeps that last form and lets the scores be learned.',
+    ),
   );
-  const mk = (id, caption, kind = 'signed') => app.heatmap({ id, caption, rowLabels: [], colLabels: [], values: [[0]], kind });
+  const mk = (id, caption, kind = 'signed') =>
+    app.heatmap({ id, caption, rowLabels: [], colLabels: [], values: [[0]], kind });
   const maps = {
     x: mk('avg-x', 'X'),
     tril: mk('avg-tril', 'averaging matrix', 'weights'),
@@ -30,25 +36,54 @@ export function render(section, app) {
   section.append(
     h(doc, 'div', { class: 'ae-row' }, maps.x.el, maps.tril.el, maps.zeros.el, maps.soft.el),
     h(doc, 'div', { class: 'ae-row' }, maps.loop.el, maps.matmul.el, maps.out.el),
-    verdict);
+    verdict,
+  );
   return {
     update() {
       const { state, results } = app;
       const entry = results.contexts[state.focus];
-      if (!results.averaging || !entry) { verdict.textContent = 'Causal averaging could not be computed for this context.'; return; }
+      if (!results.averaging || !entry) {
+        verdict.textContent = 'Causal averaging could not be computed for this context.';
+        return;
+      }
       const a = averagingNested(results.averaging);
       const tok = entry.tokens;
       const ctx = state.focus;
       const hl = highlightRows(state, tok);
       const cols = entry.x[0].map((_, j) => `d${j}`);
-      maps.x.update({ context: ctx, values: entry.x, rowLabels: tok, highlightRows: hl, colLabels: cols, caption: `X of “${ctx}”` });
-      maps.tril.update({ context: ctx, masked: (i, j) => j > i, values: a.trilWeights, rowLabels: tok, highlightRows: hl, colLabels: tok });
+      maps.x.update({
+        context: ctx,
+        values: entry.x,
+        rowLabels: tok,
+        highlightRows: hl,
+        colLabels: cols,
+        caption: `X of “${ctx}”`,
+      });
+      maps.tril.update({
+        context: ctx,
+        masked: (i, j) => j > i,
+        values: a.trilWeights,
+        rowLabels: tok,
+        highlightRows: hl,
+        colLabels: tok,
+      });
       maps.zeros.update({ context: ctx, values: a.maskedZeros, rowLabels: tok, highlightRows: hl, colLabels: tok });
-      maps.soft.update({ context: ctx, masked: (i, j) => j > i, values: a.softmaxWeights, rowLabels: tok, highlightRows: hl, colLabels: tok });
-      for (const k of ['loop', 'matmul']) maps[k].update({ context: ctx, values: a[k], rowLabels: tok, highlightRows: hl, colLabels: cols });
+      maps.soft.update({
+        context: ctx,
+        masked: (i, j) => j > i,
+        values: a.softmaxWeights,
+        rowLabels: tok,
+        highlightRows: hl,
+        colLabels: tok,
+      });
+      for (const k of ['loop', 'matmul'])
+        maps[k].update({ context: ctx, values: a[k], rowLabels: tok, highlightRows: hl, colLabels: cols });
       maps.out.update({ context: ctx, values: a.softmax, rowLabels: tok, highlightRows: hl, colLabels: cols });
-      const d1 = maxAbsDiff(a.loop, a.matmul), d2 = maxAbsDiff(a.loop, a.softmax), d3 = maxAbsDiff(a.trilWeights, a.softmaxWeights);
-      verdict.textContent = `Largest difference between ① and ②: ${d1.toExponential(1)}; between ① and ③: ${d2.toExponential(1)}; between the two weight matrices: ${d3.toExponential(1)} ` +
+      const d1 = maxAbsDiff(a.loop, a.matmul),
+        d2 = maxAbsDiff(a.loop, a.softmax),
+        d3 = maxAbsDiff(a.trilWeights, a.softmaxWeights);
+      verdict.textContent =
+        `Largest difference between ① and ②: ${d1.toExponential(1)}; between ① and ③: ${d2.toExponential(1)}; between the two weight matrices: ${d3.toExponential(1)} ` +
         `(float32 rounding). ${Math.max(d1, d2, d3) < 1e-5 ? 'The three forms agree.' : 'They differ by more than float rounding: something is wrong.'}` +
         ` The last token’s average: ${a.loop[a.loop.length - 1].map((v) => fmt(v)).join(', ')}.`;
     },

@@ -13,11 +13,21 @@ export function render(section, app) {
   const { doc } = app;
   section.append(
     h(doc, 'h2', {}, 'Two sentences, one word'),
-    h(doc, 'p', {}, 'The word “bank” means something different next to “stream” and “mud” than next to “money” and “loan”. ',
+    h(
+      doc,
+      'p',
+      {},
+      'The word “bank” means something different next to “stream” and “mud” than next to “money” and “loan”. ',
       'An embedding table cannot know that: it hands “bank” the same vector in both sentences. ',
       'A layer that treats each token on its own (a plain linear layer, X·W) still cannot tell them apart. ',
-      'Self-attention can, because each token’s new vector is a weighted mix of the value vectors of every token in the sentence, itself included.'),
-    h(doc, 'p', { class: 'ae-help' }, 'Cosine similarity compares the directions of two vectors: 1 when they point the same way, 0 at right angles, −1 opposite; their lengths do not matter.'),
+      'Self-attention can, because each token’s new vector is a weighted mix of the value vectors of every token in the sentence, itself included.',
+    ),
+    h(
+      doc,
+      'p',
+      { class: 'ae-help' },
+      'Cosine similarity compares the directions of two vectors: 1 when they point the same way, 0 at right angles, −1 opposite; their lengths do not matter.',
+    ),
   );
   const grid = h(doc, 'div', { class: 'ae-two' });
   section.append(grid);
@@ -26,12 +36,29 @@ export function render(section, app) {
   const cosTable = h(doc, 'table', { class: 'ae-cos' });
   const cosCaption = h(doc, 'caption', {});
   const cosBody = h(doc, 'tbody');
-  cosTable.append(cosCaption,
-    h(doc, 'thead', {}, h(doc, 'tr', {}, h(doc, 'th', { scope: 'col' }, 'vectors compared'), h(doc, 'th', { scope: 'col' }, 'cosine similarity'))),
-    cosBody);
+  cosTable.append(
+    cosCaption,
+    h(
+      doc,
+      'thead',
+      {},
+      h(
+        doc,
+        'tr',
+        {},
+        h(doc, 'th', { scope: 'col' }, 'vectors compared'),
+        h(doc, 'th', { scope: 'col' }, 'cosine similarity'),
+      ),
+    ),
+    cosBody,
+  );
   const wHolder = h(doc, 'div', { class: 'ae-card' });
   const wMap = app.heatmap({
-    id: 'w', caption: 'W, the plain linear layer (D × 3)', rowLabels: [], colLabels: [], values: [[0]],
+    id: 'w',
+    caption: 'W, the plain linear layer (D × 3)',
+    rowLabels: [],
+    colLabels: [],
+    values: [[0]],
     editable: {
       commit: (i, j, v) => app.edit((s) => setValue(s, { matrix: 'w' }, i, j, v)),
       error: app.notify,
@@ -62,8 +89,19 @@ export function render(section, app) {
         const c = (cols[name] ||= column(name));
         c.title.textContent = `${name}: ${entry.tokens.join(' ')}`;
         const hl = highlightRows(state, entry.tokens);
-        c.x.update({ values: entry.x, rowLabels: entry.tokens, colLabels: dimLabels(entry.x[0].length, 'd'), highlightRows: hl });
-        if (entry.linear?.length) c.linear.update({ values: entry.linear, rowLabels: entry.tokens, colLabels: dimLabels(entry.linear[0].length, 'c'), highlightRows: hl });
+        c.x.update({
+          values: entry.x,
+          rowLabels: entry.tokens,
+          colLabels: dimLabels(entry.x[0].length, 'd'),
+          highlightRows: hl,
+        });
+        if (entry.linear?.length)
+          c.linear.update({
+            values: entry.linear,
+            rowLabels: entry.tokens,
+            colLabels: dimLabels(entry.linear[0].length, 'c'),
+            highlightRows: hl,
+          });
         if (entry.trace) {
           const t = entry.trace;
           c.lines.update({
@@ -73,36 +111,61 @@ export function render(section, app) {
             theme: app.container.dataset.theme,
             caption: 'where each token looks (line width = attention weight)',
           });
-          c.output.update({ values: entry.trace.output, rowLabels: entry.tokens, colLabels: dimLabels(entry.trace.output[0].length, 'o'), highlightRows: hl });
+          c.output.update({
+            values: entry.trace.output,
+            rowLabels: entry.tokens,
+            colLabels: dimLabels(entry.trace.output[0].length, 'o'),
+            highlightRows: hl,
+          });
         }
         c.stale.hidden = !entry.stale;
         // state.example names one context to show alone ('river', 'finance'); else all of them.
         c.card.hidden = name !== state.example && state.example in results.contexts;
       }
       const w = state.weights.w;
-      wMap.update({ values: w, rowLabels: dimLabels(w.length, 'd'), colLabels: dimLabels(w[0].length, 'c'), caption: `W, the plain linear layer (${w.length} × ${w[0].length})` });
+      wMap.update({
+        values: w,
+        rowLabels: dimLabels(w.length, 'd'),
+        colLabels: dimLabels(w[0].length, 'c'),
+        caption: `W, the plain linear layer (${w.length} × ${w[0].length})`,
+      });
       const names = Object.keys(results.contexts);
       cosCaption.textContent = results.cosines.length
         ? `The shared word in “${names[0]}” and “${names[1]}”`
         : 'The two contexts share no word: add one to both to compare its vectors.';
       // Rows are rebuilt only when the shared words change; otherwise their numbers are updated in place.
-      const KINDS = [['embedding', 'embeddings'], ['linear', 'after the plain linear layer'], ['attention', 'after self-attention']];
+      const KINDS = [
+        ['embedding', 'embeddings'],
+        ['linear', 'after the plain linear layer'],
+        ['attention', 'after self-attention'],
+      ];
       const key = results.cosines.map((c) => c.word).join('\u0000');
       if (cosBody.dataset.key !== key) {
         cosBody.dataset.key = key;
-        cosBody.replaceChildren(...results.cosines.flatMap((c) => KINDS.map(([kind, label]) =>
-          h(doc, 'tr', { class: kind === 'attention' ? 'ae-cos-key' : '' },
-            h(doc, 'th', { scope: 'row' }, `“${c.word}”, ${label}`),
-            h(doc, 'td', { 'data-cos': kind, 'data-word': c.word })))));
+        cosBody.replaceChildren(
+          ...results.cosines.flatMap((c) =>
+            KINDS.map(([kind, label]) =>
+              h(
+                doc,
+                'tr',
+                { class: kind === 'attention' ? 'ae-cos-key' : '' },
+                h(doc, 'th', { scope: 'row' }, `“${c.word}”, ${label}`),
+                h(doc, 'td', { 'data-cos': kind, 'data-word': c.word }),
+              ),
+            ),
+          ),
+        );
       }
       const cells = cosBody.querySelectorAll('td');
-      results.cosines.forEach((c, n) => KINDS.forEach(([kind], m) => {
-        const td = cells[n * KINDS.length + m];
-        const v = c[kind];
-        const text = v === null ? '—' : fmt(v);
-        if (td.textContent !== text) td.textContent = text;
-        td.dataset.value = v === null ? '' : String(v);
-      }));
+      results.cosines.forEach((c, n) =>
+        KINDS.forEach(([kind], m) => {
+          const td = cells[n * KINDS.length + m];
+          const v = c[kind];
+          const text = v === null ? '—' : fmt(v);
+          if (td.textContent !== text) td.textContent = text;
+          td.dataset.value = v === null ? '' : String(v);
+        }),
+      );
     },
   };
 }

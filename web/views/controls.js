@@ -25,7 +25,11 @@ const TEXT = {
   dropoutEval: 'Evaluation mode (as model.eval()): dropout does nothing. Switch to training to see it drop weights.',
   kernelHelp:
     'Three ways to compute the same numbers: the reference kernel runs the seed’s loops one number at a time; vectorized multiplies whole matrices (with the Eigen library); SIMD uses hand-written kernels that do four multiplications per instruction. They agree to float32 rounding.',
-  kernels: { reference: 'reference (the loops)', vectorized: 'vectorized (whole matrices)', simd: 'SIMD (4 numbers at a time)' },
+  kernels: {
+    reference: 'reference (the loops)',
+    vectorized: 'vectorized (whole matrices)',
+    simd: 'SIMD (4 numbers at a time)',
+  },
 };
 
 export function render(section, app) {
@@ -52,20 +56,44 @@ export function render(section, app) {
 
   const seedId = uid('opt');
   const seed = h(doc, 'input', {
-    type: 'number', id: seedId, min: 0, max: 2147483647, step: 1, inputmode: 'numeric',
+    type: 'number',
+    id: seedId,
+    min: 0,
+    max: 2147483647,
+    step: 1,
+    inputmode: 'numeric',
     onchange: (e) => {
       const v = Number(e.target.value);
-      if (!Number.isInteger(v) || v < 0 || v > 2147483647) { app.notify(`dropout seed: expected a whole number in 0..2147483647, got "${e.target.value}"`); return; }
+      if (!Number.isInteger(v) || v < 0 || v > 2147483647) {
+        app.notify(`dropout seed: expected a whole number in 0..2147483647, got "${e.target.value}"`);
+        return;
+      }
       set({ seed: v });
     },
   });
   const modeName = uid('mode');
-  const train = h(doc, 'input', { type: 'radio', name: modeName, id: `${modeName}-t`, value: 'train', onchange: () => set({ training: true }) });
-  const evalr = h(doc, 'input', { type: 'radio', name: modeName, id: `${modeName}-e`, value: 'eval', onchange: () => set({ training: false }) });
-  const dropoutMode = h(doc, 'fieldset', { class: 'ae-ctl ae-radio' },
+  const train = h(doc, 'input', {
+    type: 'radio',
+    name: modeName,
+    id: `${modeName}-t`,
+    value: 'train',
+    onchange: () => set({ training: true }),
+  });
+  const evalr = h(doc, 'input', {
+    type: 'radio',
+    name: modeName,
+    id: `${modeName}-e`,
+    value: 'eval',
+    onchange: () => set({ training: false }),
+  });
+  const dropoutMode = h(
+    doc,
+    'fieldset',
+    { class: 'ae-ctl ae-radio' },
     h(doc, 'legend', {}, 'Dropout mode'),
     h(doc, 'span', {}, train, h(doc, 'label', { for: `${modeName}-t` }, 'training')),
-    h(doc, 'span', {}, evalr, h(doc, 'label', { for: `${modeName}-e` }, 'evaluation')));
+    h(doc, 'span', {}, evalr, h(doc, 'label', { for: `${modeName}-e` }, 'evaluation')),
+  );
 
   const headsId = uid('opt');
   const headsSel = h(doc, 'select', { id: headsId, onchange: (e) => set({ heads: Number(e.target.value), head: 0 }) });
@@ -74,20 +102,60 @@ export function render(section, app) {
   const headSel = h(doc, 'select', { id: headId, onchange: (e) => set({ head: Number(e.target.value) }) });
   const kernelId = uid('opt');
   const kernelSel = h(doc, 'select', { id: kernelId, onchange: (e) => set({ kernel: e.target.value }) });
-  setOptions(doc, kernelSel, KERNELS.map((k) => ({ value: k, label: TEXT.kernels[k] })), 'simd');
+  setOptions(
+    doc,
+    kernelSel,
+    KERNELS.map((k) => ({ value: k, label: TEXT.kernels[k] })),
+    'simd',
+  );
   const timing = h(doc, 'p', { class: 'ae-help ae-timing', 'aria-live': 'off' });
 
   section.append(
     h(doc, 'h2', {}, TEXT.title),
     h(doc, 'p', {}, TEXT.intro),
-    h(doc, 'div', { class: 'ae-controls' },
-      h(doc, 'fieldset', { class: 'ae-group' }, h(doc, 'legend', {}, 'Scores'), projections.el, scale.el, temperature.el, temperatureHelp, causal.el),
-      h(doc, 'fieldset', { class: 'ae-group' }, h(doc, 'legend', {}, 'Dropout on the weights'), dropout.el, dropoutHelp,
-        h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: seedId }, 'Seed '), seed), dropoutMode),
-      h(doc, 'fieldset', { class: 'ae-group' }, h(doc, 'legend', {}, 'Heads and kernel'),
+    h(
+      doc,
+      'div',
+      { class: 'ae-controls' },
+      h(
+        doc,
+        'fieldset',
+        { class: 'ae-group' },
+        h(doc, 'legend', {}, 'Scores'),
+        projections.el,
+        scale.el,
+        temperature.el,
+        temperatureHelp,
+        causal.el,
+      ),
+      h(
+        doc,
+        'fieldset',
+        { class: 'ae-group' },
+        h(doc, 'legend', {}, 'Dropout on the weights'),
+        dropout.el,
+        dropoutHelp,
+        h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: seedId }, 'Seed '), seed),
+        dropoutMode,
+      ),
+      h(
+        doc,
+        'fieldset',
+        { class: 'ae-group' },
+        h(doc, 'legend', {}, 'Heads and kernel'),
         h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: headsId }, 'Heads '), headsSel, headSize),
         h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: headId }, 'Show head '), headSel),
-        h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: kernelId }, 'Kernel '), kernelSel, h(doc, 'p', { class: 'ae-help' }, TEXT.kernelHelp), timing))),
+        h(
+          doc,
+          'div',
+          { class: 'ae-ctl' },
+          h(doc, 'label', { for: kernelId }, 'Kernel '),
+          kernelSel,
+          h(doc, 'p', { class: 'ae-help' }, TEXT.kernelHelp),
+          timing,
+        ),
+      ),
+    ),
   );
 
   // The kernel's time per call, measured over repeated calls once the page is idle (one call of
@@ -115,17 +183,38 @@ export function render(section, app) {
     update() {
       const { state, results } = app;
       const o = state.options;
-      for (const [c, key] of [[projections, 'projections'], [scale, 'scale'], [causal, 'causal'], [temperature, 'temperature'], [dropout, 'dropout']]) c.sync(o[key]);
+      for (const [c, key] of [
+        [projections, 'projections'],
+        [scale, 'scale'],
+        [causal, 'causal'],
+        [temperature, 'temperature'],
+        [dropout, 'dropout'],
+      ])
+        c.sync(o[key]);
       if (activeIn(seed) !== seed) seed.value = String(o.seed);
-      train.checked = o.training; evalr.checked = !o.training;
+      train.checked = o.training;
+      evalr.checked = !o.training;
       dropoutHelp.textContent = o.training ? TEXT.dropoutTraining : TEXT.dropoutEval;
       const valid = validHeads(state);
-      setOptions(doc, headsSel, valid.map((n) => ({ value: n, label: String(n) })), o.heads);
+      setOptions(
+        doc,
+        headsSel,
+        valid.map((n) => ({ value: n, label: String(n) })),
+        o.heads,
+      );
       const { D, dk, dv } = dims(state);
       const [k, v] = o.projections ? [dk, dv] : [D, D];
-      headSize.textContent = `head size: dₖ = ${k}/${o.heads} = ${k / o.heads} columns of Q and K per head (of ${k}), ${v}/${o.heads} = ${v / o.heads} of V` +
-        (valid.length === 1 ? `. More heads need widths they divide (now ${k} for Q and K, ${v} for V; see “Many heads”).` : '');
-      setOptions(doc, headSel, Array.from({ length: o.heads }, (_, i) => ({ value: i, label: `head ${i}` })), o.head);
+      headSize.textContent =
+        `head size: dₖ = ${k}/${o.heads} = ${k / o.heads} columns of Q and K per head (of ${k}), ${v}/${o.heads} = ${v / o.heads} of V` +
+        (valid.length === 1
+          ? `. More heads need widths they divide (now ${k} for Q and K, ${v} for V; see “Many heads”).`
+          : '');
+      setOptions(
+        doc,
+        headSel,
+        Array.from({ length: o.heads }, (_, i) => ({ value: i, label: `head ${i}` })),
+        o.head,
+      );
       headSel.disabled = o.heads === 1;
       kernelSel.value = o.kernel;
       scheduleTiming(state);

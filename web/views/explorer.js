@@ -20,7 +20,11 @@ const SECTIONS = [
   { load: () => import('./controls.js'), id: 'controls', views: [], controls: 'full' },
   { load: () => import('./lines.js'), id: 'lines', views: ['lines'] },
   { load: () => import('./plane.js'), id: 'plane', views: ['plane'], needs: 'pca' },
-  { load: () => import('./pipeline.js'), id: 'pipeline', views: ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'] },
+  {
+    load: () => import('./pipeline.js'),
+    id: 'pipeline',
+    views: ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'],
+  },
   { load: () => import('./stepper.js'), id: 'loops', views: ['loops'] },
   { load: () => import('./averaging.js'), id: 'averaging', views: ['averaging'] },
   { load: () => import('./heads.js'), id: 'heads', views: ['heads'] },
@@ -44,7 +48,8 @@ export function mountExplorer(root, options) {
   let engine = options.engine;
   const controls = options.controls ?? (options.chrome === false ? 'none' : 'full');
   const chrome = controls === 'full';
-  if (!engine || typeof engine.attend !== 'function') throw new TypeError('mountExplorer: options.engine must be a loaded engine (loadEngine())');
+  if (!engine || typeof engine.attend !== 'function')
+    throw new TypeError('mountExplorer: options.engine must be a loaded engine (loadEngine())');
   const store = options.store || createStore(options.state);
   const doc = root.ownerDocument || root;
   const win = doc.defaultView || globalThis;
@@ -74,15 +79,36 @@ export function mountExplorer(root, options) {
 
   // --- notices --------------------------------------------------------------------------------
   function showNotice() {
-    const lines = [...noticeMessages.problems, ...noticeMessages.engine.map((m) => `The engine could not compute this: ${m}`), ...noticeMessages.views];
+    const lines = [
+      ...noticeMessages.problems,
+      ...noticeMessages.engine.map((m) => `The engine could not compute this: ${m}`),
+      ...noticeMessages.views,
+    ];
     if (noticeMessages.edit) lines.push(noticeMessages.edit);
     notice.hidden = lines.length === 0;
     notice.replaceChildren(...lines.map((l) => h(doc, 'p', {}, l)));
     if (noticeMessages.edit) {
-      notice.append(h(doc, 'button', { type: 'button', class: 'ae-btn', onclick: () => { noticeMessages.edit = null; showNotice(); } }, 'Dismiss'));
+      notice.append(
+        h(
+          doc,
+          'button',
+          {
+            type: 'button',
+            class: 'ae-btn',
+            onclick: () => {
+              noticeMessages.edit = null;
+              showNotice();
+            },
+          },
+          'Dismiss',
+        ),
+      );
     }
   }
-  function notify(message) { noticeMessages.edit = message; showNotice(); }
+  function notify(message) {
+    noticeMessages.edit = message;
+    showNotice();
+  }
   /** Problems found in where the state came from: `intro` then one line each; [] clears them. */
   function showProblems(problems, intro) {
     noticeMessages.problems = problems.length ? [intro, ...problems.map((p) => `• ${p}`)] : [];
@@ -107,23 +133,35 @@ export function mountExplorer(root, options) {
     if (!entry?.trace) return;
     // Views that redraw a pipeline matrix under another id map back to it here.
     let head = state.options.head;
-    let m = matrix, col = j;
+    let m = matrix,
+      col = j;
     const perHead = /^head-(\d+)-(weights|out)$/.exec(matrix);
-    if (perHead) { head = Number(perHead[1]); m = perHead[2]; }
-    else if (/^heads-[qkv]$/.test(matrix)) {
+    if (perHead) {
+      head = Number(perHead[1]);
+      m = perHead[2];
+    } else if (/^heads-[qkv]$/.test(matrix)) {
       m = matrix.slice(-1);
       const n = entry.trace[m][0][0].length;
-      head = Math.floor(j / n); col = j % n;
-    }
-    else if (matrix === 'loop-scores') m = 'masked';
+      head = Math.floor(j / n);
+      col = j % n;
+    } else if (matrix === 'loop-scores') m = 'masked';
     else if (matrix === 'loop-weights') m = state.options.training && state.options.dropout > 0 ? 'dropped' : 'weights';
     else if (matrix === 'loop-output') m = 'out';
     const model = modelFor(state, entry, Math.min(head, entry.trace.q.length - 1));
     model.avg = results.averaging ? averagingNested(results.averaging) : null;
     const info = (matrix === 'vocab'
-      ? { title: `embedding of “${Object.keys(state.vocab)[i]}”, dimension ${j}`, lines: ['edit it here or in X; every sentence using the word follows'], result: td.dataset.value && Number(td.dataset.value).toFixed(3), sources: [] }
-      : explainCell(model, m, i, col))
-      || { title: `${matrix}[${i}][${j}]`, lines: [], result: td.textContent, sources: [] };
+      ? {
+          title: `embedding of “${Object.keys(state.vocab)[i]}”, dimension ${j}`,
+          lines: ['edit it here or in X; every sentence using the word follows'],
+          result: td.dataset.value && Number(td.dataset.value).toFixed(3),
+          sources: [],
+        }
+      : explainCell(model, m, i, col)) || {
+      title: `${matrix}[${i}][${j}]`,
+      lines: [],
+      result: td.textContent,
+      sources: [],
+    };
     explained = { matrix, context, i, j };
     td.classList.add('ae-sel');
     for (const s of info.sources) {
@@ -154,7 +192,21 @@ export function mountExplorer(root, options) {
 
   // Clicking (or Enter on) a cell of a matrix with one row per token picks that row for the
   // formula view. Editable matrices keep click-to-edit.
-  const ROW_PER_TOKEN = new Set(['x', 'q', 'k', 'v', 'scores', 'scaled', 'masked', 'weights', 'dropped', 'out', 'merged', 'output', 'linear']);
+  const ROW_PER_TOKEN = new Set([
+    'x',
+    'q',
+    'k',
+    'v',
+    'scores',
+    'scaled',
+    'masked',
+    'weights',
+    'dropped',
+    'out',
+    'merged',
+    'output',
+    'linear',
+  ]);
   function pickRow(e) {
     if (e.type === 'keydown' && e.key !== 'Enter') return;
     const td = e.target.closest?.('td.ae-cell');
@@ -162,25 +214,45 @@ export function mountExplorer(root, options) {
     if (!table || table.classList.contains('ae-editable') || !ROW_PER_TOKEN.has(table.dataset.matrix)) return;
     const state = store.get();
     if (table.dataset.context && table.dataset.context !== state.focus) return;
-    const row = Number(td.dataset.row), col = Number(td.dataset.col);
-    if (state.selected?.row === row && state.selected?.matrix === table.dataset.matrix && state.selected?.col === col) return;
+    const row = Number(td.dataset.row),
+      col = Number(td.dataset.col);
+    if (state.selected?.row === row && state.selected?.matrix === table.dataset.matrix && state.selected?.col === col)
+      return;
     store.set({ selected: { matrix: table.dataset.matrix, row, col } });
   }
   container.addEventListener('click', pickRow);
   container.addEventListener('keydown', pickRow);
   // Escape dismisses the explanation without moving focus (WCAG 1.4.13).
   container.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape' && !tooltip.hidden) { tooltip.hidden = true; explained = null; clearSources(); }
+    if (e.key === 'Escape' && !tooltip.hidden) {
+      tooltip.hidden = true;
+      explained = null;
+      clearSources();
+    }
   });
 
   // --- helpers handed to the views ---------------------------------------------------------
   const app = {
-    doc, win, store, chrome, controls, defaults, container,
-    get engine() { return engine; },
-    get state() { return store.get(); },
-    get results() { return results; },
+    doc,
+    win,
+    store,
+    chrome,
+    controls,
+    defaults,
+    container,
+    get engine() {
+      return engine;
+    },
+    get state() {
+      return store.get();
+    },
+    get results() {
+      return results;
+    },
     /** True while a slider or a scrubbed number is being dragged (views may defer slow work). */
-    get dragging() { return dragging; },
+    get dragging() {
+      return dragging;
+    },
     /** A heatmap wired to the explanation tooltip. */
     heatmap(opts) {
       const hm = createHeatmap(doc, {
@@ -192,13 +264,21 @@ export function mountExplorer(root, options) {
     /** Applies a pure transition (state → {state}|{error}); errors become a visible notice. */
     edit(transition) {
       const out = transition(store.get());
-      if (out.error) { notify(out.error); return false; }
-      if (noticeMessages.edit) { noticeMessages.edit = null; showNotice(); }
+      if (out.error) {
+        notify(out.error);
+        return false;
+      }
+      if (noticeMessages.edit) {
+        noticeMessages.edit = null;
+        showNotice();
+      }
       store.set(out.state);
       return true;
     },
     notify,
-    setOptions(patch) { store.set((s) => ({ ...s, options: { ...s.options, ...patch } })); },
+    setOptions(patch) {
+      store.set((s) => ({ ...s, options: { ...s.options, ...patch } }));
+    },
   };
 
   // --- sections -----------------------------------------------------------------------------
@@ -209,7 +289,16 @@ export function mountExplorer(root, options) {
     const section = h(doc, 'section', { class: `ae-section ae-sec-${s.id}`, 'data-section': s.id });
     main.append(section);
     // A section's DOM is built the first time it is drawn (after the first paint for most).
-    mounted.push({ section, inst: null, mod: s.mod, load: s.load, views: s.views, id: s.id, controls: s.controls, needs: s.needs });
+    mounted.push({
+      section,
+      inst: null,
+      mod: s.mod,
+      load: s.load,
+      views: s.views,
+      id: s.id,
+      controls: s.controls,
+      needs: s.needs,
+    });
   }
 
   // While the learner drags (a slider, or a number being scrubbed), only sections near the
@@ -236,36 +325,59 @@ export function mountExplorer(root, options) {
   win.addEventListener('pointerup', onPointerUp, true);
   win.addEventListener('pointercancel', onPointerUp, true);
   let burst = false;
-  const io = win.IntersectionObserver ? new win.IntersectionObserver((entries) => {
-    let wake = false;
-    for (const e of entries) {
-      const m = mounted.find((x) => x.section === e.target);
-      if (!m) continue;
-      m.onscreen = e.isIntersecting;
-      if (m.onscreen && m.stale) wake = true;
-    }
-    if (wake) { burst = false; schedule(); }
-  }, { rootMargin: '400px 0px' }) : null;
+  const io = win.IntersectionObserver
+    ? new win.IntersectionObserver(
+        (entries) => {
+          let wake = false;
+          for (const e of entries) {
+            const m = mounted.find((x) => x.section === e.target);
+            if (!m) continue;
+            m.onscreen = e.isIntersecting;
+            if (m.onscreen && m.stale) wake = true;
+          }
+          if (wake) {
+            burst = false;
+            schedule();
+          }
+        },
+        { rootMargin: '400px 0px' },
+      )
+    : null;
   for (const m of mounted) if (m.section && io) io.observe(m.section);
 
   function visible(m, view) {
     if (!m.views) return true;
-    if (m.controls) return true;   // mounted only for its controls mode
+    if (m.controls) return true; // mounted only for its controls mode
     return view.includes('all') || m.views.some((v) => view.includes(v));
   }
 
   // --- render loop (coalesced to one per animation frame) --------------------------------
   let frame = 0;
-  const timings = { compute: 0, views: {}, total: 0 };   // of the last render, in ms
+  const timings = { compute: 0, views: {}, total: 0 }; // of the last render, in ms
   let resolveRendered;
-  const rendered = new Promise((r) => { resolveRendered = r; });
+  const rendered = new Promise((r) => {
+    resolveRendered = r;
+  });
   // The first render draws the first sections (the two contexts) and lets the browser paint
   // them; the rest follows on the next frame. Later renders draw everything.
   let firstRender = true;
   // Starts loading a section's module; the render after it arrives draws the section.
   function load(m) {
     if (m.mod || m.loading || !m.load) return;
-    m.loading = m.load().then((mod) => { m.mod = mod; }, (err) => { m.failed = `its module could not be loaded (${err.message})`; }).then(() => { m.loading = null; schedule(); });
+    m.loading = m
+      .load()
+      .then(
+        (mod) => {
+          m.mod = mod;
+        },
+        (err) => {
+          m.failed = `its module could not be loaded (${err.message})`;
+        },
+      )
+      .then(() => {
+        m.loading = null;
+        schedule();
+      });
   }
   // Swaps in the whole engine for a section that needs more than the small one has; the same
   // code computes the same numbers, so everything is recomputed with it and nothing changes.
@@ -277,12 +389,25 @@ export function mountExplorer(root, options) {
       m.needs = null;
       return;
     }
-    upgrading = options.upgradeEngine().then((full) => {
-      engine = full;
-      computeKey = '';
-    }, (err) => {
-      for (const x of mounted) if (x.needs && !engine.features?.[x.needs]) { x.failed = `it needs the whole engine, which could not be loaded (${err.message})`; x.needs = null; }
-    }).then(() => { upgrading = null; schedule(); });
+    upgrading = options
+      .upgradeEngine()
+      .then(
+        (full) => {
+          engine = full;
+          computeKey = '';
+        },
+        (err) => {
+          for (const x of mounted)
+            if (x.needs && !engine.features?.[x.needs]) {
+              x.failed = `it needs the whole engine, which could not be loaded (${err.message})`;
+              x.needs = null;
+            }
+        },
+      )
+      .then(() => {
+        upgrading = null;
+        schedule();
+      });
   }
   function renderNow() {
     frame = 0;
@@ -316,18 +441,32 @@ export function mountExplorer(root, options) {
     const onlyNear = burst && !partial;
     for (const m of mounted) {
       const show = visible(m, state.view);
-      if (partial && show && m.section && drawn >= 1) { pendingRest = true; continue; }
+      if (partial && show && m.section && drawn >= 1) {
+        pendingRest = true;
+        continue;
+      }
       if (show && m.section) drawn += 1;
-      if (show && onlyNear && m.section && m.onscreen === false) { m.stale = true; m.section.hidden = false; continue; }
+      if (show && onlyNear && m.section && m.onscreen === false) {
+        m.stale = true;
+        m.section.hidden = false;
+        continue;
+      }
       if (show) m.stale = false;
       if (m.section) m.section.hidden = !show;
       if (show && m.needs && !engine.features?.[m.needs]) {
         // The whole engine is fetched only once the section that needs it comes near the screen.
         m.section.hidden = false;
-        if (m.onscreen) { upgrade(m); waiting = true; } else m.stale = true;
+        if (m.onscreen) {
+          upgrade(m);
+          waiting = true;
+        } else m.stale = true;
         continue;
       }
-      if (show && !m.inst && !m.mod && m.load && !m.failed) { load(m); waiting = true; continue; }
+      if (show && !m.inst && !m.mod && m.load && !m.failed) {
+        load(m);
+        waiting = true;
+        continue;
+      }
       if (show) {
         const t1 = now();
         try {
@@ -342,9 +481,14 @@ export function mountExplorer(root, options) {
       }
     }
     timings.total = now() - t0;
-    if (viewErrors.length || noticeMessages.views.length) { noticeMessages.views = viewErrors; showNotice(); }
+    if (viewErrors.length || noticeMessages.views.length) {
+      noticeMessages.views = viewErrors;
+      showNotice();
+    }
     if (explained) {
-      const t = container.querySelector(`table[data-matrix="${explained.matrix}"]${explained.context ? `[data-context="${explained.context}"]` : ''} td[data-row="${explained.i}"][data-col="${explained.j}"]`);
+      const t = container.querySelector(
+        `table[data-matrix="${explained.matrix}"]${explained.context ? `[data-context="${explained.context}"]` : ''} td[data-row="${explained.i}"][data-col="${explained.j}"]`,
+      );
       if (t) explain(explained.matrix, explained.context, explained.i, explained.j, t);
     }
     options.onChange?.(state);
@@ -354,11 +498,15 @@ export function mountExplorer(root, options) {
     }
     if (pendingRest && partial) {
       // The rest after the browser has painted the first sections (rAF, then a task).
-      (win.requestAnimationFrame || ((f) => setTimeout(f, 16)))(() => win.setTimeout(() => { if (!frame) renderNow(); }, 0));
+      (win.requestAnimationFrame || ((f) => setTimeout(f, 16)))(() =>
+        win.setTimeout(() => {
+          if (!frame) renderNow();
+        }, 0),
+      );
       return;
     }
     pendingRest = false;
-    if (waiting) return;   // a section's module is still loading; its arrival renders again
+    if (waiting) return; // a section's module is still loading; its arrival renders again
     // Resolved once everything is drawn, including what views load on first use .
     Promise.all(mounted.map((m) => m.inst?.ready)).then(resolveRendered, resolveRendered);
   }
@@ -383,7 +531,10 @@ export function mountExplorer(root, options) {
     timings,
     /** Runs a pending render now (tests use it to time one update). */
     flush() {
-      if (frame) { (win.cancelAnimationFrame || clearTimeout)(frame); renderNow(); }
+      if (frame) {
+        (win.cancelAnimationFrame || clearTimeout)(frame);
+        renderNow();
+      }
     },
     destroy() {
       unsubscribe();

@@ -35,15 +35,29 @@ function rowFormulas(t, hd, i, options) {
   const factorParts = [];
   if (options.scale) factorParts.push(frac(mn(1), sqrt(mn(hk))));
   if (temperature) factorParts.push(temperature);
-  const factor = factorParts.length ? row(...factorParts.flatMap((p, n) => (n ? [mo('\u00b7', '\\cdot'), p] : [p]))) : mn(1);
+  const factor = factorParts.length
+    ? row(...factorParts.flatMap((p, n) => (n ? [mo('\u00b7', '\\cdot'), p] : [p])))
+    : mn(1);
   const s = t.scale / options.temperature;
   const lines = [
     row(qiKt, mo('='), numbers(t.scores[hd][i])),
-    row(factor, space(0.1667), qiKt, mo('='), numbers(t.scaled[hd][i]), ...(s !== 1 ? [space(1, '\\quad'), fenced('(', ')', row(mo('\u00d7', '\\times'), mn(num(s))))] : [])),
+    row(
+      factor,
+      space(0.1667),
+      qiKt,
+      mo('='),
+      numbers(t.scaled[hd][i]),
+      ...(s !== 1 ? [space(1, '\\quad'), fenced('(', ')', row(mo('\u00d7', '\\times'), mn(num(s))))] : []),
+    ),
   ];
   if (options.causal) lines.push(row(mtext('masked: '), numbers(t.masked[hd][i])));
   lines.push(row(opname('softmax'), fenced('(', ')', mo('\u00b7', '\\cdot')), mo('='), numbers(t.weights[hd][i])));
-  const terms = t.weights[hd][i].flatMap((w, j) => [...(j ? [mo('+')] : []), mn(num(w)), space(0.1667), sub(mi('v'), mn(j))]);
+  const terms = t.weights[hd][i].flatMap((w, j) => [
+    ...(j ? [mo('+')] : []),
+    mn(num(w)),
+    space(0.1667),
+    sub(mi('v'), mn(j)),
+  ]);
   lines.push(row(sub(mtext('output'), mn(i)), mo('='), ...terms, mo('='), numbers(t.headOutputs[hd][i])));
   return lines;
 }
@@ -51,7 +65,8 @@ function rowFormulas(t, hd, i, options) {
 export function render(section, app) {
   const { doc, store } = app;
   // Math blocks may scroll sideways on a phone: focusable so the keyboard can scroll them too.
-  const mathBox = (label, extra = '') => h(doc, 'div', { class: `ae-math ${extra}`, tabindex: 0, role: 'group', 'aria-label': label });
+  const mathBox = (label, extra = '') =>
+    h(doc, 'div', { class: `ae-math ${extra}`, tabindex: 0, role: 'group', 'aria-label': label });
   const general = mathBox('the attention formula', 'ae-math-general');
   general.append(math(doc, generalFormula()));
   const rowId = uid('row');
@@ -79,14 +94,31 @@ export function render(section, app) {
       const { trace: t, head: hd, tokens: tok, highlightRows: hl } = f;
       const sel = state.selected?.row;
       const i = Number.isInteger(sel) && sel < tok.length ? sel : Math.max(0, hl[0] ?? 0);
-      setOptions(doc, rowSel, tok.map((w, n) => ({ value: n, label: `${n}: ${w}` })), i);
+      setOptions(
+        doc,
+        rowSel,
+        tok.map((w, n) => ({ value: n, label: `${n}: ${w}` })),
+        i,
+      );
       legend.textContent = `Row ${i} is “${tok[i]}” in “${state.focus}”; keys and values 0…${tok.length - 1} are ${tok.map((w, n) => `${n} “${w}”`).join(', ')}.`;
       const lines = rowFormulas(t, hd, i, state.options);
       const key = lines.map((l) => l.tex).join('\n');
       if (key === last) return;
       last = key;
       steps.replaceChildren(
-        ...lines.map((l) => h(doc, 'div', { class: 'ae-math', tabindex: 0, role: 'group', 'aria-label': 'the formula with the numbers of the selected row' }, math(doc, l))),
+        ...lines.map((l) =>
+          h(
+            doc,
+            'div',
+            {
+              class: 'ae-math',
+              tabindex: 0,
+              role: 'group',
+              'aria-label': 'the formula with the numbers of the selected row',
+            },
+            math(doc, l),
+          ),
+        ),
       );
     },
   };

@@ -39,8 +39,15 @@ export function render(section, app) {
         canvas.width = Math.ceil(L.width * 2);
         canvas.height = Math.ceil(L.height * 2);
         drawLines(canvas.getContext('2d'), L, 2);
-        const blob = await new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas produced no image'))), 'image/png'));
-        download(doc, `${stem}.png`, pngWithText(new Uint8Array(await blob.arrayBuffer()), 'attention-explorer:csv', linesCSV(L)), 'image/png');
+        const blob = await new Promise((resolve, reject) =>
+          canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas produced no image'))), 'image/png'),
+        );
+        download(
+          doc,
+          `${stem}.png`,
+          pngWithText(new Uint8Array(await blob.arrayBuffer()), 'attention-explorer:csv', linesCSV(L)),
+          'image/png',
+        );
       }
       status.textContent = `${kind.toUpperCase()} saved`;
     } catch (error) {
@@ -65,63 +72,80 @@ export function render(section, app) {
   );
 
   function update() {
-      const { state, results } = app;
-      const f = focusView(state, results);
-      if (!f) return;
-      const { trace: t, heads: H, tokens } = f;
-      const theme = app.container.dataset.theme;
-      // Head toggles (only when there is more than one head).
-      if (toggles.dataset.heads !== String(H)) {
-        toggles.dataset.heads = String(H);
-        hidden.clear();
-        toggles.replaceChildren(
-          h(doc, 'legend', {}, TEXT.heads),
-          ...Array.from({ length: H }, (_, hh) => {
-            const id = uid('head');
-            return h(
+    const { state, results } = app;
+    const f = focusView(state, results);
+    if (!f) return;
+    const { trace: t, heads: H, tokens } = f;
+    const theme = app.container.dataset.theme;
+    // Head toggles (only when there is more than one head).
+    if (toggles.dataset.heads !== String(H)) {
+      toggles.dataset.heads = String(H);
+      hidden.clear();
+      toggles.replaceChildren(
+        h(doc, 'legend', {}, TEXT.heads),
+        ...Array.from({ length: H }, (_, hh) => {
+          const id = uid('head');
+          return h(
+            doc,
+            'span',
+            {},
+            h(doc, 'input', {
+              type: 'checkbox',
+              id,
+              checked: true,
+              onchange: (e) => {
+                if (e.target.checked) hidden.delete(hh);
+                else hidden.add(hh);
+                update();
+              },
+            }),
+            h(
               doc,
-              'span',
-              {},
-              h(doc, 'input', {
-                type: 'checkbox',
-                id,
-                checked: true,
-                onchange: (e) => {
-                  if (e.target.checked) hidden.delete(hh);
-                  else hidden.add(hh);
-                  update();
-                },
-              }),
-              h(doc, 'label', { for: id }, h(doc, 'span', { class: 'ae-swatch', style: `background:${headColor(hh, theme)}` }), `head ${hh}`),
-            );
-          }),
-        );
-      }
-      toggles.hidden = H === 1;
-      const heads = Array.from({ length: H }, (_, hh) => hh).filter((hh) => !hidden.has(hh));
-      const view = { tokens, weights: t.weights, heads, masked: (hh, i, j) => t.masked[hh][i][j] === -Infinity };
-      last = { view, name: state.focus };
-      lines.update({ ...view, theme, caption: `“${state.focus}”: ${tokens.join(' ')}${H > 1 ? ` · ${heads.length} of ${H} heads` : ''}` });
-      // The numbers: one weights table per head.
-      if (tables.length !== H) {
-        numbers.replaceChildren();
-        tables = Array.from({ length: H }, (_, hh) => {
-          const hm = app.heatmap({ id: `lines-weights-${hh}`, caption: '', rowLabels: [], colLabels: [], values: [[0]], kind: 'weights' });
-          numbers.append(hm.el);
-          return hm;
-        });
-      }
-      tables.forEach((hm, hh) =>
-        hm.update({
-          context: state.focus,
-          values: t.weights[hh],
-          rowLabels: tokens,
-          colLabels: tokens,
-          masked: (i, j) => t.masked[hh][i][j] === -Infinity,
-          caption: `head ${hh}: weights (query row, key column)`,
-          cornerLabel: 'query \\ key',
+              'label',
+              { for: id },
+              h(doc, 'span', { class: 'ae-swatch', style: `background:${headColor(hh, theme)}` }),
+              `head ${hh}`,
+            ),
+          );
         }),
       );
+    }
+    toggles.hidden = H === 1;
+    const heads = Array.from({ length: H }, (_, hh) => hh).filter((hh) => !hidden.has(hh));
+    const view = { tokens, weights: t.weights, heads, masked: (hh, i, j) => t.masked[hh][i][j] === -Infinity };
+    last = { view, name: state.focus };
+    lines.update({
+      ...view,
+      theme,
+      caption: `“${state.focus}”: ${tokens.join(' ')}${H > 1 ? ` · ${heads.length} of ${H} heads` : ''}`,
+    });
+    // The numbers: one weights table per head.
+    if (tables.length !== H) {
+      numbers.replaceChildren();
+      tables = Array.from({ length: H }, (_, hh) => {
+        const hm = app.heatmap({
+          id: `lines-weights-${hh}`,
+          caption: '',
+          rowLabels: [],
+          colLabels: [],
+          values: [[0]],
+          kind: 'weights',
+        });
+        numbers.append(hm.el);
+        return hm;
+      });
+    }
+    tables.forEach((hm, hh) =>
+      hm.update({
+        context: state.focus,
+        values: t.weights[hh],
+        rowLabels: tokens,
+        colLabels: tokens,
+        masked: (i, j) => t.masked[hh][i][j] === -Infinity,
+        caption: `head ${hh}: weights (query row, key column)`,
+        cornerLabel: 'query \\ key',
+      }),
+    );
   }
   return { update };
 }

@@ -25,7 +25,14 @@ export function render(section, app) {
     onInput: (t) => app.setOptions({ temperature: t }),
   });
   section.append(
-    h(doc, 'div', { class: 'ae-bar-minimal', role: 'group', 'aria-label': 'Attention settings' }, context.el, causal.el, temperature.el),
+    h(
+      doc,
+      'div',
+      { class: 'ae-bar-minimal', role: 'group', 'aria-label': 'Attention settings' },
+      context.el,
+      causal.el,
+      temperature.el,
+    ),
   );
   return {
     update() {

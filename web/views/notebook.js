@@ -23,7 +23,8 @@ const MAX_SIDE = 8; // larger matrices are shown by their top-left corner
 function slices(value, name) {
   const { shape, data } = value;
   const dims = shape.filter((d, i) => d !== 1 || i >= shape.length - 2);
-  const nested = (offset, R, C) => Array.from({ length: R }, (_, r) => Array.from(data.subarray(offset + r * C, offset + r * C + C)));
+  const nested = (offset, R, C) =>
+    Array.from({ length: R }, (_, r) => Array.from(data.subarray(offset + r * C, offset + r * C + C)));
   if (dims.length <= 1) return [{ title: name, rows: [Array.from(data)] }];
   const [R, C] = dims.slice(-2);
   const count = data.length / (R * C);
@@ -44,18 +45,37 @@ function printedText(values, decimals = 4) {
 export function render(section, app) {
   const { doc, store } = app;
   const pickId = uid('nb');
-  const picker = h(doc, 'select', {
-    id: pickId,
-    onchange: (e) => store.set({ notebook: e.target.value }),
-  }, NOTEBOOKS.map((nb) => h(doc, 'option', { value: nb.id }, `${nb.source}: ${nb.title}`)));
+  const picker = h(
+    doc,
+    'select',
+    {
+      id: pickId,
+      onchange: (e) => store.set({ notebook: e.target.value }),
+    },
+    NOTEBOOKS.map((nb) => h(doc, 'option', { value: nb.id }, `${nb.source}: ${nb.title}`)),
+  );
   const intro = h(doc, 'p', {});
   const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
-  const scriptButton = h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'notebook-script' }, TEXT.script);
+  const scriptButton = h(
+    doc,
+    'button',
+    { type: 'button', class: 'ae-btn', 'data-export': 'notebook-script' },
+    TEXT.script,
+  );
   const cellsBox = h(doc, 'ol', { class: 'ae-nb-cells' });
   section.append(
     h(doc, 'h2', {}, TEXT.title),
     h(doc, 'p', {}, TEXT.intro),
-    h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: pickId }, `${TEXT.pick} `), picker, ' ', scriptButton, status),
+    h(
+      doc,
+      'div',
+      { class: 'ae-ctl' },
+      h(doc, 'label', { for: pickId }, `${TEXT.pick} `),
+      picker,
+      ' ',
+      scriptButton,
+      status,
+    ),
     intro,
     cellsBox,
   );
@@ -102,13 +122,28 @@ export function render(section, app) {
         h(
           doc,
           'div',
-          { class: `ae-nb-printed ${c.ok ? 'ae-nb-ok' : 'ae-nb-differs'}`, dataset: { printed: c.name, ok: String(c.ok) } },
-          h(doc, 'p', {}, `${c.name}: ${TEXT.printed} `, h(doc, 'strong', {}, c.ok ? `✓ ${TEXT.agrees}` : `✗ ${TEXT.differs}`)),
-          h(doc, 'pre', { class: 'ae-nb-code', tabindex: 0 }, printedText(p.values, p.significant ? undefined : p.decimals)),
+          {
+            class: `ae-nb-printed ${c.ok ? 'ae-nb-ok' : 'ae-nb-differs'}`,
+            dataset: { printed: c.name, ok: String(c.ok) },
+          },
+          h(
+            doc,
+            'p',
+            {},
+            `${c.name}: ${TEXT.printed} `,
+            h(doc, 'strong', {}, c.ok ? `✓ ${TEXT.agrees}` : `✗ ${TEXT.differs}`),
+          ),
+          h(
+            doc,
+            'pre',
+            { class: 'ae-nb-code', tabindex: 0 },
+            printedText(p.values, p.significant ? undefined : p.decimals),
+          ),
         ),
       );
     }
-    if (cell.erratum) li.append(h(doc, 'p', { class: 'ae-nb-erratum' }, h(doc, 'strong', {}, 'Erratum: '), cell.erratum));
+    if (cell.erratum)
+      li.append(h(doc, 'p', { class: 'ae-nb-erratum' }, h(doc, 'strong', {}, 'Erratum: '), cell.erratum));
     return li;
   }
 
@@ -123,13 +158,18 @@ export function render(section, app) {
       try {
         results = runNotebook(app.engine, nb);
       } catch (error) {
-        cellsBox.replaceChildren(h(doc, 'li', { class: 'ae-notice' }, `This notebook could not be run: ${error.message}`));
+        cellsBox.replaceChildren(
+          h(doc, 'li', { class: 'ae-notice' }, `This notebook could not be run: ${error.message}`),
+        );
         return;
       }
       cellsBox.replaceChildren(...results.map(drawCell));
       const checks = results.flatMap((r) => r.checks);
       const ok = checks.filter((c) => c.ok).length;
-      if (checks.length) intro.append(` ${ok} of ${checks.length} printed ${checks.length === 1 ? 'tensor agrees' : 'tensors agree'} with the page’s to the digits printed.`);
+      if (checks.length)
+        intro.append(
+          ` ${ok} of ${checks.length} printed ${checks.length === 1 ? 'tensor agrees' : 'tensors agree'} with the page’s to the digits printed.`,
+        );
     },
   };
 }

@@ -10,7 +10,8 @@ const labels = (n, p, offset = 0) => Array.from({ length: n }, (_, i) => `${p}${
 const TEXT = {
   qkvOn:
     'Three matrices turn each token’s vector into a query (what it looks for), a key (what it offers) and a value (what it passes on). A model learns them while it trains (see “Learn”); here they are set by hand, as in seed 003, and you can edit them.',
-  qkvOff: 'Projections are off: queries, keys and values are the embeddings themselves, so the scores are plain X·Xᵀ similarities.',
+  qkvOff:
+    'Projections are off: queries, keys and values are the embeddings themselves, so the scores are plain X·Xᵀ similarities.',
   weights:
     'Each row becomes positive weights that sum to 1: e raised to each score, divided by the sum of those numbers over the row. The row’s largest score is subtracted first, which keeps e^x from overflowing and cancels in the division.',
   output:
@@ -22,9 +23,16 @@ export function render(section, app) {
   const focusName = uid('focus');
   const focusBox = h(doc, 'fieldset', { class: 'ae-radio ae-focus' }, h(doc, 'legend', {}, 'Context'));
   const title = h(doc, 'h2', {}, 'Step by step');
-  section.append(title,
-    h(doc, 'p', {}, 'Follow one sentence through self-attention. Each matrix is computed from the one before it; hover or focus a number to see how.'),
-    focusBox);
+  section.append(
+    title,
+    h(
+      doc,
+      'p',
+      {},
+      'Follow one sentence through self-attention. Each matrix is computed from the one before it; hover or focus a number to see how.',
+    ),
+    focusBox,
+  );
   const steps = h(doc, 'div', { class: 'ae-steps' });
   section.append(steps);
   const cards = {};
@@ -57,9 +65,14 @@ export function render(section, app) {
   const wBox = h(doc, 'div', { class: 'ae-row' });
   const qBox = h(doc, 'div', { class: 'ae-row' });
   c.append(wBox, qBox);
-  for (const m of ['wq', 'wk', 'wv']) add(wBox, m, { caption: { wq: 'W_Q', wk: 'W_K', wv: 'W_V' }[m], editable: editable(() => ({ matrix: m })) });
+  for (const m of ['wq', 'wk', 'wv'])
+    add(wBox, m, { caption: { wq: 'W_Q', wk: 'W_K', wv: 'W_V' }[m], editable: editable(() => ({ matrix: m })) });
   for (const m of ['q', 'k', 'v']) add(qBox, m, { caption: m.toUpperCase(), kind: 'signed' });
-  c = card('scores', '3 · Scores Q·Kᵀ', 'Row i, column j: the dot product of token i’s query with token j’s key. Larger means “i finds j relevant”.');
+  c = card(
+    'scores',
+    '3 · Scores Q·Kᵀ',
+    'Row i, column j: the dot product of token i’s query with token j’s key. Larger means “i finds j relevant”.',
+  );
   add(c, 'scores', { caption: 'scores = Q·Kᵀ' });
   c = card('scaled', '4 · Scaled', '');
   add(c, 'scaled', { caption: 'scaled' });
@@ -87,11 +100,25 @@ export function render(section, app) {
       const names = Object.keys(state.contexts);
       if (focusBox.dataset.key !== names.join('|')) {
         focusBox.dataset.key = names.join('|');
-        focusBox.replaceChildren(h(doc, 'legend', {}, 'Context'), ...names.map((n) => {
-          const id = `${focusName}-${n}`;
-          return h(doc, 'span', {}, h(doc, 'input', { type: 'radio', name: focusName, id, value: n, onchange: () => store.set({ focus: n, step: 0, selected: null }) }),
-            h(doc, 'label', { for: id }, n));
-        }));
+        focusBox.replaceChildren(
+          h(doc, 'legend', {}, 'Context'),
+          ...names.map((n) => {
+            const id = `${focusName}-${n}`;
+            return h(
+              doc,
+              'span',
+              {},
+              h(doc, 'input', {
+                type: 'radio',
+                name: focusName,
+                id,
+                value: n,
+                onchange: () => store.set({ focus: n, step: 0, selected: null }),
+              }),
+              h(doc, 'label', { for: id }, n),
+            );
+          }),
+        );
       }
       for (const input of focusBox.querySelectorAll('input')) input.checked = input.value === state.focus;
       const view = state.view;
@@ -104,21 +131,54 @@ export function render(section, app) {
       const ctx = state.focus;
       const headNote = H > 1 ? ` (head ${hd} of ${H})` : '';
 
-      maps.x.update({ context: ctx, values: entry.x, rowLabels: tokens, colLabels: labels(entry.x[0].length, 'd'), highlightRows: hl });
+      maps.x.update({
+        context: ctx,
+        values: entry.x,
+        rowLabels: tokens,
+        colLabels: labels(entry.x[0].length, 'd'),
+        highlightRows: hl,
+      });
       wBox.hidden = !o.projections;
       if (o.projections) {
         for (const m of ['wq', 'wk', 'wv']) {
           const W = state.weights[m];
-          maps[m].update({ values: W, rowLabels: labels(W.length, 'd'), colLabels: labels(W[0].length, m === 'wv' ? 'v' : m === 'wq' ? 'q' : 'k'), caption: `${{ wq: 'W_Q', wk: 'W_K', wv: 'W_V' }[m]} (${W.length} × ${W[0].length})` });
+          maps[m].update({
+            values: W,
+            rowLabels: labels(W.length, 'd'),
+            colLabels: labels(W[0].length, m === 'wv' ? 'v' : m === 'wq' ? 'q' : 'k'),
+            caption: `${{ wq: 'W_Q', wk: 'W_K', wv: 'W_V' }[m]} (${W.length} × ${W[0].length})`,
+          });
         }
       }
       texts.qkv.textContent = o.projections ? TEXT.qkvOn : TEXT.qkvOff;
-      maps.q.update({ context: ctx, values: t.q[hd], rowLabels: tokens, colLabels: labels(hk, 'q', hd * hk), caption: `Q = X·W_Q${headNote}`, highlightRows: hl });
-      maps.k.update({ context: ctx, values: t.k[hd], rowLabels: tokens, colLabels: labels(hk, 'k', hd * hk), caption: `K = X·W_K${headNote}`, highlightRows: hl });
-      maps.v.update({ context: ctx, values: t.v[hd], rowLabels: tokens, colLabels: labels(hv, 'v', hd * hv), caption: `V = X·W_V${headNote}`, highlightRows: hl });
+      maps.q.update({
+        context: ctx,
+        values: t.q[hd],
+        rowLabels: tokens,
+        colLabels: labels(hk, 'q', hd * hk),
+        caption: `Q = X·W_Q${headNote}`,
+        highlightRows: hl,
+      });
+      maps.k.update({
+        context: ctx,
+        values: t.k[hd],
+        rowLabels: tokens,
+        colLabels: labels(hk, 'k', hd * hk),
+        caption: `K = X·W_K${headNote}`,
+        highlightRows: hl,
+      });
+      maps.v.update({
+        context: ctx,
+        values: t.v[hd],
+        rowLabels: tokens,
+        colLabels: labels(hv, 'v', hd * hv),
+        caption: `V = X·W_V${headNote}`,
+        highlightRows: hl,
+      });
       const tt = { context: ctx, rowLabels: tokens, colLabels: tokens, highlightRows: hl, cornerLabel: 'query \\ key' };
       maps.scores.update({ ...tt, values: t.scores[hd], caption: `scores = Q·Kᵀ${headNote}` });
-      texts.scaled.textContent = (o.scale ? `Multiplied by 1/√dₖ = 1/√${hk} = ${fmt(t.scale, 4)}` : 'Scaling is off (factor 1)') +
+      texts.scaled.textContent =
+        (o.scale ? `Multiplied by 1/√dₖ = 1/√${hk} = ${fmt(t.scale, 4)}` : 'Scaling is off (factor 1)') +
         (o.temperature !== 1 ? ` and divided by the temperature ${fmt(o.temperature, 2)}` : '') +
         '. Without it, larger head sizes give larger scores and a softmax that puts almost all weight on one token.';
       maps.scaled.update({ ...tt, values: t.scaled[hd], caption: `scaled${headNote}` });
@@ -132,13 +192,41 @@ export function render(section, app) {
         ? `Every row sums to ${fmt(1)} (${rowSums.length} rows).`
         : 'Row sums: ' + rowSums.map((x, i) => `${tokens[i]} ${fmt(x)}`).join(', ');
       dropBox.hidden = !f.dropping;
-      if (f.dropping) maps.dropped.update({ ...tt, masked: isMasked, values: t.dropped[hd], caption: `after dropout p = ${fmt(o.dropout, 2)}, seed ${o.seed} (kept weights × 1/(1 − p))${headNote}` });
-      maps.out.update({ context: ctx, values: t.headOutputs[hd], rowLabels: tokens, colLabels: labels(hv, 'v', hd * hv), caption: `weights · V${headNote}`, highlightRows: hl });
+      if (f.dropping)
+        maps.dropped.update({
+          ...tt,
+          masked: isMasked,
+          values: t.dropped[hd],
+          caption: `after dropout p = ${fmt(o.dropout, 2)}, seed ${o.seed} (kept weights × 1/(1 − p))${headNote}`,
+        });
+      maps.out.update({
+        context: ctx,
+        values: t.headOutputs[hd],
+        rowLabels: tokens,
+        colLabels: labels(hv, 'v', hd * hv),
+        caption: `weights · V${headNote}`,
+        highlightRows: hl,
+      });
       mergedBox.hidden = H === 1;
-      if (H > 1) maps.merged.update({ context: ctx, values: t.merged, rowLabels: tokens, colLabels: labels(t.merged[0].length, 'v'), highlightRows: hl, colClass: (j) => `ae-head-${Math.floor(j / hv) % 4}` });
+      if (H > 1)
+        maps.merged.update({
+          context: ctx,
+          values: t.merged,
+          rowLabels: tokens,
+          colLabels: labels(t.merged[0].length, 'v'),
+          highlightRows: hl,
+          colClass: (j) => `ae-head-${Math.floor(j / hv) % 4}`,
+        });
       maps.output.el.hidden = H === 1;
       maps.out.update({ caption: H === 1 ? 'output = weights · V' : `weights · V${headNote}` });
-      maps.output.update({ context: ctx, values: t.output, rowLabels: tokens, colLabels: labels(t.output[0].length, 'o'), caption: `output (${tokens.length} × ${t.output[0].length})`, highlightRows: hl });
+      maps.output.update({
+        context: ctx,
+        values: t.output,
+        rowLabels: tokens,
+        colLabels: labels(t.output[0].length, 'o'),
+        caption: `output (${tokens.length} × ${t.output[0].length})`,
+        highlightRows: hl,
+      });
     },
   };
 }

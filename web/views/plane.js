@@ -114,7 +114,11 @@ export function render(section, app) {
     const g = item(svg, key, () => {
       const group = svgEl('g', { class: `ae-plane-arrow ${cls}` });
       const below = data.kind === 'k';
-      group.append(svgEl('line', { class: 'ae-plane-shaft' }), svgEl('circle', { r: 3.5 }), svgEl('text', { dx: 6, dy: below ? 14 : -6 }));
+      group.append(
+        svgEl('line', { class: 'ae-plane-shaft' }),
+        svgEl('circle', { r: 3.5 }),
+        svgEl('text', { dx: 6, dy: below ? 14 : -6 }),
+      );
       return group;
     });
     g.setAttribute('class', `ae-plane-arrow ${cls}`);
@@ -135,16 +139,26 @@ export function render(section, app) {
     const f = focusView(state, results);
     if (!f) return;
     const { trace: t, head, tokens, highlightRows } = f;
-    const q = t.q[head], k = t.k[head];
+    const q = t.q[head],
+      k = t.k[head];
     const T = tokens.length;
     const chosen = Number(querySel.value);
-    const qi = Number.isInteger(chosen) && chosen < T && querySel.dataset.key === tokens.join('\u0000') ? chosen : (highlightRows[0] ?? 0);
+    const qi =
+      Number.isInteger(chosen) && chosen < T && querySel.dataset.key === tokens.join('\u0000')
+        ? chosen
+        : (highlightRows[0] ?? 0);
     querySel.dataset.key = tokens.join('\u0000');
-    setOptions(doc, querySel, tokens.map((w, n) => ({ value: n, label: `${n}: ${w}` })), qi);
+    setOptions(
+      doc,
+      querySel,
+      tokens.map((w, n) => ({ value: n, label: `${n}: ${w}` })),
+      qi,
+    );
 
     // --- queries and keys --------------------------------------------------------------------
     const plane = toPlane(app.engine, [...q, ...k]);
-    const qs = plane.xy.slice(0, T), ks = plane.xy.slice(T);
+    const qs = plane.xy.slice(0, T),
+      ks = plane.xy.slice(T);
     const S = planeScale(plane.xy);
     qkSvg.dataset.id = 'qk';
     qkSvg.setAttribute('viewBox', `0 0 ${S.size} ${S.size}`);
@@ -156,7 +170,10 @@ export function render(section, app) {
     const far = [(qv[0] / len) * S.bound * 2, (qv[1] / len) * S.bound * 2];
     const guide = item(qkSvg, 'qk-guide', () => svgEl('line', { class: 'ae-plane-guide' }));
     // The query's line across the picture (clipped to it, so nothing sticks out of the page).
-    const [[gx1, gy1], [gx2, gy2]] = clipSegment(S.at([-far[0], -far[1]]), S.at(far), S.size) ?? [[0, 0], [0, 0]];
+    const [[gx1, gy1], [gx2, gy2]] = clipSegment(S.at([-far[0], -far[1]]), S.at(far), S.size) ?? [
+      [0, 0],
+      [0, 0],
+    ];
     Object.entries({ x1: gx1, y1: gy1, x2: gx2, y2: gy2 }).forEach(([a, v]) => guide.setAttribute(a, v));
     ks.forEach((kv, j) => {
       const { foot } = projection(qv, kv);
@@ -165,15 +182,27 @@ export function render(section, app) {
       const [x2, y2] = S.at(foot);
       Object.entries({ x1, y1, x2, y2 }).forEach(([a, v]) => shadow.setAttribute(a, v));
     });
-    ks.forEach((kv, j) => arrow(qkSvg, `qk-k-${j}`, S, kv, 'ae-plane-key', `k ${tokens[j]}`, { kind: 'k', index: j, x: kv[0], y: kv[1] }));
+    ks.forEach((kv, j) =>
+      arrow(qkSvg, `qk-k-${j}`, S, kv, 'ae-plane-key', `k ${tokens[j]}`, { kind: 'k', index: j, x: kv[0], y: kv[1] }),
+    );
     qs.forEach((qv2, i) =>
-      arrow(qkSvg, `qk-q-${i}`, S, qv2, `ae-plane-query${i === qi ? ' ae-plane-chosen' : ''}`, `q ${tokens[i]}`, { kind: 'q', index: i, x: qv2[0], y: qv2[1] }),
+      arrow(qkSvg, `qk-q-${i}`, S, qv2, `ae-plane-query${i === qi ? ' ae-plane-chosen' : ''}`, `q ${tokens[i]}`, {
+        kind: 'q',
+        index: i,
+        x: qv2[0],
+        y: qv2[1],
+      }),
     );
     sweep(qkSvg);
     qkNote.textContent = plane.projected
       ? `dₖ = ${q[0].length}: drawn in the plane of the two directions that keep the most of their spread (${fmt(100 * (plane.explained[0] + plane.explained[1]), 1)} % of it); dot products are computed on the full vectors.`
       : `dₖ = ${q[0].length}: these are the vectors themselves.`;
-    tableOf(qkTable, `q·k for the query “${tokens[qi]}”`, ['key', 'q·k (score)'], tokens.map((w, j) => [w, fmt(t.scores[head][qi][j])]));
+    tableOf(
+      qkTable,
+      `q·k for the query “${tokens[qi]}”`,
+      ['key', 'q·k (score)'],
+      tokens.map((w, j) => [w, fmt(t.scores[head][qi][j])]),
+    );
 
     // --- where the shared word ends up ---------------------------------------------------------
     const names = Object.keys(results.contexts).filter((n) => results.contexts[n].trace && results.contexts[n].linear);
@@ -181,10 +210,15 @@ export function render(section, app) {
     for (const name of names) {
       const e = results.contexts[name];
       const vectors = mode === 'attention' ? e.trace.output : e.linear;
-      e.tokens.forEach((w, i) => rows.push({ name, word: w, i, v: vectors[i], shared: results.cosines.some((c) => c.word === w) }));
+      e.tokens.forEach((w, i) =>
+        rows.push({ name, word: w, i, v: vectors[i], shared: results.cosines.some((c) => c.word === w) }),
+      );
     }
     if (!rows.length) return;
-    const out = toPlane(app.engine, rows.map((r) => r.v));
+    const out = toPlane(
+      app.engine,
+      rows.map((r) => r.v),
+    );
     const S2 = planeScale(out.xy);
     outSvg.dataset.id = 'out';
     outSvg.setAttribute('viewBox', `0 0 ${S2.size} ${S2.size}`);
@@ -221,15 +255,35 @@ export function render(section, app) {
       outNote.textContent = `The two “${word}”s are ${fmt(d)} apart after ${TEXT.modes[mode]} (distance of the full vectors)${out.projected ? `; the picture keeps ${fmt(100 * (out.explained[0] + out.explained[1]), 1)} % of their spread` : ''}.`;
       outNote.dataset.distance = String(d);
     } else outNote.textContent = '';
-    tableOf(outTable, `vectors after ${TEXT.modes[mode]}`, ['token (sentence)', 'vector'], rows.map((r) => [`${r.word} (${r.name})`, r.v.map((v) => fmt(v)).join(', ')]));
+    tableOf(
+      outTable,
+      `vectors after ${TEXT.modes[mode]}`,
+      ['token (sentence)', 'vector'],
+      rows.map((r) => [`${r.word} (${r.name})`, r.v.map((v) => fmt(v)).join(', ')]),
+    );
     qkSpan = S;
   }
 
   function tableOf(table, caption, head, body) {
     table.replaceChildren(
       h(doc, 'caption', {}, caption),
-      h(doc, 'thead', {}, h(doc, 'tr', {}, head.map((c) => h(doc, 'th', { scope: 'col' }, c)))),
-      h(doc, 'tbody', {}, body.map(([a, b]) => h(doc, 'tr', {}, h(doc, 'th', { scope: 'row' }, a), h(doc, 'td', {}, b)))),
+      h(
+        doc,
+        'thead',
+        {},
+        h(
+          doc,
+          'tr',
+          {},
+          head.map((c) => h(doc, 'th', { scope: 'col' }, c)),
+        ),
+      ),
+      h(
+        doc,
+        'tbody',
+        {},
+        body.map(([a, b]) => h(doc, 'tr', {}, h(doc, 'th', { scope: 'row' }, a), h(doc, 'td', {}, b))),
+      ),
     );
   }
 

@@ -14,36 +14,106 @@ export function render(section, app) {
   let timer = 0;
   let speed = 1;
 
-  const btn = (label, text, onclick) => h(doc, 'button', { type: 'button', class: 'ae-btn', 'aria-label': label, onclick }, text);
+  const btn = (label, text, onclick) =>
+    h(doc, 'button', { type: 'button', class: 'ae-btn', 'aria-label': label, onclick }, text);
   const go = (n) => store.set({ step: Math.max(0, Math.min(stepCount(store.get()), n)) });
-  const first = btn('Back to the start', '« Start', () => { stop(); go(0); });
-  const back = btn('Step back', '◀ Back', () => { stop(); go(store.get().step - 1); });
+  const first = btn('Back to the start', '« Start', () => {
+    stop();
+    go(0);
+  });
+  const back = btn('Step back', '◀ Back', () => {
+    stop();
+    go(store.get().step - 1);
+  });
   const play = btn('Play', 'Play', () => (timer ? stop() : start()));
-  const fwd = btn('Step forward', 'Step ▶', () => { stop(); go(store.get().step + 1); });
-  const last = btn('Jump to the end', 'End »', () => { stop(); go(Infinity); });
+  const fwd = btn('Step forward', 'Step ▶', () => {
+    stop();
+    go(store.get().step + 1);
+  });
+  const last = btn('Jump to the end', 'End »', () => {
+    stop();
+    go(Infinity);
+  });
   const speedId = uid('speed');
-  const speedSel = h(doc, 'select', { id: speedId, onchange: (e) => { speed = Number(e.target.value); if (timer) { stop(); start(); } } },
-    ...SPEEDS.map((s) => h(doc, 'option', { value: String(s), selected: s === 1 }, `${s}×`)));
+  const speedSel = h(
+    doc,
+    'select',
+    {
+      id: speedId,
+      onchange: (e) => {
+        speed = Number(e.target.value);
+        if (timer) {
+          stop();
+          start();
+        }
+      },
+    },
+    ...SPEEDS.map((s) => h(doc, 'option', { value: String(s), selected: s === 1 }, `${s}×`)),
+  );
   const position = h(doc, 'p', { class: 'ae-help ae-position' });
   const narration = h(doc, 'p', { class: 'ae-narration', 'aria-live': 'polite' });
-  const bar = h(doc, 'div', { class: 'ae-stepper-bar', role: 'group', 'aria-label': 'Stepper controls' },
-    first, back, play, fwd, last, h(doc, 'label', { for: speedId }, 'Speed '), speedSel);
+  const bar = h(
+    doc,
+    'div',
+    { class: 'ae-stepper-bar', role: 'group', 'aria-label': 'Stepper controls' },
+    first,
+    back,
+    play,
+    fwd,
+    last,
+    h(doc, 'label', { for: speedId }, 'Speed '),
+    speedSel,
+  );
 
   section.append(
     h(doc, 'h2', {}, 'The same thing, as loops'),
-    h(doc, 'p', {}, 'Matrix notation hides three plain loops. For each query token i: compare it with every key j (one dot product each), turn that row of scores into weights, then add up the value rows with those weights. Step through them; arrow keys work here too.'),
-    bar, position, narration);
+    h(
+      doc,
+      'p',
+      {},
+      'Matrix notation hides three plain loops. For each query token i: compare it with every key j (one dot product each), turn that row of scores into weights, then add up the value rows with those weights. Step through them; arrow keys work here too.',
+    ),
+    bar,
+    position,
+    narration,
+  );
   const grid = h(doc, 'div', { class: 'ae-row ae-stepper-grid' });
   section.append(grid);
-  const scores = app.heatmap({ id: 'loop-scores', caption: 'scores (filled in one dot product at a time)', rowLabels: [], colLabels: [], values: [[0]] });
-  const weights = app.heatmap({ id: 'loop-weights', caption: 'weights (one row per softmax)', rowLabels: [], colLabels: [], values: [[0]], kind: 'weights' });
-  const output = app.heatmap({ id: 'loop-output', caption: 'output (one row per weighted sum)', rowLabels: [], colLabels: [], values: [[0]] });
+  const scores = app.heatmap({
+    id: 'loop-scores',
+    caption: 'scores (filled in one dot product at a time)',
+    rowLabels: [],
+    colLabels: [],
+    values: [[0]],
+  });
+  const weights = app.heatmap({
+    id: 'loop-weights',
+    caption: 'weights (one row per softmax)',
+    rowLabels: [],
+    colLabels: [],
+    values: [[0]],
+    kind: 'weights',
+  });
+  const output = app.heatmap({
+    id: 'loop-output',
+    caption: 'output (one row per weighted sum)',
+    rowLabels: [],
+    colLabels: [],
+    values: [[0]],
+  });
   grid.append(scores.el, weights.el, output.el);
 
   section.addEventListener('keydown', (e) => {
     if (e.target.closest('td, input, select')) return;
-    if (e.key === 'ArrowRight') { e.preventDefault(); stop(); go(store.get().step + 1); }
-    else if (e.key === 'ArrowLeft') { e.preventDefault(); stop(); go(store.get().step - 1); }
+    if (e.key === 'ArrowRight') {
+      e.preventDefault();
+      stop();
+      go(store.get().step + 1);
+    } else if (e.key === 'ArrowLeft') {
+      e.preventDefault();
+      stop();
+      go(store.get().step - 1);
+    }
   });
 
   function start() {
@@ -53,7 +123,10 @@ export function render(section, app) {
     const ms = (reduced?.matches ? 1200 : 600) / speed;
     timer = win.setInterval(() => {
       const st = store.get();
-      if (st.step >= stepCount(st)) { stop(); return; }
+      if (st.step >= stepCount(st)) {
+        stop();
+        return;
+      }
       go(st.step + 1);
     }, ms);
     play.textContent = 'Pause';
@@ -79,25 +152,64 @@ export function render(section, app) {
       const p = progress(T, done);
       const ctx = state.focus;
       const cur = done > 0 ? steps[done - 1] : null;
-      const on = (kind, i, j) => cur !== null && (kind === 'score' ? (cur.kind === 'score' || cur.kind === 'mask') && cur.i === i && cur.j === j : cur.kind === kind && cur.i === i);
-      scores.update({ current: (i, j) => on('score', i, j), context: ctx, values: t.masked[hd], rowLabels: tok, colLabels: tok, highlightRows: hl, pending: (i, j) => !p.score(i, j) });
-      weights.update({ current: (i) => on('softmax', i), context: ctx, values: W, rowLabels: tok, colLabels: tok, highlightRows: hl, masked: isMasked, pending: (i) => !p.weights(i) });
-      output.update({ current: (i) => on('sum', i), context: ctx, values: t.headOutputs[hd], rowLabels: tok, highlightRows: hl, colLabels: t.headOutputs[hd][0].map((_, j) => `v${j}`), pending: (i) => !p.output(i) });
+      const on = (kind, i, j) =>
+        cur !== null &&
+        (kind === 'score'
+          ? (cur.kind === 'score' || cur.kind === 'mask') && cur.i === i && cur.j === j
+          : cur.kind === kind && cur.i === i);
+      scores.update({
+        current: (i, j) => on('score', i, j),
+        context: ctx,
+        values: t.masked[hd],
+        rowLabels: tok,
+        colLabels: tok,
+        highlightRows: hl,
+        pending: (i, j) => !p.score(i, j),
+      });
+      weights.update({
+        current: (i) => on('softmax', i),
+        context: ctx,
+        values: W,
+        rowLabels: tok,
+        colLabels: tok,
+        highlightRows: hl,
+        masked: isMasked,
+        pending: (i) => !p.weights(i),
+      });
+      output.update({
+        current: (i) => on('sum', i),
+        context: ctx,
+        values: t.headOutputs[hd],
+        rowLabels: tok,
+        highlightRows: hl,
+        colLabels: t.headOutputs[hd][0].map((_, j) => `v${j}`),
+        pending: (i) => !p.output(i),
+      });
       position.textContent = `Step ${done} of ${steps.length}`;
-      back.disabled = done === 0; first.disabled = done === 0;
-      fwd.disabled = done === steps.length; last.disabled = done === steps.length;
-      if (done === 0) { narration.textContent = 'Press “Step forward” or “Play” to start with the first query.'; return; }
+      back.disabled = done === 0;
+      first.disabled = done === 0;
+      fwd.disabled = done === steps.length;
+      last.disabled = done === steps.length;
+      if (done === 0) {
+        narration.textContent = 'Press “Step forward” or “Play” to start with the first query.';
+        return;
+      }
       const s = steps[done - 1];
-      const q = t.q[hd], k = t.k[hd], v = t.v[hd];
+      const q = t.q[hd],
+        k = t.k[hd],
+        v = t.v[hd];
       if (s.kind === 'score') {
-        narration.textContent = `Query “${tok[s.i]}” · key “${tok[s.j]}”: ${q[s.i].map((a, c) => `${fmt(a)}×${fmt(k[s.j][c])}`).join(' + ')} = ${fmt(t.scores[hd][s.i][s.j])}` +
-          (t.scale !== 1 || state.options.temperature !== 1 ? `, scaled to ${fmt(t.scaled[hd][s.i][s.j])}` : '') + '.';
+        narration.textContent =
+          `Query “${tok[s.i]}” · key “${tok[s.j]}”: ${q[s.i].map((a, c) => `${fmt(a)}×${fmt(k[s.j][c])}`).join(' + ')} = ${fmt(t.scores[hd][s.i][s.j])}` +
+          (t.scale !== 1 || state.options.temperature !== 1 ? `, scaled to ${fmt(t.scaled[hd][s.i][s.j])}` : '') +
+          '.';
       } else if (s.kind === 'mask') {
         narration.textContent = `“${tok[s.j]}” comes after “${tok[s.i]}”: skipped, its score is −∞.`;
       } else if (s.kind === 'softmax') {
         narration.textContent = `Softmax of row “${tok[s.i]}”: weights ${fmtVector(W[s.i])}, summing to ${fmt(W[s.i].reduce((a, b) => a + b, 0))}.`;
       } else {
-        narration.textContent = `Output row “${tok[s.i]}” = ${W[s.i].map((w, j) => `${fmt(w)}·v(${tok[j]})`).join(' + ')} = ${fmtVector(t.headOutputs[hd][s.i])}` +
+        narration.textContent =
+          `Output row “${tok[s.i]}” = ${W[s.i].map((w, j) => `${fmt(w)}·v(${tok[j]})`).join(' + ')} = ${fmtVector(t.headOutputs[hd][s.i])}` +
           (s.i === T - 1 ? '. That was the last row: the loops are done.' : '.');
       }
     },

@@ -14,7 +14,10 @@ async function start() {
   const root = document.getElementById('app');
   const explorer = mountExplorer(root, { store, engine, defaults, chrome: false });
   attachExportMenus(explorer.container);
-  attachScriptExport(explorer.container, { getState: () => store.get(), getResults: () => computeAll(engine, store.get(), { averaging: false }) });
+  attachScriptExport(explorer.container, {
+    getState: () => store.get(),
+    getResults: () => computeAll(engine, store.get(), { averaging: false }),
+  });
   await explorer.rendered;
   return { engine, store, explorer, defaults };
 }

@@ -29,14 +29,17 @@ export function taskFor(spec) {
   if (spec.id in TASKS) return TASKS[spec.id];
   if (spec.id === 'bank') return sentenceTask(spec.sentences);
   if (spec.id === 'text') return textTask(spec.text, { context: spec.context ?? 32 });
-  throw new RangeError(`task: unknown task "${spec.id}"; expected one of ${[...Object.keys(TASKS), 'bank', 'text'].join(', ')}`);
+  throw new RangeError(
+    `task: unknown task "${spec.id}"; expected one of ${[...Object.keys(TASKS), 'bank', 'text'].join(', ')}`,
+  );
 }
 
 /** Checks settings against LEARN_LIMITS; returns a list of problems (empty when fine). */
 export function checkSettings(s) {
   const problems = [];
   const int = (name, lo, hi) => {
-    if (!Number.isInteger(s[name]) || s[name] < lo || s[name] > hi) problems.push(`${name}: expected a whole number in [${lo}, ${hi}], got ${s[name]}`);
+    if (!Number.isInteger(s[name]) || s[name] < lo || s[name] > hi)
+      problems.push(`${name}: expected a whole number in [${lo}, ${hi}], got ${s[name]}`);
   };
   int('layers', 1, LEARN_LIMITS.layers);
   int('heads', 1, LEARN_LIMITS.heads);
@@ -53,7 +56,8 @@ export function checkSettings(s) {
 }
 
 /** A generator for step k of a run seeded `seed`: independent of how the run was sliced. */
-const stepRandom = (seed, k) => seededRandom((Math.imul(seed ^ 0x2545f491, 0x9e3779b1) + Math.imul(k + 1, 0x85ebca6b)) >>> 0);
+const stepRandom = (seed, k) =>
+  seededRandom((Math.imul(seed ^ 0x2545f491, 0x9e3779b1) + Math.imul(k + 1, 0x85ebca6b)) >>> 0);
 
 /**
  * @param {object} engine  a loaded engine (web/engine/engine.js)

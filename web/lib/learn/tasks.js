@@ -36,8 +36,7 @@ const copy = {
 const reverse = {
   id: 'reverse',
   title: 'Reverse a sequence',
-  pattern:
-    'After the bar, each position looks back at the digit mirrored about the bar: an anti-diagonal.',
+  pattern: 'After the bar, each position looks back at the digit mirrored about the bar: an anti-diagonal.',
   vocab: [...digits, '|'],
   context: 10,
   n: 5,
@@ -140,11 +139,13 @@ export function sentenceTask(sentences = BANK_SENTENCES, { context = 12, id = 'b
 export function textTask(text = SAMPLE_TEXT, { context = 32, id = 'text', title = 'Your own text' } = {}) {
   const vocab = charVocab(text);
   const ids = Array.from(text, (c) => vocab.indexOf(c));
-  if (ids.length < context + 2) throw new RangeError(`the text has ${ids.length} characters; it needs at least ${context + 2}`);
+  if (ids.length < context + 2)
+    throw new RangeError(`the text has ${ids.length} characters; it needs at least ${context + 2}`);
   return {
     id,
     title,
-    pattern: 'Heads learn to look at the characters that predict the next one: the previous letters of the word, the space before it.',
+    pattern:
+      'Heads learn to look at the characters that predict the next one: the previous letters of the word, the space before it.',
     vocab,
     context,
     model: { layers: 2, heads: 4, width: 64, mlp: true, layerNorm: true, bias: true },
