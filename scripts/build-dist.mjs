@@ -38,6 +38,8 @@ const ENGINES = {
 // bundle is gzipped) and is unpacked with DecompressionStream, which needs no eval and no fetch.
 // The whole engine's file beside the element (loaded only by views that need it, e.g. the plane).
 const FULL_ENGINE_FILE = 'attention-explorer.engine.wasm';
+const LEARN_WORKER_FILE = 'attention-explorer.learn-worker.js';
+const LEARN_VIEW_FILE = 'attention-explorer.learn.js';
 // The element's glue (the small engine's) loads the whole engine too: the two glue modules must
 // differ only in the .wasm file name they would fetch (the element passes the bytes itself) and in
 // the letters Emscripten gave the imported functions, which the whole engine's file is renamed to.
@@ -106,6 +108,29 @@ export async function fullEngineOptions() {
 }
 `;
 
+// The Learn section in a bundle (web/views/learn-loader.js swapped): its worker is the classic
+// script beside the bundle; the element's file also imports the view itself from beside it.
+// The URLs are literal new URL('./…', import.meta.url) in ES modules (bundlers copy those);
+// classic scripts ask document.currentScript while they run.
+const learnLoaderSource = ({ format, engine }) => {
+  const base =
+    format === 'iife'
+      ? `const BASE = typeof document !== 'undefined' && document.currentScript ? document.currentScript.src : location.href;
+const beside = (name) => new URL(name, BASE).href;
+const workerUrl = () => beside(${JSON.stringify(LEARN_WORKER_FILE)});
+const viewUrl = () => beside(${JSON.stringify(LEARN_VIEW_FILE)});`
+      : `const workerUrl = () => new URL('./${LEARN_WORKER_FILE}', import.meta.url).href;
+const viewUrl = () => new URL('./${LEARN_VIEW_FILE}', import.meta.url).href;`;
+  const view =
+    engine === 'embed'
+      ? `export const loadLearnView = () => import(/* webpackIgnore: true */ /* @vite-ignore */ viewUrl());`
+      : `export const loadLearnView = () => import(${JSON.stringify(path.join(WEB, 'views/learn.js'))});`;
+  return `${base}
+${view}
+export function makeLearnWorker() { return new Worker(workerUrl()); }
+`;
+};
+
 const engineJs = path.join(WEB, 'engine/engine.js');
 // Every bundle gets the engine with its WASM inlined: imports of engine/engine.js resolve to a
 // wrapper whose loadEngine() passes the inlined bytes (engine.js fetches them otherwise).
@@ -137,6 +162,16 @@ function distPlugin({ engine, format }) {
       build.onLoad({ filter: /^assets$/, namespace: 'ae-virtual' }, () => ({
         contents: assetsSource(engine, format),
         loader: 'js',
+      }));
+      build.onResolve({ filter: /(^|\/)learn-loader\.js$/ }, (args) =>
+        path.resolve(args.resolveDir, args.path) === path.join(WEB, 'views/learn-loader.js')
+          ? { path: 'learn-loader', namespace: 'ae-virtual' }
+          : undefined,
+      );
+      build.onLoad({ filter: /^learn-loader$/, namespace: 'ae-virtual' }, () => ({
+        contents: learnLoaderSource({ format, engine }),
+        loader: 'js',
+        resolveDir: path.join(WEB, 'views'),
       }));
       // engine.js's import of its module glue: the glue of the engine this bundle inlines.
       build.onResolve({ filter: /(^|\/)attention_engine\.mjs$/ }, (args) =>
@@ -222,6 +257,9 @@ await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explore
 });
 
 fs.writeFileSync(path.join(DIST, FULL_ENGINE_FILE), fullEngineForTheElementsGlue());
+// The Learn section's worker (the whole engine inlined) and, for the element, its view.
+await bundle('learn-worker.js', path.join(DIST, LEARN_WORKER_FILE), { format: 'iife' });
+await bundle('views/learn.js', path.join(DIST, LEARN_VIEW_FILE), { format: 'esm' });
 
 // 2. The page and the iframe view, as classic scripts (they must open from file://).
 await bundle('app.js', path.join(DIST, 'app.js'), { format: 'iife' });

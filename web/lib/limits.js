@@ -14,3 +14,21 @@ export const LIMITS = Object.freeze({
   step: 64, // stepper position
   cell: 16, // selected row / column index bound
 });
+
+// The Learn section's bounds (web/lib/learn/session.js, the section's controls and the URL):
+// small enough that a model trains in seconds in a browser tab; the engine checks its own,
+// larger, limits on top.
+export const LEARN_LIMITS = Object.freeze({
+  layers: 4,
+  heads: 8,
+  width: 128,
+  context: 64,
+  batch: 64,
+  steps: 20000, // a run's step count (also what a shared link retrains to)
+  textChars: 20000, // pasted text for the character-level model
+  sentences: 200, // sentences of the bank corpus
+  sentenceWords: 12, // words per sentence
+  lrMin: 1e-5,
+  lrMax: 1,
+  checkpointBytes: 64 * 1024 * 1024, // largest checkpoint file imported
+});

@@ -13,6 +13,7 @@ export const FORMAT_VERSION = '1';
 
 import { LIMITS } from './limits.js';
 import { clip, describe } from './text.js';
+import { sanitizeLearn, linkLearn } from './learn/learn-state.js';
 
 export { LIMITS };
 
@@ -34,6 +35,7 @@ const TOP_LEVEL = [
   'selected',
   'theme',
   'notebook',
+  'learn',
 ];
 export const NOTEBOOK_IDS = Object.freeze(['000', '001', '002', '003', '004']);
 const OPTION_KEYS = [
@@ -117,6 +119,9 @@ function delta(state, defaults) {
         if (!sameJSON(state.weights[k], defaults.weights[k])) w[k] = state.weights[k];
       }
       if (Object.keys(w).length) out.weights = w;
+    } else if (key === 'learn') {
+      const learn = linkLearn(state.learn);
+      if (!sameJSON(learn ?? null, defaults.learn ?? null)) out.learn = learn;
     } else if (!sameJSON(state[key], defaults[key])) {
       out[key] = state[key];
     }
@@ -521,6 +526,12 @@ export function sanitizeState(untrusted, defaults) {
   if (has('notebook')) {
     if (NOTEBOOK_IDS.includes(untrusted.notebook)) state.notebook = untrusted.notebook;
     else problems.push(`notebook: expected one of ${NOTEBOOK_IDS.join(', ')}, got ${describe(untrusted.notebook)}`);
+  }
+
+  if (has('learn')) {
+    const out = sanitizeLearn(untrusted.learn);
+    state.learn = out.learn;
+    problems.push(...out.problems);
   }
 
   if (has('theme')) {

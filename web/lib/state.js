@@ -19,6 +19,7 @@ export const VIEWS = [
   'loops',
   'formula',
   'averaging',
+  'learn',
 ];
 export const KERNELS = ['reference', 'vectorized', 'simd'];
 
@@ -61,6 +62,7 @@ export function defaultState(examples) {
     step: 0,
     selected: null,
     theme: 'auto',
+    learn: null, // the Learn section's run (lib/learn/learn-state.js); null until the reader changes it
   };
 }
 

@@ -8,6 +8,7 @@ import { explainCell, modelFor, covers } from '../lib/explain.js';
 import { h } from '../ui/dom.js';
 import * as header from './header.js';
 import * as contexts from './contexts.js';
+import { loadLearnView, makeLearnWorker } from './learn-loader.js';
 
 // Sections in teaching order (seed 003 bank example → 000 loops → 002 averaging → 001 heads
 // and dropout → 004 formula). `views` are the state.view names that show the section.
@@ -29,6 +30,7 @@ const SECTIONS = [
   { load: () => import('./averaging.js'), id: 'averaging', views: ['averaging'] },
   { load: () => import('./heads.js'), id: 'heads', views: ['heads'] },
   { load: () => import('./formula.js'), id: 'formula', views: ['formula'] },
+  { load: () => loadLearnView(), id: 'learn', views: ['learn'], needs: 'createModel' },
   { load: () => import('./editor.js'), id: 'edit', views: [], controls: 'full' },
 ];
 
@@ -276,6 +278,8 @@ export function mountExplorer(root, options) {
       return true;
     },
     notify,
+    /** A new training worker for the Learn section, or null where the entry point has none. */
+    learnWorker: options.learnWorker === undefined ? makeLearnWorker : options.learnWorker,
     setOptions(patch) {
       store.set((s) => ({ ...s, options: { ...s.options, ...patch } }));
     },

@@ -9,20 +9,11 @@
 // reaches the same weights (with the same kernel).
 import { seededRandom } from './random.js';
 import { TASKS, taskBatch, heldOut, accuracy, sentenceTask, textTask } from './tasks.js';
+import { BANK_CONTEXTS } from './corpus.js';
+import { LEARN_LIMITS } from '../limits.js';
+import { checkSettings } from './learn-state.js';
 
-// Bounds the page enforces before a model is made (the engine checks its own, larger, limits).
-export const LEARN_LIMITS = Object.freeze({
-  layers: 4,
-  heads: 8,
-  width: 128,
-  context: 64,
-  batch: 64,
-  steps: 20000,
-  textChars: 20000,
-  sentences: 200,
-  lrMin: 1e-5,
-  lrMax: 1,
-});
+export { LEARN_LIMITS, checkSettings };
 
 /** The task a spec names: {id} for the built-in ones, or {id: 'bank'|'text', sentences|text}. */
 export function taskFor(spec) {
@@ -34,66 +25,96 @@ export function taskFor(spec) {
   );
 }
 
-/** Checks settings against LEARN_LIMITS; returns a list of problems (empty when fine). */
-export function checkSettings(s) {
-  const problems = [];
-  const int = (name, lo, hi) => {
-    if (!Number.isInteger(s[name]) || s[name] < lo || s[name] > hi)
-      problems.push(`${name}: expected a whole number in [${lo}, ${hi}], got ${s[name]}`);
-  };
-  int('layers', 1, LEARN_LIMITS.layers);
-  int('heads', 1, LEARN_LIMITS.heads);
-  int('width', 1, LEARN_LIMITS.width);
-  int('batch', 1, LEARN_LIMITS.batch);
-  int('seed', 0, 2 ** 31 - 1);
-  if (Number.isInteger(s.width) && Number.isInteger(s.heads) && s.width % s.heads !== 0) {
-    problems.push(`heads: ${s.heads} must divide the width ${s.width}`);
-  }
-  if (!(typeof s.lr === 'number' && s.lr >= LEARN_LIMITS.lrMin && s.lr <= LEARN_LIMITS.lrMax)) {
-    problems.push(`learning rate: expected a number in [${LEARN_LIMITS.lrMin}, ${LEARN_LIMITS.lrMax}], got ${s.lr}`);
-  }
-  return problems;
-}
-
 /** A generator for step k of a run seeded `seed`: independent of how the run was sliced. */
 const stepRandom = (seed, k) =>
   seededRandom((Math.imul(seed ^ 0x2545f491, 0x9e3779b1) + Math.imul(k + 1, 0x85ebca6b)) >>> 0);
 
+/** Cosine similarity of two equally long vectors (0 when one is all zeros). */
+export function cosine(a, b) {
+  let ab = 0,
+    aa = 0,
+    bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    ab += a[i] * b[i];
+    aa += a[i] * a[i];
+    bb += b[i] * b[i];
+  }
+  return aa > 0 && bb > 0 ? ab / Math.sqrt(aa * bb) : 0;
+}
+
+/**
+ * Layer 1's attention output at row `row`: for every head, Σ_j weights[h][row][j] · v[h][j],
+ * the heads side by side (the vector the seed calls the context vector, before W_O).
+ * @param {{weights: number[][][], v: number[][][]}} layer  (H, T, T) and (H, T, hd)
+ */
+export function attentionOutputAt(layer, row) {
+  const out = [];
+  layer.weights.forEach((w, hh) => {
+    const v = layer.v[hh];
+    for (let d = 0; d < v[0].length; d++) {
+      let sum = 0;
+      for (let j = 0; j < v.length; j++) sum += w[row][j] * v[j][d];
+      out.push(sum);
+    }
+  });
+  return out;
+}
+
 /**
  * @param {object} engine  a loaded engine (web/engine/engine.js)
  * @param {{task: object, settings: {layers, heads, width, mlp, layerNorm, lr, batch, seed}}} spec
+ * @param {Uint8Array} [checkpoint]  safetensors bytes to start from instead of a fresh model
+ *   (engine.loadModel; its vocabulary size and context must fit the task's)
  */
-export function createSession(engine, { task: taskSpec, settings }) {
+export function createSession(engine, { task: taskSpec, settings }, checkpoint = null) {
   const task = taskFor(taskSpec);
   const problems = checkSettings(settings);
   if (problems.length) throw new RangeError(problems.join('; '));
-  const model = engine.createModel({
-    vocabSize: task.vocab.length,
-    contextLength: task.context,
-    layers: settings.layers,
-    heads: settings.heads,
-    width: settings.width,
-    mlp: settings.mlp,
-    layerNorm: settings.layerNorm,
-    bias: true,
-    seed: settings.seed,
-  });
+  const model = checkpoint
+    ? loadCheckpoint(engine, checkpoint, task)
+    : engine.createModel({
+        vocabSize: task.vocab.length,
+        contextLength: task.context,
+        layers: settings.layers,
+        heads: settings.heads,
+        width: settings.width,
+        mlp: settings.mlp,
+        layerNorm: settings.layerNorm,
+        bias: true,
+        seed: settings.seed,
+      });
   const held = heldOut(task, settings.seed);
-  let losses = [];
+  const example = {
+    tokens: Array.from(held.tokens.subarray(0, task.context)),
+    targets: Array.from(held.targets.subarray(0, task.context)),
+  };
+  const bankIds = task.id === 'bank' ? bankProbeTokens(task) : null;
+
+  const attentionOf = (tokens) =>
+    model.attention(tokens).map((layer) => ({
+      weights: layer.get('weights'),
+      scores: layer.get('scores'),
+      q: layer.get('q'),
+      k: layer.get('k'),
+      v: layer.get('v'),
+    }));
 
   return {
     task,
     model,
-    /** Trains `count` steps; returns the loss of each. Throws (keeping the last good weights) on divergence. */
-    train(count) {
+    settings: { ...settings },
+    /** Trains up to `count` steps, stopping early once `budgetMs` have passed (when given);
+     * returns the loss of each. Throws (keeping the last good weights) on divergence. */
+    train(count, budgetMs = Infinity, now = () => performance.now()) {
       const out = [];
+      const t0 = now();
       for (let n = 0; n < count; n++) {
         const k = model.steps;
         const batch = taskBatch(task, stepRandom(settings.seed, k), settings.batch);
         const r = model.step(batch, { lr: settings.lr });
         out.push({ step: r.step, loss: r.loss });
+        if (now() - t0 >= budgetMs) break;
       }
-      losses = losses.concat(out);
       return out;
     },
     /** Loss and accuracy on the held-out examples (never trained on). */
@@ -103,21 +124,41 @@ export function createSession(engine, { task: taskSpec, settings }) {
     },
     /** An example to look at: the first held-out sequence (its tokens and targets). */
     example() {
-      const T = task.context;
-      return { tokens: Array.from(held.tokens.subarray(0, T)), targets: Array.from(held.targets.subarray(0, T)) };
+      return { tokens: example.tokens.slice(), targets: example.targets.slice() };
     },
     /** Every layer's attention over `tokens`: [{weights (H,T,T), q, k, v, scores}] as nested arrays. */
-    attention(tokens) {
-      return model.attention(tokens).map((layer) => ({
-        weights: layer.get('weights'),
-        scores: layer.get('scores'),
-        q: layer.get('q'),
-        k: layer.get('k'),
-        v: layer.get('v'),
-      }));
+    attention: attentionOf,
+    /**
+     * The bank task's probe: the seed's two contexts (stream bank mud / money bank loan) through
+     * the model; for each, layer 1's attention from "bank" to the word before it (the word that
+     * says which bank), and the cosine similarity of the two "bank" outputs. null for other tasks.
+     */
+    bank() {
+      if (!bankIds) return null;
+      const out = {};
+      for (const [name, ids] of Object.entries(bankIds)) {
+        const layer = attentionOf(ids.tokens)[0];
+        out[name] = {
+          tokens: ids.tokens,
+          onContext: layer.weights.map((w) => w[ids.bank][ids.bank - 1]),
+          output: attentionOutputAt(layer, ids.bank),
+        };
+      }
+      return {
+        contexts: out,
+        cosine: cosine(out.river.output, out.finance.output),
+      };
+    },
+    /** One report for the views: held-out loss and accuracy, the example's attention, the bank probe. */
+    report() {
+      return { ...this.evaluate(), example: this.example(), attention: attentionOf(example.tokens), bank: this.bank() };
     },
     generate(prompt, count, options) {
       return model.generate(prompt, count, options);
+    },
+    /** The model as a safetensors file (nanoGPT's names), with the task's vocabulary in its metadata. */
+    checkpoint() {
+      return model.toSafetensors({ metadata: { vocab: JSON.stringify(task.vocab), task: task.id } });
     },
     get steps() {
       return model.steps;
@@ -126,4 +167,32 @@ export function createSession(engine, { task: taskSpec, settings }) {
       model.dispose();
     },
   };
+}
+
+/** The bank probe's token ids: each of the seed's two contexts and where "bank" is in it. */
+function bankProbeTokens(task) {
+  const out = {};
+  for (const [name, words] of Object.entries(BANK_CONTEXTS)) {
+    const tokens = words.map((w) => task.vocab.indexOf(w));
+    if (tokens.some((t) => t < 0)) return null;
+    out[name] = { tokens, bank: words.indexOf('bank') };
+  }
+  return out;
+}
+
+/** A model from a checkpoint for `task`: its vocabulary and context must fit the task's. */
+function loadCheckpoint(engine, bytes, task) {
+  const model = engine.loadModel(bytes);
+  const c = model.config;
+  const why =
+    c.vocabSize !== task.vocab.length
+      ? `it has a vocabulary of ${c.vocabSize} tokens; this task has ${task.vocab.length}`
+      : c.contextLength < task.context
+        ? `its context is ${c.contextLength} tokens; this task needs ${task.context}`
+        : null;
+  if (why) {
+    model.dispose();
+    throw new RangeError(`checkpoint: ${why}`);
+  }
+  return model;
 }

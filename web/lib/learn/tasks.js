@@ -110,7 +110,22 @@ function nextTokens(seq, from) {
  * Next-word prediction over short sentences (word-level), e.g. the bank corpus: an example is one
  * sentence padded with '.' to the context; every word after the first is scored.
  */
-export function sentenceTask(sentences = BANK_SENTENCES, { context = 12, id = 'bank', title = 'Bank, learned' } = {}) {
+/** The bank sentences' and the character model's settings (the built-in tasks carry their own). */
+export const SENTENCE_DEFAULTS = Object.freeze({
+  context: 12,
+  model: { layers: 1, heads: 2, width: 16, mlp: true, layerNorm: true, bias: true },
+  train: { lr: 0.01, batch: 16, steps: 600 },
+});
+export const TEXT_DEFAULTS = Object.freeze({
+  context: 32,
+  model: { layers: 2, heads: 4, width: 64, mlp: true, layerNorm: true, bias: true },
+  train: { lr: 0.003, batch: 16, steps: 2000 },
+});
+
+export function sentenceTask(
+  sentences = BANK_SENTENCES,
+  { context = SENTENCE_DEFAULTS.context, id = 'bank', title = 'Bank, learned' } = {},
+) {
   const vocab = wordVocab(sentences, ['stream', 'bank', 'mud', 'money', 'loan']);
   const encoded = sentences.map((s) => words(s).map((w) => vocab.indexOf(w)));
   const longest = Math.max(...encoded.map((e) => e.length));
@@ -122,8 +137,8 @@ export function sentenceTask(sentences = BANK_SENTENCES, { context = 12, id = 'b
     vocab,
     context,
     sentences: sentences.slice(),
-    model: { layers: 1, heads: 2, width: 16, mlp: true, layerNorm: true, bias: true },
-    train: { lr: 0.01, batch: 16, steps: 600 },
+    model: SENTENCE_DEFAULTS.model,
+    train: SENTENCE_DEFAULTS.train,
     goal: null, // no accuracy goal: next words are not all predictable
     example(rng) {
       const e = encoded[rng.int(encoded.length)];
@@ -136,7 +151,10 @@ export function sentenceTask(sentences = BANK_SENTENCES, { context = 12, id = 'b
 }
 
 /** Character-level next-character prediction over `text`: random windows of the context. */
-export function textTask(text = SAMPLE_TEXT, { context = 32, id = 'text', title = 'Your own text' } = {}) {
+export function textTask(
+  text = SAMPLE_TEXT,
+  { context = TEXT_DEFAULTS.context, id = 'text', title = 'Your own text' } = {},
+) {
   const vocab = charVocab(text);
   const ids = Array.from(text, (c) => vocab.indexOf(c));
   if (ids.length < context + 2)
@@ -148,8 +166,8 @@ export function textTask(text = SAMPLE_TEXT, { context = 32, id = 'text', title 
       'Heads learn to look at the characters that predict the next one: the previous letters of the word, the space before it.',
     vocab,
     context,
-    model: { layers: 2, heads: 4, width: 64, mlp: true, layerNorm: true, bias: true },
-    train: { lr: 0.003, batch: 16, steps: 2000 },
+    model: TEXT_DEFAULTS.model,
+    train: TEXT_DEFAULTS.train,
     goal: null,
     example(rng) {
       const start = rng.int(ids.length - context - 1);

@@ -1,0 +1,21 @@
+// The Learn section's training thread: a Web Worker that owns one training session
+// (lib/learn/session.js) and answers the page's requests, so the page stays responsive while the
+// model trains. The page talks to it through tools/trainer.js, which runs the very same requests
+// on the page itself (in time slices) where a worker cannot start: a strict CSP, file://, or a
+// browser without module workers. Each message is {id, op, args}; each reply {id, result} or
+// {id, error: {name, message}}.
+import { loadEngine } from './engine/engine.js';
+import { sessionRequests } from './tools/trainer.js';
+
+const requests = sessionRequests(loadEngine());
+
+self.onmessage = async (event) => {
+  const { id, op, args } = event.data || {};
+  try {
+    const result = await requests.handle(op, args || []);
+    const transfer = result instanceof Uint8Array ? [result.buffer] : [];
+    self.postMessage({ id, result }, transfer);
+  } catch (err) {
+    self.postMessage({ id, error: { name: err?.name || 'Error', message: String(err?.message ?? err) } });
+  }
+};

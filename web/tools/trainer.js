@@ -1,0 +1,280 @@
+// Training without freezing the page. A trainer runs one session (lib/learn/session.js) in a Web
+// Worker (learn-worker.js) where one can start, and on the page itself in short time slices
+// otherwise — inside the element under a CSP that forbids workers, from file://, or when the
+// worker fails to load. Both run the same requests (sessionRequests below), so a run gives the
+// same numbers either way; the page sees one asynchronous interface:
+//
+//   start(spec, checkpoint?) → report      play(untilStep) / pause() / step(n)
+//   generate(prompt, n, options)           checkpoint() → safetensors bytes      dispose()
+//
+// and is told of progress through callbacks: onProgress({losses, steps, stepsPerSecond}) after
+// each slice, onReport(report) a few times a second (held-out loss, attention of the example,
+// the bank probe), onStop({reason, message}) when a run ends (reached, paused, diverged, failed).
+import { createSession } from '../lib/learn/session.js';
+
+/**
+ * The requests a training thread answers, over an engine (or a promise of one). Used by the
+ * worker and, on the page, by the time-sliced fallback.
+ */
+export function sessionRequests(enginePromise) {
+  let session = null;
+  const ops = {
+    async start(spec, checkpoint) {
+      const engine = await enginePromise;
+      if (typeof engine.createModel !== 'function')
+        throw new Error('this engine has no model (createModel); the Learn section needs the whole engine');
+      const next = createSession(engine, spec, checkpoint || null);
+      session?.dispose();
+      session = next;
+      return session.report();
+    },
+    train(count, budgetMs) {
+      return need().train(count, budgetMs);
+    },
+    report() {
+      return need().report();
+    },
+    attention(tokens) {
+      return need().attention(tokens);
+    },
+    generate(prompt, count, options) {
+      return need().generate(prompt, count, options);
+    },
+    checkpoint() {
+      return need().checkpoint();
+    },
+    dispose() {
+      session?.dispose();
+      session = null;
+    },
+  };
+  function need() {
+    if (!session) throw new Error('no model yet: start a run first');
+    return session;
+  }
+  return {
+    async handle(op, args) {
+      if (!Object.prototype.hasOwnProperty.call(ops, op)) throw new Error(`unknown request "${op}"`);
+      return ops[op](...args);
+    },
+  };
+}
+
+// A worker backend: requests become messages. `failed` resolves when the worker cannot run (a
+// load error, a CSP refusal), so the trainer can fall back to the page.
+function workerBackend(worker) {
+  let next = 1;
+  const pending = new Map();
+  let failedReason = null;
+  let onFailed = () => {};
+  const fail = (reason) => {
+    if (failedReason) return;
+    failedReason = reason;
+    for (const { reject } of pending.values()) reject(Object.assign(new Error(reason), { workerFailed: true }));
+    pending.clear();
+    onFailed(reason);
+  };
+  worker.onmessage = (event) => {
+    const { id, result, error } = event.data || {};
+    const p = pending.get(id);
+    if (!p) return;
+    pending.delete(id);
+    if (error) p.reject(Object.assign(new Error(error.message), { name: error.name }));
+    else p.resolve(result);
+  };
+  worker.onerror = (event) => {
+    event.preventDefault?.();
+    fail(`the training worker failed to run (${event.message || 'it could not be loaded'})`);
+  };
+  worker.onmessageerror = () => fail('the training worker sent a message that could not be read');
+  return {
+    mode: 'worker',
+    sliceMs: 50,
+    call(op, ...args) {
+      if (failedReason) return Promise.reject(Object.assign(new Error(failedReason), { workerFailed: true }));
+      return new Promise((resolve, reject) => {
+        const id = next++;
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ id, op, args });
+      });
+    },
+    set onFailed(fn) {
+      onFailed = fn;
+    },
+    dispose() {
+      worker.terminate();
+    },
+  };
+}
+
+// The page backend: the same requests, run here; the trainer yields between slices.
+function pageBackend(engine) {
+  const requests = sessionRequests(engine);
+  return {
+    mode: 'page',
+    sliceMs: 10,
+    call: (op, ...args) => requests.handle(op, args),
+    set onFailed(fn) {},
+    dispose() {
+      requests.handle('dispose', []).catch(() => {});
+    },
+  };
+}
+
+/** Lets the page handle input and paint between slices (a macrotask, not a microtask). */
+function yieldToPage(win) {
+  return new Promise((resolve) => {
+    if (win.MessageChannel) {
+      const channel = new win.MessageChannel();
+      channel.port1.onmessage = () => resolve();
+      channel.port2.postMessage(null);
+    } else win.setTimeout(resolve, 0);
+  });
+}
+
+/**
+ * @param {{engine: () => Promise<object>, makeWorker?: () => Worker|null, win?: Window,
+ *          onProgress?, onReport?, onStop?, reportEveryMs?: number}} options
+ *   engine: the engine with a model (createModel), loaded when the page backend is needed.
+ *   makeWorker: a new training worker, or null / a throw where none can start.
+ */
+export function createTrainer(options) {
+  const win = options.win || globalThis;
+  const now = () => win.performance?.now() ?? Date.now();
+  const reportEveryMs = options.reportEveryMs ?? 250;
+  let backend = null;
+  let spec = null;
+  let checkpointBytes = null;
+  let running = false;
+  let target = Infinity;
+  let steps = 0;
+  let loop = null;
+  let disposed = false;
+
+  function useWorker() {
+    let worker = null;
+    try {
+      worker = options.makeWorker?.() || null;
+    } catch {
+      worker = null; // e.g. a CSP that forbids workers: train on the page
+    }
+    return worker ? workerBackend(worker) : null;
+  }
+
+  // Runs a request, moving to the page when the worker turns out not to work.
+  async function call(op, ...args) {
+    try {
+      return await backend.call(op, ...args);
+    } catch (err) {
+      if (!err.workerFailed || disposed) throw err;
+      backend.dispose();
+      backend = pageBackend(options.engine());
+      await backend.call('start', spec, checkpointBytes);
+      if (steps > 0) await backend.call('train', steps, Infinity); // the same batches: the same weights
+      return backend.call(op, ...args);
+    }
+  }
+
+  async function run() {
+    let lastReport = now();
+    let windowStart = now();
+    let windowSteps = 0;
+    while (running && !disposed && steps < target) {
+      let losses;
+      try {
+        losses = await call('train', Math.min(target - steps, 10000), backend.sliceMs);
+      } catch (err) {
+        running = false;
+        options.onStop?.({ reason: 'diverged', message: err.message });
+        await report();
+        return;
+      }
+      if (disposed) return;
+      if (losses.length) steps = losses[losses.length - 1].step;
+      windowSteps += losses.length;
+      const t = now();
+      const stepsPerSecond = t > windowStart ? (windowSteps * 1000) / (t - windowStart) : 0;
+      if (t - windowStart > 2000) {
+        windowStart = t;
+        windowSteps = 0;
+      }
+      options.onProgress?.({ losses, steps, stepsPerSecond, mode: backend.mode });
+      if (t - lastReport >= reportEveryMs || steps >= target) {
+        lastReport = t;
+        await report();
+      }
+      if (backend.mode === 'page') await yieldToPage(win);
+    }
+    if (!disposed) {
+      const reached = steps >= target;
+      running = false;
+      options.onStop?.({ reason: reached ? 'reached' : 'paused' });
+    }
+  }
+
+  async function report() {
+    try {
+      const r = await call('report');
+      if (!disposed) options.onReport?.(r);
+      return r;
+    } catch (err) {
+      options.onStop?.({ reason: 'failed', message: err.message });
+      return null;
+    }
+  }
+
+  return {
+    get mode() {
+      return backend?.mode ?? null;
+    },
+    get running() {
+      return running;
+    },
+    get steps() {
+      return steps;
+    },
+    /** A new run (disposing the last): a fresh model from spec, or from checkpoint bytes. */
+    async start(nextSpec, checkpoint = null) {
+      this.pause();
+      await loop;
+      spec = nextSpec;
+      checkpointBytes = checkpoint;
+      steps = 0;
+      backend ||= useWorker() || pageBackend(options.engine());
+      const r = await call('start', spec, checkpoint);
+      options.onReport?.(r);
+      return r;
+    },
+    /** Trains until step `untilStep` (or forever) or pause(). */
+    play(untilStep = Infinity) {
+      if (running || !spec) return loop;
+      target = untilStep;
+      running = true;
+      loop = run();
+      return loop;
+    },
+    pause() {
+      running = false;
+      return loop;
+    },
+    /** Trains exactly `count` more steps (paused runs only), then reports. */
+    async step(count = 1) {
+      if (running) return null;
+      target = steps + count;
+      running = true;
+      loop = run();
+      await loop;
+      return steps;
+    },
+    report,
+    attention: (tokens) => call('attention', tokens),
+    generate: (prompt, count, opts) => call('generate', prompt, count, opts),
+    checkpoint: () => call('checkpoint'),
+    dispose() {
+      disposed = true;
+      running = false;
+      backend?.dispose();
+      backend = null;
+    },
+  };
+}
