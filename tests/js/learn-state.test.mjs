@@ -136,3 +136,36 @@ test('LearnState_SessionSpecCarriesTheCorpusAndSettings', () => {
   ]);
   assert.deepEqual(sessionSpec(defaultLearn('text')).task, { id: 'text', context: 32 });
 });
+
+test('ElementAttributes_LearnExampleStepsAndAutoplayBecomeTheLearnState', async () => {
+  const { applyAttributes } = await import('../../web/lib/attributes.js');
+  const { sanitizeState } = await import('../../web/lib/share.js');
+  const read = applyAttributes({}, { example: 'learn:repeat', steps: '900', autoplay: '' }, DEFAULTS);
+  assert.deepEqual(read.problems, []);
+  const { state, problems } = sanitizeState(read.state, DEFAULTS);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(state.view, ['learn']);
+  assert.equal(state.learn.task, 'repeat');
+  assert.equal(state.learn.until, 900);
+  assert.equal(state.learn.autoplay, true);
+  assert.equal(state.learn.layers, defaultLearn('repeat').layers);
+  // Bad values are named.
+  const bad = applyAttributes({}, { example: 'learn:juggle', steps: 'many', autoplay: 'sometimes' }, DEFAULTS);
+  assert.ok(
+    bad.problems.some((p) => /^steps="many": expected a whole number/.test(p)),
+    bad.problems.join('|'),
+  );
+  assert.ok(
+    bad.problems.some((p) => /^autoplay="sometimes": expected true or false/.test(p)),
+    bad.problems.join('|'),
+  );
+  const s2 = sanitizeState(bad.state, DEFAULTS);
+  assert.ok(
+    s2.problems.some((p) =>
+      /learn\.task: expected one of copy, reverse, sort, repeat, bank, text, got the string "juggle"/.test(p),
+    ),
+    s2.problems.join('|'),
+  );
+  const s3 = sanitizeState(applyAttributes({}, { example: 'learn:copy', steps: '999999' }, DEFAULTS).state, DEFAULTS);
+  assert.ok(s3.problems.some((p) => /learn\.until: expected a whole number in \[1, 20000\], got 999999/.test(p)));
+});

@@ -18,6 +18,8 @@ export const ATTRIBUTES = Object.freeze([
   'controls',
   'step',
   'height',
+  'steps',
+  'autoplay',
 ]);
 export const CONTROLS = Object.freeze(['none', 'minimal', 'full']);
 
@@ -81,7 +83,12 @@ export function applyAttributes(base, attrs, defaults) {
   const options = { ...(base.options && typeof base.options === 'object' ? base.options : {}) };
   const has = (n) => attrs[n] !== undefined && attrs[n] !== null;
   const contextsOf = () => (out.contexts && typeof out.contexts === 'object' ? out.contexts : defaults.contexts);
-  if (has('example')) {
+  const learn = () => (out.learn = { ...(out.learn && typeof out.learn === 'object' ? out.learn : {}) });
+  if (has('example') && attrs.example.trim().startsWith('learn:')) {
+    // example="learn:reverse": the Learn section alone, on that task.
+    learn().task = attrs.example.trim().slice('learn:'.length);
+    if (!has('view')) out.view = ['learn'];
+  } else if (has('example')) {
     const ex = attrs.example.trim();
     out.example = ex;
     if (Object.prototype.hasOwnProperty.call(contextsOf(), ex)) out.focus = ex;
@@ -137,6 +144,14 @@ export function applyAttributes(base, attrs, defaults) {
   if (has('step')) {
     const v = parseNumber('step', attrs.step, problems, { integer: true });
     if (v !== undefined) out.step = v;
+  }
+  if (has('steps')) {
+    const v = parseNumber('steps', attrs.steps, problems, { integer: true });
+    if (v !== undefined) learn().until = v;
+  }
+  if (has('autoplay')) {
+    const v = parseBool('autoplay', attrs.autoplay, problems);
+    if (v !== undefined) learn().autoplay = v;
   }
   if (has('theme')) out.theme = attrs.theme.trim();
   if (has('controls') && !CONTROLS.includes(attrs.controls.trim())) {

@@ -263,7 +263,8 @@ export function render(section, app) {
       else if (learn[k] !== undefined) input.value = String(learn[k]);
     }
     contextField.hidden = learn.task !== 'text';
-    if (untilInput !== doc.activeElement && !untilInput.value) untilInput.value = String(task?.train.steps ?? 500);
+    if (untilInput !== doc.activeElement && !untilInput.value)
+      untilInput.value = String(learn.until ?? task?.train.steps ?? 500);
     bankBox.hidden = learn.task !== 'bank';
     textBox.hidden = learn.task !== 'text';
     if (learn.task === 'bank' && sentencesArea !== doc.activeElement && !sentencesArea.value) {
@@ -340,7 +341,7 @@ export function render(section, app) {
     chart.update({});
     const trainer = newTrainer();
     live = { key: specKey(learn), task: safeTask(learn), trainer, imported: Boolean(checkpoint) };
-    untilInput.value = String(retrainTo || live.task?.train.steps || 500);
+    untilInput.value = String(retrainTo || learn.until || live.task?.train.steps || 500);
     syncInputs();
     try {
       await trainer.start(sessionSpec(learn), checkpoint);
@@ -642,7 +643,10 @@ export function render(section, app) {
     if (started) return;
     started = true;
     io?.disconnect();
-    restart(null, learnOf().steps);
+    const learn = learnOf();
+    restart(null, learn.steps).then(() => {
+      if (learn.autoplay && live && live.trainer.steps < (learn.until ?? Infinity)) togglePlay();
+    });
   };
   const io = app.win.IntersectionObserver
     ? new app.win.IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && startOnce(), {

@@ -1,6 +1,7 @@
 // The Learn section's part of the explorer state (state.learn): which task, the model and training
 // settings, the seed and how many steps were trained — everything a shared link needs to retrain
-// to the same weights — plus the reader's own corpus when it is small enough for a URL. Pure;
+// to the same weights — plus the reader's own corpus when it is small enough for a URL, and for
+// an embedded figure the run's length (until) and whether it trains on sight (autoplay). Pure;
 // sanitizeLearn checks an untrusted value (from a link or the element's attributes) the way
 // lib/share.js checks the rest. Unit-tested in tests/js/learn-state.test.mjs.
 import { LEARN_LIMITS } from '../limits.js';
@@ -103,6 +104,15 @@ export function sanitizeLearn(untrusted) {
     const s = untrusted.steps;
     if (Number.isInteger(s) && s >= 0 && s <= LEARN_LIMITS.steps) learn.steps = s;
     else problems.push(`learn.steps: expected a whole number in [0, ${LEARN_LIMITS.steps}], got ${describe(s)}`);
+  }
+  if ('until' in untrusted) {
+    const u = untrusted.until;
+    if (Number.isInteger(u) && u >= 1 && u <= LEARN_LIMITS.steps) learn.until = u;
+    else problems.push(`learn.until: expected a whole number in [1, ${LEARN_LIMITS.steps}], got ${describe(u)}`);
+  }
+  if ('autoplay' in untrusted) {
+    if (typeof untrusted.autoplay === 'boolean') learn.autoplay = untrusted.autoplay;
+    else problems.push(`learn.autoplay: expected true or false, got ${describe(untrusted.autoplay)}`);
   }
   if (taskId === 'text') {
     if ('context' in untrusted) {
