@@ -158,9 +158,25 @@ std::vector<std::uint8_t> dropout_mask(const Options& opt, const Plan& plan) {
   return keep;
 }
 
-const std::uint8_t* key_keep_for(const Options& opt, int b, int T) {
-  if (opt.key_padding.empty()) return nullptr;
-  return opt.key_padding.data() + (opt.key_padding_shape.size() == 2 ? static_cast<long long>(b) * T : 0);
+HeadInputs head_inputs(const Tensor& q, const Tensor& k, const Tensor& v, const std::vector<std::uint8_t>& keep,
+                       const Options& opt, const Plan& plan, int b, int h) {
+  const int T = plan.T;
+  const long long head = static_cast<long long>(b) * plan.H + h;
+  HeadInputs in;
+  in.q = q.data.data() + head * T * plan.hk;
+  in.k = k.data.data() + head * T * plan.hk;
+  in.v = v.data.data() + head * T * plan.hv;
+  if (!opt.key_padding.empty()) {
+    in.key_keep = opt.key_padding.data() + (opt.key_padding_shape.size() == 2 ? static_cast<long long>(b) * T : 0);
+  }
+  in.keep = keep.empty() ? nullptr : keep.data() + head * T * T;
+  in.dropout = opt.dropout;
+  in.alpha = plan.alpha;
+  in.causal = opt.causal;
+  in.T = T;
+  in.hk = plan.hk;
+  in.hv = plan.hv;
+  return in;
 }
 
 }  // namespace detail
@@ -229,18 +245,7 @@ Trace attend(const Inputs& in, const Options& opt) {
   for (int b = 0; b < B; ++b) {
     for (int h = 0; h < H; ++h) {
       const long long head = static_cast<long long>(b) * H + h;
-      detail::HeadInputs head_in;
-      head_in.q = trace.q.data.data() + head * T * plan.hk;
-      head_in.k = trace.k.data.data() + head * T * plan.hk;
-      head_in.v = trace.v.data.data() + head * T * plan.hv;
-      head_in.key_keep = detail::key_keep_for(opt, b, T);
-      head_in.keep = keep.empty() ? nullptr : keep.data() + head * square;
-      head_in.dropout = opt.dropout;
-      head_in.alpha = plan.alpha;
-      head_in.causal = opt.causal;
-      head_in.T = T;
-      head_in.hk = plan.hk;
-      head_in.hv = plan.hv;
+      const detail::HeadInputs head_in = detail::head_inputs(trace.q, trace.k, trace.v, keep, opt, plan, b, h);
       float* out = trace.head_outputs.data.data() + head * T * plan.hv;
 
       if (plan.kernel == Kernel::kTiled) {

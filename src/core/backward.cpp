@@ -73,22 +73,7 @@ Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView
       scratch(tiled ? 0 : static_cast<size_t>(2 * square));
   std::vector<float> lse(tiled ? static_cast<size_t>(B) * H * T : 0);
   Tensor head_out = zeros({B, H, T, plan.hv});
-  auto head_inputs = [&](int b, int h) {
-    const long long head = static_cast<long long>(b) * H + h;
-    detail::HeadInputs hi;
-    hi.q = q.data.data() + head * T * plan.hk;
-    hi.k = k.data.data() + head * T * plan.hk;
-    hi.v = v.data.data() + head * T * plan.hv;
-    hi.key_keep = detail::key_keep_for(opt, b, T);
-    hi.keep = keep.empty() ? nullptr : keep.data() + head * square;
-    hi.dropout = opt.dropout;
-    hi.alpha = plan.alpha;
-    hi.causal = opt.causal;
-    hi.T = T;
-    hi.hk = plan.hk;
-    hi.hv = plan.hv;
-    return hi;
-  };
+  auto head_inputs = [&](int b, int h) { return detail::head_inputs(q, k, v, keep, opt, plan, b, h); };
   // Pass 4's weights of one head, recomputed (the backward needs them; T×T for one head at a time).
   auto forward_head = [&](int b, int h, float* out) {
     const detail::HeadInputs hi = head_inputs(b, h);

@@ -130,7 +130,10 @@ void split_heads(Tensor& heads, const std::vector<float>& full, const Plan& plan
 void merge_heads(Tensor& merged, const Tensor& heads, const Plan& plan, int width);
 // The (B, H, T, T) dropout keep-mask the forward applies, or empty when dropout is inactive.
 std::vector<std::uint8_t> dropout_mask(const Options& opt, const Plan& plan);
-// The key-padding flags of batch b, (T) bytes, or null.
-const std::uint8_t* key_keep_for(const Options& opt, int b, int T);
+// Head h of batch b: its slices of q, k (B, H, T, hk) and v (B, H, T, hv), its key-padding flags
+// and dropout keep-mask (from `keep`, the (B, H, T, T) dropout_mask, or empty), and the options
+// every pass reads — the inputs head_forward() and head_backward() take.
+HeadInputs head_inputs(const Tensor& q, const Tensor& k, const Tensor& v, const std::vector<std::uint8_t>& keep,
+                       const Options& opt, const Plan& plan, int b, int h);
 
 }  // namespace attn::detail

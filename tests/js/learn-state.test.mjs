@@ -17,34 +17,18 @@ import { TASKS } from '../../web/lib/learn/tasks.js';
 import { taskFor } from '../../web/lib/learn/session.js';
 import { encodeState, stateFromHash } from '../../web/lib/share.js';
 import { LEARN_LIMITS } from '../../web/lib/limits.js';
+import { defaultState } from '../../web/lib/state.js';
 import { BANK_SENTENCES } from '../../web/lib/learn/corpus.js';
 
-const DEFAULTS = {
-  v: 1,
-  vocab: { a: [1, 2] },
-  contexts: { river: ['a'] },
-  weights: { wq: [[1], [1]], wk: [[1], [1]], wv: [[1], [1]], w: [[1], [1]] },
-  options: {
-    projections: true,
-    scale: true,
-    causal: false,
-    temperature: 1,
-    dropout: 0,
-    seed: 0,
-    training: false,
-    heads: 1,
-    head: 0,
-    kernel: 'simd',
-  },
-  focus: 'river',
-  view: ['all'],
-  step: 0,
-  selected: null,
-  theme: 'auto',
-  notebook: '001',
-  learn: null,
-  example: 'both',
-};
+// A small default state (lib/state.js's, over a one-word example).
+const DEFAULTS = defaultState({
+  vocabulary: { a: [1, 2] },
+  contexts: { river: ['a'], finance: ['a'] },
+  W_query: [[1], [1]],
+  W_key: [[1], [1]],
+  W_value: [[1], [1]],
+  W: [[1], [1]],
+});
 
 test('LearnState_EveryTaskHasDefaultsThatPassTheirOwnChecks', () => {
   for (const id of LEARN_TASKS) {
