@@ -19,6 +19,8 @@ export const VIEWS = [
   'loops',
   'formula',
   'averaging',
+  'scaling',
+  'order',
   'learn',
 ];
 export const KERNELS = ['reference', 'vectorized', 'simd'];

@@ -10,27 +10,33 @@ import * as header from './header.js';
 import * as contexts from './contexts.js';
 import { loadLearnView, makeLearnWorker } from './learn-loader.js';
 
-// Sections in teaching order (seed 003 bank example → 000 loops → 002 averaging → 001 heads
-// and dropout → 004 formula). `views` are the state.view names that show the section.
+// Sections in the seeds' teaching order: the bank contrast as the hook (003, with its lines and
+// plane), averaging — the dullest rule (002), then attention step by step: naive scores, queries,
+// keys and values, scaling (and why √dₖ), the mask, softmax, the weighted sum (001), the loops
+// (000), many heads and W_O (001), order and positions, the formula (004), then learning. The
+// notebooks cell by cell come after, for a reader arriving from one of them. `views` are the
+// state.view names that show the section.
 // The first section's module is imported statically (it makes the first paint); the others
 // load in parallel right after it, keeping the first paint's module graph small.
 const SECTIONS = [
   { load: () => import('./minimal-bar.js'), id: 'minimal-bar', views: [], controls: 'minimal' },
   { mod: contexts, id: 'contexts', views: ['contexts'] },
-  { load: () => import('./notebook.js'), id: 'notebook', views: ['notebook'], needs: 'torchGenerator' },
-  { load: () => import('./controls.js'), id: 'controls', views: [], controls: 'full' },
   { load: () => import('./lines.js'), id: 'lines', views: ['lines'] },
   { load: () => import('./plane.js'), id: 'plane', views: ['plane'], needs: 'pca' },
+  { load: () => import('./averaging.js'), id: 'averaging', views: ['averaging'] },
+  { load: () => import('./controls.js'), id: 'controls', views: [], controls: 'full' },
   {
     load: () => import('./pipeline.js'),
     id: 'pipeline',
     views: ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'],
   },
+  { load: () => import('./scaling.js'), id: 'scaling', views: ['scaling'] },
   { load: () => import('./stepper.js'), id: 'loops', views: ['loops'] },
-  { load: () => import('./averaging.js'), id: 'averaging', views: ['averaging'] },
   { load: () => import('./heads.js'), id: 'heads', views: ['heads'] },
+  { load: () => import('./order.js'), id: 'order', views: ['order'] },
   { load: () => import('./formula.js'), id: 'formula', views: ['formula'] },
   { load: () => loadLearnView(), id: 'learn', views: ['learn'], needs: 'createModel' },
+  { load: () => import('./notebook.js'), id: 'notebook', views: ['notebook'], needs: 'torchGenerator' },
   { load: () => import('./editor.js'), id: 'edit', views: [], controls: 'full' },
 ];
 

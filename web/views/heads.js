@@ -5,6 +5,8 @@ import { h } from '../ui/dom.js';
 import { dims, resize } from '../lib/state.js';
 import { focusView } from '../lib/focus.js';
 import { fmt } from '../lib/format.js';
+import { attendArgs } from '../lib/compute.js';
+import { seededRandom } from '../lib/learn/random.js';
 
 const labels = (n, p, offset = 0) => Array.from({ length: n }, (_, i) => `${p}${i + offset}`);
 const range = (from, n) => (n === 1 ? `column ${from}` : `columns ${from}–${from + n - 1}`);
@@ -42,6 +44,8 @@ export function render(section, app) {
   const qBox = h(doc, 'div', { class: 'ae-row' });
   const perHead = h(doc, 'div', { class: 'ae-row ae-heads' });
   const mergedBox = h(doc, 'div', { class: 'ae-row' });
+  const woBox = h(doc, 'div', { class: 'ae-row' });
+  const woNote = h(doc, 'p', { class: 'ae-help' });
   section.append(
     h(doc, 'h3', {}, 'Split: each head takes its own columns of Q, K and V'),
     qBox,
@@ -49,6 +53,15 @@ export function render(section, app) {
     perHead,
     h(doc, 'h3', {}, 'Concatenate: the heads’ outputs side by side'),
     mergedBox,
+    h(doc, 'h3', {}, 'Mix the heads: the output projection W_O'),
+    h(
+      doc,
+      'p',
+      {},
+      'Side by side, each head still owns its own columns. One more matrix, W_O (nanoGPT’s attn.c_proj), multiplies the merged rows so every output column can draw on every head: output = merged · W_O. A model learns W_O with the rest; here it is drawn at random (seeded) to show the step, and the engine applies it.',
+    ),
+    woBox,
+    woNote,
   );
   const split = {};
   for (const m of ['q', 'k', 'v']) {
@@ -57,6 +70,9 @@ export function render(section, app) {
   }
   const merged = app.heatmap({ id: 'merged', caption: 'merged', rowLabels: [], colLabels: [], values: [[0]] });
   mergedBox.append(merged.el);
+  const wo = app.heatmap({ id: 'heads-wo', caption: 'W_O', rowLabels: [], colLabels: [], values: [[0]] });
+  const projected = app.heatmap({ id: 'heads-projected', caption: '', rowLabels: [], colLabels: [], values: [[0]] });
+  woBox.append(wo.el, projected.el);
   let headMaps = [];
 
   return {
@@ -136,6 +152,30 @@ export function render(section, app) {
         colClass: (j) => `ae-head-${Math.floor(j / hv) % 4}`,
         caption: `merged: ${H} × ${hv} = ${t.merged[0].length} columns`,
       });
+      // W_O: (H·hv, H·hv), N(0, 1/(H·hv)) from a fixed seed, through the engine's output projection.
+      const n = t.merged[0].length;
+      const rng = seededRandom(4242 + n);
+      const woMatrix = Array.from({ length: n }, () => Array.from({ length: n }, () => rng.normal() / Math.sqrt(n)));
+      try {
+        const out = app.engine.attend({ ...attendArgs(state, tok), wo: woMatrix }).get('output');
+        wo.update({
+          values: woMatrix,
+          rowLabels: labels(n, 'v'),
+          colLabels: labels(n, 'o'),
+          caption: `W_O (${n} × ${n})`,
+        });
+        projected.update({
+          context: state.focus,
+          values: out,
+          rowLabels: tok,
+          highlightRows: hl,
+          colLabels: labels(n, 'o'),
+          caption: 'output = merged · W_O',
+        });
+        woNote.textContent = `Each output number mixes all ${n} merged columns, so all ${H} head${H === 1 ? '' : 's'} reach it.`;
+      } catch (err) {
+        woNote.textContent = `The output projection could not be computed: ${err.message}`;
+      }
     },
   };
 }

@@ -3,7 +3,7 @@
 // same weights. splitmix32-style mixing of a 32-bit counter; not PyTorch's generator (the model's
 // own initialisation and dropout use the engine's). Pure.
 
-/** A generator: next() → a float in [0, 1); int(n) → an integer in [0, n). */
+/** A generator: next() → a float in [0, 1); int(n) → an integer in [0, n); normal() → N(0, 1). */
 export function seededRandom(seed) {
   let state = (Number(seed) >>> 0) ^ 0x9e3779b9;
   const next32 = () => {
@@ -15,6 +15,12 @@ export function seededRandom(seed) {
   };
   return {
     next: () => next32() / 4294967296,
+    /** A standard normal draw (Box–Muller over two uniforms in (0, 1]). */
+    normal() {
+      const u = (next32() + 1) / 4294967296;
+      const v = next32() / 4294967296;
+      return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+    },
     int: (n) => Math.floor((next32() / 4294967296) * n),
     /** A uniformly shuffled copy of `items`. */
     shuffle(items) {

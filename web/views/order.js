@@ -1,0 +1,62 @@
+// Order does not matter to attention (seed 001's closing remark, made visible): shuffle the
+// tokens of the focused sentence and every output row moves with its token, unchanged. Attention
+// compares vectors, not places, so a model has to be told where each token stands (positional
+// embeddings: nanoGPT's wpe, the Learn section's models). With the causal mask on it is no longer
+// true, because the mask is the one thing that knows about positions. Both results by the engine.
+import { h } from '../ui/dom.js';
+import { fmt } from '../lib/format.js';
+import { attendArgs, unpackTrace, maxAbsDiff } from '../lib/compute.js';
+
+const TEXT = {
+  title: 'Order does not matter (until you add positions)',
+  intro:
+    'Reverse the sentence and run attention again. Each token gets the same output as before, only in its new place: the dot products, the softmax and the weighted sum never look at where a token stands. That is why a transformer adds a position vector to every token before its first layer (nanoGPT’s wpe; the models in the Learn section below have one).',
+  causalNote:
+    'With the causal mask on, reversing changes the outputs: the mask is the only part that knows about positions (a token may only look back).',
+};
+
+export function render(section, app) {
+  const { doc } = app;
+  const mk = (id, caption) => app.heatmap({ id, caption, rowLabels: [], colLabels: [], values: [[0]] });
+  const original = mk('order-original', '');
+  const reversed = mk('order-reversed', '');
+  const verdict = h(doc, 'p', { class: 'ae-verdict', 'aria-live': 'polite' });
+  section.append(
+    h(doc, 'h2', {}, TEXT.title),
+    h(doc, 'p', {}, TEXT.intro),
+    h(doc, 'div', { class: 'ae-row' }, original.el, reversed.el),
+    verdict,
+  );
+  return {
+    update() {
+      const { state, results, engine } = app;
+      const entry = results.contexts[state.focus];
+      if (!entry?.trace) return;
+      const tokens = entry.tokens;
+      const back = tokens.slice().reverse();
+      let out;
+      try {
+        out = unpackTrace(engine.attend(attendArgs(state, back))).output;
+      } catch (err) {
+        verdict.textContent = `The reversed sentence could not be computed: ${err.message}`;
+        return;
+      }
+      const mine = entry.trace.output;
+      // Row i of the reversed run belongs to token T − 1 − i: put it back in place to compare.
+      const restored = out.slice().reverse();
+      const diff = maxAbsDiff(mine, restored);
+      const cols = mine[0].map((_, j) => `d${j}`);
+      original.update({
+        context: state.focus,
+        values: mine,
+        rowLabels: tokens,
+        colLabels: cols,
+        caption: `output, “${state.focus}” as written`,
+      });
+      reversed.update({ values: out, rowLabels: back, colLabels: cols, caption: 'output, tokens reversed' });
+      verdict.textContent = state.options.causal
+        ? `${TEXT.causalNote} Largest change of a token’s output: ${fmt(diff)}.`
+        : `Every token’s output is the same in both orders: largest difference ${fmt(diff, 7)} (float32 rounding of sums taken in another order).`;
+    },
+  };
+}
