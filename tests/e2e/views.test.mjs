@@ -208,7 +208,7 @@ test('Lines_TheElementShowsThePictureAloneWithViewLines', async () => {
 // ---- the plane -------------------------------------------------------------------------------
 
 async function openPlane(state) {
-  const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 } });
+  const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   await o.page.goto(`${server.url}#${encodeState(state, defaults)}`);
   await o.page.evaluate(() => window.__explorer.ready);
   await o.page.waitForSelector('section[data-section="plane"] .ae-plane-arrow', { state: 'attached' });
@@ -300,4 +300,97 @@ test('Plane_TheElementLoadsTheWholeEngineBesideItForThePlane', async () => {
   );
   await context.close();
   await dist.close();
+});
+
+test('Plane_ExportsParseBack', async () => {
+  const { page, context } = await openPlane(defaults);
+  const save = async (n, kind) => {
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page
+        .locator('section[data-section="plane"] .ae-plane-export')
+        .nth(n)
+        .locator(`button[data-export="${kind}"]`)
+        .click(),
+    ]);
+    return fs.readFileSync(await file.path());
+  };
+  // The outputs picture: an SVG with the two "bank" points where the page draws them, and a PNG
+  // at 2× carrying the table's numbers.
+  const svg = (await save(1, 'svg')).toString('utf8');
+  assert.match(svg, /^<\?xml/);
+  assert.match(svg, /<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.match(svg, />bank \(river\)</);
+  assert.match(svg, />bank \(finance\)</);
+  const png = readPNG(await save(1, 'png'));
+  assert.equal(png.width, 560, 'the 280-unit picture at 2×');
+  const rows = parseCSV(png.text['attention-explorer:csv']);
+  const table = await page
+    .$$eval('section[data-section="plane"] .ae-plane-table >> nth=1', () => null)
+    .catch(() => null);
+  assert.ok(rows.length >= 3, `the outputs table as CSV (${rows.length} rows)`);
+  const shown = await page.evaluate(
+    () => [...document.querySelectorAll('section[data-section="plane"] .ae-plane-table')][1].rows.length,
+  );
+  assert.equal(rows.length, shown, table ?? 'every row of the table');
+  await context.close();
+});
+
+test('Scaling_TheTableShowsTheSpreadGrowingAndTheScaledSoftmaxStillMixing', async () => {
+  const { page, context, problems } = await openPlane(defaults);
+  const rows = await page.$$eval('section[data-section="scaling"] tbody tr', (trs) =>
+    trs.map((tr) => [...tr.cells].map((c) => Number(c.textContent.replace('\u2212', '-')))),
+  );
+  assert.deepEqual(
+    rows.map((r) => r[0]),
+    [1, 4, 16, 64, 256, 1024],
+  );
+  for (const [dk, spread, scaled] of rows) {
+    assert.ok(Math.abs(spread / Math.sqrt(dk) - 1) < 0.15, `dk ${dk}: spread ${spread}`);
+    assert.ok(Math.abs(scaled - 1) < 0.15, `dk ${dk}: scaled ${scaled}`);
+  }
+  assert.ok(rows.at(-1)[3] > 0.95 && rows.at(-1)[4] < 0.5, 'at dₖ = 1024 the unscaled softmax saturates');
+  const slider = page.locator('section[data-section="scaling"] input[type="range"]');
+  await slider.fill('5');
+  assert.equal(await page.locator('section[data-section="scaling"] tr.ae-hl-row th').textContent(), '1024');
+  assert.equal(await page.locator('section[data-section="scaling"] svg.ae-bars >> nth=0').locator('rect').count(), 12);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Order_ReversingTheTokensOnlyReordersTheOutputsUntilTheMaskIsOn', async () => {
+  const { page, context } = await openPlane(defaults);
+  const verdict = page.locator('section[data-section="order"] .ae-verdict');
+  await verdict.waitFor();
+  assert.match(await verdict.textContent(), /the same in both orders: largest difference 0\.0000000/);
+  const reversed = engine.attend(attendArgs(defaults, defaults.contexts.river.slice().reverse())).get('output');
+  const original = engine.attend(attendArgs(defaults, defaults.contexts.river)).get('output');
+  reversed
+    .slice()
+    .reverse()
+    .forEach((row, i) =>
+      row.forEach((v, j) => assert.ok(Math.abs(v - original[i][j]) < 1e-6, 'float32 rounding only')),
+    );
+  await page.evaluate(() => window.__explorer.store.set((s) => ({ ...s, options: { ...s.options, causal: true } })));
+  await page.waitForFunction(() =>
+    /the causal mask on, reversing changes/.test(
+      document.querySelector('section[data-section="order"] .ae-verdict').textContent,
+    ),
+  );
+  await context.close();
+});
+
+test('Heads_TheOutputProjectionIsTheEnginesMergedTimesWo', async () => {
+  const { page, context } = await openPlane(defaults);
+  const read = (id) =>
+    page.$$eval(`table[data-matrix="${id}"] tbody tr`, (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value))),
+    );
+  await page.waitForSelector('table[data-matrix="heads-projected"] td.ae-cell');
+  const wo = await read('heads-wo');
+  const projected = await read('heads-projected');
+  const want = engine.attend({ ...attendArgs(defaults, defaults.contexts.river), wo }).get('output');
+  assert.equal(projected.length, want.length);
+  projected.forEach((row, i) => row.forEach((v, j) => assert.equal(Math.fround(v), want[i][j])));
+  await context.close();
 });

@@ -8,6 +8,9 @@ import { h, uid, setOptions } from '../ui/dom.js';
 import { fmt } from '../lib/format.js';
 import { focusView } from '../lib/focus.js';
 import { toPlane, planeScale, projection, distance, clipSegment } from '../lib/plane.js';
+import { fileStem } from '../lib/text.js';
+import { download } from '../tools/download.js';
+import { svgSnapshot, svgToPNG, tableCSV } from '../tools/svg-export.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const TEXT = {
@@ -69,11 +72,43 @@ export function render(section, app) {
     h(doc, 'p', {}, TEXT.intro),
     h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: queryId }, `${TEXT.query} `), querySel),
     h(doc, 'div', { class: 'ae-row' }, h(doc, 'figure', { class: 'ae-plane-figure' }, qkSvg, qkNote), qkTable),
+    exportBar('queries-keys', qkSvg, qkTable),
     h(doc, 'h3', {}, TEXT.outputs),
     h(doc, 'p', {}, TEXT.outputsIntro),
     modeBox,
     h(doc, 'div', { class: 'ae-row' }, h(doc, 'figure', { class: 'ae-plane-figure' }, outSvg, outNote), outTable),
+    exportBar('outputs', outSvg, outTable),
   );
+
+  // PNG (2×, the table's numbers as CSV inside) and SVG of a picture as drawn now.
+  function exportBar(what, svg, table) {
+    const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
+    const save = async (kind) => {
+      try {
+        const stem = fileStem(`plane ${what} ${app.state.focus}`);
+        const background = app.win.getComputedStyle(app.container).getPropertyValue('--bg').trim() || '#ffffff';
+        if (kind === 'svg')
+          download(
+            doc,
+            `${stem}.svg`,
+            svgSnapshot(svg, { background, title: `${TEXT.title}: ${what}` }),
+            'image/svg+xml',
+          );
+        else download(doc, `${stem}.png`, await svgToPNG(svg, { background, text: tableCSV(table) }), 'image/png');
+        status.textContent = `${kind.toUpperCase()} saved`;
+      } catch (error) {
+        status.textContent = `Export failed: ${error.message}`;
+      }
+    };
+    return h(
+      doc,
+      'div',
+      { class: 'ae-export-actions ae-plane-export', role: 'group', 'aria-label': `Export the ${what} picture` },
+      h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'png', onclick: () => save('png') }, 'PNG'),
+      h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'svg', onclick: () => save('svg') }, 'SVG'),
+      status,
+    );
+  }
 
   // Keyed SVG children reused between updates, so their transforms transition.
   const keyed = new Map();
