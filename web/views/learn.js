@@ -394,6 +394,10 @@ export function render(section, app) {
     }
     if (mode) parts.push(mode === 'worker' ? 'training in a worker' : 'training on the page');
     status.textContent = parts.join(' · ');
+    // The numbers behind the sentence, for tests and for readers of the DOM.
+    Object.assign(status.dataset, { step: steps, mode: mode || '' });
+    if (report)
+      Object.assign(status.dataset, { reportStep: report.step, loss: report.loss, accuracy: report.accuracy });
   }
 
   // --- drawing the report --------------------------------------------------------------------
@@ -508,7 +512,14 @@ export function render(section, app) {
           h(
             doc,
             'td',
-            { dataset: { context: key, head: hh } },
+            {
+              dataset: {
+                context: key,
+                head: hh,
+                first: first?.contexts[key].onContext[hh] ?? '',
+                now: bank.contexts[key].onContext[hh],
+              },
+            },
             `${fmt(first?.contexts[key].onContext[hh] ?? NaN, 2)} → ${fmt(bank.contexts[key].onContext[hh], 2)}`,
           ),
         ),
