@@ -39,7 +39,6 @@ const ENGINES = {
 // The whole engine's file beside the element (loaded only by views that need it, e.g. the plane).
 const FULL_ENGINE_FILE = 'attention-explorer.engine.wasm';
 const LEARN_WORKER_FILE = 'attention-explorer.learn-worker.js';
-const LEARN_VIEW_FILE = 'attention-explorer.learn.js';
 // The element's glue (the small engine's) loads the whole engine too: the two glue modules must
 // differ only in the .wasm file name they would fetch (the element passes the bytes itself) and in
 // the letters Emscripten gave the imported functions, which the whole engine's file is renamed to.
@@ -108,26 +107,29 @@ export async function fullEngineOptions() {
 }
 `;
 
-// The Learn section in a bundle (web/views/learn-loader.js swapped): its worker is the classic
-// script beside the bundle; the element's file also imports the view itself from beside it.
-// The URLs are literal new URL('./…', import.meta.url) in ES modules (bundlers copy those);
-// classic scripts ask document.currentScript while they run.
-const learnLoaderSource = ({ format, engine }) => {
+// The sections that need the whole engine, in a bundle (web/views/full-engine-sections.js
+// swapped): the Learn worker is the classic script beside the bundle; the element's file also
+// imports those sections from files beside it (they come with the whole engine anyway). The URLs
+// are literal new URL('./…', import.meta.url) in ES modules (bundlers copy those); classic
+// scripts ask document.currentScript while they run.
+const FULL_ENGINE_SECTIONS = ['plane', 'notebook', 'learn'];
+const sectionFile = (id) => `attention-explorer.${id}.js`;
+const sectionsSource = ({ format, engine }) => {
+  const url = (file) =>
+    format === 'iife' ? `new URL(${JSON.stringify(file)}, BASE).href` : `new URL('./${file}', import.meta.url).href`;
   const base =
     format === 'iife'
-      ? `const BASE = typeof document !== 'undefined' && document.currentScript ? document.currentScript.src : location.href;
-const beside = (name) => new URL(name, BASE).href;
-const workerUrl = () => beside(${JSON.stringify(LEARN_WORKER_FILE)});
-const viewUrl = () => beside(${JSON.stringify(LEARN_VIEW_FILE)});`
-      : `const workerUrl = () => new URL('./${LEARN_WORKER_FILE}', import.meta.url).href;
-const viewUrl = () => new URL('./${LEARN_VIEW_FILE}', import.meta.url).href;`;
-  const view =
+      ? `const BASE = typeof document !== 'undefined' && document.currentScript ? document.currentScript.src : location.href;\n`
+      : '';
+  const loaders = FULL_ENGINE_SECTIONS.map((id) =>
     engine === 'embed'
-      ? `export const loadLearnView = () => import(/* webpackIgnore: true */ /* @vite-ignore */ viewUrl());`
-      : `export const loadLearnView = () => import(${JSON.stringify(path.join(WEB, 'views/learn.js'))});`;
-  return `${base}
-${view}
-export function makeLearnWorker() { return new Worker(workerUrl()); }
+      ? `  ${id}: () => import(/* webpackIgnore: true */ /* @vite-ignore */ ${url(sectionFile(id))}),`
+      : `  ${id}: () => import(${JSON.stringify(path.join(WEB, `views/${id}.js`))}),`,
+  );
+  return `${base}export const SECTION_LOADERS = Object.freeze({
+${loaders.join('\n')}
+});
+export function makeLearnWorker() { return new Worker(${url(LEARN_WORKER_FILE)}); }
 `;
 };
 
@@ -163,13 +165,13 @@ function distPlugin({ engine, format }) {
         contents: assetsSource(engine, format),
         loader: 'js',
       }));
-      build.onResolve({ filter: /(^|\/)learn-loader\.js$/ }, (args) =>
-        path.resolve(args.resolveDir, args.path) === path.join(WEB, 'views/learn-loader.js')
-          ? { path: 'learn-loader', namespace: 'ae-virtual' }
+      build.onResolve({ filter: /(^|\/)full-engine-sections\.js$/ }, (args) =>
+        path.resolve(args.resolveDir, args.path) === path.join(WEB, 'views/full-engine-sections.js')
+          ? { path: 'full-engine-sections', namespace: 'ae-virtual' }
           : undefined,
       );
-      build.onLoad({ filter: /^learn-loader$/, namespace: 'ae-virtual' }, () => ({
-        contents: learnLoaderSource({ format, engine }),
+      build.onLoad({ filter: /^full-engine-sections$/, namespace: 'ae-virtual' }, () => ({
+        contents: sectionsSource({ format, engine }),
         loader: 'js',
         resolveDir: path.join(WEB, 'views'),
       }));
@@ -257,9 +259,11 @@ await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explore
 });
 
 fs.writeFileSync(path.join(DIST, FULL_ENGINE_FILE), fullEngineForTheElementsGlue());
-// The Learn section's worker (the whole engine inlined) and, for the element, its view.
+// The Learn section's worker (the whole engine inlined) and, for the element, the sections that
+// need the whole engine.
 await bundle('learn-worker.js', path.join(DIST, LEARN_WORKER_FILE), { format: 'iife' });
-await bundle('views/learn.js', path.join(DIST, LEARN_VIEW_FILE), { format: 'esm' });
+for (const id of FULL_ENGINE_SECTIONS)
+  await bundle(`views/${id}.js`, path.join(DIST, sectionFile(id)), { format: 'esm' });
 
 // 2. The page and the iframe view, as classic scripts (they must open from file://).
 await bundle('app.js', path.join(DIST, 'app.js'), { format: 'iife' });

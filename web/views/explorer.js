@@ -8,7 +8,7 @@ import { explainCell, modelFor, covers } from '../lib/explain.js';
 import { h } from '../ui/dom.js';
 import * as header from './header.js';
 import * as contexts from './contexts.js';
-import { loadLearnView, makeLearnWorker } from './learn-loader.js';
+import { SECTION_LOADERS, makeLearnWorker } from './full-engine-sections.js';
 
 // Sections in the seeds' teaching order: the bank contrast as the hook (003, with its lines and
 // plane), averaging — the dullest rule (002), then attention step by step: naive scores, queries,
@@ -22,7 +22,7 @@ const SECTIONS = [
   { load: () => import('./minimal-bar.js'), id: 'minimal-bar', views: [], controls: 'minimal' },
   { mod: contexts, id: 'contexts', views: ['contexts'] },
   { load: () => import('./lines.js'), id: 'lines', views: ['lines'] },
-  { load: () => import('./plane.js'), id: 'plane', views: ['plane'], needs: 'pca' },
+  { load: SECTION_LOADERS.plane, id: 'plane', views: ['plane'], needs: 'pca' },
   { load: () => import('./averaging.js'), id: 'averaging', views: ['averaging'] },
   { load: () => import('./controls.js'), id: 'controls', views: [], controls: 'full' },
   {
@@ -35,8 +35,8 @@ const SECTIONS = [
   { load: () => import('./heads.js'), id: 'heads', views: ['heads'] },
   { load: () => import('./order.js'), id: 'order', views: ['order'] },
   { load: () => import('./formula.js'), id: 'formula', views: ['formula'] },
-  { load: () => loadLearnView(), id: 'learn', views: ['learn'], needs: 'createModel' },
-  { load: () => import('./notebook.js'), id: 'notebook', views: ['notebook'], needs: 'torchGenerator' },
+  { load: SECTION_LOADERS.learn, id: 'learn', views: ['learn', 'model'], needs: 'createModel' },
+  { load: SECTION_LOADERS.notebook, id: 'notebook', views: ['notebook'], needs: 'torchGenerator' },
   { load: () => import('./editor.js'), id: 'edit', views: [], controls: 'full' },
 ];
 
