@@ -22,7 +22,14 @@ export type ExplorerView =
   | 'heads'
   | 'loops'
   | 'formula'
-  | 'averaging';
+  | 'averaging'
+  | 'lines'
+  | 'plane'
+  | 'notebook'
+  | 'scaling'
+  | 'order'
+  | 'learn'
+  | 'model';
 
 /** The explorer's whole state: what the share link (URL hash) and the inline JSON hold. */
 export interface ExplorerState {
@@ -56,6 +63,35 @@ export interface ExplorerState {
   /** The explained cell, if any. */
   selected: { matrix: string; row: number; col: number } | null;
   theme: 'auto' | 'light' | 'dark';
+  /** The notebook the "From the notebooks" section shows. */
+  notebook?: '000' | '001' | '002' | '003' | '004';
+  /** The Learn section's run (null until the reader changes it). */
+  learn?: LearnState | null;
+}
+
+/** The Learn section's run: everything a link needs to retrain to the same weights. */
+export interface LearnState {
+  task: 'copy' | 'reverse' | 'sort' | 'repeat' | 'bank' | 'text';
+  layers: number;
+  heads: number;
+  width: number;
+  mlp: boolean;
+  layerNorm: boolean;
+  lr: number;
+  batch: number;
+  seed: number;
+  /** Steps trained: a page opened from the link retrains to this step. */
+  steps: number;
+  /** The step a press of Train (or autoplay) trains to. */
+  until?: number;
+  /** Train as soon as the section is on screen. */
+  autoplay?: boolean;
+  /** The character model's context (task 'text'). */
+  context?: number;
+  /** The text to learn (task 'text'; in links only up to 2000 characters). */
+  text?: string;
+  /** The bank corpus (task 'bank'; in links only up to 40 sentences). */
+  sentences?: string[];
 }
 
 /** A partial state for setState(): `options` is merged key by key. */
@@ -65,6 +101,7 @@ export type ExplorerStatePatch = Partial<Omit<ExplorerState, 'options'>> & {
 
 /** The element's attributes (all strings, as in HTML). */
 export interface AttentionExplorerAttributes {
+  /** A sentence, 'averaging', or 'learn:<task>' (copy, reverse, sort, repeat, bank, text) for the Learn section alone. */
   example?: 'river' | 'finance' | 'both' | 'averaging' | string;
   /** Steps to show, comma or space separated: "scores,weights,output", or "all". */
   view?: string;
@@ -80,6 +117,10 @@ export interface AttentionExplorerAttributes {
   step?: string;
   /** A CSS length: "480", "480px", "30rem", "70vh". The element scrolls inside it. */
   height?: string;
+  /** With example="learn:…": the step a run trains to. */
+  steps?: string;
+  /** With example="learn:…": train as soon as the figure is on screen. */
+  autoplay?: '' | 'true' | 'false' | 'autoplay';
 }
 
 export interface AttentionExplorerEventMap extends HTMLElementEventMap {
