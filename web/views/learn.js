@@ -285,35 +285,40 @@ export function render(section, app) {
 
   // --- training -----------------------------------------------------------------------------
   function newTrainer() {
-    return createTrainer({
+    const trainer = createTrainer({
       engine: async () => app.engine,
       makeWorker: app.learnWorker,
       win: app.win,
       onProgress: ({ losses, steps, stepsPerSecond, mode }) => {
+        if (live?.trainer !== trainer) return;
         for (const l of losses) history.train.push([l.step, l.loss]);
         thin(history.train);
         chart.update({ train: history.train, held: history.held });
         showStatus(steps, stepsPerSecond, mode);
       },
-      onReport: (r) => {
-        report = r;
-        firstReport ||= r;
-        history.held.push([r.step, r.loss]);
-        thin(history.held);
-        if (r.bank) history.cosine.push([r.step, r.bank.cosine]);
-        drawReport();
-      },
+      onReport: (r) => applyReport(trainer, r),
       onStop: ({ reason, message: why }) => {
+        if (live?.trainer !== trainer) return;
         trainBtn.textContent = TEXT.train;
         if (reason === 'diverged')
           say(
-            `Training stopped at step ${live?.trainer.steps}: ${why}. The weights of the last good step are kept; lower the learning rate and press Train again.`,
+            `Training stopped at step ${trainer.steps}: ${why}. The weights of the last good step are kept; lower the learning rate and press Train again.`,
           );
         else if (reason === 'failed') say(`Training failed: ${why}`);
         saveSteps();
         sampleText();
       },
     });
+    return trainer;
+  }
+  function applyReport(trainer, r) {
+    if (live?.trainer !== trainer || !r) return;
+    report = r;
+    firstReport ||= r;
+    history.held.push([r.step, r.loss]);
+    thin(history.held);
+    if (r.bank) history.cosine.push([r.step, r.bank.cosine]);
+    drawReport();
   }
   // Long runs keep at most ~1500 points per line: every other point of the older half goes.
   function thin(points) {
@@ -330,37 +335,44 @@ export function render(section, app) {
     }
   }
 
+  // A new model (from the settings, or from checkpoint bytes). The run on screen is kept until
+  // the new one has started, so a refused checkpoint or setting loses nothing.
   async function restart(checkpoint = null, retrainTo = 0) {
     const learn = learnOf();
     say(null);
+    const trainer = newTrainer();
+    let first;
+    try {
+      live?.trainer.pause();
+      first = await trainer.start(sessionSpec(learn), checkpoint);
+    } catch (err) {
+      trainer.dispose();
+      say(`${checkpoint ? 'Could not load the checkpoint' : 'Could not start a model'}: ${err.message}`);
+      return false;
+    }
     live?.trainer.dispose();
+    live = { key: specKey(learn), task: safeTask(learn), trainer, imported: Boolean(checkpoint) };
     report = firstReport = null;
     history.train = [];
     history.held = [];
     history.cosine = [];
     chart.update({});
-    const trainer = newTrainer();
-    live = { key: specKey(learn), task: safeTask(learn), trainer, imported: Boolean(checkpoint) };
+    gridCells = [];
+    promptTokens = null;
     untilInput.value = String(retrainTo || learn.until || live.task?.train.steps || 500);
     syncInputs();
-    try {
-      await trainer.start(sessionSpec(learn), checkpoint);
-    } catch (err) {
-      say(`Could not start a model: ${err.message}`);
-      live = null;
-      return;
-    }
+    applyReport(trainer, first);
     if (learn.steps !== 0 && !retrainTo) store.set({ learn: { ...learn, steps: 0 } });
     if (retrainTo) {
       status.textContent = TEXT.fromLink(retrainTo);
       await trainer.step(retrainTo);
     }
     sampleText();
+    return true;
   }
 
   async function togglePlay() {
-    if (!live || live.key !== specKey(learnOf())) await restart();
-    if (!live) return;
+    if ((!live || live.key !== specKey(learnOf())) && !(await restart())) return;
     const { trainer } = live;
     if (trainer.running) {
       trainer.pause();
@@ -380,8 +392,8 @@ export function render(section, app) {
     trainer.play(until);
   }
   async function stepOnce() {
-    if (!live || live.key !== specKey(learnOf())) await restart();
-    if (!live || live.trainer.running) return;
+    if ((!live || live.key !== specKey(learnOf())) && !(await restart())) return;
+    if (live.trainer.running) return;
     await live.trainer.step(1);
   }
 
@@ -624,8 +636,7 @@ export function render(section, app) {
 
   // --- checkpoints ---------------------------------------------------------------------------
   async function exportCheckpoint() {
-    if (!live) await restart();
-    if (!live) return;
+    if (!live && !(await restart())) return;
     try {
       const bytes = await live.trainer.checkpoint();
       download(doc, `attention-explorer-${learnOf().task}-step${live.trainer.steps}.safetensors`, bytes);
@@ -640,9 +651,8 @@ export function render(section, app) {
       return;
     }
     const bytes = new Uint8Array(await file.arrayBuffer());
-    await restart(bytes);
-    if (live) say(null);
     fileInput.value = '';
+    await restart(bytes);
   }
 
   // --- lifecycle -----------------------------------------------------------------------------
