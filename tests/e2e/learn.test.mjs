@@ -1,0 +1,272 @@
+// Browser tests of the Learn section (web/views/learn.js, tools/trainer.js, learn-worker.js):
+// every task trains to its accuracy goal within its step budget, with the same numbers as the
+// same run in Node; the bank run pulls the two "bank"s apart; the page answers input while it
+// trains (in the worker, and in time slices when no worker can start); a shared link retrains to
+// the same weights; an exported checkpoint gives PyTorch's logits; hostile files get a message
+// and cost nothing; axe is clean and 360 px phones work.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
+import { loadEngine } from '../../web/engine/engine.js';
+import { defaultState } from '../../web/lib/state.js';
+import { encodeState } from '../../web/lib/share.js';
+import { createSession, taskFor } from '../../web/lib/learn/session.js';
+import { defaultLearn, sessionSpec } from '../../web/lib/learn/learn-state.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
+let server, browser, engine, defaults;
+test.before(async () => {
+  server = await serveStatic(path.join(ROOT, 'web'));
+  browser = await launchBrowser();
+  engine = await loadEngine();
+  defaults = defaultState(engine.examples());
+});
+test.after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const SECTION = 'section[data-section="learn"]';
+const learnHash = (learn) => `#${encodeState({ ...defaults, view: ['learn'], learn }, defaults)}`;
+
+/** Opens the page on the Learn section alone, with `learn` as its state. */
+async function openLearn(learn, { viewport = { width: 1280, height: 900 }, init = null, ...options } = {}) {
+  const o = await openPage(browser, null, { viewport, acceptDownloads: true, ...options });
+  if (init) await o.page.addInitScript(init);
+  await o.page.goto(server.url + learnHash(learn));
+  await o.page.evaluate(() => window.__explorer.ready);
+  await o.page.waitForSelector(`${SECTION} .ae-learn-status[data-report-step]`, { timeout: 30000 });
+  return o;
+}
+
+/** The numbers the status line carries once the report of `step` has arrived. */
+async function reportAt(page, step, timeout = 120000) {
+  await page.waitForFunction(
+    ([sel, n]) => Number(document.querySelector(sel)?.dataset.reportStep) === n,
+    [`${SECTION} .ae-learn-status`, step],
+    { timeout, polling: 100 },
+  );
+  return page.$eval(`${SECTION} .ae-learn-status`, (el) => ({
+    step: Number(el.dataset.reportStep),
+    loss: Number(el.dataset.loss),
+    accuracy: Number(el.dataset.accuracy),
+    mode: el.dataset.mode,
+  }));
+}
+
+for (const id of ['copy', 'reverse', 'sort', 'repeat']) {
+  test(`Learn_${id}_TrainsToItsGoalWithTheSameNumbersAsNode`, async () => {
+    const task = taskFor({ id });
+    const steps = task.train.steps;
+    const { page, context, problems } = await openLearn({ ...defaultLearn(id), until: steps, autoplay: true });
+    const t0 = Date.now();
+    const shown = await reportAt(page, steps);
+    const seconds = (Date.now() - t0) / 1000;
+    console.log(
+      `[ measured ] ${id} in the browser (${shown.mode}): ${steps} steps in ${seconds.toFixed(1)} s, held-out accuracy ${shown.accuracy.toFixed(3)}, loss ${shown.loss.toFixed(4)}`,
+    );
+    assert.ok(shown.accuracy >= task.goal, `${id}: accuracy ${shown.accuracy} < goal ${task.goal}`);
+    // The same run in Node: the same WASM, seed and batches give the same held-out numbers.
+    const session = createSession(engine, sessionSpec(defaultLearn(id)));
+    session.train(steps);
+    const node = session.evaluate();
+    session.dispose();
+    assert.equal(shown.loss, node.loss, 'the same loss, bit for bit');
+    assert.equal(shown.accuracy, node.accuracy);
+    // Every layer × head is drawn as lines over the example.
+    const cells = await page.$$eval(`${SECTION} .ae-learn-cell`, (els) => els.length);
+    assert.equal(cells, task.model.layers * task.model.heads);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
+
+test('Learn_BankPullsTheTwoBanksApart', async () => {
+  const steps = taskFor({ id: 'bank' }).train.steps;
+  const { page, context, problems } = await openLearn({ ...defaultLearn('bank'), until: steps, autoplay: true });
+  await reportAt(page, steps);
+  const cosine = await page.$eval(`${SECTION} .ae-learn-cosine`, (td) => ({
+    first: Number(td.dataset.first),
+    now: Number(td.dataset.now),
+  }));
+  const onContext = await page.$$eval(`${SECTION} .ae-learn-bank td[data-head]`, (tds) =>
+    tds.map((td) => ({ context: td.dataset.context, first: Number(td.dataset.first), now: Number(td.dataset.now) })),
+  );
+  console.log(
+    `[ measured ] bank: cosine of the two "bank" outputs ${cosine.first.toFixed(3)} → ${cosine.now.toFixed(3)}; attention of "bank" to the word before it ${onContext.map((c) => `${c.context} ${c.first.toFixed(2)} → ${c.now.toFixed(2)}`).join(', ')}`,
+  );
+  assert.ok(cosine.now < cosine.first, 'the two "bank" outputs are further apart than at step 0');
+  assert.ok(
+    onContext.some((c) => c.now > c.first),
+    '"bank" attends more to the word that tells which bank than at step 0',
+  );
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+/** While the model trains, the page handles input at once and keeps painting. */
+async function responsiveWhileTraining(page) {
+  await page.waitForFunction((sel) => document.querySelector(sel)?.textContent.includes('Pause'), `${SECTION} .ae-learn-train`);
+  return page.evaluate(async (sel) => {
+    const input = document.querySelector(`${sel} .ae-learn-settings input[type="number"]`);
+    const gaps = [];
+    let last = performance.now();
+    const end = last + 1500;
+    let handled = null;
+    input.addEventListener('input', () => (handled = performance.now()), { once: true });
+    let sent = null;
+    await new Promise((resolve) => {
+      const tick = (t) => {
+        gaps.push(t - last);
+        last = t;
+        if (!sent && t > end - 1000) {
+          sent = performance.now();
+          input.dispatchEvent(new Event('input', { bubbles: true }));
+        }
+        if (t < end) requestAnimationFrame(tick);
+        else resolve();
+      };
+      requestAnimationFrame(tick);
+    });
+    gaps.sort((a, b) => a - b);
+    return { p95: gaps[Math.floor(gaps.length * 0.95)], frames: gaps.length, inputMs: handled - sent };
+  }, SECTION);
+}
+
+for (const [mode, init] of [
+  ['worker', null],
+  ['page', () => delete window.Worker],
+]) {
+  test(`Learn_ThePageStaysResponsiveWhileTraining_${mode}`, async () => {
+    const { page, context, problems } = await openLearn(
+      { ...defaultLearn('sort'), until: 20000, autoplay: true },
+      { init },
+    );
+    const r = await responsiveWhileTraining(page);
+    const shown = await page.$eval(`${SECTION} .ae-learn-status`, (el) => el.dataset.mode);
+    console.log(
+      `[ measured ] training in the ${shown}: ${r.frames} frames in 1.5 s, p95 frame ${r.p95.toFixed(1)} ms, an input event handled after ${r.inputMs.toFixed(1)} ms`,
+    );
+    assert.equal(shown, mode);
+    assert.ok(r.inputMs < 100, `input handled after ${r.inputMs} ms`);
+    assert.ok(r.frames > 20, `the page kept painting (${r.frames} frames)`);
+    await page.click(`${SECTION} .ae-learn-train`); // pause
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
+
+test('Learn_ASharedLinkRetrainsToTheSameWeights', async () => {
+  const { page, context } = await openLearn({ ...defaultLearn('copy'), until: 120, autoplay: true });
+  const first = await reportAt(page, 120);
+  // Paused or done, the step count is in the link.
+  await page.waitForFunction(() => /learn/.test(decodeURIComponent(location.hash)) || location.hash.length > 10);
+  await page.waitForTimeout(1200); // the hash sync's burst timer
+  const link = await page.evaluate(() => location.href);
+  await context.close();
+  const again = await openPage(browser, link, { viewport: { width: 1280, height: 900 } });
+  await again.page.evaluate(() => window.__explorer.ready);
+  const restored = await reportAt(again.page, 120);
+  assert.equal(restored.loss, first.loss, 'the same held-out loss, bit for bit');
+  assert.equal(restored.accuracy, first.accuracy);
+  await again.context.close();
+});
+
+test('Learn_AnExportedCheckpointGivesPyTorchsLogits', async (t) => {
+  const { page, context } = await openLearn({ ...defaultLearn('reverse'), until: 50, autoplay: true });
+  await reportAt(page, 50);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${SECTION} .ae-learn-export`)]);
+  const bytes = new Uint8Array(fs.readFileSync(await download.path()));
+  await context.close();
+  const model = engine.loadModel(bytes);
+  const tokens = [3, 1, 4, 1, 5, 10, 5, 1, 4, 1];
+  const ours = model.logits(tokens);
+  // The same run in Node ends on the same weights.
+  const session = createSession(engine, sessionSpec(defaultLearn('reverse')));
+  session.train(50);
+  assert.deepEqual(session.model.logits(tokens), ours);
+  session.dispose();
+  model.dispose();
+  const torch = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' });
+  if (torch.status !== 0) {
+    t.skip('python3-torch is not installed: PyTorch comparison skipped');
+    return;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ae-ckpt-'));
+  const file = path.join(dir, 'reverse.safetensors');
+  fs.writeFileSync(file, bytes);
+  const out = execFileSync('/usr/bin/python3', [path.join(ROOT, 'tests/fixtures/checkpoint_logits.py'), file, JSON.stringify(tokens)], {
+    encoding: 'utf8',
+  });
+  fs.rmSync(dir, { recursive: true, force: true });
+  const theirs = JSON.parse(out);
+  let worst = 0;
+  ours.forEach((row, i) => row.forEach((v, j) => (worst = Math.max(worst, Math.abs(v - theirs[i][j])))));
+  console.log(`[ measured ] checkpoint in PyTorch: largest logit difference ${worst.toExponential(2)}`);
+  assert.ok(worst < 1e-4, `logits differ by ${worst}`);
+});
+
+test('Learn_HostileCheckpointsGetAMessageAndTheTrainedModelStays', async () => {
+  const { page, context, problems } = await openLearn({ ...defaultLearn('copy'), until: 40, autoplay: true });
+  const trained = await reportAt(page, 40);
+  const header = (json) => {
+    const text = Buffer.from(JSON.stringify(json));
+    const n = Buffer.alloc(8);
+    n.writeBigUInt64LE(BigInt(text.length));
+    return Buffer.concat([n, text]);
+  };
+  const files = [
+    ['empty.safetensors', Buffer.alloc(0), /checkpoint/i],
+    ['short.safetensors', Buffer.from([1, 2, 3]), /checkpoint/i],
+    ['huge-header.safetensors', Buffer.from([255, 255, 255, 255, 255, 255, 255, 127]), /header/i],
+    ['not-json.safetensors', Buffer.concat([Buffer.from([4, 0, 0, 0, 0, 0, 0, 0]), Buffer.from('{{{{')]), /JSON|header/i],
+    [
+      'wrong-shape.safetensors',
+      header({ 'transformer.wte.weight': { dtype: 'F32', shape: [1000000, 1000000], data_offsets: [0, 4] } }),
+      /transformer\.wte\.weight|offset|shape/i,
+    ],
+    ['text.safetensors', Buffer.from('<script>alert(1)</script>'), /checkpoint/i],
+  ];
+  for (const [name, bytes, pattern] of files) {
+    await page.setInputFiles(`${SECTION} .ae-learn-import`, { name, mimeType: 'application/octet-stream', buffer: bytes });
+    await page.waitForFunction((sel) => !document.querySelector(sel).hidden, `${SECTION} .ae-learn-message`);
+    const message = await page.$eval(`${SECTION} .ae-learn-message`, (el) => el.textContent);
+    assert.match(message, /^Could not load the checkpoint: /, name);
+    assert.match(message, pattern, `${name}: ${message}`);
+    const still = await page.$eval(`${SECTION} .ae-learn-status`, (el) => Number(el.dataset.loss));
+    assert.equal(still, trained.loss, `${name}: the trained model stays`);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+for (const [scheme, width] of [
+  ['light', 1280],
+  ['dark', 1280],
+  ['light', 360],
+]) {
+  test(`Learn_AxeFindsNothingAndNothingOverflows_${scheme}_${width}`, async () => {
+    const { page, context } = await openLearn(
+      { ...defaultLearn('repeat'), until: 30, autoplay: true },
+      { viewport: { width, height: 900 }, colorScheme: scheme, bypassCSP: true },
+    );
+    await reportAt(page, 30);
+    await page.addScriptTag({ path: AXE });
+    const result = await page.evaluate(
+      (sel) => window.axe.run(document.querySelector(sel), { resultTypes: ['violations'] }),
+      SECTION,
+    );
+    const summary = result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')})`);
+    assert.deepEqual(summary, []);
+    const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    assert.equal(scroll, client, 'no horizontal overflow');
+    if (width === 360) await page.screenshot({ path: path.join(ROOT, 'tests/e2e/screenshots/learn-phone.png'), fullPage: true });
+    await context.close();
+  });
+}

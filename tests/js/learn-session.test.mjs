@@ -1,0 +1,116 @@
+// The Learn section's training sessions (web/lib/learn/session.js) over the real engine in Node:
+// every task reaches its accuracy goal within its own step budget, a run is the same run however
+// it is sliced, a diverging learning rate keeps the last good weights, the bank probe moves as the
+// model learns, and checkpoints round-trip. (The browser tests do the same through the page.)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadEngine } from '../../web/engine/engine.js';
+import { createSession, taskFor } from '../../web/lib/learn/session.js';
+import { defaultLearn, sessionSpec } from '../../web/lib/learn/learn-state.js';
+import { sessionRequests } from '../../web/tools/trainer.js';
+
+const engine = await loadEngine();
+const spec = (id, patch = {}) => sessionSpec({ ...defaultLearn(id), ...patch });
+
+for (const id of ['copy', 'reverse', 'sort', 'repeat']) {
+  test(`Task_${id}_ReachesItsGoalWithinItsStepBudget`, () => {
+    const session = createSession(engine, spec(id));
+    const task = taskFor({ id });
+    const start = session.evaluate();
+    const t0 = performance.now();
+    session.train(task.train.steps);
+    const ms = performance.now() - t0;
+    const end = session.evaluate();
+    console.log(
+      `[ measured ] ${id}: ${task.train.steps} steps in ${(ms / 1000).toFixed(2)} s (${((task.train.steps * 1000) / ms).toFixed(0)} steps/s); held-out accuracy ${start.accuracy.toFixed(3)} → ${end.accuracy.toFixed(3)}, loss ${start.loss.toFixed(3)} → ${end.loss.toFixed(3)}`,
+    );
+    assert.ok(end.accuracy >= task.goal, `${id}: accuracy ${end.accuracy} < goal ${task.goal}`);
+    assert.ok(end.loss < start.loss);
+    session.dispose();
+  });
+}
+
+test('Session_TheSameRunHoweverItIsSliced', () => {
+  const a = createSession(engine, spec('reverse'));
+  const b = createSession(engine, spec('reverse'));
+  const la = a.train(40).map((r) => r.loss);
+  const lb = [...b.train(7), ...b.train(20), ...b.train(13)].map((r) => r.loss);
+  assert.deepEqual(lb, la);
+  assert.deepEqual(b.evaluate(), a.evaluate());
+  const c = createSession(engine, spec('reverse', { seed: 1 }));
+  assert.notDeepEqual(
+    c.train(5).map((r) => r.loss),
+    la.slice(0, 5),
+    'another seed, another run',
+  );
+  for (const s of [a, b, c]) s.dispose();
+});
+
+test('Session_ADivergingRateStopsAndKeepsTheLastGoodWeights', () => {
+  const session = createSession(engine, spec('copy'));
+  session.train(5);
+  const before = session.evaluate();
+  const params = session.model.params();
+  // A rate no run survives: the step that goes non-finite is refused and undone.
+  let thrown = null;
+  for (let n = 0; n < 5 && !thrown; n++) {
+    try {
+      session.model.step(batchOf(session), { lr: 1e30 });
+    } catch (err) {
+      thrown = err;
+    }
+  }
+  assert.ok(thrown, 'a diverging run throws');
+  assert.equal(thrown.name, 'AttentionError');
+  const after = session.evaluate();
+  assert.ok(Number.isFinite(after.loss), `the weights kept are finite (loss ${after.loss})`);
+  assert.notDeepEqual(params, null);
+  assert.ok(before.step <= after.step);
+  session.dispose();
+});
+function batchOf(session) {
+  const T = session.task.context;
+  const tokens = Int32Array.from({ length: T }, (_, i) => i % session.task.vocab.length);
+  return { tokens, targets: Int32Array.from(tokens, (t, i) => (i ? tokens[i - 1] : -1)), batch: 1, context: T };
+}
+
+test('Bank_TheProbeMovesAsTheModelLearns', () => {
+  const session = createSession(engine, spec('bank'));
+  const first = session.bank();
+  session.train(taskFor({ id: 'bank' }).train.steps);
+  const last = session.bank();
+  const share = (b) => (b.contexts.river.onContext[0] + b.contexts.finance.onContext[0]) / 2;
+  console.log(
+    `[ measured ] bank: attention from "bank" to the word before it ${share(first).toFixed(3)} → ${share(last).toFixed(3)} (head 1), cosine of the two "bank" outputs ${first.cosine.toFixed(3)} → ${last.cosine.toFixed(3)}`,
+  );
+  assert.ok(last.cosine < first.cosine, 'the two banks further apart');
+  session.dispose();
+});
+
+test('Session_CheckpointsRoundTrip', () => {
+  const a = createSession(engine, spec('copy'));
+  a.train(30);
+  const bytes = a.checkpoint();
+  const b = createSession(engine, spec('copy'), bytes);
+  assert.deepEqual(b.evaluate().loss, a.evaluate().loss);
+  assert.throws(
+    () => createSession(engine, spec('reverse'), bytes),
+    /checkpoint: it has a vocabulary of 10 tokens; this task has 11/,
+  );
+  a.dispose();
+  b.dispose();
+});
+
+test('Trainer_RequestsAnswerAsTheWorkerWould', async () => {
+  const requests = sessionRequests(Promise.resolve(engine));
+  await assert.rejects(requests.handle('train', [1]), /no model yet: start a run first/);
+  await assert.rejects(requests.handle('nope', []), /unknown request "nope"/);
+  const report = await requests.handle('start', [spec('copy')]);
+  assert.equal(report.step, 0);
+  assert.equal(report.attention.length, 1);
+  const losses = await requests.handle('train', [10, Infinity]);
+  assert.equal(losses.length, 10);
+  const budgeted = await requests.handle('train', [100000, 1]);
+  assert.ok(budgeted.length >= 1 && budgeted.length < 100000, 'stops once the slice budget is spent');
+  await requests.handle('dispose', []);
+});
