@@ -22,45 +22,55 @@ namespace attn::model {
 
 namespace {
 
+// GELU with the table's count type.
+template <typename Real, void (*gelu)(Real*, const Real*, long long)>
+void gelu_forward(Real* y, const Real* x, std::ptrdiff_t n) {
+  gelu(y, x, n);
+}
+template <typename Real, void (*gelu)(Real*, const Real*, const Real*, long long)>
+void gelu_backward(Real* dx, const Real* dy, const Real* x, std::ptrdiff_t n) {
+  gelu(dx, dy, x, n);
+}
+
 const GptKernels kGptReference = {linear_forward_ref<float>,
                                   linear_backward_ref<float>,
-                                  gelu_forward_ref<float>,
-                                  gelu_backward_ref<float>,
+                                  gelu_forward<float, gelu_forward_ref<float>>,
+                                  gelu_backward<float, gelu_backward_ref<float>>,
                                   &detail::kReferenceKernels,
                                   nullptr,
                                   nullptr};
 const GptKernels kGptEigen = {linear_forward_simd,
                               linear_backward_simd,
-                              gelu_forward_simd,
-                              gelu_backward_simd,
+                              gelu_forward<float, gelu_forward_simd>,
+                              gelu_backward<float, gelu_backward_simd>,
                               &detail::kEigenKernels,
                               nullptr,
                               nullptr};
 const GptKernels kGptSimd = {linear_forward_simd,
                              linear_backward_simd,
-                             gelu_forward_simd,
-                             gelu_backward_simd,
+                             gelu_forward<float, gelu_forward_simd>,
+                             gelu_backward<float, gelu_backward_simd>,
                              &detail::kSimdKernels,
                              nullptr,
                              nullptr};
 const GptKernels kGptTiled = {linear_forward_simd,
                               linear_backward_simd,
-                              gelu_forward_simd,
-                              gelu_backward_simd,
+                              gelu_forward<float, gelu_forward_simd>,
+                              gelu_backward<float, gelu_backward_simd>,
                               &detail::kSimdKernels,
                               kernels::attention_tiled_simd,
                               kernels::attention_tiled_backward_simd};
 const GptKernelsOf<double> kGptReferenceDouble = {linear_forward_ref<double>,
                                                   linear_backward_ref<double>,
-                                                  gelu_forward_ref<double>,
-                                                  gelu_backward_ref<double>,
+                                                  gelu_forward<double, gelu_forward_ref<double>>,
+                                                  gelu_backward<double, gelu_backward_ref<double>>,
                                                   &detail::kReferenceKernelsDouble,
                                                   nullptr,
                                                   nullptr};
 const GptKernelsOf<double> kGptTiledDouble = {linear_forward_ref<double>,
                                               linear_backward_ref<double>,
-                                              gelu_forward_ref<double>,
-                                              gelu_backward_ref<double>,
+                                              gelu_forward<double, gelu_forward_ref<double>>,
+                                              gelu_backward<double, gelu_backward_ref<double>>,
                                               &detail::kReferenceKernelsDouble,
                                               kernels::attention_tiled_ref<double>,
                                               kernels::attention_tiled_backward_ref<double>};

@@ -58,14 +58,16 @@ namespace attn::model {
 // Kernels
 
 // The kernels one forward and backward call, by implementation. Every pointer has the contract
-// of its namesake in layers.h, train_kernels.h or kernels.h.
+// of its namesake in layers.h, train_kernels.h or kernels.h (GELU's count is a ptrdiff_t, 32 bits
+// in WASM: a 64-bit argument in a function pointer's signature would make Emscripten export a
+// dynCall wrapper the embeddable element's glue, which also loads this engine, does not have).
 template <typename Real>
 struct GptKernelsOf {
   void (*linear_forward)(Real* y, const Real* x, const Real* w, const Real* b, int N, int I, int O);
   void (*linear_backward)(Real* dx, Real* dw, Real* db, const Real* dy, const Real* x, const Real* w, int N, int I,
                           int O);
-  void (*gelu_forward)(Real* y, const Real* x, long long n);
-  void (*gelu_backward)(Real* dx, const Real* dy, const Real* x, long long n);
+  void (*gelu_forward)(Real* y, const Real* x, std::ptrdiff_t n);
+  void (*gelu_backward)(Real* dx, const Real* dy, const Real* x, std::ptrdiff_t n);
   // One head's passes (head_forward / head_backward), and the attention capture of every kernel.
   const detail::KernelTableOf<Real>* attention;
   // The tiled kernel and its backward (kernels.h), or null: the head's (T, T) weights are kept.
