@@ -8,7 +8,9 @@
 // the key part of c_attn.bias (zero gradient in exact arithmetic) within the summed lr.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { loadEngine, AttentionError } from '../../web/engine/engine.js';
 import { createSession } from '../../web/lib/learn/session.js';
 
@@ -418,4 +420,13 @@ test('web/lib/learn/session.js trains, evaluates and reads attention through the
   assert.equal(attention[0].weights.length, 1);
   assert.equal(attention[0].weights[0].length, 10);
   session.dispose();
+});
+
+test("the README's Node example (examples/train-node.mjs) trains to near-zero loss and exits 0", () => {
+  const script = fileURLToPath(new URL('../../examples/train-node.mjs', import.meta.url));
+  const output = execFileSync(process.execPath, [script], { encoding: 'utf8' }); // throws on a non-zero exit
+  const final = /final loss (\d+\.\d+)/.exec(output);
+  assert.ok(final && Number(final[1]) <= 0.01, output);
+  assert.match(output, /accuracy 100\.0 %/);
+  assert.match(output, /3 1 4 1 5 \| → 5 1 4 1 3/);
 });
