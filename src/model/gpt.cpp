@@ -589,7 +589,16 @@ StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
   forward.training = true;
   forward.dropout_seed = o.seed + static_cast<std::uint64_t>(steps_);
   const float loss = model_.forward(batch, forward);
-  if (!std::isfinite(loss)) throw Error("step: the loss is " + str(loss) + " (the model diverged); " + after);
+  if (!std::isfinite(loss)) {
+    // Finite weights that give a non-finite loss were made by the last update (a rate too high):
+    // undo it too, back to the last weights whose loss was finite.
+    if (undo_.valid) {
+      undo_last_update();
+      throw Error("step: the loss is " + str(loss) + " (the model diverged); the last update is undone too: " +
+                  "the weights and optimizer state are those after step " + std::to_string(steps_));
+    }
+    throw Error("step: the loss is " + str(loss) + " (the model diverged); " + after);
+  }
   model_.backward();
   // clip_grad_norm (with clip 0 it measures and scales by 1)
   const float norm =
@@ -638,13 +647,30 @@ StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
     std::copy(params_backup_.begin(), params_backup_.end(), params.begin());
     if (o.optimizer == OptimizerKind::kAdamW && adamw_) *adamw_ = *adamw_backup_;
     if (o.optimizer == OptimizerKind::kSGD && sgd_) *sgd_ = *sgd_backup_;
+    undo_.valid = false;  // the backups now hold these weights, not the ones before the last update
     throw Error("step: the update made " + name + " " + value + " (the model diverged; lower lr); " + after);
   }
   // Committed: a fresh optimizer replaces the other kind's state.
+  undo_ = {true, fresh_adamw || fresh_sgd, o.optimizer};
   if (fresh_adamw) adamw_ = std::move(fresh_adamw), sgd_.reset(), sgd_backup_.reset();
   if (fresh_sgd) sgd_ = std::move(fresh_sgd), adamw_.reset(), adamw_backup_.reset();
   ++steps_;
   return StepResult{loss, norm, lr, steps_};
+}
+
+void Trainer::undo_last_update() {
+  std::vector<float>& params = model_.params();
+  std::copy(params_backup_.begin(), params_backup_.end(), params.begin());
+  if (undo_.fresh_optimizer) {
+    adamw_.reset();
+    sgd_.reset();
+  } else if (undo_.optimizer == OptimizerKind::kAdamW && adamw_ && adamw_backup_) {
+    *adamw_ = *adamw_backup_;
+  } else if (undo_.optimizer == OptimizerKind::kSGD && sgd_ && sgd_backup_) {
+    *sgd_ = *sgd_backup_;
+  }
+  --steps_;
+  undo_.valid = false;
 }
 
 // ---------------------------------------------------------------------------------------------

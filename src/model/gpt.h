@@ -270,8 +270,11 @@ class Trainer {
 
   // One step on a batch with targets. A non-finite loss or gradient norm, or an update that
   // leaves a non-finite weight, throws attn::Error saying which; the weights and the optimizer's
-  // state are then exactly as before the call and steps() does not advance. Switching the
-  // optimizer kind starts the new one from fresh state; other options may change between steps.
+  // state are then exactly as before the call and steps() does not advance — except that a
+  // non-finite loss from finite weights also undoes the update before it (the one that made
+  // them, e.g. by a rate far too high), so the weights kept are the last that gave a finite
+  // loss, and steps() goes back by one. Switching the optimizer kind starts the new one from
+  // fresh state; other options may change between steps.
   StepResult step(const Batch& batch, const StepOptions& options);
 
   long long steps() const { return steps_; }
@@ -285,6 +288,14 @@ class Trainer {
   std::unique_ptr<SGD> sgd_, sgd_backup_;
   std::vector<float> params_backup_;
   long long steps_ = 0;
+  // What the backups undo: the last committed update (once), made by this optimizer kind,
+  // which it started fresh.
+  struct Undo {
+    bool valid = false;
+    bool fresh_optimizer = false;
+    OptimizerKind optimizer = OptimizerKind::kAdamW;
+  } undo_;
+  void undo_last_update();
 };
 
 // ---------------------------------------------------------------------------------------------

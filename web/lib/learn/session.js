@@ -156,9 +156,9 @@ export function createSession(engine, { task: taskSpec, settings }, checkpoint =
     generate(prompt, count, options) {
       return model.generate(prompt, count, options);
     },
-    /** The model as a safetensors file (nanoGPT's names), with the task's vocabulary in its metadata. */
+    /** The model as a safetensors file (nanoGPT's names, its config in the metadata). */
     checkpoint() {
-      return model.toSafetensors({ metadata: { vocab: JSON.stringify(task.vocab), task: task.id } });
+      return model.toSafetensors();
     },
     get steps() {
       return model.steps;

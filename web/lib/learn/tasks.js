@@ -84,8 +84,8 @@ const repeat = {
   context: 16,
   minLength: 4,
   maxLength: 8,
-  model: { layers: 2, heads: 1, width: 32, mlp: false, layerNorm: true, bias: true },
-  train: { lr: 0.01, batch: 32, steps: 1500 },
+  model: { layers: 2, heads: 2, width: 64, mlp: false, layerNorm: true, bias: true },
+  train: { lr: 0.003, batch: 32, steps: 2000 },
   goal: 0.95,
   example(rng) {
     const m = this.minLength + rng.int(this.maxLength - this.minLength + 1);
