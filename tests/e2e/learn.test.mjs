@@ -41,6 +41,8 @@ async function openLearn(learn, { viewport = { width: 1280, height: 900 }, init 
   if (init) await o.page.addInitScript(init);
   await o.page.goto(server.url + learnHash(learn));
   await o.page.evaluate(() => window.__explorer.ready);
+  // The first model is made when the section comes on screen (on a phone it is below the knobs).
+  await o.page.locator(SECTION).scrollIntoViewIfNeeded();
   await o.page.waitForSelector(`${SECTION} .ae-learn-status[data-report-step]`, { timeout: 30000 });
   return o;
 }
@@ -192,11 +194,11 @@ test('Learn_AnExportedCheckpointGivesPyTorchsLogits', async (t) => {
   await context.close();
   const model = engine.loadModel(bytes);
   const tokens = [3, 1, 4, 1, 5, 10, 5, 1, 4, 1];
-  const ours = model.logits(tokens);
+  const ours = model.logits(tokens).get();
   // The same run in Node ends on the same weights.
   const session = createSession(engine, sessionSpec(defaultLearn('reverse')));
   session.train(50);
-  assert.deepEqual(session.model.logits(tokens), ours);
+  assert.deepEqual(session.model.logits(tokens).get(), ours);
   session.dispose();
   model.dispose();
   const torch = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' });
@@ -248,12 +250,19 @@ test('Learn_HostileCheckpointsGetAMessageAndTheTrainedModelStays', async () => {
     ['text.safetensors', Buffer.from('<script>alert(1)</script>'), /checkpoint/i],
   ];
   for (const [name, bytes, pattern] of files) {
+    await page.$eval(`${SECTION} .ae-learn-message`, (el) => {
+      el.hidden = true;
+      el.textContent = '';
+    });
     await page.setInputFiles(`${SECTION} .ae-learn-import`, {
       name,
       mimeType: 'application/octet-stream',
       buffer: bytes,
     });
-    await page.waitForFunction((sel) => !document.querySelector(sel).hidden, `${SECTION} .ae-learn-message`);
+    await page.waitForFunction(
+      (sel) => !document.querySelector(sel).hidden && document.querySelector(sel).textContent,
+      `${SECTION} .ae-learn-message`,
+    );
     const message = await page.$eval(`${SECTION} .ae-learn-message`, (el) => el.textContent);
     assert.match(message, /^Could not load the checkpoint: /, name);
     assert.match(message, pattern, `${name}: ${message}`);

@@ -8,7 +8,7 @@
 //   generate(prompt, n, options)           checkpoint() → safetensors bytes      dispose()
 //
 // and is told of progress through callbacks: onProgress({losses, steps, stepsPerSecond}) after
-// each slice, onReport(report) a few times a second (held-out loss, attention of the example,
+// each slice, onReport(report) two or three times a second (held-out loss, attention of the example,
 // the bank probe), onStop({reason, message}) when a run ends (reached, paused, diverged, failed).
 import { createSession } from '../lib/learn/session.js';
 
@@ -141,7 +141,7 @@ function yieldToPage(win) {
 export function createTrainer(options) {
   const win = options.win || globalThis;
   const now = () => win.performance?.now() ?? Date.now();
-  const reportEveryMs = options.reportEveryMs ?? 250;
+  const reportEveryMs = options.reportEveryMs ?? 400;
   let backend = null;
   let spec = null;
   let checkpointBytes = null;

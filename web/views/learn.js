@@ -284,6 +284,8 @@ export function render(section, app) {
   }
 
   // --- training -----------------------------------------------------------------------------
+  let progress = null;
+  let progressFrame = 0;
   function newTrainer() {
     const trainer = createTrainer({
       engine: async () => app.engine,
@@ -293,8 +295,15 @@ export function render(section, app) {
         if (live?.trainer !== trainer) return;
         for (const l of losses) history.train.push([l.step, l.loss]);
         thin(history.train);
-        chart.update({ train: history.train, held: history.held });
-        showStatus(steps, stepsPerSecond, mode);
+        // Slices arrive faster than frames: draw at most once per frame.
+        progress = { steps, stepsPerSecond, mode };
+        if (!progressFrame) {
+          progressFrame = (app.win.requestAnimationFrame || ((f) => app.win.setTimeout(f, 16)))(() => {
+            progressFrame = 0;
+            chart.update({ train: history.train, held: history.held });
+            showStatus(progress.steps, progress.stepsPerSecond, progress.mode);
+          });
+        }
       },
       onReport: (r) => applyReport(trainer, r),
       onStop: ({ reason, message: why }) => {
