@@ -32,9 +32,9 @@ const OPTION_DEFAULTS = {
   kernel: 'auto',
   materialize: true,
 };
-export const MAX_ELEMENTS = 1 << 24;
+const MAX_ELEMENTS = 1 << 24;
 
-export const shapeText = (shape) => `(${shape.join(', ')}${shape.length === 1 ? ',' : ''})`;
+const shapeText = (shape) => `(${shape.join(', ')}${shape.length === 1 ? ',' : ''})`;
 
 /**
  * Normalises a tensor argument: nested number arrays, or {shape, data} with a typed array or
@@ -138,7 +138,7 @@ export function toNested({ shape, data }) {
  * (a throwing getter, a revoked Proxy: code we do not control) becomes one naming
  * context.reading, the argument being read when it was thrown.
  */
-export function guarded(what, fn) {
+function guarded(what, fn) {
   const context = { reading: what };
   try {
     return fn(context);
@@ -150,7 +150,7 @@ export function guarded(what, fn) {
 }
 
 /** toTensor for one argument of a call: notes in `context` that `name` is being read. */
-export function readTensor(context, value, name, ranks) {
+function readTensor(context, value, name, ranks) {
   context.reading = name;
   return toTensor(value, name, ranks);
 }
@@ -159,7 +159,7 @@ export function readTensor(context, value, name, ranks) {
  * A snapshot of the caller's own enumerable properties, each read once: inherited ones
  * (a polluted Object.prototype) are ignored and a getter cannot change its answer mid-call.
  */
-export function ownArguments(context, args, what, allowed) {
+function ownArguments(context, args, what, allowed) {
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     throw new AttentionError(`${what}: expected an options object, got ${describe(args)}`, what);
   }
@@ -254,7 +254,7 @@ const OPTION_FIELDS = {
 };
 
 /** The core's last error (module.lastError()) as an AttentionError naming the argument it starts with. */
-export function coreError(module) {
+function coreError(module) {
   const message = module.lastError();
   const argument = /^([A-Za-z_][\w.-]*)(?:\[\d+\])*\s*:/.exec(message)?.[1];
   return new AttentionError(message, argument);
@@ -389,7 +389,7 @@ export function bindAbi(module, table = module.abi()) {
 // A call's tensors as own enumerable properties {shape, data}: views into the one
 // Float32Array read() copied out. get() lives on the prototype, so a result costs no
 // defineProperty; #names are the tensors this kind of result can hold.
-export class Result {
+class Result {
   #names;
 
   constructor(raw, dropBatch) {
@@ -446,7 +446,7 @@ class Averaging extends Result {
  * One tensor result as {shape, data} and get() for nested arrays: engine.project's y, a model's
  * logits (dropBatch: a single sequence's, without the batch dimension).
  */
-export class Projection {
+class Projection {
   constructor(raw, name = 'y', dropBatch = false) {
     const t = new Result(raw, () => dropBatch)[name];
     this.shape = t.shape;
@@ -606,6 +606,18 @@ const noModels = (what) => () => {
   );
 };
 const withoutModels = { createModel: noModels('createModel'), loadModel: noModels('loadModel') };
+// What model.js shares with this file, handed over rather than exported (not public API).
+const MODEL_KIT = Object.freeze({
+  AttentionError,
+  MAX_ELEMENTS,
+  Projection,
+  Result,
+  coreError,
+  guarded,
+  ownArguments,
+  readTensor,
+  shapeText,
+});
 
 function makeEngine(module) {
   const limits = Object.freeze(module.limits());
@@ -705,7 +717,7 @@ function makeEngine(module) {
       loadModel: Boolean(modelMethods && module.modelLoad),
     }),
 
-    ...(modelMethods && module.modelCreate ? modelMethods(module, abi, limits) : withoutModels),
+    ...(modelMethods && module.modelCreate ? modelMethods(module, abi, limits, MODEL_KIT) : withoutModels),
 
     /** The two principal components of points x (N, D); see engine.d.ts. */
     pca(args) {

@@ -8,17 +8,9 @@
 // Shapes: B batch, T tokens (≤ contextLength), V vocabSize, H heads, hs = width / heads.
 
 import { describe } from '../lib/text.js';
-import {
-  AttentionError,
-  MAX_ELEMENTS,
-  Projection,
-  Result,
-  coreError,
-  guarded,
-  ownArguments,
-  readTensor,
-  shapeText,
-} from './engine.js';
+// engine.js's own helpers, handed over by modelMethods (engine.js imports this file, and keeps
+// them out of its public exports).
+let AttentionError, MAX_ELEMENTS, Projection, Result, coreError, guarded, ownArguments, readTensor, shapeText;
 
 // createModel's config: the required sizes, then the switches with nanoGPT's defaults.
 const MODEL_SIZES = ['vocabSize', 'contextLength', 'layers', 'heads', 'width'];
@@ -370,9 +362,10 @@ class Model {
 
 /**
  * engine.createModel and engine.loadModel for a loaded module (the whole engine) and its
- * arena `abi`; `limits` is module.limits().
+ * arena `abi`; `limits` is module.limits(), `kit` engine.js's helpers.
  */
-export function modelMethods(module, abi, limits) {
+export function modelMethods(module, abi, limits, kit) {
+  ({ AttentionError, MAX_ELEMENTS, Projection, Result, coreError, guarded, ownArguments, readTensor, shapeText } = kit);
   return {
     /** A new nanoGPT-compatible model, initialised as PyTorch's GPT(config) after torch.manual_seed(seed). */
     createModel(config) {
