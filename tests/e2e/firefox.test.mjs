@@ -212,5 +212,40 @@ test('Exports_PngSvgCsvDownloadAndParseBackToThePageNumbers', async () => {
   await context.close();
 });
 
-// The Learn section trains a task: its Firefox test goes here once the section exists (open the
-// page, train the seeded task a few steps, check the loss falls and the numbers match Chromium's).
+// The Learn section trains a task in Firefox too: the seeded run reaches its goal with the same
+// held-out numbers as the same run in Node (the same WASM, seed and batches).
+test('Learn_TrainsATaskWithTheSameNumbersAsNode', async () => {
+  const { encodeState } = await import('../../web/lib/share.js');
+  const { defaultLearn, sessionSpec } = await import('../../web/lib/learn/learn-state.js');
+  const { createSession, taskFor } = await import('../../web/lib/learn/session.js');
+  const defaults = defaultState(engine.examples());
+  const steps = taskFor({ id: 'reverse' }).train.steps;
+  const hash = encodeState(
+    { ...defaults, view: ['learn'], learn: { ...defaultLearn('reverse'), until: steps, autoplay: true } },
+    defaults,
+  );
+  const { page, problems, context } = await openFirefoxPage(browser, null);
+  await page.goto(`${web.url}#${hash}`);
+  await page.evaluate(() => window.__explorer.ready);
+  await page.evaluate(() => document.querySelector('section[data-section="learn"]').scrollIntoView());
+  await page.waitForFunction(
+    (n) => Number(document.querySelector('section[data-section="learn"] .ae-learn-status')?.dataset.reportStep) === n,
+    { timeout: 120000, polling: 100 },
+    steps,
+  );
+  const shown = await page.evaluate(() => {
+    const d = document.querySelector('section[data-section="learn"] .ae-learn-status').dataset;
+    return { loss: Number(d.loss), accuracy: Number(d.accuracy), mode: d.mode };
+  });
+  const session = createSession(engine, sessionSpec(defaultLearn('reverse')));
+  session.train(steps);
+  const node = session.evaluate();
+  session.dispose();
+  console.log(
+    `[ measured ] firefox, reverse (${shown.mode}): accuracy ${shown.accuracy.toFixed(3)}, loss ${shown.loss.toFixed(4)}`,
+  );
+  assert.ok(shown.accuracy >= taskFor({ id: 'reverse' }).goal);
+  assert.equal(shown.loss, node.loss, 'the same held-out loss as Node, bit for bit');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
