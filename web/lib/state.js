@@ -22,6 +22,7 @@ export const VIEWS = [
   'scaling',
   'order',
   'learn',
+  'model',
 ];
 export const KERNELS = ['reference', 'vectorized', 'simd'];
 
