@@ -9,6 +9,9 @@
 //                     update (engine + DOM + style and layout, run as the next frame would run it)
 //                     and the interval to the next animation frame
 //   drag-cell         scrubbing a W_K cell sideways (the same measures)
+//   train-<task>-<where>  the Learn section training a task in its worker, or in time slices on
+//                     the page (no Worker): the interval between animation frames over 3 s of
+//                     training, and the steps per second it trained meanwhile
 // Numbers: mean, p95 and max over every event of every run, in ms.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -93,6 +96,70 @@ for (const [name, scenario] of Object.entries(SCENARIOS)) {
   rows.push({ name, update: stats(update), frame: stats(frame) });
   console.log(`${name}: update ${fmt(stats(update))} ms; frame interval ${fmt(stats(frame))} ms (mean / p95 / max)`);
 }
+
+// Training: frame intervals while the Learn section trains, and steps per second.
+const { defaultState } = await import('../web/lib/state.js');
+const { encodeState } = await import('../web/lib/share.js');
+const { defaultLearn } = await import('../web/lib/learn/learn-state.js');
+const { loadEngine } = await import('../web/engine/engine.js');
+const defaults = defaultState((await loadEngine()).examples());
+const TRAIN = async () => {
+  const status = document.querySelector('section[data-section="learn"] .ae-learn-status');
+  const frame = [];
+  const step0 = Number(status.dataset.step);
+  const t0 = performance.now();
+  let last = t0;
+  while (performance.now() - t0 < 3000) {
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    const t = performance.now();
+    frame.push(t - last);
+    last = t;
+  }
+  return {
+    frame,
+    stepsPerSecond: ((Number(status.dataset.step) - step0) * 1000) / (performance.now() - t0),
+    mode: status.dataset.mode,
+  };
+};
+const training = [];
+for (const task of ['reverse', 'sort', 'text']) {
+  for (const where of ['worker', 'page']) {
+    const frame = [];
+    const rates = [];
+    let mode = '';
+    for (let run = 0; run < RUNS; run++) {
+      const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 } });
+      if (where === 'page') await o.page.addInitScript(() => delete window.Worker);
+      const hash = encodeState(
+        { ...defaults, view: ['learn'], learn: { ...defaultLearn(task), until: 20000, autoplay: true } },
+        defaults,
+      );
+      await o.page.goto(`${server.url}#${hash}`);
+      await o.page.evaluate(() => window.__explorer.ready);
+      await o.page.locator('section[data-section="learn"]').scrollIntoViewIfNeeded();
+      await o.page.waitForFunction(
+        () => Number(document.querySelector('section[data-section="learn"] .ae-learn-status')?.dataset.step) > 20,
+        null,
+        { timeout: 60000 },
+      );
+      const r = await o.page.evaluate(TRAIN);
+      frame.push(...r.frame);
+      rates.push(r.stepsPerSecond);
+      mode = r.mode;
+      await o.context.close();
+    }
+    const row = {
+      name: `train-${task}-${where}`,
+      mode,
+      frame: stats(frame),
+      stepsPerSecond: rates.reduce((a, b) => a + b, 0) / rates.length,
+    };
+    training.push(row);
+    console.log(
+      `${row.name} (${mode}): frame interval ${fmt(row.frame)} ms (mean / p95 / max); ${row.stepsPerSecond.toFixed(0)} steps/s`,
+    );
+  }
+}
 await browser.close();
 await server.close();
 
@@ -109,6 +176,12 @@ const out = [
   '| scenario | events | update mean / p95 / max (ms) | frame interval mean / p95 / max (ms) |',
   '|---|---|---|---|',
   ...rows.map((r) => `| ${r.name} | ${r.update.n} | ${fmt(r.update)} | ${fmt(r.frame)} |`),
+  '',
+  "While the Learn section trains (3 s per run, the task's own model; `page` = no Worker, 10 ms slices):",
+  '',
+  '| scenario | trained in | frame interval mean / p95 / max (ms) | steps/s |',
+  '|---|---|---|---|',
+  ...training.map((r) => `| ${r.name} | ${r.mode} | ${fmt(r.frame)} | ${r.stepsPerSecond.toFixed(0)} |`),
   '',
 ];
 fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });

@@ -50,7 +50,7 @@ const TEXT = {
   seed: 'Seed',
   context: 'Context',
   untilStep: 'Train to step',
-  chart: 'Loss while training',
+  chart: 'Loss, step by step',
   heatmapOf: 'Attention weights',
   grid: 'Every layer and head on one held-out example (rows: queries, lines to the keys they attend to)',
   bankTitle: 'Where does “bank” look?',
@@ -141,7 +141,7 @@ export function render(section, app) {
     onchange: (e) => importCheckpoint(e.target.files?.[0]),
   });
   const status = h(doc, 'p', { class: 'ae-learn-status', 'aria-live': 'polite' });
-  const message = h(doc, 'p', { class: 'ae-notice ae-learn-message', role: 'alert', hidden: true });
+  const message = h(doc, 'p', { class: 'ae-learn-message', role: 'alert', hidden: true });
   const restartNote = h(doc, 'p', { class: 'ae-help ae-learn-restart', hidden: true }, TEXT.restartNeeded);
 
   const chart = createLossChart(doc, {
@@ -153,7 +153,7 @@ export function render(section, app) {
   });
 
   // --- the model view: lines per layer × head, and the chosen head as a heatmap ------------------
-  const gridBox = h(doc, 'div', { class: 'ae-learn-grid' });
+  const gridBox = h(doc, 'div', { class: 'ae-learn-grid ae-hm-scroll' });
   let gridCells = [];
   const explainLine = h(doc, 'p', { class: 'ae-help ae-learn-explain', 'aria-live': 'polite' });
   const heatmap = createHeatmap(doc, {
@@ -165,6 +165,7 @@ export function render(section, app) {
     onExplain: (i, j) => explainWeight(i, j),
   });
   heatmap.table.dataset.matrix = 'learn-weights';
+  heatmap.el.hidden = true; // until the first report fills it
 
   // --- the bank probe ----------------------------------------------------------------------
   const bankTable = h(doc, 'table', { class: 'ae-learn-bank' });
@@ -180,7 +181,7 @@ export function render(section, app) {
     { class: 'ae-learn-bankbox' },
     h(doc, 'h3', {}, TEXT.bankTitle),
     h(doc, 'p', {}, TEXT.bankIntro),
-    bankTable,
+    h(doc, 'div', { class: 'ae-hm-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.bankTitle }, bankTable),
     bankChart.el,
     field(TEXT.sentences, sentencesArea),
     button(TEXT.apply, () => applySentences()),
@@ -484,6 +485,7 @@ export function render(section, app) {
   function drawHead(attention, labels) {
     const layer = attention[Math.min(chosen.layer, attention.length - 1)];
     const w = layer.weights[Math.min(chosen.head, layer.weights.length - 1)];
+    heatmap.el.hidden = false;
     heatmap.update({
       caption: `${TEXT.heatmapOf}, layer ${chosen.layer + 1}, head ${chosen.head + 1} (step ${report.step})`,
       rowLabels: labels,

@@ -77,7 +77,7 @@ export function render(section, app) {
   section.append(
     h(doc, 'h2', {}, TEXT.title),
     h(doc, 'p', {}, TEXT.intro),
-    table,
+    h(doc, 'div', { class: 'ae-hm-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.table }, table),
     h(doc, 'div', { class: 'ae-ctl ae-ctl-range' }, h(doc, 'label', { for: id }, `${TEXT.width} `), input, output),
     h(doc, 'div', { class: 'ae-row' }, unscaled.fig, scaled.fig),
   );
