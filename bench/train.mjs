@@ -185,6 +185,12 @@ export async function runTrainBench({ quick = false, steps, sweep, log = (s) => 
   const problems = [],
     notes = [];
   let checked = 0;
+  const load = () =>
+    os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ');
+  const loadStart = load();
 
   const trainers = [];
   for (const make of [oursTrainer, () => tfjsTrainer('wasm'), () => tfjsTrainer('cpu'), torchTrainer]) {
@@ -206,7 +212,7 @@ export async function runTrainBench({ quick = false, steps, sweep, log = (s) => 
 
   // Runs every trainer on each setup (PyTorch: all setups in one process in quick mode, one
   // process per setup otherwise); returns results[setupIndex][trainerName] = run or {error}.
-  async function runAll(setups, list, label) {
+  async function runAll(setups, list, label, warmup) {
     const results = setups.map(() => ({}));
     for (const t of list) {
       if (t.native) {
@@ -238,7 +244,7 @@ export async function runTrainBench({ quick = false, steps, sweep, log = (s) => 
         if (r.error) log(`${label(s)} ${t.name}: FAILED ${r.error}`);
         else
           log(
-            `${label(s)} ${t.name.padEnd(9)} ${fmtTiming(timing(r.stepMs, WARMUP)).padStart(22)} ms/step  ` +
+            `${label(s)} ${t.name.padEnd(9)} ${fmtTiming(timing(r.stepMs, warmup)).padStart(22)} ms/step  ` +
               `loss ${r.losses[0].toFixed(4)} → ${r.losses.at(-1).toFixed(4)}`,
           );
       }
@@ -269,7 +275,7 @@ export async function runTrainBench({ quick = false, steps, sweep, log = (s) => 
   // 1. Both models at the benchmark's size: losses compared, steps timed.
   const setups = CONFIGS.map((c) => makeSetup(c, B, T0, STEPS));
   const label = (s) => `${s.config.mlp ? 'gpt ' : 'attn'} B=${s.batch} T=${String(s.context).padStart(4)}`;
-  const main = await runAll(setups, trainers, label);
+  const main = await runAll(setups, trainers, label, WARMUP);
   main.forEach((result, i) => {
     compare(result, label(setups[i]));
     for (const [name, r] of Object.entries(result)) {
@@ -285,11 +291,16 @@ export async function runTrainBench({ quick = false, steps, sweep, log = (s) => 
   if (SWEEP_T.length) {
     const live = new Set(trainers);
     for (const T of SWEEP_T) {
+      // The first part's gpt run is this sweep's row at its context (same weights, more steps).
+      if (T === T0) {
+        sweepRows.push({ T, result: main[0], warmup: WARMUP });
+        continue;
+      }
       const setup = makeSetup(CONFIGS[0], B, T, SWEEP_STEPS);
       const list = trainers.filter((t) => live.has(t));
-      const result = (await runAll([setup], list, label))[0];
+      const result = (await runAll([setup], list, label, SWEEP_WARMUP))[0];
       compare(result, label(setup));
-      sweepRows.push({ T, result });
+      sweepRows.push({ T, result, warmup: SWEEP_WARMUP });
       for (const t of list) {
         const r = result[t.name];
         if (!r) live.delete(t);
@@ -306,16 +317,11 @@ export async function runTrainBench({ quick = false, steps, sweep, log = (s) => 
   const names = trainers.map((t) => t.name);
   const lines = [];
   const date = new Date().toISOString();
-  const load = () =>
-    os
-      .loadavg()
-      .map((x) => x.toFixed(1))
-      .join(' ');
   lines.push(`# Training benchmark — ${date.slice(0, 10)}`);
   lines.push('');
   lines.push(
     `Machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} logical cores shared with other jobs ` +
-      `(load average ${load()} at the end), Node ${process.version}; ` +
+      `(load average ${loadStart} at the start, ${load()} at the end), Node ${process.version}; ` +
       trainers
         .map(
           (t) =>
@@ -379,28 +385,32 @@ export async function runTrainBench({ quick = false, steps, sweep, log = (s) => 
     lines.push(`## Step time against context length (${CONFIGS[0].label}, batch ${B})`);
     lines.push('');
     lines.push(
-      `Median of steps ${SWEEP_WARMUP + 1}–${SWEEP_STEPS} in ms; in brackets: growth against the first context. A ` +
+      `Median of steps ${SWEEP_WARMUP + 1}–${SWEEP_STEPS} in ms (at T = ${T0}: the table above); in brackets: ` +
+        'growth against the first context. A ' +
         `peer stops at the first context where 4× its step time would exceed ${SWEEP_LIMIT_MS / 1000} s; "—" = not run.`,
     );
     lines.push('');
     lines.push(`| T | ${names.map((n) => `${n} ms | ${n} memory`).join(' | ')} | max Δloss |`);
     lines.push(`|---|${names.map(() => '---|---').join('|')}|---|`);
     const first = {};
-    for (const { T, result } of sweepRows) {
+    for (const { T, result, warmup } of sweepRows) {
       const cells = [T];
-      let worst = 0;
+      let worst = null;
       for (const n of names) {
         const r = result[n];
         if (!r) cells.push('—', '—');
         else if (r.error) cells.push(`failed: ${r.error.slice(0, 60)}`, '—');
         else {
-          const m = timing(r.stepMs, SWEEP_WARMUP).median;
+          const m = timing(r.stepMs, warmup).median;
           first[n] ??= m;
-          cells.push(`${fmtMs(m)} (${(m / first[n]).toFixed(1)}×)`, r.memory.map(([, v]) => v).join('; ') || '—');
-          if (r.lossDiff !== undefined) worst = Math.max(worst, r.lossDiff);
+          cells.push(
+            `${fmtMs(m)} (${(m / first[n]).toFixed(1)}×)`,
+            r.memory.map(([k, v]) => `${k} ${v}`).join('; ') || '—',
+          );
+          if (r.lossDiff !== undefined) worst = Math.max(worst ?? 0, r.lossDiff);
         }
       }
-      cells.push(worst.toExponential(1));
+      cells.push(worst === null ? '—' : worst.toExponential(1));
       lines.push(`| ${cells.join(' | ')} |`);
     }
     lines.push('');
