@@ -2,15 +2,19 @@
 // forward, cross-entropy on next tokens, backward, clip by global norm, AdamW (PyTorch's
 // semantics, nanoGPT's groups: weight decay on parameters of dim ≥ 2 only).
 //
-// Every trainer is {name, version, train(setup) → run}; setup (built by bench/train.mjs) holds
+// Every trainer in this process is {name, version, start(setup) → session}, a session being
+//   {activate()?, step(batch) → {loss, gradNorm}, memory() → [[label, text], …], dispose()}
+// so the harness can step all sessions round-robin, one step each per round. PyTorch runs in its
+// own process: {name, native: true, trainMany(setups) → runs}, run = {losses, gradNorms, stepMs,
+// memory}. setup (built by bench/train.mjs) holds
 //   config     {vocabSize, contextLength, layers, heads, width, bias, mlp, layerNorm, dropout: 0}
 //   gelu       'erf' (nn.GELU(), exact) or 'tanh' (nanoGPT's old new_gelu)
 //   optimizer  {lr, betas: [b1, b2], eps, weightDecay, clip}
 //   params     {name: {shape, data: Float32Array}} by nanoGPT's state_dict names, in its order
 //   batches    [{tokens, targets}]: Int32Array (batch · context) each, row-major (B, T)
 //   batch, context
-// and run is {losses, gradNorms, stepMs, memory: [[label, text], …]}: the loss of step i is the
-// loss of batch i before that step's update, as nanoGPT's train loop logs it.
+// The loss of step i is the loss of batch i before that step's update, as nanoGPT's train loop
+// logs it.
 //
 // Shapes below: B batch, T context, C width, H heads, hs = C / H, V vocab.
 import { execFileSync } from 'node:child_process';
@@ -26,21 +30,6 @@ const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MB = 2 ** 20;
 
-// Runs step(batch) → {loss, gradNorm} over every batch, timing each call.
-async function stepLoop(batches, step) {
-  const losses = [],
-    gradNorms = [],
-    stepMs = [];
-  for (const b of batches) {
-    const t0 = performance.now();
-    const r = await step(b);
-    stepMs.push(performance.now() - t0);
-    losses.push(r.loss);
-    gradNorms.push(r.gradNorm ?? null);
-  }
-  return { losses, gradNorms, stepMs };
-}
-
 // ---------------------------------------------------------------------------------------
 // Ours: the engine's GPT model (engine.createModel), when this build of the engine has one.
 // Returns {skipped: "<why>"} otherwise.
@@ -52,7 +41,7 @@ export async function oursTrainer() {
   return {
     name: 'ours',
     version: 'engine WASM SIMD128',
-    async train(setup) {
+    async start(setup) {
       // A fresh engine (its own WASM instance) per run, so heapBytes() is this run's high-water mark.
       const engine = await createEngine();
       const c = setup.config;
@@ -68,24 +57,22 @@ export async function oursTrainer() {
         layerNorm: c.layerNorm,
         seed: 0,
       });
-      try {
-        model.setParams(setup.params);
-        const o = setup.optimizer;
-        const options = {
-          optimizer: 'adamw',
-          lr: o.lr,
-          betas: o.betas,
-          eps: o.eps,
-          weightDecay: o.weightDecay,
-          clip: o.clip,
-        };
-        const run = await stepLoop(setup.batches, ({ tokens, targets }) =>
+      model.setParams(setup.params);
+      const o = setup.optimizer;
+      const options = {
+        optimizer: 'adamw',
+        lr: o.lr,
+        betas: o.betas,
+        eps: o.eps,
+        weightDecay: o.weightDecay,
+        clip: o.clip,
+      };
+      return {
+        step: ({ tokens, targets }) =>
           model.step({ tokens, targets, batch: setup.batch, context: setup.context }, options),
-        );
-        return { ...run, memory: [['WASM heap', `${(engine.heapBytes() / MB).toFixed(1)} MB`]] };
-      } finally {
-        model.dispose();
-      }
+        memory: () => [['WASM heap', `${(engine.heapBytes() / MB).toFixed(1)} MB`]],
+        dispose: () => model.dispose(),
+      };
     },
   };
 }
@@ -94,8 +81,8 @@ export async function oursTrainer() {
 // TensorFlow.js: the same model written with tfjs ops, differentiated by tf.valueAndGrads, with
 // AdamW and clipping written out as torch.optim.AdamW (1.13, single-tensor path) and
 // clip_grad_norm_ compute them. One trainer per backend: 'wasm' (XNNPACK, the single-threaded
-// SIMD binary) and 'cpu' (plain JavaScript kernels). Both live in one tfjs engine; train()
-// switches the active backend, so runs must not overlap.
+// SIMD binary) and 'cpu' (plain JavaScript kernels). Both live in one tfjs engine, whose active
+// backend runs every op: a session's activate() selects its own.
 
 let tfPromise = null;
 function loadTf() {
@@ -137,28 +124,30 @@ export async function tfjsTrainer(backend) {
   return {
     name: `tfjs-${backend}`,
     version: tf.version_core,
-    async train(setup, { profile = false } = {}) {
+    async start(setup, { profile = false } = {}) {
       await use();
       const trainer = tfjsModel(tf, setup);
-      try {
-        const run = await stepLoop(setup.batches, trainer.step);
-        const memory = [];
-        if (profile) {
-          // One more step on the last batch (not timed, not compared): the tensor bytes alive at its peak.
-          const info = await tf.profile(() => trainer.step(setup.batches.at(-1)));
-          memory.push(['tensors at peak', `${(info.peakBytes / MB).toFixed(1)} MB`]);
-        }
-        if (backend === 'wasm') {
-          // The wasm backend's heap only grows, and its instance lives for the whole process.
-          memory.push([
-            'WASM heap (process high-water)',
-            `${(tf.backend().wasm.HEAPU8.buffer.byteLength / MB).toFixed(0)} MB`,
-          ]);
-        }
-        return { ...run, memory };
-      } finally {
-        trainer.dispose();
-      }
+      return {
+        // Both backends share one tfjs engine: the active one must be this session's before each step.
+        activate: () => tf.setBackend(backend),
+        step: trainer.step,
+        async memory() {
+          const memory = [];
+          if (profile) {
+            // One more step on the last batch (not timed, not compared): the tensor bytes alive at its peak.
+            await use();
+            const info = await tf.profile(() => trainer.step(setup.batches.at(-1)));
+            memory.push(['tensors at peak', `${(info.peakBytes / MB).toFixed(1)} MB`]);
+          }
+          if (backend === 'wasm') {
+            // The wasm backend's heap only grows, and its instance lives for the whole process.
+            const bytes = tf.findBackend('wasm').wasm.HEAPU8.buffer.byteLength;
+            memory.push(['WASM heap (process high-water)', `${(bytes / MB).toFixed(0)} MB`]);
+          }
+          return memory;
+        },
+        dispose: () => trainer.dispose(),
+      };
     },
   };
 }
@@ -390,9 +379,6 @@ export async function torchTrainer() {
           ['peak RSS', `${x.rssPeakMB.toFixed(0)} MB (${r.info.rssBaselineMB.toFixed(0)} MB after import torch)`],
         ],
       }));
-    },
-    async train(setup, options) {
-      return this.trainMany([setup], options)[0];
     },
   };
 }
