@@ -166,6 +166,17 @@ function distPlugin({ engine, format }) {
           resolveDir: engineDir,
         };
       });
+      // The models (web/engine/model.js) only where the engine has them: the element's small
+      // engine has none, so its bundle gets a stub and engine.js answers createModel with an error.
+      build.onResolve({ filter: /(^|\/)model\.js$/ }, (args) =>
+        engine === 'embed' && path.resolve(args.resolveDir, args.path) === path.join(WEB, 'engine/model.js')
+          ? { path: 'no-models', namespace: 'ae-virtual' }
+          : undefined,
+      );
+      build.onLoad({ filter: /^no-models$/, namespace: 'ae-virtual' }, () => ({
+        contents: 'export const modelMethods = null;',
+        loader: 'js',
+      }));
       // The vendored d3 bundle keeps every scheme; the npm package tree-shakes to the three used.
       build.onResolve({ filter: /vendor\/d3-scale-chromatic\.js$/ }, () => ({
         path: path.join(ROOT, 'node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs'),

@@ -2,6 +2,7 @@
 // encoded from those tables, and described by name for engine.js.
 #include "abi.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <exception>
@@ -12,7 +13,10 @@
 
 #include "attention.h"
 #ifndef ATTN_ENGINE_EMBED
+#include "gpt.h"
+#include "layers.h"
 #include "pca.h"
+#include "safetensors.h"
 #include "torch_random.h"
 #endif
 
@@ -126,6 +130,20 @@ enum class DrawOp { kRand, kRandn, kRandint, kNormal, kUniform, kBernoulli, kLin
 const char* const kDrawNames[] = {"rand",      "randn",  "randint",   "normal",  "uniform",
                                   "bernoulli", "linear", "embedding", "dropout", "skip"};
 static_assert(sizeof kDrawNames / sizeof kDrawNames[0] == static_cast<size_t>(DrawOp::kSkip) + 1, "one name per op");
+
+// The model calls with tensor results: logits (B, T, V); one layer's attention (H, T, ·).
+struct LogitsResult {
+  Tensor logits;
+};
+const ResultTensor<LogitsResult> kLogitsResults[] = {{"logits", &LogitsResult::logits}};
+struct LayerAttention {
+  Tensor q, k, v, scores, weights;
+};
+const ResultTensor<LayerAttention> kModelAttentionResults[] = {{"q", &LayerAttention::q},
+                                                               {"k", &LayerAttention::k},
+                                                               {"v", &LayerAttention::v},
+                                                               {"scores", &LayerAttention::scores},
+                                                               {"weights", &LayerAttention::weights}};
 
 #endif
 
@@ -313,6 +331,8 @@ const Description& describe() {
     for (const char* name : kDrawShapes) draw.shapes.push_back(name);
     d.calls.push_back(draw);
     for (const char* name : kDrawNames) d.draws.push_back(name);
+    d.calls.push_back({"modelLogits", {}, {}, {}, describe_results(kLogitsResults)});
+    d.calls.push_back({"modelAttention", {}, {}, {}, describe_results(kModelAttentionResults)});
 #endif
     for (int k = 0; k <= static_cast<int>(Kernel::kAuto); ++k) d.kernels.push_back(kernel_name(static_cast<Kernel>(k)));
     for (const char* name : kScaleModeNames) d.scale_modes.push_back(name);
@@ -504,6 +524,317 @@ std::uintptr_t draw(int handle, int op, double a, double b, int flag) {
     write_result(out, kDrawResults, false);
   });
 }
+
+// ---------------------------------------------------------------------------------------------
+// Models
+
+namespace {
+
+// A model and everything its calls keep between them.
+struct ModelSlot {
+  explicit ModelSlot(const model::ModelConfig& config, std::uint64_t seed) : gpt(config, seed), trainer(gpt) {}
+  model::Gpt gpt;
+  model::Trainer trainer;
+  model::GptCapture capture;  // the last model_attention's
+  std::vector<float> stage;   // model_stage's copy
+};
+std::map<int, std::unique_ptr<ModelSlot>> models;
+int next_model = 1;
+constexpr size_t kMaxModels = 256;
+std::vector<std::int32_t> model_in, model_targets, model_out;
+std::vector<std::uint8_t> exported;
+
+ModelSlot& slot(int handle) {
+  const auto found = models.find(handle);
+  if (found == models.end()) throw Error("model: this model was disposed");
+  return *found->second;
+}
+
+// Runs a model call returning `fallback` after recording the error of anything it throws.
+template <typename R, class Body>
+R guard(R fallback, Body body) {
+  try {
+    return body();
+  } catch (const std::exception& error) {
+    error_message = error.what();
+    return fallback;
+  }
+}
+
+// B·T tokens from the input buffer, checked against what model_input() sized.
+model::Batch input_batch(int batch, int context, bool targets) {
+  if (batch < 1 || context < 1 || static_cast<long long>(batch) * context != static_cast<long long>(model_in.size())) {
+    throw Error("batch: " + std::to_string(batch) + " × " + std::to_string(context) + " tokens, but the input holds " +
+                std::to_string(model_in.size()));
+  }
+  return {model_in.data(), targets ? model_targets.data() : nullptr, batch, context};
+}
+
+int add_model(std::unique_ptr<ModelSlot> slot_ptr) {
+  if (models.size() >= kMaxModels) {
+    throw Error("model: more than " + std::to_string(kMaxModels) + " models are alive; dispose() some");
+  }
+  models.emplace(next_model, std::move(slot_ptr));
+  return next_model++;
+}
+
+model::ModelConfig config_of(const ModelArgs& a) {
+  model::ModelConfig c;
+  c.vocab_size = a.vocab_size, c.block_size = a.context_length, c.n_layer = a.layers, c.n_head = a.heads;
+  c.n_embd = a.width, c.bias = a.bias != 0, c.mlp = a.mlp != 0, c.layer_norm = a.layer_norm != 0;
+  c.dropout = a.dropout;
+  return c;
+}
+
+// A metadata entry of an exported file as an integer or a boolean; missing: −1.
+int metadata_int(const model::SafetensorsHeader& h, const char* key) {
+  const auto found = h.metadata.find(key);
+  if (found == h.metadata.end()) return -1;
+  const std::string& v = found->second;
+  if (v == "true") return 1;
+  if (v == "false") return 0;
+  if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos) {
+    throw Error(std::string("metadata: ") + key + " is \"" + v + "\", expected a whole number or true/false");
+  }
+  return std::stoi(v);
+}
+
+}  // namespace
+
+std::uintptr_t model_input(int count) {
+  const size_t n = static_cast<size_t>(count < 0 ? 0 : count);
+  model_in.resize(n);
+  model_targets.resize(n);
+  return reinterpret_cast<std::uintptr_t>(model_in.data());
+}
+std::uintptr_t model_input_targets() { return reinterpret_cast<std::uintptr_t>(model_targets.data()); }
+std::uintptr_t model_output() { return reinterpret_cast<std::uintptr_t>(model_out.data()); }
+
+int model_create(const ModelArgs& args) {
+  return guard(0, [&] {
+    const std::uint64_t seed = TorchGenerator::seed_from_number(args.seed);
+    return add_model(std::make_unique<ModelSlot>(config_of(args), seed));
+  });
+}
+
+int model_load(const ModelArgs& overrides) {
+  return guard(0, [&] {
+    const std::uint8_t* bytes = arena.bytes.data();
+    const size_t size = arena.bytes.size();
+    const model::SafetensorsHeader header = model::parse_safetensors(bytes, size);
+    // The config: each field from overrides, else from the file's metadata (export_safetensors
+    // writes it), else an error saying which.
+    ModelArgs a = overrides;
+    const struct {
+      int* field;
+      const char* key;
+      const char* js;
+    } fields[] = {{&a.vocab_size, "vocab_size", "vocabSize"},
+                  {&a.context_length, "block_size", "contextLength"},
+                  {&a.layers, "n_layer", "layers"},
+                  {&a.heads, "n_head", "heads"},
+                  {&a.width, "n_embd", "width"},
+                  {&a.bias, "bias", "bias"},
+                  {&a.mlp, "mlp", "mlp"},
+                  {&a.layer_norm, "layer_norm", "layerNorm"}};
+    for (const auto& f : fields) {
+      if (*f.field >= 0) continue;
+      *f.field = metadata_int(header, f.key);
+      // the switches default to nanoGPT's GPTConfig (bias = True; it has an MLP and LayerNorms)
+      if (*f.field < 0 && (f.field == &a.bias || f.field == &a.mlp || f.field == &a.layer_norm)) *f.field = 1;
+      if (*f.field < 0) {
+        throw Error(std::string("metadata: the file does not record ") + f.key +
+                    " (it was not written by toSafetensors); pass " + f.js + " in loadModel's overrides");
+      }
+    }
+    if (std::isnan(a.dropout)) a.dropout = 0.0;
+    auto loaded = std::make_unique<ModelSlot>(config_of(a), TorchGenerator::seed_from_number(a.seed));
+    loaded->gpt.params() = model::import_safetensors(loaded->gpt.table(), bytes, size);
+    return add_model(std::move(loaded));
+  });
+}
+
+void model_delete(int handle) { models.erase(handle); }
+
+ModelArgs model_config(int handle) {
+  return guard(ModelArgs{}, [&] {
+    const model::ModelConfig& c = slot(handle).gpt.config();
+    ModelArgs a;
+    a.vocab_size = c.vocab_size, a.context_length = c.block_size, a.layers = c.n_layer, a.heads = c.n_head;
+    a.width = c.n_embd, a.bias = c.bias, a.mlp = c.mlp, a.layer_norm = c.layer_norm, a.dropout = c.dropout;
+    return a;
+  });
+}
+
+double model_steps(int handle) {
+  return guard(-1.0, [&] { return static_cast<double>(slot(handle).trainer.steps()); });
+}
+
+StepReport model_step(int handle, const StepArgs& args) {
+  StepReport failed;
+  failed.failed = 1;
+  return guard(failed, [&] {
+    ModelSlot& m = slot(handle);
+    model::StepOptions o;
+    if (args.optimizer == "adamw") {
+      o.optimizer = model::OptimizerKind::kAdamW;
+    } else if (args.optimizer == "sgd") {
+      o.optimizer = model::OptimizerKind::kSGD;
+    } else {
+      throw Error("optimizer: expected 'adamw' or 'sgd', got '" + args.optimizer + "'");
+    }
+    o.adamw.beta1 = args.beta1, o.adamw.beta2 = args.beta2, o.adamw.eps = args.eps;
+    o.adamw.weight_decay = args.weight_decay;
+    o.sgd.momentum = args.momentum, o.sgd.weight_decay = args.weight_decay;
+    o.clip = args.clip;
+    const auto whole = [](double v, const char* name) {
+      if (!(v >= 0 && v <= 1e15) || v != std::floor(v)) {
+        throw Error(std::string(name) + ": expected a whole number of steps ≥ 0, got " + std::to_string(v));
+      }
+      return static_cast<long long>(v);
+    };
+    const long long warmup = whole(args.warmup, "warmup"), decay = whole(args.decay_steps, "decaySteps");
+    o.schedule.learning_rate = args.lr;
+    if (decay > 0) {
+      if (decay <= warmup) {
+        throw Error("decaySteps: expected more than warmup = " + std::to_string(warmup) + ", got " +
+                    std::to_string(decay));
+      }
+      o.schedule = {true, args.lr, std::isnan(args.min_lr) ? args.lr / 10 : args.min_lr, warmup, decay};
+    } else if (warmup > 0) {
+      o.schedule = {true, args.lr, args.lr, warmup, warmup + 1};  // warmup, then lr (min_lr = lr)
+    }
+    o.seed = TorchGenerator::seed_from_number(args.seed);
+    const model::StepResult r = m.trainer.step(input_batch(args.batch, args.context, true), o);
+    StepReport report;
+    report.loss = r.loss, report.grad_norm = r.grad_norm, report.lr = r.lr, report.step = static_cast<double>(r.step);
+    return report;
+  });
+}
+
+EvalReport model_evaluate(int handle, int batch, int context) {
+  EvalReport failed;
+  failed.failed = 1;
+  return guard(failed, [&] {
+    model::Gpt& gpt = slot(handle).gpt;
+    const model::Batch b = input_batch(batch, context, true);
+    EvalReport report;
+    report.loss = gpt.forward(b);
+    // predictions: the argmax of each position's logits (the first of equals)
+    const int V = gpt.config().vocab_size;
+    const size_t n = model_in.size();
+    model_out.resize(n);
+    long long scored = 0, right = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const float* row = gpt.logits().data() + i * static_cast<size_t>(V);
+      model_out[i] = static_cast<std::int32_t>(std::max_element(row, row + V) - row);
+      if (model_targets[i] == model::kIgnoreIndex) continue;
+      ++scored;
+      right += model_out[i] == model_targets[i];
+    }
+    report.accuracy = static_cast<double>(right) / static_cast<double>(scored);  // scored ≥ 1: forward checked
+    return report;
+  });
+}
+
+std::uintptr_t model_logits(int handle, int batch, int context) {
+  return run("modelLogits", [&](Reader&) {
+    model::Gpt& gpt = slot(handle).gpt;
+    gpt.forward(input_batch(batch, context, false));
+    LogitsResult out;
+    out.logits.shape = {batch, context, gpt.config().vocab_size};
+    out.logits.data = gpt.logits();
+    write_result(out, kLogitsResults, true);
+  });
+}
+
+int model_attention(int handle, int context) {
+  return guard(-1, [&] {
+    ModelSlot& m = slot(handle);
+    model::ForwardOptions o;
+    m.capture.sequence = 0;
+    o.capture = &m.capture;
+    m.gpt.forward(input_batch(1, context, false), o);
+    return m.gpt.config().n_layer;
+  });
+}
+
+std::uintptr_t model_attention_layer(int handle, int layer) {
+  return run("modelAttention", [&](Reader&) {
+    ModelSlot& m = slot(handle);
+    if (layer < 0 || static_cast<size_t>(layer) >= m.capture.blocks.size()) {
+      throw Error("layer: expected 0 ≤ layer < " + std::to_string(m.capture.blocks.size()) + ", got " +
+                  std::to_string(layer));
+    }
+    const model::GptCapture::Block& c = m.capture.blocks[static_cast<size_t>(layer)];
+    const model::ModelConfig& cfg = m.gpt.config();
+    const int H = cfg.n_head, hs = cfg.n_embd / H, T = static_cast<int>(c.q.size() / (static_cast<size_t>(H) * hs));
+    LayerAttention out;
+    out.q = {{H, T, hs}, c.q}, out.k = {{H, T, hs}, c.k}, out.v = {{H, T, hs}, c.v};
+    out.scores = {{H, T, T}, c.scores}, out.weights = {{H, T, T}, c.weights};
+    write_result(out, kModelAttentionResults, false);
+  });
+}
+
+int model_generate(int handle, int prompt_length, int count, double temperature, int top_k, double seed) {
+  return guard(-1, [&] {
+    model::Gpt& gpt = slot(handle).gpt;
+    if (prompt_length < 0 || static_cast<size_t>(prompt_length) != model_in.size()) {
+      throw Error("prompt: " + std::to_string(prompt_length) + " tokens, but the input holds " +
+                  std::to_string(model_in.size()));
+    }
+    model::GenerateOptions o;
+    o.temperature = temperature, o.top_k = top_k, o.seed = TorchGenerator::seed_from_number(seed);
+    const std::vector<int> out = model::generate(gpt, std::vector<int>(model_in.begin(), model_in.end()), count, o);
+    model_out.assign(out.begin(), out.end());
+    return static_cast<int>(out.size());
+  });
+}
+
+std::vector<ParamInfo> model_param_table(int handle) {
+  return guard(std::vector<ParamInfo>{}, [&] {
+    std::vector<ParamInfo> out;
+    for (const model::ParamEntry& e : slot(handle).gpt.table().entries())
+      out.push_back({e.name, e.shape, static_cast<double>(e.offset), static_cast<double>(e.size)});
+    return out;
+  });
+}
+
+std::uintptr_t model_params(int handle) {
+  return guard(std::uintptr_t{0}, [&] { return reinterpret_cast<std::uintptr_t>(slot(handle).gpt.params().data()); });
+}
+
+std::uintptr_t model_stage(int handle) {
+  return guard(std::uintptr_t{0}, [&] {
+    ModelSlot& m = slot(handle);
+    m.stage.assign(m.gpt.params().begin(), m.gpt.params().end());
+    return reinterpret_cast<std::uintptr_t>(m.stage.data());
+  });
+}
+
+int model_commit(int handle) {
+  return guard(0, [&] {
+    ModelSlot& m = slot(handle);
+    if (m.stage.size() != m.gpt.params().size()) throw Error("setParams: nothing staged (model_stage first)");
+    for (const model::ParamEntry& e : m.gpt.table().entries())
+      for (size_t i = 0; i < e.size; ++i)
+        if (!std::isfinite(m.stage[e.offset + i])) {
+          throw Error(e.name + ": every value must be finite, got " + std::to_string(m.stage[e.offset + i]) +
+                      " at flat index " + std::to_string(i));
+        }
+    m.gpt.params().swap(m.stage);
+    return 1;
+  });
+}
+
+double model_export(int handle) {
+  return guard(-1.0, [&] {
+    const model::Gpt& gpt = slot(handle).gpt;
+    exported = model::export_safetensors(gpt.table(), gpt.params().data());
+    return static_cast<double>(exported.size());
+  });
+}
+std::uintptr_t model_export_data() { return reinterpret_cast<std::uintptr_t>(exported.data()); }
 
 #endif  // ATTN_ENGINE_EMBED
 

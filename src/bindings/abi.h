@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -111,5 +112,84 @@ std::uintptr_t draw(int handle, int op, double a, double b, int flag);
 const std::string& last_error();
 // Records a failure of a call made outside the arena (a generator's draw): lastError() returns it.
 void record_error(const std::string& message);
+
+// ---------------------------------------------------------------------------------------------
+// Models (engine.createModel, engine.loadModel), not in the embeddable element's engine: a
+// nanoGPT-style model (src/model/gpt.h) with its Trainer per handle, as generators. The option
+// structs below cross to JavaScript as plain numbers in and plain objects out (bindings.cpp
+// spells the fields as engine.js does); token ids go through the int32 input buffer, tensors
+// through the ResultHeader of the "modelLogits" and "modelAttention" calls. A call that fails
+// records the message for lastError() and answers 0, −1 or failed; a handle that is not alive fails naming "model".
+
+// nanoGPT's GPTConfig and the init seed. For model_load, a field below 0 (dropout: NaN) is not
+// given and comes from the file's metadata; without that, the sizes are an error naming them
+// and the switches take nanoGPT's defaults (bias, mlp and layer_norm true, dropout 0).
+struct ModelArgs {
+  int vocab_size = -1, context_length = -1, layers = -1, heads = -1, width = -1;
+  int bias = -1, mlp = -1, layer_norm = -1;  // 1 true, 0 false, −1 not given
+  double dropout = std::numeric_limits<double>::quiet_NaN();
+  double seed = 0;  // torch.manual_seed(seed) before GPT(config): an integer in [−2^53, 2^53]
+};
+
+// One training step's options (engine.js fills every field; its defaults are documented in
+// engine.d.ts). The schedule: constant lr; with warmup > 0 a linear warmup to lr (nanoGPT's
+// (it + 1)/(warmup + 1)); with decay_steps > 0 also a cosine decay to min_lr at decay_steps.
+struct StepArgs {
+  int batch = 0, context = 0;       // B, T of the batch in the input buffer
+  std::string optimizer = "adamw";  // "adamw" | "sgd"
+  double lr = 1e-3, beta1 = 0.9, beta2 = 0.95, eps = 1e-8, weight_decay = 0.1, momentum = 0, clip = 1;
+  double warmup = 0, decay_steps = 0;                        // integers ≥ 0; decay_steps 0: no decay
+  double min_lr = std::numeric_limits<double>::quiet_NaN();  // NaN: lr / 10
+  double seed = 0;                                           // dropout masks of step k: torch.manual_seed(seed + k)
+};
+struct StepReport {
+  int failed = 0;
+  double loss = 0, grad_norm = 0, lr = 0, step = 0;
+};
+struct EvalReport {
+  int failed = 0;
+  double loss = 0, accuracy = 0;  // accuracy over the targets ≠ −1
+};
+// One entry of the parameter table: a state_dict name, its shape, and where its floats are in
+// the buffers model_params() and model_stage() return.
+struct ParamInfo {
+  std::string name;
+  std::vector<int> shape;
+  double offset = 0, size = 0;
+};
+
+// The int32 input of the next model call: tokens (count) then targets (count). Sized by
+// model_input(count), which returns the tokens' address; model_input_targets() the targets'.
+std::uintptr_t model_input(int count);
+std::uintptr_t model_input_targets();
+// The int32 output of model_evaluate (predictions, B·T) and model_generate (new tokens).
+std::uintptr_t model_output();
+
+int model_create(const ModelArgs& args);     // a handle ≥ 1, or 0
+int model_load(const ModelArgs& overrides);  // from the safetensors bytes in the arena's bytes section
+void model_delete(int handle);
+ModelArgs model_config(int handle);  // the config as created or loaded (every field given)
+double model_steps(int handle);      // steps taken, or −1
+StepReport model_step(int handle, const StepArgs& args);
+EvalReport model_evaluate(int handle, int batch, int context);
+std::uintptr_t model_logits(int handle, int batch, int context);  // ResultHeader of "modelLogits"
+// One sequence (context tokens in the input) through the model with its attention kept; returns
+// the number of layers, or −1. model_attention_layer then gives layer l's q, k, v, scores and
+// weights (H, T, ·) as the ResultHeader of "modelAttention".
+int model_attention(int handle, int context);
+std::uintptr_t model_attention_layer(int handle, int layer);
+// nanoGPT's generate from the prompt (prompt_length tokens in the input); returns count, the new
+// tokens in the output, or −1.
+int model_generate(int handle, int prompt_length, int count, double temperature, int top_k, double seed);
+std::vector<ParamInfo> model_param_table(int handle);  // empty (and lastError) for a dead handle
+std::uintptr_t model_params(int handle);               // 0 for a dead handle
+// setParams: model_stage() copies the parameters into a staging buffer engine.js writes the new
+// tensors into; model_commit() checks every value is finite and makes it the parameters (the
+// optimizer's state is kept, as load_state_dict on the model alone). Returns 1, or 0.
+std::uintptr_t model_stage(int handle);
+int model_commit(int handle);
+// toSafetensors: the file's length, or −1; its bytes at model_export_data().
+double model_export(int handle);
+std::uintptr_t model_export_data();
 
 }  // namespace attn::abi

@@ -14,6 +14,10 @@
 #include "attention.h"
 #include "examples.h"
 #include "kernels.h"
+#ifndef ATTN_ENGINE_EMBED
+#include "config.h"
+#include "gpt.h"
+#endif
 
 using emscripten::val;
 
@@ -107,8 +111,94 @@ val limits() {
   out.set("maxWork", static_cast<double>(attn::Limits::kMaxWork));
   out.set("maxMagnitude", attn::Limits::kMaxMagnitude);
   out.set("maxAlpha", attn::Limits::kMaxAlpha);
+#ifndef ATTN_ENGINE_EMBED
+  val model = val::object();
+  model.set("maxVocab", attn::model::ModelLimits::kMaxVocab);
+  model.set("maxContext", attn::model::ModelLimits::kMaxBlockSize);
+  model.set("maxLayers", attn::model::ModelLimits::kMaxLayers);
+  model.set("maxHeads", attn::model::ModelLimits::kMaxHeads);
+  model.set("maxWidth", attn::model::ModelLimits::kMaxEmbd);
+  model.set("maxParams", static_cast<double>(attn::model::ModelLimits::kMaxParams));
+  model.set("maxActivations", static_cast<double>(attn::model::kMaxActivationFloats));
+  out.set("model", model);
+#endif
   return out;
 }
+
+#ifndef ATTN_ENGINE_EMBED
+// The model calls' structs as plain numbers in and plain objects out: Embind's value_object
+// would add imports the element's glue does not have (scripts/build-dist.mjs loads the whole
+// engine with the small engine's glue, so the two must import the same functions).
+attn::abi::ModelArgs model_args(int vocab_size, int context_length, int layers, int heads, int width, int bias,
+                                double dropout, int mlp, int layer_norm, double seed) {
+  attn::abi::ModelArgs a;
+  a.vocab_size = vocab_size, a.context_length = context_length, a.layers = layers, a.heads = heads;
+  a.width = width, a.bias = bias, a.dropout = dropout, a.mlp = mlp, a.layer_norm = layer_norm, a.seed = seed;
+  return a;
+}
+int model_create(int vocab_size, int context_length, int layers, int heads, int width, int bias, double dropout,
+                 int mlp, int layer_norm, double seed) {
+  return attn::abi::model_create(
+      model_args(vocab_size, context_length, layers, heads, width, bias, dropout, mlp, layer_norm, seed));
+}
+int model_load(int vocab_size, int context_length, int layers, int heads, int width, int bias, double dropout, int mlp,
+               int layer_norm, double seed) {
+  return attn::abi::model_load(
+      model_args(vocab_size, context_length, layers, heads, width, bias, dropout, mlp, layer_norm, seed));
+}
+val model_config(int handle) {
+  const attn::abi::ModelArgs a = attn::abi::model_config(handle);
+  val out = val::object();
+  out.set("vocabSize", a.vocab_size);
+  out.set("contextLength", a.context_length);
+  out.set("layers", a.layers);
+  out.set("heads", a.heads);
+  out.set("width", a.width);
+  out.set("bias", a.bias);
+  out.set("mlp", a.mlp);
+  out.set("layerNorm", a.layer_norm);
+  out.set("dropout", a.dropout);
+  return out;
+}
+val model_step(int handle, int batch, int context, std::string optimizer, double lr, double beta1, double beta2,
+               double eps, double weight_decay, double momentum, double clip, double warmup, double decay_steps,
+               double min_lr, double seed) {
+  attn::abi::StepArgs a;
+  a.batch = batch, a.context = context, a.optimizer = std::move(optimizer), a.lr = lr, a.beta1 = beta1;
+  a.beta2 = beta2, a.eps = eps, a.weight_decay = weight_decay, a.momentum = momentum, a.clip = clip;
+  a.warmup = warmup, a.decay_steps = decay_steps, a.min_lr = min_lr, a.seed = seed;
+  const attn::abi::StepReport r = attn::abi::model_step(handle, a);
+  val out = val::object();
+  out.set("failed", r.failed);
+  out.set("loss", r.loss);
+  out.set("gradNorm", r.grad_norm);
+  out.set("lr", r.lr);
+  out.set("step", r.step);
+  return out;
+}
+val model_evaluate(int handle, int batch, int context) {
+  const attn::abi::EvalReport r = attn::abi::model_evaluate(handle, batch, context);
+  val out = val::object();
+  out.set("failed", r.failed);
+  out.set("loss", r.loss);
+  out.set("accuracy", r.accuracy);
+  return out;
+}
+
+// model_param_table as [{name, shape, offset, size}].
+val model_param_table(int handle) {
+  val out = val::array();
+  for (const attn::abi::ParamInfo& p : attn::abi::model_param_table(handle)) {
+    val entry = val::object();
+    entry.set("name", p.name);
+    entry.set("shape", val::array(p.shape));
+    entry.set("offset", p.offset);
+    entry.set("size", p.size);
+    out.call<void>("push", entry);
+  }
+  return out;
+}
+#endif
 
 // Lengths are checked by engine.js; a mismatch here answers 0 rather than reading past a vector.
 double cosine(const val& a_js, const val& b_js) {
@@ -140,6 +230,27 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("generatorCreate", &attn::abi::generator_create);
   emscripten::function("generatorDelete", &attn::abi::generator_delete);
   emscripten::function("draw", &attn::abi::draw);
+
+  emscripten::function("modelInput", &attn::abi::model_input);
+  emscripten::function("modelInputTargets", &attn::abi::model_input_targets);
+  emscripten::function("modelOutput", &attn::abi::model_output);
+  emscripten::function("modelCreate", &model_create);
+  emscripten::function("modelLoad", &model_load);
+  emscripten::function("modelDelete", &attn::abi::model_delete);
+  emscripten::function("modelConfig", &model_config);
+  emscripten::function("modelSteps", &attn::abi::model_steps);
+  emscripten::function("modelStep", &model_step);
+  emscripten::function("modelEvaluate", &model_evaluate);
+  emscripten::function("modelLogits", &attn::abi::model_logits);
+  emscripten::function("modelAttention", &attn::abi::model_attention);
+  emscripten::function("modelAttentionLayer", &attn::abi::model_attention_layer);
+  emscripten::function("modelGenerate", &attn::abi::model_generate);
+  emscripten::function("modelParamTable", &model_param_table);
+  emscripten::function("modelParams", &attn::abi::model_params);
+  emscripten::function("modelStage", &attn::abi::model_stage);
+  emscripten::function("modelCommit", &attn::abi::model_commit);
+  emscripten::function("modelExport", &attn::abi::model_export);
+  emscripten::function("modelExportData", &attn::abi::model_export_data);
 #endif
   emscripten::function("lastError", &last_error);
   emscripten::function("examples", &examples);

@@ -34,6 +34,29 @@ void check_lr(double lr) {
 
 }  // namespace
 
+void validate(const AdamWOptions& o) {
+  if (!(o.beta1 >= 0.0 && o.beta1 < 1.0)) throw Error("beta1: expected 0 ≤ beta1 < 1, got " + str(o.beta1));
+  if (!(o.beta2 >= 0.0 && o.beta2 < 1.0)) throw Error("beta2: expected 0 ≤ beta2 < 1, got " + str(o.beta2));
+  if (!(o.eps >= 0.0) || !std::isfinite(o.eps)) throw Error("eps: expected a finite eps ≥ 0, got " + str(o.eps));
+  if (!(o.weight_decay >= 0.0) || !std::isfinite(o.weight_decay)) {
+    throw Error("weight_decay: expected a finite weight_decay ≥ 0, got " + str(o.weight_decay));
+  }
+}
+
+void validate(const SGDOptions& o) {
+  if (!(o.momentum >= 0.0) || !std::isfinite(o.momentum)) {
+    throw Error("momentum: expected a finite momentum ≥ 0, got " + str(o.momentum));
+  }
+  if (!std::isfinite(o.dampening)) throw Error("dampening: expected a finite number, got " + str(o.dampening));
+  if (!(o.weight_decay >= 0.0) || !std::isfinite(o.weight_decay)) {
+    throw Error("weight_decay: expected a finite weight_decay ≥ 0, got " + str(o.weight_decay));
+  }
+  if (o.nesterov && (o.momentum <= 0.0 || o.dampening != 0.0)) {
+    throw Error("nesterov: requires momentum > 0 and dampening = 0 (as torch.optim.SGD), got momentum " +
+                str(o.momentum) + ", dampening " + str(o.dampening));
+  }
+}
+
 std::vector<ParamSegment> param_segments(const ParamTable& table) {
   std::vector<ParamSegment> out;
   for (const ParamEntry& e : table.entries()) out.push_back({e.offset, e.size, e.decay});
@@ -45,16 +68,15 @@ std::vector<ParamSegment> param_segments(const ParamTable& table) {
 
 AdamW::AdamW(std::vector<ParamSegment> segments, std::size_t total, const AdamWOptions& options)
     : segments_(std::move(segments)), options_(options) {
-  const AdamWOptions& o = options_;
-  if (!(o.beta1 >= 0.0 && o.beta1 < 1.0)) throw Error("beta1: expected 0 ≤ beta1 < 1, got " + str(o.beta1));
-  if (!(o.beta2 >= 0.0 && o.beta2 < 1.0)) throw Error("beta2: expected 0 ≤ beta2 < 1, got " + str(o.beta2));
-  if (!(o.eps >= 0.0) || !std::isfinite(o.eps)) throw Error("eps: expected a finite eps ≥ 0, got " + str(o.eps));
-  if (!(o.weight_decay >= 0.0) || !std::isfinite(o.weight_decay)) {
-    throw Error("weight_decay: expected a finite weight_decay ≥ 0, got " + str(o.weight_decay));
-  }
+  validate(options_);
   check_segments(segments_, total);
   m_.assign(total, 0.0f);
   v_.assign(total, 0.0f);
+}
+
+void AdamW::set_options(const AdamWOptions& options) {
+  validate(options);
+  options_ = options;
 }
 
 void AdamW::step(float* params, const float* grads, double lr) {
@@ -94,27 +116,24 @@ void AdamW::step(float* params, const float* grads, double lr) {
 // SGD
 
 SGD::SGD(std::vector<ParamSegment> segments, std::size_t total, const SGDOptions& options)
-    : segments_(std::move(segments)), options_(options) {
-  const SGDOptions& o = options_;
-  if (!(o.momentum >= 0.0) || !std::isfinite(o.momentum)) {
-    throw Error("momentum: expected a finite momentum ≥ 0, got " + str(o.momentum));
-  }
-  if (!std::isfinite(o.dampening)) throw Error("dampening: expected a finite number, got " + str(o.dampening));
-  if (!(o.weight_decay >= 0.0) || !std::isfinite(o.weight_decay)) {
-    throw Error("weight_decay: expected a finite weight_decay ≥ 0, got " + str(o.weight_decay));
-  }
-  if (o.nesterov && (o.momentum <= 0.0 || o.dampening != 0.0)) {
-    throw Error("nesterov: requires momentum > 0 and dampening = 0 (as torch.optim.SGD), got momentum " +
-                str(o.momentum) + ", dampening " + str(o.dampening));
-  }
+    : segments_(std::move(segments)), options_(options), total_(total) {
+  validate(options_);
   check_segments(segments_, total);
-  if (o.momentum != 0.0) buf_.assign(total, 0.0f);
+  if (options_.momentum != 0.0) buf_.assign(total, 0.0f);
+}
+
+void SGD::set_options(const SGDOptions& options) {
+  validate(options);
+  options_ = options;
+  if (options_.momentum != 0.0 && buf_.empty()) buf_.assign(total_, 0.0f);
 }
 
 void SGD::step(float* params, const float* grads, double lr) {
   check_lr(lr);
   const SGDOptions& o = options_;
-  const bool first = step_ == 0;
+  const bool use_buffer = o.momentum != 0.0;
+  const bool first = buffer_empty_;
+  if (use_buffer) buffer_empty_ = false;
   ++step_;
   const float momentum = static_cast<float>(o.momentum);
   const float one_minus_dampening = static_cast<float>(1 - o.dampening);
@@ -124,7 +143,7 @@ void SGD::step(float* params, const float* grads, double lr) {
     const float wd = static_cast<float>(wd_double);
     float* __restrict p = params + s.offset;
     const float* __restrict g = grads + s.offset;
-    float* buf = buf_.empty() ? nullptr : buf_.data() + s.offset;
+    float* buf = use_buffer ? buf_.data() + s.offset : nullptr;
     for (std::size_t i = 0; i < s.size; ++i) {
       float d = g[i];
       if (wd_double != 0.0) d = d + wd * p[i];

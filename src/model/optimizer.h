@@ -46,6 +46,9 @@ struct AdamWOptions {
 //   bc1 = 1 − β1^step,  bc2 = 1 − β2^step,  step_size = lr / bc1   (double)
 //   denom = √v / float(√bc2) + float(eps)
 //   p  = p + (float(−step_size) · m) / denom                   addcdiv_(m, denom, value=−step_size)
+// attn::Error naming the first option torch would reject (as the constructor below checks).
+void validate(const AdamWOptions& options);
+
 class AdamW {
  public:
   // Moments (exp_avg, exp_avg_sq) of `total` floats, zero, in the parameters' layout.
@@ -55,6 +58,10 @@ class AdamW {
 
   // params, grads: `total` floats. lr: this step's learning rate (learning_rate_at()), ≥ 0.
   void step(float* params, const float* grads, double lr);
+
+  // New hyperparameters for the next steps, the moments and step count kept (as editing a torch
+  // param_group between steps). Checked as the constructor checks them.
+  void set_options(const AdamWOptions& options);
 
   long long steps() const { return step_; }
   const std::vector<float>& exp_avg() const { return m_; }
@@ -82,18 +89,29 @@ struct SGDOptions {
 //                  later       buf = buf · float(μ) + float(1 − dampening) · d
 //                  d = nesterov ? d + float(μ) · buf : buf
 //   p = p + float(−lr) · d
+// attn::Error naming the first option torch would reject (as the constructor below checks).
+void validate(const SGDOptions& options);
+
 class SGD {
  public:
   SGD(std::vector<ParamSegment> segments, std::size_t total, const SGDOptions& options = {});
   void step(float* params, const float* grads, double lr);
 
+  // New hyperparameters for the next steps, the momentum buffer kept (as editing a torch
+  // param_group): a momentum that becomes nonzero starts its buffer at the next step's d, as
+  // torch does for a parameter without one.
+  void set_options(const SGDOptions& options);
+
   long long steps() const { return step_; }
   const std::vector<float>& momentum_buffer() const { return buf_; }
+  const SGDOptions& options() const { return options_; }
 
  private:
   std::vector<ParamSegment> segments_;
   SGDOptions options_;
   std::vector<float> buf_;
+  std::size_t total_ = 0;
+  bool buffer_empty_ = true;  // no step has filled buf_ yet: the next one sets buf = d
   long long step_ = 0;
 };
 

@@ -3,7 +3,11 @@
 // the core gives. tests/js/abi.test.mjs checks the JavaScript side against the same table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <set>
 #include <string>
@@ -315,6 +319,122 @@ TEST(AbiCalls, MalformedPackingFailsNamingTheCallAndTheNextCallAnswers) {
   good.tensor(&x);
   good.write();
   EXPECT_EQ(get<std::int32_t>(attn::abi::averaging(), result, "failed"), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Models through the ABI, natively: what engine.js does, call by call.
+
+void put_tokens(const std::vector<int>& tokens, const std::vector<int>& targets) {
+  auto* in = reinterpret_cast<std::int32_t*>(attn::abi::model_input(static_cast<int>(tokens.size())));
+  std::copy(tokens.begin(), tokens.end(), in);
+  if (!targets.empty())
+    std::copy(targets.begin(), targets.end(), reinterpret_cast<std::int32_t*>(attn::abi::model_input_targets()));
+}
+
+attn::abi::ModelArgs small_model() {
+  attn::abi::ModelArgs a;
+  a.vocab_size = 7, a.context_length = 4, a.layers = 1, a.heads = 2, a.width = 4, a.bias = 1, a.mlp = 1;
+  a.layer_norm = 1, a.dropout = 0, a.seed = 3;
+  return a;
+}
+
+TEST(AbiModel, StepEvaluateExportAndLoadBackByHandle) {
+  const int handle = attn::abi::model_create(small_model());
+  ASSERT_GT(handle, 0) << attn::abi::last_error();
+  EXPECT_EQ(attn::abi::model_steps(handle), 0);
+  put_tokens({1, 2, 3, 4, 5, 6, 0, 1}, {2, 3, 4, 5, 6, 0, 1, -1});
+  attn::abi::StepArgs args;
+  args.batch = 2, args.context = 4, args.lr = 1e-2, args.warmup = 2, args.decay_steps = 10;
+  const attn::abi::StepReport r = attn::abi::model_step(handle, args);
+  ASSERT_EQ(r.failed, 0) << attn::abi::last_error();
+  EXPECT_EQ(r.step, 1);
+  EXPECT_DOUBLE_EQ(r.lr, 1e-2 * 1 / 3);  // nanoGPT's warmup: lr · (it + 1) / (warmup + 1)
+  EXPECT_GT(r.loss, 0);
+  const attn::abi::EvalReport e = attn::abi::model_evaluate(handle, 2, 4);
+  ASSERT_EQ(e.failed, 0) << attn::abi::last_error();
+  EXPECT_GE(e.accuracy, 0);
+  EXPECT_LE(e.accuracy, 1);
+
+  const double bytes = attn::abi::model_export(handle);
+  ASSERT_GT(bytes, 8);
+  const std::uintptr_t file = attn::abi::model_export_data();
+  const std::uintptr_t header = attn::abi::prepare(0, 0, static_cast<int>(bytes));
+  std::memcpy(reinterpret_cast<void*>(get<std::uintptr_t>(header, attn::abi::describe().sections, "bytes")),
+              reinterpret_cast<const void*>(file), static_cast<size_t>(bytes));
+  const int loaded = attn::abi::model_load(attn::abi::ModelArgs{});  // every field from the metadata
+  ASSERT_GT(loaded, 0) << attn::abi::last_error();
+  const attn::abi::ModelArgs c = attn::abi::model_config(loaded);
+  EXPECT_EQ(c.vocab_size, 7);
+  EXPECT_EQ(c.heads, 2);
+  const auto table = attn::abi::model_param_table(loaded);
+  ASSERT_FALSE(table.empty());
+  const double total = table.back().offset + table.back().size;
+  const auto* a = reinterpret_cast<const float*>(attn::abi::model_params(handle));
+  const auto* b = reinterpret_cast<const float*>(attn::abi::model_params(loaded));
+  EXPECT_TRUE(std::equal(a, a + static_cast<size_t>(total), b));
+
+  // setParams: a NaN staged is refused and changes nothing.
+  auto* stage = reinterpret_cast<float*>(attn::abi::model_stage(loaded));
+  stage[static_cast<size_t>(table[1].offset)] = std::nanf("");
+  EXPECT_EQ(attn::abi::model_commit(loaded), 0);
+  EXPECT_EQ(attn::abi::last_error().rfind("transformer.wpe.weight: every value must be finite", 0), 0u)
+      << attn::abi::last_error();
+  EXPECT_TRUE(
+      std::equal(a, a + static_cast<size_t>(total), reinterpret_cast<const float*>(attn::abi::model_params(loaded))));
+
+  attn::abi::model_delete(loaded);
+  attn::abi::model_delete(handle);
+  EXPECT_EQ(attn::abi::model_steps(handle), -1);
+  EXPECT_EQ(attn::abi::last_error(), "model: this model was disposed");
+  EXPECT_EQ(attn::abi::model_step(handle, args).failed, 1);
+}
+
+TEST(AbiModel, ErrorsComeBackNamedAndTheFileWithoutMetadataNeedsOverrides) {
+  attn::abi::ModelArgs bad = small_model();
+  bad.heads = 3;
+  EXPECT_EQ(attn::abi::model_create(bad), 0);
+  EXPECT_EQ(attn::abi::last_error().rfind("n_head: 3 must divide", 0), 0u) << attn::abi::last_error();
+
+  const int handle = attn::abi::model_create(small_model());
+  put_tokens({1, 2, 3, 9}, {1, 2, 3, 4});
+  attn::abi::StepArgs args;
+  args.batch = 1, args.context = 4;
+  EXPECT_EQ(attn::abi::model_step(handle, args).failed, 1);
+  EXPECT_EQ(attn::abi::last_error().rfind("tokens[3]: 9", 0), 0u) << attn::abi::last_error();
+  put_tokens({1, 2, 3, 4}, {1, 2, 3, 4});
+  args.optimizer = "adam";
+  EXPECT_EQ(attn::abi::model_step(handle, args).failed, 1);
+  EXPECT_EQ(attn::abi::last_error().rfind("optimizer: expected 'adamw' or 'sgd'", 0), 0u);
+  args.optimizer = "sgd";
+  args.batch = 2;
+  EXPECT_EQ(attn::abi::model_step(handle, args).failed, 1);
+  EXPECT_EQ(attn::abi::last_error().rfind("batch:", 0), 0u) << attn::abi::last_error();
+  args.batch = 1, args.warmup = 5, args.decay_steps = 3;
+  EXPECT_EQ(attn::abi::model_step(handle, args).failed, 1);
+  EXPECT_EQ(attn::abi::last_error().rfind("decaySteps: expected more than warmup = 5", 0), 0u);
+  EXPECT_EQ(attn::abi::model_steps(handle), 0);
+  attn::abi::model_delete(handle);
+
+  // torch's own state_dict file records no config: the error says what to pass.
+  std::ifstream in(std::string(ATTN_FIXTURES_DIR) + "/training/gpt_tiny_torch113.safetensors", std::ios::binary);
+  const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(file.empty());
+  auto write_file = [&] {
+    const std::uintptr_t header = attn::abi::prepare(0, 0, static_cast<int>(file.size()));
+    std::memcpy(reinterpret_cast<void*>(get<std::uintptr_t>(header, attn::abi::describe().sections, "bytes")),
+                file.data(), file.size());
+  };
+  write_file();
+  EXPECT_EQ(attn::abi::model_load(attn::abi::ModelArgs{}), 0);
+  EXPECT_EQ(attn::abi::last_error().rfind("metadata: the file does not record vocab_size", 0), 0u)
+      << attn::abi::last_error();
+  attn::abi::ModelArgs tiny;  // the fixture's config
+  tiny.vocab_size = 11, tiny.context_length = 8, tiny.layers = 2, tiny.heads = 2,
+  tiny.width = 8;  // bias: nanoGPT's default
+  write_file();
+  const int loaded = attn::abi::model_load(tiny);
+  ASSERT_GT(loaded, 0) << attn::abi::last_error();
+  attn::abi::model_delete(loaded);
 }
 
 }  // namespace

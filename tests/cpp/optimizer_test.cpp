@@ -213,6 +213,35 @@ TEST(Optimizers, WeightDecayOnlyTouchesDecaySegments) {
   EXPECT_EQ(adamw.steps(), 1);
 }
 
+TEST(Optimizers, SetOptionsKeepsTheStateAsEditingATorchParamGroup) {
+  const std::vector<ParamSegment> seg = {{0, 2, true}};
+  AdamW adamw(seg, 2);
+  std::vector<float> p = {1, 2}, g = {0.5f, -1};
+  adamw.step(p.data(), g.data(), 0.1);
+  const std::vector<float> m = adamw.exp_avg();
+  AdamWOptions o;
+  o.beta1 = 0.5;
+  adamw.set_options(o);
+  EXPECT_EQ(adamw.exp_avg(), m);
+  EXPECT_EQ(adamw.steps(), 1);
+  o.eps = -1;
+  EXPECT_TRUE(ThrowsNaming([&] { adamw.set_options(o); }, {"eps"}));
+  EXPECT_EQ(adamw.options().beta1, 0.5);  // a refused change changes nothing
+
+  // SGD without momentum, then with: the buffer starts at that step's d (torch: buf = d.clone()).
+  SGD sgd(seg, 2);
+  std::vector<float> q = {1, 2};
+  sgd.step(q.data(), g.data(), 0.1);
+  EXPECT_TRUE(sgd.momentum_buffer().empty());
+  SGDOptions s;
+  s.momentum = 0.9;
+  sgd.set_options(s);
+  sgd.step(q.data(), g.data(), 0.1);
+  EXPECT_EQ(sgd.momentum_buffer(), g);
+  sgd.step(q.data(), g.data(), 0.1);
+  EXPECT_EQ(sgd.momentum_buffer(), std::vector<float>({0.5f * 0.9f + 0.5f, -1 * 0.9f + -1}));
+}
+
 TEST(ClipGradNorm, ReturnsTheGlobalNormAndScalesOnlyAboveMax) {
   const std::vector<ParamSegment> seg = {{0, 2, true}, {2, 1, false}};
   std::vector<float> g = {3, 0, 4};  // norms 3 and 4: total 5

@@ -44,7 +44,17 @@ test('the table names every header field, call and enum engine.js uses, with 4-b
   for (const f of [...table.sections, ...table.options, ...table.result]) {
     assert.ok(f.type in HEAP && f.offset % 4 === 0, `${f.name}: ${f.type} at ${f.offset}`);
   }
-  assert.deepEqual(Object.keys(table.calls), ['attend', 'project', 'averaging', 'attendBackward', 'pca', 'draw']);
+  assert.deepEqual(Object.keys(table.calls), [
+    'attend',
+    'project',
+    'averaging',
+    'attendBackward',
+    'pca',
+    'draw',
+    'modelLogits',
+    'modelAttention',
+  ]);
+  assert.deepEqual(table.calls.modelAttention.results, ['q', 'k', 'v', 'scores', 'weights']);
   assert.deepEqual(table.calls.draw.shapes, ['shape']);
   assert.deepEqual(table.draws, [
     'rand',
@@ -274,4 +284,5 @@ test("the element's small engine has attention only, and engine.js says so inste
   assert.deepEqual(Object.keys(bound.calls), ['attend', 'project', 'averaging']);
   assert.equal(typeof small.pca, 'undefined');
   assert.equal(typeof small.draw, 'undefined');
+  assert.equal(typeof small.modelCreate, 'undefined');
 });

@@ -213,5 +213,11 @@ test('Pca_ProjectsOntoTheDirectionsOfLargestSpread', () => {
       (e) => e instanceof AttentionError && e.argument === argument,
     );
   }
-  assert.deepEqual(engine.features, { attendBackward: true, pca: true, torchGenerator: true });
+  assert.deepEqual(engine.features, {
+    attendBackward: true,
+    pca: true,
+    torchGenerator: true,
+    createModel: true,
+    loadModel: true,
+  });
 });

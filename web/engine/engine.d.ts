@@ -146,6 +146,16 @@ export interface Limits {
   maxHeads: number;
   maxInputElements: number;
   maxScoreElements: number;
+  /** The model's limits (whole engine only): config ranges, parameters ≤ 2^26, activations ≤ 2^26 floats. */
+  model?: {
+    maxVocab: number;
+    maxContext: number;
+    maxLayers: number;
+    maxHeads: number;
+    maxWidth: number;
+    maxParams: number;
+    maxActivations: number;
+  };
 }
 
 /** engine.pca's answer: points x (N, D) seen through their two directions of largest spread. */
@@ -204,7 +214,168 @@ export type Gradients = Partial<Record<GradientName, Tensor>> & {
   get(name: GradientName): number[] | number[][] | number[][][];
 };
 
+
+// ---------------------------------------------------------------------------------------------
+// Models: engine.createModel / engine.loadModel (web/engine/model.js; src/model/gpt.h).
+// Shapes: B batch, T tokens (1 ≤ T ≤ contextLength), V vocabSize, H heads, hs = width / heads.
+
+/**
+ * nanoGPT's GPTConfig (karpathy/nanoGPT model.py) plus two switches for teaching. The model has
+ * nanoGPT's architecture and parameter names: transformer.wte, .wpe, .h.{i}.ln_1, .attn.c_attn
+ * (fused q, k, v in nn.Linear layout), .attn.c_proj, .ln_2, .mlp.c_fc, .mlp.c_proj (exact erf
+ * GELU, nn.GELU() as nanoGPT's MLP since 2023, not the tanh `new_gelu`), transformer.ln_f, and
+ * lm_head tied to wte. Attention is causal.
+ */
+export interface ModelConfig {
+  /** Token ids are 0 … vocabSize − 1. Required, 1 … 131072. */
+  vocabSize: number;
+  /** block_size: the longest context, rows of wpe. Required, 1 … 16384. */
+  contextLength: number;
+  /** Transformer blocks. Required, 0 … 64 (0: embeddings → ln_f → lm_head). */
+  layers: number;
+  /** Attention heads; must divide width. Required, 1 … 256. */
+  heads: number;
+  /** n_embd. Required, 1 … 4096. At most 2^26 parameters in all. */
+  width: number;
+  /** Biases in every Linear and LayerNorm. Default true. */
+  bias?: boolean;
+  /** p of every dropout (embeddings, attention weights, residual branches), in [0, 1); only step() applies it. Default 0. */
+  dropout?: number;
+  /** false: attention-only blocks (no ln_2, no MLP). Default true. */
+  mlp?: boolean;
+  /** false: no LayerNorms (ln_1, ln_2, ln_f become the identity). Default true. */
+  layerNorm?: boolean;
+  /** The weights are PyTorch's GPT(config) after torch.manual_seed(seed), bit for bit (1.13, x86-64). Default 0. */
+  seed?: number;
+}
+
+/**
+ * B sequences of T token ids, row-major: tokens[b·T + t]. targets[i] is the token to predict
+ * after tokens[0 … i] of its row, or −1 to ignore that position (PyTorch's ignore_index); at
+ * least one target must not be −1.
+ */
+export interface Batch {
+  tokens: Int32Array | number[];
+  targets: Int32Array | number[];
+  /** B ≥ 1. */
+  batch: number;
+  /** T, 1 … contextLength. */
+  context: number;
+}
+
+/**
+ * One step of nanoGPT's training loop: zero grads → forward → backward → clip_grad_norm(clip) →
+ * this step's lr → AdamW (weight decay on 2-D weights only) or SGD. PyTorch 1.13's arithmetic.
+ */
+export interface StepOptions {
+  /** Default 'adamw'. Switching starts the other optimizer from fresh state. */
+  optimizer?: 'adamw' | 'sgd';
+  /** Learning rate, finite ≥ 0 (the peak with a schedule). Default 1e-3. */
+  lr?: number;
+  /** AdamW's betas, each in [0, 1). Default [0.9, 0.95] (nanoGPT's). */
+  betas?: [number, number];
+  /** AdamW's eps. Default 1e-8. */
+  eps?: number;
+  /** Decoupled weight decay (AdamW) or L2 (SGD), on 2-D weights only. Default 0.1 for AdamW, 0 for SGD. */
+  weightDecay?: number;
+  /** SGD momentum. Default 0. */
+  momentum?: number;
+  /** Max global gradient norm (clip_grad_norm_); 0: no clipping. Default 1. */
+  clip?: number;
+  /** Steps of linear warmup, nanoGPT's lr·(it + 1)/(warmup + 1); then lr. Default 0. */
+  warmup?: number;
+  /** With decaySteps > warmup: cosine decay from lr to minLr at step decaySteps, minLr after. Default 0 (none). */
+  decaySteps?: number;
+  /** The floor of the cosine decay. Default lr / 10. */
+  minLr?: number;
+  /** Dropout masks of step k: torch.manual_seed(seed + k) before the forward (torch's masks). Default 0. */
+  seed?: number;
+}
+
+export interface StepResult {
+  /** Mean cross-entropy of the batch before the update. */
+  loss: number;
+  /** Global gradient 2-norm before clipping. */
+  gradNorm: number;
+  /** The learning rate this step used. */
+  lr: number;
+  /** Steps taken, this one included. */
+  step: number;
+}
+
+/** One layer's attention over one sequence: q, k, v (H, T, hs); scores = q·kᵀ unscaled, every pair (H, T, T); weights, the causal softmax (H, T, T). */
+export interface LayerAttention {
+  q: Tensor;
+  k: Tensor;
+  v: Tensor;
+  scores: Tensor;
+  weights: Tensor;
+  get(name: 'q' | 'k' | 'v' | 'scores' | 'weights'): number[][][];
+}
+
+export interface GenerateOptions {
+  /** ≥ 0; 0 always takes the most likely token. Default 1. */
+  temperature?: number;
+  /** Keep the k most likely tokens (ties at the k-th kept), 0 … vocabSize; 0: all. Default 0. */
+  topK?: number;
+  /** The sampler's seed (deterministic; not torch.multinomial's stream). Default 0. */
+  seed?: number;
+}
+
+/**
+ * A trainable model in the WASM core. Every bad batch, token id or option throws AttentionError
+ * naming it (nothing is changed then); so does any call after dispose(). Deterministic: the same
+ * config, seed, batches and options give the same weights.
+ */
+export interface Model {
+  /** The config as created or loaded. */
+  readonly config: Readonly<Required<ModelConfig>>;
+  /** Training steps taken. */
+  readonly steps: number;
+  /**
+   * One training step (dropout applies). A non-finite loss or gradient norm, or an update that
+   * would make a weight non-finite, throws AttentionError (argument 'step') saying so, and leaves
+   * the weights and the optimizer's state as they were before the call.
+   */
+  step(batch: Batch, options?: StepOptions): StepResult;
+  /** Eval mode (no dropout): mean loss, accuracy over the targets ≠ −1, and each position's argmax (B·T). */
+  evaluate(batch: Batch): { loss: number; accuracy: number; predictions: Int32Array };
+  /** Logits of one sequence (T, V), or of a batch {tokens, batch, context} (B, T, V); get() gives nested arrays. */
+  logits(tokens: Int32Array | number[] | Omit<Batch, 'targets'>): Tensor & { get(): number[][] | number[][][] };
+  /** Every layer's attention over one sequence of 1 … contextLength tokens (eval mode). */
+  attention(tokens: Int32Array | number[]): LayerAttention[];
+  /**
+   * nanoGPT's generate: `count` (0 … 65536) times, crop the context to its last contextLength
+   * tokens, take the last position's logits / temperature, keep the top k, sample. Returns the new tokens only.
+   */
+  generate(prompt: Int32Array | number[], count: number, options?: GenerateOptions): number[];
+  /** Every parameter by nanoGPT's name (named_parameters order; lm_head.weight is transformer.wte.weight): copies. */
+  params(): Record<string, Tensor>;
+  /**
+   * Replaces the named parameters (any subset; 'lm_head.weight' names wte). Each must have its
+   * exact shape and finite values; otherwise nothing changes. The optimizer's state is kept.
+   */
+  setParams(params: Record<string, TensorLike>): void;
+  /**
+   * A safetensors file (F32, state_dict order with lm_head.weight, the config in __metadata__):
+   * PyTorch reads it with safetensors.torch.load_file and load_state_dict(…, strict=False)
+   * (torch < 2 also registers attn.bias mask buffers, which the file leaves out).
+   */
+  toSafetensors(): Uint8Array;
+  /** Frees the model now (also freed when garbage-collected). */
+  dispose(): void;
+}
+
 export interface Engine {
+  /** A new model, initialised as PyTorch's GPT(config) after torch.manual_seed(config.seed). Not in the element's small engine. */
+  createModel(config: ModelConfig): Model;
+  /**
+   * A model from a safetensors file (F32, F16 or BF16; every file is treated as hostile). The
+   * config comes from the file's metadata (toSafetensors writes it) and `overrides`, which win;
+   * a file without it (e.g. PyTorch's own) needs vocabSize, contextLength, layers, heads and width
+   * there, and the switches default to nanoGPT's. Not in the element's small engine.
+   */
+  loadModel(bytes: Uint8Array | ArrayBuffer, overrides?: Partial<ModelConfig>): Model;
   /**
    * The backward pass of attend(): the gradient of a loss by every input, from gradOutput (the
    * loss's gradient by the output), as PyTorch's autograd computes it (tests/fixtures/backward).
@@ -218,7 +389,13 @@ export interface Engine {
   /** PyTorch's CPU generator seeded like torch.manual_seed(seed) (an integer, |seed| ≤ 2^53). Not in the element's small engine. */
   torchGenerator(seed?: number): TorchGenerator;
   /** What this build can do beyond attention: the element inlines a small build without these. */
-  readonly features: Readonly<{ attendBackward: boolean; pca: boolean; torchGenerator: boolean }>;
+  readonly features: Readonly<{
+    attendBackward: boolean;
+    pca: boolean;
+    torchGenerator: boolean;
+    createModel: boolean;
+    loadModel: boolean;
+  }>;
   /** Self-attention with every intermediate. Throws AttentionError naming the bad argument. */
   attend(options: AttendOptions): Trace;
   /**

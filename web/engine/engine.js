@@ -6,6 +6,7 @@
 // Shapes: B batch, T tokens, D width, H heads, hk/hv per-head widths.
 
 import { describe } from '../lib/text.js';
+import { modelMethods } from './model.js';
 
 /** Thrown for every bad argument; `.argument` names it. */
 export class AttentionError extends Error {
@@ -231,9 +232,9 @@ function flags(context, value, name) {
 // renamed or added on either side fails loudly there rather than garbling a call.
 
 const HEAPS = { i32: 'HEAP32', u32: 'HEAPU32', f32: 'HEAPF32' };
-const CALLS = ['attend', 'attendBackward', 'project', 'averaging', 'pca', 'draw'];
+const CALLS = ['attend', 'attendBackward', 'project', 'averaging', 'pca', 'draw', 'modelLogits', 'modelAttention'];
 // Calls the embeddable element's small engine (attention_engine_embed) leaves out.
-const OPTIONAL_CALLS = ['attendBackward', 'pca', 'draw'];
+const OPTIONAL_CALLS = ['attendBackward', 'pca', 'draw', 'modelLogits', 'modelAttention'];
 const SECTION_FIELDS = ['floats', 'ints', 'bytes'];
 const RESULT_FIELDS = ['failed', 'data', 'dataLength', 'layout', 'layoutLength', 'kernel', 'batched', 'scale'];
 // attend's option fields, each computed from the checked options (o) and the table (abi).
@@ -251,6 +252,13 @@ const OPTION_FIELDS = {
   temperature: (o) => o.temperature,
   dropout: (o) => o.dropout,
 };
+
+/** The core's last error (module.lastError()) as an AttentionError naming the argument it starts with. */
+function coreError(module) {
+  const message = module.lastError();
+  const argument = /^([A-Za-z_][\w.-]*)(?:\[\d+\])*\s*:/.exec(message)?.[1];
+  return new AttentionError(message, argument);
+}
 
 function abiError(message) {
   return new Error(`engine ABI: ${message} (src/bindings/abi.h and web/engine/engine.js disagree)`);
@@ -350,6 +358,12 @@ export function bindAbi(module, table = module.abi()) {
       if (o) for (const w of optionWriters) module[w.heap][base + w.word] = w.value(o, table);
     },
 
+    /** Puts `bytes` (a Uint8Array) in the arena's bytes section, for a call that reads a file. */
+    writeBytes(bytes) {
+      const base = module.prepare(0, 0, bytes.length) >> 2;
+      module.HEAPU8.set(bytes, get(base, bytesAt));
+    },
+
     /**
      * The ResultHeader at `address`: throws the core's error as an AttentionError, or returns
      * {names, data (a JS-owned copy), layout, kernel, batched, scale}; layout holds per tensor
@@ -357,11 +371,7 @@ export function bindAbi(module, table = module.abi()) {
      */
     read(call, address) {
       const base = address >> 2;
-      if (get(base, results.failed) !== 0) {
-        const message = module.lastError();
-        const argument = /^([A-Za-z_][\w-]*)\s*:/.exec(message)?.[1];
-        throw new AttentionError(message, argument);
-      }
+      if (get(base, results.failed) !== 0) throw coreError(module);
       const data = get(base, results.data) >> 2,
         layout = get(base, results.layout) >> 2;
       return {
@@ -432,15 +442,18 @@ class Averaging extends Result {
   }
 }
 
-/** engine.project's answer: y = x·w + b as {shape, data}, and get() for nested arrays. */
+/**
+ * One tensor result as {shape, data} and get() for nested arrays: engine.project's y, a model's
+ * logits (dropBatch: a single sequence's, without the batch dimension).
+ */
 class Projection {
-  constructor(raw) {
-    const y = new Result(raw, () => false).y;
-    this.shape = y.shape;
-    this.data = y.data;
+  constructor(raw, name = 'y', dropBatch = false) {
+    const t = new Result(raw, () => dropBatch)[name];
+    this.shape = t.shape;
+    this.data = t.data;
   }
 
-  /** y as nested arrays. */
+  /** The tensor as nested arrays. */
   get() {
     return toNested(this);
   }
@@ -584,6 +597,28 @@ class TorchGenerator {
   }
 }
 
+// createModel and loadModel where there are none: the element's small engine, or its bundle,
+// which leaves web/engine/model.js out (scripts/build-dist.mjs).
+const noModels = (what) => () => {
+  throw new AttentionError(
+    `${what}: this build of the engine has no models (the embeddable element's small engine); load the whole engine`,
+    what,
+  );
+};
+const withoutModels = { createModel: noModels('createModel'), loadModel: noModels('loadModel') };
+// What model.js shares with this file, handed over rather than exported (not public API).
+const MODEL_KIT = Object.freeze({
+  AttentionError,
+  MAX_ELEMENTS,
+  Projection,
+  Result,
+  coreError,
+  guarded,
+  ownArguments,
+  readTensor,
+  shapeText,
+});
+
 function makeEngine(module) {
   const limits = Object.freeze(module.limits());
   const abi = bindAbi(module);
@@ -678,7 +713,11 @@ function makeEngine(module) {
       attendBackward: Boolean(abi.calls.attendBackward),
       pca: Boolean(abi.calls.pca),
       torchGenerator: Boolean(abi.calls.draw),
+      createModel: Boolean(modelMethods && module.modelCreate),
+      loadModel: Boolean(modelMethods && module.modelLoad),
     }),
+
+    ...(modelMethods && module.modelCreate ? modelMethods(module, abi, limits, MODEL_KIT) : withoutModels),
 
     /** The two principal components of points x (N, D); see engine.d.ts. */
     pca(args) {

@@ -1,0 +1,710 @@
+// nanoGPT's GPT: forward passes 1–16 and their reverse, the training step and sampling (gpt.h).
+// Legend: B batch, T tokens, N = B·T rows, C n_embd, H n_head, hs head size, V vocab, L n_layer.
+#include "gpt.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "internal.h"
+#include "kernels.h"
+#include "layers.h"
+#include "torch_random.h"
+#include "train_kernels.h"
+
+namespace attn::model {
+
+// ---------------------------------------------------------------------------------------------
+// Kernel tables
+
+namespace {
+
+// GELU with the table's count type.
+template <typename Real, void (*gelu)(Real*, const Real*, long long)>
+void gelu_forward(Real* y, const Real* x, std::ptrdiff_t n) {
+  gelu(y, x, n);
+}
+template <typename Real, void (*gelu)(Real*, const Real*, const Real*, long long)>
+void gelu_backward(Real* dx, const Real* dy, const Real* x, std::ptrdiff_t n) {
+  gelu(dx, dy, x, n);
+}
+
+const GptKernels kGptReference = {linear_forward_ref<float>,
+                                  linear_backward_ref<float>,
+                                  gelu_forward<float, gelu_forward_ref<float>>,
+                                  gelu_backward<float, gelu_backward_ref<float>>,
+                                  &detail::kReferenceKernels,
+                                  nullptr,
+                                  nullptr};
+const GptKernels kGptEigen = {linear_forward_simd,
+                              linear_backward_simd,
+                              gelu_forward<float, gelu_forward_simd>,
+                              gelu_backward<float, gelu_backward_simd>,
+                              &detail::kEigenKernels,
+                              nullptr,
+                              nullptr};
+const GptKernels kGptSimd = {linear_forward_simd,
+                             linear_backward_simd,
+                             gelu_forward<float, gelu_forward_simd>,
+                             gelu_backward<float, gelu_backward_simd>,
+                             &detail::kSimdKernels,
+                             nullptr,
+                             nullptr};
+const GptKernels kGptTiled = {linear_forward_simd,
+                              linear_backward_simd,
+                              gelu_forward<float, gelu_forward_simd>,
+                              gelu_backward<float, gelu_backward_simd>,
+                              &detail::kSimdKernels,
+                              kernels::attention_tiled_simd,
+                              kernels::attention_tiled_backward_simd};
+const GptKernelsOf<double> kGptReferenceDouble = {linear_forward_ref<double>,
+                                                  linear_backward_ref<double>,
+                                                  gelu_forward<double, gelu_forward_ref<double>>,
+                                                  gelu_backward<double, gelu_backward_ref<double>>,
+                                                  &detail::kReferenceKernelsDouble,
+                                                  nullptr,
+                                                  nullptr};
+const GptKernelsOf<double> kGptTiledDouble = {linear_forward_ref<double>,
+                                              linear_backward_ref<double>,
+                                              gelu_forward<double, gelu_forward_ref<double>>,
+                                              gelu_backward<double, gelu_backward_ref<double>>,
+                                              &detail::kReferenceKernelsDouble,
+                                              kernels::attention_tiled_ref<double>,
+                                              kernels::attention_tiled_backward_ref<double>};
+
+std::string str(double value) {
+  if (std::isnan(value)) return "NaN";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", value);
+  return buffer;
+}
+
+}  // namespace
+
+const GptKernels& gpt_kernels(Kernel kernel) {
+  switch (kernel) {
+    case Kernel::kReference: return kGptReference;
+    case Kernel::kEigen: return kGptEigen;
+    case Kernel::kTiled: return kGptTiled;
+    default: return kGptSimd;
+  }
+}
+
+const GptKernelsOf<double>& gpt_kernels_double(bool tiled) { return tiled ? kGptTiledDouble : kGptReferenceDouble; }
+
+Kernel resolve_kernel(Kernel kernel, int T, bool attention_dropout) {
+  if (kernel != Kernel::kAuto) return kernel;
+  return !attention_dropout && T >= kTiledFromT ? Kernel::kTiled : Kernel::kSimd;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dropout masks, activations
+
+namespace {
+
+// keep (n) = bernoulli(1 − p) draws, one random64() per element in order (TorchGenerator's
+// bernoulli), in calls of at most kMaxElements: the stream is the same as one call's.
+void draw_keep(std::vector<std::uint8_t>& keep, TorchGenerator& generator, double p, long long n) {
+  keep.resize(static_cast<std::size_t>(n));
+  for (long long at = 0; at < n;) {
+    const long long count = std::min(n - at, TorchGenerator::kMaxElements);
+    const Tensor noise = generator.bernoulli(1.0 - p, {static_cast<int>(count)});
+    for (long long i = 0; i < count; ++i) keep[static_cast<std::size_t>(at + i)] = noise.data[i] != 0.0f;
+    at += count;
+  }
+}
+
+}  // namespace
+
+void GptDropout::draw(const ModelConfig& config, int B, int T, std::uint64_t seed) {
+  // embedding (B, T, C); per block: attention (B, H, T, T), attn_resid (B, T, C), mlp_resid (B, T, C)
+  p = config.dropout;
+  const long long NC = static_cast<long long>(B) * T * config.n_embd;
+  const long long BHTT = static_cast<long long>(B) * config.n_head * T * T;
+  TorchGenerator generator(seed);
+  draw_keep(embedding, generator, p, NC);
+  attention.resize(static_cast<std::size_t>(config.n_layer));
+  attn_resid.resize(attention.size());
+  mlp_resid.resize(attention.size());
+  for (std::size_t l = 0; l < attention.size(); ++l) {
+    draw_keep(attention[l], generator, p, BHTT);
+    draw_keep(attn_resid[l], generator, p, NC);
+    if (config.mlp) draw_keep(mlp_resid[l], generator, p, NC);
+  }
+}
+
+long long activation_floats(const ModelConfig& c, int B, int T, bool tiled) {
+  const long long N = static_cast<long long>(B) * T, C = c.n_embd, H = c.n_head, hs = C / H;
+  const long long NC = N * C, ln = c.layer_norm ? NC + 2 * N : 0;
+  long long block = ln + 3 * NC + (tiled ? B * H * T : B * H * T * static_cast<long long>(T)) + 2 * NC;
+  if (c.mlp) block += NC + ln + 8 * NC;
+  long long total = (c.n_layer + 1) * NC + c.n_layer * block + ln + 3 * N * c.vocab_size;
+  // scratch: qkv and its gradient, five (N, C) gradients, the MLP's two (N, 4C), one head's
+  // (T, T) twice and its dq, dk, dv
+  total += 6 * NC + 5 * NC + (c.mlp ? 8 * NC : 0) + (tiled ? 0 : 2 * static_cast<long long>(T) * T) + 3 * T * hs;
+  return total;
+}
+
+template <typename Real>
+void GptActivationsOf<Real>::resize(const ModelConfig& c, int B_, int T_, bool tiled_) {
+  B = B_, T = T_, tiled = tiled_;
+  const std::size_t N = static_cast<std::size_t>(B) * T, C = static_cast<std::size_t>(c.n_embd);
+  const std::size_t H = static_cast<std::size_t>(c.n_head), hs = C / H, V = static_cast<std::size_t>(c.vocab_size);
+  const std::size_t NC = N * C, TT = static_cast<std::size_t>(T) * T;
+  const std::size_t L = static_cast<std::size_t>(c.n_layer);
+  // resize() keeps capacity: a repeated or smaller batch allocates nothing.
+  auto ln = [&](std::vector<Real>& y, std::vector<Real>& mean, std::vector<Real>& rstd) {
+    y.resize(c.layer_norm ? NC : 0), mean.resize(c.layer_norm ? N : 0), rstd.resize(c.layer_norm ? N : 0);
+  };
+  stream.resize(L + 1);
+  for (std::vector<Real>& s : stream) s.resize(NC);
+  blocks.resize(L);
+  for (Block& b : blocks) {
+    ln(b.ln1, b.ln1_mean, b.ln1_rstd);
+    b.q.resize(NC), b.k.resize(NC), b.v.resize(NC);
+    b.weights.resize(tiled ? 0 : static_cast<std::size_t>(B) * H * TT);
+    b.lse.resize(tiled ? static_cast<std::size_t>(B) * H * T : 0);
+    b.heads.resize(NC), b.y.resize(NC);
+    b.mid.resize(c.mlp ? NC : 0);
+    if (c.mlp) {
+      ln(b.ln2, b.ln2_mean, b.ln2_rstd);
+    } else {
+      b.ln2.clear(), b.ln2_mean.clear(), b.ln2_rstd.clear();
+    }
+    b.fc.resize(c.mlp ? 4 * NC : 0), b.gelu.resize(c.mlp ? 4 * NC : 0);
+  }
+  ln(lnf, lnf_mean, lnf_rstd);
+  logits.resize(N * V), probs.resize(N * V), d_logits.resize(N * V);
+  qkv.resize(3 * NC), d_qkv.resize(3 * NC);
+  scratch.resize(tiled ? 0 : 2 * TT);
+  d_stream.resize(NC), d_branch.resize(NC), d_a.resize(NC), d_y.resize(NC), d_heads.resize(NC);
+  d_hidden.resize(c.mlp ? 4 * NC : 0), d_fc.resize(c.mlp ? 4 * NC : 0);
+  dq.resize(static_cast<std::size_t>(T) * hs), dk.resize(dq.size()), dv.resize(dq.size());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forward and backward
+
+namespace {
+
+template <typename Real>
+void zero(std::vector<Real>& v) {
+  std::fill(v.begin(), v.end(), Real(0));
+}
+
+// Passes 5 and 7 and their reverses: one head's (T, hs) block of a (B·T, width) matrix whose
+// columns [column, column + hs) belong to it. to_head copies the block out, from_head back in.
+template <typename Real>
+void to_head(Real* head, const Real* rows, int b, int T, int width, int column, int hs) {
+  // head: (T, hs); rows: (B·T, width)
+  for (int t = 0; t < T; ++t) {
+    const Real* row = rows + (static_cast<long long>(b) * T + t) * width + column;
+    std::copy(row, row + hs, head + static_cast<long long>(t) * hs);
+  }
+}
+template <typename Real>
+void from_head(Real* rows, const Real* head, int b, int T, int width, int column, int hs) {
+  // rows: (B·T, width); head: (T, hs)
+  for (int t = 0; t < T; ++t) {
+    const Real* from = head + static_cast<long long>(t) * hs;
+    std::copy(from, from + hs, rows + (static_cast<long long>(b) * T + t) * width + column);
+  }
+}
+
+}  // namespace
+
+template <typename Real>
+Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable& table, const int* idx,
+                 const int* targets, int B, int T, const GptKernelsOf<Real>& K, const GptDropout* dropout,
+                 GptCaptureOf<Real>* capture) {
+  // idx, targets: (B, T); params: table.total() floats; A sized here for (B, T)
+  const ModelConfig& cfg = table.config();
+  const int C = cfg.n_embd, H = cfg.n_head, hs = C / H, V = cfg.vocab_size, L = cfg.n_layer, N = B * T;
+  const long long NC = static_cast<long long>(N) * C, TT = static_cast<long long>(T) * T;
+  const bool tiled = K.tiled_forward != nullptr;
+  const double p = dropout ? dropout->p : 0.0;
+  const bool dropping = p > 0.0;
+  const Real alpha = static_cast<Real>(1.0 / std::sqrt(static_cast<double>(hs)));  // nanoGPT's 1/√hs
+  A.resize(cfg, B, T, tiled);
+  auto param = [params](const ParamEntry* e) -> const Real* { return e ? params + e->offset : nullptr; };
+  if (capture) {
+    capture->blocks.resize(static_cast<std::size_t>(L));
+    if (A.scratch.size() < static_cast<std::size_t>(TT)) A.scratch.resize(static_cast<std::size_t>(TT));
+  }
+
+  // 1. embed: x = wte[idx] + wpe[t];  2. dropout
+  Real* x0 = A.stream[0].data();
+  embedding_forward_ref<Real>(x0, idx, param(&table.wte()), param(&table.wpe()), B, T, C);
+  if (dropping) dropout_forward_ref<Real>(x0, x0, dropout->embedding.data(), p, NC);
+
+  for (int l = 0; l < L; ++l) {
+    const BlockEntries& E = table.block(l);
+    typename GptActivationsOf<Real>::Block& S = A.blocks[static_cast<std::size_t>(l)];
+    const Real* x = A.stream[static_cast<std::size_t>(l)].data();
+    Real* x_out = A.stream[static_cast<std::size_t>(l) + 1].data();
+
+    // 3. ln_1
+    const Real* a = x;
+    if (cfg.layer_norm) {
+      layernorm_forward_ref<Real>(S.ln1.data(), S.ln1_mean.data(), S.ln1_rstd.data(), x, param(E.ln_1_weight),
+                                  param(E.ln_1_bias), N, C);
+      a = S.ln1.data();
+    }
+    // 4. c_attn: qkv (N, 3C)
+    K.linear_forward(A.qkv.data(), a, param(E.c_attn_weight), param(E.c_attn_bias), N, C, 3 * C);
+    // 5. split into heads; 6. attend, each head; 7. merge
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < H; ++h) {
+        const long long head = static_cast<long long>(b) * H + h, at = head * T * hs;
+        detail::HeadInputsOf<Real> in;
+        in.q = S.q.data() + at, in.k = S.k.data() + at, in.v = S.v.data() + at;
+        to_head(S.q.data() + at, A.qkv.data(), b, T, 3 * C, h * hs, hs);
+        to_head(S.k.data() + at, A.qkv.data(), b, T, 3 * C, C + h * hs, hs);
+        to_head(S.v.data() + at, A.qkv.data(), b, T, 3 * C, 2 * C + h * hs, hs);
+        in.alpha = alpha, in.causal = true, in.T = T, in.hk = hs, in.hv = hs;
+        Real* out = S.heads.data() + at;
+        if (tiled) {
+          K.tiled_forward(out, S.lse.data() + head * T, in.q, in.k, in.v, nullptr, T, hs, hs, alpha, true);
+        } else {
+          in.keep = dropping ? dropout->attention[static_cast<std::size_t>(l)].data() + head * TT : nullptr;
+          in.dropout = static_cast<float>(p);
+          detail::HeadIntermediatesOf<Real> kept;
+          kept.weights = S.weights.data() + head * TT;
+          detail::head_forward(out, kept, A.scratch.data(), in, *K.attention);
+        }
+        if (capture && b == capture->sequence) {
+          // The page's view of this head: its q, k, v, every score and the weights (no dropout).
+          typename GptCaptureOf<Real>::Block& cap = capture->blocks[static_cast<std::size_t>(l)];
+          const std::size_t head_size = static_cast<std::size_t>(H) * T * hs, square = static_cast<std::size_t>(H * TT);
+          cap.q.resize(head_size), cap.k.resize(head_size), cap.v.resize(head_size);
+          cap.scores.resize(square), cap.weights.resize(square);
+          const long long hat = static_cast<long long>(h) * T * hs;
+          std::copy(in.q, in.q + T * hs, cap.q.data() + hat);
+          std::copy(in.k, in.k + T * hs, cap.k.data() + hat);
+          std::copy(in.v, in.v + T * hs, cap.v.data() + hat);
+          detail::HeadInputsOf<Real> eval = in;
+          eval.keep = nullptr;
+          detail::HeadIntermediatesOf<Real> kept;
+          kept.scores = cap.scores.data() + h * TT;
+          kept.weights = cap.weights.data() + h * TT;
+          detail::head_forward(A.dq.data(), kept, A.scratch.data(), eval, *K.attention);
+        }
+        from_head(S.y.data(), out, b, T, C, h * hs, hs);
+      }
+    // 8. c_proj, dropout;  9. residual: x + z (into mid when the MLP follows)
+    Real* after_attention = cfg.mlp ? S.mid.data() : x_out;
+    K.linear_forward(after_attention, S.y.data(), param(E.attn_proj_weight), param(E.attn_proj_bias), N, C, C);
+    if (dropping) {
+      dropout_forward_ref<Real>(after_attention, after_attention,
+                                dropout->attn_resid[static_cast<std::size_t>(l)].data(), p, NC);
+    }
+    residual_forward_ref<Real>(after_attention, x, after_attention, NC);
+    if (!cfg.mlp) continue;
+
+    // 10. ln_2
+    const Real* a2 = S.mid.data();
+    if (cfg.layer_norm) {
+      layernorm_forward_ref<Real>(S.ln2.data(), S.ln2_mean.data(), S.ln2_rstd.data(), S.mid.data(),
+                                  param(E.ln_2_weight), param(E.ln_2_bias), N, C);
+      a2 = S.ln2.data();
+    }
+    // 11. c_fc (N, 4C), GELU
+    K.linear_forward(S.fc.data(), a2, param(E.c_fc_weight), param(E.c_fc_bias), N, C, 4 * C);
+    K.gelu_forward(S.gelu.data(), S.fc.data(), 4 * NC);
+    // 12. c_proj, dropout;  13. residual: mid + m
+    K.linear_forward(x_out, S.gelu.data(), param(E.mlp_proj_weight), param(E.mlp_proj_bias), N, 4 * C, C);
+    if (dropping) {
+      dropout_forward_ref<Real>(x_out, x_out, dropout->mlp_resid[static_cast<std::size_t>(l)].data(), p, NC);
+    }
+    residual_forward_ref<Real>(x_out, S.mid.data(), x_out, NC);
+  }
+
+  // 14. ln_f
+  const Real* h = A.stream[static_cast<std::size_t>(L)].data();
+  if (cfg.layer_norm) {
+    layernorm_forward_ref<Real>(A.lnf.data(), A.lnf_mean.data(), A.lnf_rstd.data(), h, param(table.ln_f_weight()),
+                                param(table.ln_f_bias()), N, C);
+    h = A.lnf.data();
+  }
+  // 15. lm_head: logits = h · wteᵀ
+  K.linear_forward(A.logits.data(), h, param(&table.wte()), nullptr, N, C, V);
+  // 16. loss
+  if (!targets) return Real(0);
+  return cross_entropy_forward_ref<Real>(A.probs.data(), nullptr, A.logits.data(), targets, N, V);
+}
+
+template <typename Real>
+void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, const ParamTable& table, const int* idx,
+                  const int* targets, const GptKernelsOf<Real>& K, const GptDropout* dropout) {
+  // grads: table.total() floats +=; A: the forward's (B, T) activations; idx, targets: (B, T)
+  const ModelConfig& cfg = table.config();
+  const int B = A.B, T = A.T;
+  const int C = cfg.n_embd, H = cfg.n_head, hs = C / H, V = cfg.vocab_size, L = cfg.n_layer, N = B * T;
+  const long long NC = static_cast<long long>(N) * C, TT = static_cast<long long>(T) * T;
+  const bool tiled = K.tiled_forward != nullptr;
+  const double p = dropout ? dropout->p : 0.0;
+  const bool dropping = p > 0.0;
+  const Real alpha = static_cast<Real>(1.0 / std::sqrt(static_cast<double>(hs)));
+  auto param = [params](const ParamEntry* e) -> const Real* { return e ? params + e->offset : nullptr; };
+  auto grad = [grads](const ParamEntry* e) -> Real* { return e ? grads + e->offset : nullptr; };
+  // The gradient of a dropout's output becomes its input's in d_branch; without dropout it is
+  // the same buffer.
+  auto through_dropout = [&](const Real* d_out, const std::vector<std::vector<std::uint8_t>>* masks,
+                             int l) -> const Real* {
+    if (!dropping) return d_out;
+    zero(A.d_branch);
+    const std::uint8_t* keep = masks ? (*masks)[static_cast<std::size_t>(l)].data() : dropout->embedding.data();
+    dropout_backward_ref<Real>(A.d_branch.data(), d_out, keep, p, NC);
+    return A.d_branch.data();
+  };
+  Real* d_stream = A.d_stream.data();  // d loss / d stream[l], walking l down from L
+  zero(A.d_stream);
+
+  // 16. loss: d_logits = (probs − onehot(target)) / n_valid
+  zero(A.d_logits);
+  cross_entropy_backward_ref<Real>(A.d_logits.data(), A.probs.data(), targets, Real(1), N, V);
+  // 15. lm_head: d_h = d_logits · wte,  d_wte += d_logitsᵀ · h
+  const Real* x_final = A.stream[static_cast<std::size_t>(L)].data();
+  Real* d_h = cfg.layer_norm ? A.d_a.data() : d_stream;
+  if (cfg.layer_norm) zero(A.d_a);
+  K.linear_backward(d_h, grad(&table.wte()), nullptr, A.d_logits.data(), cfg.layer_norm ? A.lnf.data() : x_final,
+                    param(&table.wte()), N, C, V);
+  // 14. ln_f
+  if (cfg.layer_norm) {
+    layernorm_backward_ref<Real>(d_stream, grad(table.ln_f_weight()), grad(table.ln_f_bias()), A.d_a.data(), x_final,
+                                 param(table.ln_f_weight()), A.lnf_mean.data(), A.lnf_rstd.data(), N, C);
+  }
+
+  for (int l = L - 1; l >= 0; --l) {
+    const BlockEntries& E = table.block(l);
+    typename GptActivationsOf<Real>::Block& S = A.blocks[static_cast<std::size_t>(l)];
+    const Real* x = A.stream[static_cast<std::size_t>(l)].data();
+    // d_stream holds d loss / d (this block's output).
+    if (cfg.mlp) {
+      // 13. residual, x_out = mid + m: both get d_stream (mid's share stays in d_stream)
+      // 12. dropout, c_proj: d_gelu = d_m · W,  dW += d_mᵀ · gelu,  db += Σ d_m
+      const Real* d_m = through_dropout(d_stream, dropping ? &dropout->mlp_resid : nullptr, l);
+      zero(A.d_hidden);
+      K.linear_backward(A.d_hidden.data(), grad(E.mlp_proj_weight), grad(E.mlp_proj_bias), d_m, S.gelu.data(),
+                        param(E.mlp_proj_weight), N, 4 * C, C);
+      // 11. GELU, then c_fc: d_a2 = d_fc · W
+      zero(A.d_fc);
+      K.gelu_backward(A.d_fc.data(), A.d_hidden.data(), S.fc.data(), 4 * NC);
+      Real* d_a2 = cfg.layer_norm ? A.d_a.data() : d_stream;
+      if (cfg.layer_norm) zero(A.d_a);
+      K.linear_backward(d_a2, grad(E.c_fc_weight), grad(E.c_fc_bias), A.d_fc.data(),
+                        cfg.layer_norm ? S.ln2.data() : S.mid.data(), param(E.c_fc_weight), N, C, 4 * C);
+      // 10. ln_2: d_mid += LayerNorm's backward
+      if (cfg.layer_norm) {
+        layernorm_backward_ref<Real>(d_stream, grad(E.ln_2_weight), grad(E.ln_2_bias), A.d_a.data(), S.mid.data(),
+                                     param(E.ln_2_weight), S.ln2_mean.data(), S.ln2_rstd.data(), N, C);
+      }
+    }
+    // 9. residual, mid = x + z: both get d_stream (x's share stays in d_stream)
+    // 8. dropout, c_proj: d_y = d_z · W,  dW += d_zᵀ · y,  db += Σ d_z
+    const Real* d_z = through_dropout(d_stream, dropping ? &dropout->attn_resid : nullptr, l);
+    zero(A.d_y);
+    K.linear_backward(A.d_y.data(), grad(E.attn_proj_weight), grad(E.attn_proj_bias), d_z, S.y.data(),
+                      param(E.attn_proj_weight), N, C, C);
+    // 7. merge, undone; 6. attend, each head's passes in reverse; 5. split, undone into d_qkv
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < H; ++h) {
+        const long long head = static_cast<long long>(b) * H + h, at = head * T * hs;
+        Real* d_out = A.d_heads.data() + at;
+        to_head(d_out, A.d_y.data(), b, T, C, h * hs, hs);
+        detail::HeadInputsOf<Real> in;
+        in.q = S.q.data() + at, in.k = S.k.data() + at, in.v = S.v.data() + at;
+        in.alpha = alpha, in.causal = true, in.T = T, in.hk = hs, in.hv = hs;
+        if (tiled) {
+          K.tiled_backward(A.dq.data(), A.dk.data(), A.dv.data(), d_out, in.q, in.k, in.v, S.heads.data() + at,
+                           S.lse.data() + head * T, nullptr, T, hs, hs, alpha, true);
+        } else {
+          in.keep = dropping ? dropout->attention[static_cast<std::size_t>(l)].data() + head * TT : nullptr;
+          in.dropout = static_cast<float>(p);
+          detail::head_backward(A.dq.data(), A.dk.data(), A.dv.data(), A.scratch.data(), d_out,
+                                S.weights.data() + head * TT, in, *K.attention);
+        }
+        from_head(A.d_qkv.data(), A.dq.data(), b, T, 3 * C, h * hs, hs);
+        from_head(A.d_qkv.data(), A.dk.data(), b, T, 3 * C, C + h * hs, hs);
+        from_head(A.d_qkv.data(), A.dv.data(), b, T, 3 * C, 2 * C + h * hs, hs);
+      }
+    // 4. c_attn: d_a = d_qkv · W,  dW += d_qkvᵀ · a,  db += Σ d_qkv
+    Real* d_a = cfg.layer_norm ? A.d_a.data() : d_stream;
+    if (cfg.layer_norm) zero(A.d_a);
+    K.linear_backward(d_a, grad(E.c_attn_weight), grad(E.c_attn_bias), A.d_qkv.data(),
+                      cfg.layer_norm ? S.ln1.data() : x, param(E.c_attn_weight), N, C, 3 * C);
+    // 3. ln_1: d_x += LayerNorm's backward
+    if (cfg.layer_norm) {
+      layernorm_backward_ref<Real>(d_stream, grad(E.ln_1_weight), grad(E.ln_1_bias), A.d_a.data(), x,
+                                   param(E.ln_1_weight), S.ln1_mean.data(), S.ln1_rstd.data(), N, C);
+    }
+  }
+
+  // 2. dropout; 1. embed: scatter-add into wte's rows and wpe's
+  const Real* d_x0 = through_dropout(d_stream, nullptr, 0);
+  embedding_backward_ref<Real>(grad(&table.wte()), grad(&table.wpe()), d_x0, idx, B, T, C);
+}
+
+template struct GptActivationsOf<float>;
+template struct GptActivationsOf<double>;
+template float gpt_forward<float>(GptActivationsOf<float>&, const float*, const ParamTable&, const int*, const int*,
+                                  int, int, const GptKernelsOf<float>&, const GptDropout*, GptCaptureOf<float>*);
+template double gpt_forward<double>(GptActivationsOf<double>&, const double*, const ParamTable&, const int*, const int*,
+                                    int, int, const GptKernelsOf<double>&, const GptDropout*, GptCaptureOf<double>*);
+template void gpt_backward<float>(float*, GptActivationsOf<float>&, const float*, const ParamTable&, const int*,
+                                  const int*, const GptKernelsOf<float>&, const GptDropout*);
+template void gpt_backward<double>(double*, GptActivationsOf<double>&, const double*, const ParamTable&, const int*,
+                                   const int*, const GptKernelsOf<double>&, const GptDropout*);
+
+// ---------------------------------------------------------------------------------------------
+// Initialisation through PyTorch's generator
+
+InitFill torch_fill(TorchGenerator& generator) {
+  // TorchGenerator takes at most kMaxElements per call. Both draws are sequential per element,
+  // and normal_'s blocks of 16 do not straddle calls of a multiple of 16, so a tensor drawn in
+  // such calls (the last ≥ 16, keeping the tail's redraw where torch has it) is drawn as torch
+  // draws it in one.
+  const auto in_calls = [](float* data, std::size_t n, const std::function<void(Tensor&)>& draw) {
+    const std::size_t most = static_cast<std::size_t>(TorchGenerator::kMaxElements);
+    for (std::size_t at = 0; at < n;) {
+      std::size_t count = n - at;
+      if (count > most) count = count - most < 16 ? most - 16 : most;
+      Tensor t;
+      t.shape = {static_cast<int>(count)};
+      t.data.assign(count, 0.0f);
+      draw(t);
+      std::copy(t.data.begin(), t.data.end(), data + at);
+      at += count;
+    }
+  };
+  InitFill fill;
+  fill.normal = [&generator, in_calls](float* data, std::size_t n, double mean, double std) {
+    in_calls(data, n, [&](Tensor& t) { generator.normal_(t, mean, std); });
+  };
+  fill.uniform = [&generator, in_calls](float* data, std::size_t n, double from, double to) {
+    in_calls(data, n, [&](Tensor& t) { generator.uniform_(t, from, to); });
+  };
+  return fill;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gpt
+
+Gpt::Gpt(const ModelConfig& config, std::uint64_t seed) : table_(config) {
+  params_.assign(table_.total(), 0.0f);
+  grads_.assign(table_.total(), 0.0f);
+  TorchGenerator generator(seed);
+  init_params(params_.data(), table_, torch_fill(generator));
+}
+
+namespace {
+
+// The batch's sizes and the activations they need, before anything reads the tokens.
+void check_sizes(const ModelConfig& cfg, const Batch& batch, bool tiled) {
+  if (batch.B < 1 || batch.B > Limits::kMaxInputElements) {
+    throw Error("batch: expected 1 ≤ B ≤ " + std::to_string(Limits::kMaxInputElements) + " sequences, got " +
+                std::to_string(batch.B));
+  }
+  if (batch.T < 1 || batch.T > cfg.block_size) {
+    throw Error("context: expected 1 ≤ T ≤ block_size = " + std::to_string(cfg.block_size) + " tokens, got " +
+                std::to_string(batch.T));
+  }
+  const long long floats = activation_floats(cfg, batch.B, batch.T, tiled);
+  if (floats > kMaxActivationFloats) {
+    throw Error("batch: B = " + std::to_string(batch.B) + " sequences of T = " + std::to_string(batch.T) +
+                " tokens need " + std::to_string(floats) + " floats of activations; at most " +
+                std::to_string(kMaxActivationFloats) + " (2^26): use a smaller batch or context");
+  }
+}
+
+}  // namespace
+
+void Gpt::check(const Batch& batch) const {
+  check_sizes(config(), batch, resolve_kernel(kernel_, batch.T, false) == Kernel::kTiled);
+  const long long n = static_cast<long long>(batch.B) * batch.T;
+  if (!batch.tokens) throw Error("tokens: required, (B, T) token ids");
+  check_tokens(batch.tokens, n, config().vocab_size, "tokens");
+  if (!batch.targets) return;
+  check_targets(batch.targets, n, config().vocab_size, "targets");
+  if (std::all_of(batch.targets, batch.targets + n, [](int t) { return t == kIgnoreIndex; })) {
+    throw Error("targets: every target is -1 (ignored); at least one must be a token id for a loss");
+  }
+}
+
+float Gpt::forward(const Batch& batch, const ForwardOptions& options) {
+  check(batch);
+  const bool dropping = options.training && config().dropout > 0.0;
+  const Kernel kernel = resolve_kernel(kernel_, batch.T, dropping);
+  if (kernel == Kernel::kTiled && dropping) {
+    throw Error(
+        "kernel: 'tiled' never holds the attention weights, so it cannot drop them; use 'auto' or 'simd' "
+        "to train with dropout " +
+        str(config().dropout));
+  }
+  check_sizes(config(), batch, kernel == Kernel::kTiled);
+  if (options.capture && (options.capture->sequence < 0 || options.capture->sequence >= batch.B)) {
+    throw Error("sequence: expected 0 ≤ sequence < B = " + std::to_string(batch.B) + ", got " +
+                std::to_string(options.capture->sequence));
+  }
+  const std::size_t n = static_cast<std::size_t>(batch.B) * batch.T;
+  tokens_.assign(batch.tokens, batch.tokens + n);
+  has_targets_ = batch.targets != nullptr;
+  if (has_targets_) targets_.assign(batch.targets, batch.targets + n);
+  dropout_active_ = dropping;
+  if (dropping) dropout_.draw(config(), batch.B, batch.T, options.dropout_seed);
+  last_kernel_ = kernel;
+  return gpt_forward<float>(acts_, params_.data(), table_, tokens_.data(), has_targets_ ? targets_.data() : nullptr,
+                            batch.B, batch.T, gpt_kernels(kernel), dropping ? &dropout_ : nullptr, options.capture);
+}
+
+void Gpt::backward() {
+  if (acts_.B == 0 || !has_targets_) throw Error("backward: the last forward had no targets to differentiate");
+  gpt_backward<float>(grads_.data(), acts_, params_.data(), table_, tokens_.data(), targets_.data(),
+                      gpt_kernels(last_kernel_), dropout_active_ ? &dropout_ : nullptr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trainer
+
+Trainer::Trainer(Gpt& model) : model_(model), segments_(param_segments(model.table())) {}
+
+StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
+  // Everything checked before anything changes.
+  if (!batch.targets) throw Error("targets: required for a training step");
+  if (!(o.clip >= 0.0) || !std::isfinite(o.clip)) {
+    throw Error("clip: expected a finite max gradient norm ≥ 0 (0: no clipping), got " + str(o.clip));
+  }
+  const double lr = learning_rate_at(o.schedule, steps_);
+  if (o.optimizer == OptimizerKind::kAdamW) validate(o.adamw);
+  if (o.optimizer == OptimizerKind::kSGD) validate(o.sgd);
+  const std::string after = "the weights and optimizer state are those after step " + std::to_string(steps_);
+
+  // zero grads → forward → backward
+  std::vector<float>& grads = model_.grads();
+  std::fill(grads.begin(), grads.end(), 0.0f);
+  ForwardOptions forward;
+  forward.training = true;
+  forward.dropout_seed = o.seed + static_cast<std::uint64_t>(steps_);
+  const float loss = model_.forward(batch, forward);
+  if (!std::isfinite(loss)) throw Error("step: the loss is " + str(loss) + " (the model diverged); " + after);
+  model_.backward();
+  // clip_grad_norm (with clip 0 it measures and scales by 1)
+  const float norm =
+      clip_grad_norm(grads.data(), segments_, o.clip > 0.0 ? o.clip : std::numeric_limits<double>::infinity());
+  if (!std::isfinite(norm)) {
+    throw Error("step: the gradient norm is " + str(norm) + " (the model diverged); " + after);
+  }
+
+  // The update, from a copy of everything it changes so a non-finite result can be undone.
+  std::vector<float>& params = model_.params();
+  params_backup_.assign(params.begin(), params.end());
+  std::unique_ptr<AdamW> fresh_adamw;
+  std::unique_ptr<SGD> fresh_sgd;
+  if (o.optimizer == OptimizerKind::kAdamW) {
+    if (adamw_) {
+      if (adamw_backup_) {
+        *adamw_backup_ = *adamw_;
+      } else {
+        adamw_backup_ = std::make_unique<AdamW>(*adamw_);
+      }
+      adamw_->set_options(o.adamw);
+    } else {
+      fresh_adamw = std::make_unique<AdamW>(segments_, params.size(), o.adamw);
+    }
+    (adamw_ ? *adamw_ : *fresh_adamw).step(params.data(), grads.data(), lr);
+  } else {
+    if (sgd_) {
+      if (sgd_backup_) {
+        *sgd_backup_ = *sgd_;
+      } else {
+        sgd_backup_ = std::make_unique<SGD>(*sgd_);
+      }
+      sgd_->set_options(o.sgd);
+    } else {
+      fresh_sgd = std::make_unique<SGD>(segments_, params.size(), o.sgd);
+    }
+    (sgd_ ? *sgd_ : *fresh_sgd).step(params.data(), grads.data(), lr);
+  }
+  const auto bad = std::find_if(params.begin(), params.end(), [](float v) { return !std::isfinite(v); });
+  if (bad != params.end()) {
+    const std::size_t at = static_cast<std::size_t>(bad - params.begin());
+    std::string name = "?";
+    for (const ParamEntry& e : model_.table().entries())
+      if (at >= e.offset && at < e.offset + e.size) name = e.name;
+    const std::string value = str(*bad);
+    std::copy(params_backup_.begin(), params_backup_.end(), params.begin());
+    if (o.optimizer == OptimizerKind::kAdamW && adamw_) *adamw_ = *adamw_backup_;
+    if (o.optimizer == OptimizerKind::kSGD && sgd_) *sgd_ = *sgd_backup_;
+    throw Error("step: the update made " + name + " " + value + " (the model diverged; lower lr); " + after);
+  }
+  // Committed: a fresh optimizer replaces the other kind's state.
+  if (fresh_adamw) adamw_ = std::move(fresh_adamw), sgd_.reset(), sgd_backup_.reset();
+  if (fresh_sgd) sgd_ = std::move(fresh_sgd), adamw_.reset(), adamw_backup_.reset();
+  ++steps_;
+  return StepResult{loss, norm, lr, steps_};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sampling
+
+std::vector<int> generate(Gpt& model, const std::vector<int>& prompt, int count, const GenerateOptions& o) {
+  const ModelConfig& cfg = model.config();
+  const int V = cfg.vocab_size;
+  if (prompt.empty()) throw Error("prompt: expected at least one token id");
+  check_tokens(prompt.data(), static_cast<long long>(prompt.size()), V, "prompt");
+  if (count < 0 || count > (1 << 16)) {
+    throw Error("count: expected 0 ≤ count ≤ 65536 new tokens, got " + std::to_string(count));
+  }
+  if (!(o.temperature >= 0.0) || !std::isfinite(o.temperature)) {
+    throw Error("temperature: expected a finite number ≥ 0 (0: always the most likely token), got " +
+                str(o.temperature));
+  }
+  if (o.top_k < 0) throw Error("topK: expected an integer ≥ 0 (0: no cut), got " + std::to_string(o.top_k));
+  TorchGenerator generator(o.seed);
+  std::vector<int> context = prompt, out;
+  std::vector<double> weights(static_cast<std::size_t>(V)), sorted;
+  out.reserve(static_cast<std::size_t>(count));
+  for (int n = 0; n < count; ++n) {
+    // nanoGPT: idx_cond = idx if it fits, else its last block_size tokens
+    const int T = std::min(static_cast<int>(context.size()), cfg.block_size);
+    Batch batch;
+    batch.tokens = context.data() + (context.size() - static_cast<std::size_t>(T));
+    batch.B = 1, batch.T = T;
+    model.forward(batch);
+    const float* row = model.logits().data() + static_cast<std::size_t>(T - 1) * V;
+    int next = static_cast<int>(std::max_element(row, row + V) - row);  // the first of equal maxima
+    if (o.temperature > 0.0) {
+      // top-k: logits below the k-th largest become −∞ (nanoGPT keeps ties at the k-th)
+      float floor = -std::numeric_limits<float>::infinity();
+      if (o.top_k > 0 && o.top_k < V) {
+        sorted.assign(row, row + V);
+        std::nth_element(sorted.begin(), sorted.begin() + (o.top_k - 1), sorted.end(), std::greater<double>());
+        floor = static_cast<float>(sorted[static_cast<std::size_t>(o.top_k - 1)]);
+      }
+      // softmax(logits / temperature), shifted by the max first so tiny temperatures stay finite
+      const double max = row[next];
+      double sum = 0.0;
+      for (int v = 0; v < V; ++v) {
+        weights[v] = row[v] < floor ? 0.0 : std::exp((row[v] - max) / o.temperature);
+        sum += weights[v];
+      }
+      // inverse CDF at a uniform 53-bit draw
+      const double u = static_cast<double>(generator.random64() >> 11) * 0x1.0p-53 * sum;
+      double cumulative = 0.0;
+      for (int v = 0; v < V; ++v) {
+        if (weights[v] == 0.0) continue;
+        next = v;
+        cumulative += weights[v];
+        if (u < cumulative) break;
+      }
+    }
+    context.push_back(next);
+    out.push_back(next);
+  }
+  return out;
+}
+
+}  // namespace attn::model

@@ -1,0 +1,306 @@
+// nanoGPT's GPT (karpathy/nanoGPT model.py) over the flat parameter buffer of params.h: the
+// forward pass over a batch of token ids, the backward pass of the mean cross-entropy into the
+// flat gradient buffer, a training step (optimizer.h), and sampling.
+//
+// Legend: B batch, T tokens per sequence (1 ≤ T ≤ block_size), N = B·T rows, C n_embd,
+// H n_head, hs = C/H head size, V vocab_size, L n_layer. Every buffer is row-major.
+//
+// The forward pass, numbered; gpt_backward walks the same numbers in reverse:
+//   1. embed       x = wte[idx] + wpe[t]                                    (N, C)
+//   2. dropout     x = drop(x)
+//   per block (transformer.h.{l}):
+//   3. ln_1        a = LayerNorm(x)                  (the identity without layer_norm)
+//   4. c_attn      qkv = a·Wᵀ + b                                           (N, 3C)
+//   5. split       q, k, v                                                  (B, H, T, hs) each
+//   6. attend      per head: drop(softmax(causal(q·kᵀ/√hs)))·v — head_forward's passes 1–6,
+//                  or the tiled kernel, which never holds (T, T)            (B, H, T, hs)
+//   7. merge       y                                                        (N, C)
+//   8. c_proj      z = drop(y·Wᵀ + b)
+//   9. residual    x = x + z
+//   10. ln_2       a = LayerNorm(x)                  (10–13 only with mlp)
+//   11. c_fc, GELU g = gelu(a·Wᵀ + b)                                       (N, 4C)
+//   12. c_proj     m = drop(g·Wᵀ + b)
+//   13. residual   x = x + m
+//   then:
+//   14. ln_f       h = LayerNorm(x)
+//   15. lm_head    logits = h·wteᵀ (the tied weight)                        (N, V)
+//   16. loss       mean cross-entropy over the targets ≠ −1 (ignore_index)
+//
+// GELU is the exact (erf) form: nanoGPT's MLP calls nn.GELU() since it dropped its tanh
+// `new_gelu` in 2023 (layers.h). The mask is causal by index (nanoGPT's tril buffer).
+//
+// Everything is written once as templates over the scalar type and a table of kernels: the
+// float tables differ only in which kernels they call (reference loops, f32x4, tiled attention),
+// and the reference table in double is what the finite-difference tests differentiate.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "attention.h"
+#include "config.h"
+#include "optimizer.h"
+#include "params.h"
+
+namespace attn {
+class TorchGenerator;
+namespace detail {
+template <typename Real>
+struct KernelTableOf;
+}  // namespace detail
+}  // namespace attn
+
+namespace attn::model {
+
+// ---------------------------------------------------------------------------------------------
+// Kernels
+
+// The kernels one forward and backward call, by implementation. Every pointer has the contract
+// of its namesake in layers.h, train_kernels.h or kernels.h (GELU's count is a ptrdiff_t, 32 bits
+// in WASM: a 64-bit argument in a function pointer's signature would make Emscripten export a
+// dynCall wrapper the embeddable element's glue, which also loads this engine, does not have).
+template <typename Real>
+struct GptKernelsOf {
+  void (*linear_forward)(Real* y, const Real* x, const Real* w, const Real* b, int N, int I, int O);
+  void (*linear_backward)(Real* dx, Real* dw, Real* db, const Real* dy, const Real* x, const Real* w, int N, int I,
+                          int O);
+  void (*gelu_forward)(Real* y, const Real* x, std::ptrdiff_t n);
+  void (*gelu_backward)(Real* dx, const Real* dy, const Real* x, std::ptrdiff_t n);
+  // One head's passes (head_forward / head_backward), and the attention capture of every kernel.
+  const detail::KernelTableOf<Real>* attention;
+  // The tiled kernel and its backward (kernels.h), or null: the head's (T, T) weights are kept.
+  void (*tiled_forward)(Real* out, Real* lse, const Real* q, const Real* k, const Real* v, const std::uint8_t* key_keep,
+                        int T, int hk, int hv, Real alpha, bool causal);
+  void (*tiled_backward)(Real* dq, Real* dk, Real* dv, const Real* dout, const Real* q, const Real* k, const Real* v,
+                         const Real* out, const Real* lse, const std::uint8_t* key_keep, int T, int hk, int hv,
+                         Real alpha, bool causal);
+};
+using GptKernels = GptKernelsOf<float>;
+
+// The float table of a resolved kernel (not kAuto):
+//   kReference  every _ref loop (layers, GELU, head passes): the reference of the others
+//   kEigen      f32x4 layers, Eigen head passes
+//   kSimd       f32x4 layers and head passes
+//   kTiled      f32x4 layers, the tiled attention kernel and its backward (no (T, T) memory)
+const GptKernels& gpt_kernels(Kernel kernel);
+// The reference in double (finite differences), with the (T, T) head passes or the tiled loops.
+const GptKernelsOf<double>& gpt_kernels_double(bool tiled);
+
+// kAuto's choice for sequences of T tokens: kSimd, or kTiled from this T on when no attention
+// dropout needs the weights. GptSpeed in tests/cpp/gpt_test.cpp measures a training step of the
+// char model at B·T = 1024: the two are equal at T = 64 and the tiled kernel is ahead from 128
+// (WASM: 44 against 47 ms at 128, 67 against 139 ms at 512), where B·H·T·T weights per layer
+// also start to cost real memory.
+constexpr int kTiledFromT = 128;
+Kernel resolve_kernel(Kernel kernel, int T, bool attention_dropout);
+
+// ---------------------------------------------------------------------------------------------
+// Dropout, activations, attention capture
+
+// The keep-masks (nonzero = keep) of one training forward with dropout p > 0, drawn as PyTorch
+// 1.13's F.dropout draws them (keep = bernoulli(1 − p), TorchGenerator) in the forward's order:
+// embedding (N, C); then per block attention weights (B, H, T, T), c_proj output (N, C) and,
+// with mlp, the MLP output (N, C). After torch.manual_seed(seed), model.train() and one forward
+// of the same batch, torch's masks are these.
+struct GptDropout {
+  double p = 0.0;
+  std::vector<std::uint8_t> embedding;
+  std::vector<std::vector<std::uint8_t>> attention, attn_resid, mlp_resid;  // per block
+  void draw(const ModelConfig& config, int B, int T, std::uint64_t seed);
+};
+
+// What one forward keeps for its backward, sized by resize() and reused (no allocation when the
+// batch shape repeats). The residual stream is stream[0] (after passes 1–2) … stream[L].
+template <typename Real>
+struct GptActivationsOf {
+  struct Block {
+    std::vector<Real> ln1, ln1_mean, ln1_rstd;  // (N, C), (N), (N); empty without layer_norm
+    std::vector<Real> q, k, v;                  // (B, H, T, hs)
+    std::vector<Real> weights;                  // (B, H, T, T) pass-4 weights; empty when tiled
+    std::vector<Real> lse;                      // (B, H, T) rows' log Σ exp; tiled only
+    std::vector<Real> heads;                    // (B, H, T, hs) each head's output
+    std::vector<Real> y;                        // (N, C) merged heads
+    std::vector<Real> mid;                      // (N, C) stream after the attention residual (mlp)
+    std::vector<Real> ln2, ln2_mean, ln2_rstd;  // (N, C), (N), (N)  (mlp and layer_norm)
+    std::vector<Real> fc, gelu;                 // (N, 4C) before and after GELU (mlp)
+  };
+  int B = 0, T = 0;
+  bool tiled = false;
+  std::vector<std::vector<Real>> stream;      // L + 1 of (N, C)
+  std::vector<Block> blocks;                  // L
+  std::vector<Real> lnf, lnf_mean, lnf_rstd;  // (N, C), (N), (N)
+  std::vector<Real> logits;                   // (N, V)
+  std::vector<Real> probs;                    // (N, V) softmax of the logits (with targets)
+  std::vector<Real> d_logits;                 // (N, V) its gradient (backward)
+  // Scratch of one forward or backward: qkv (N, 3C) and its gradient, one head's (T, T) ×2, the
+  // gradients of the stream and of a branch (N, C), of the MLP's hidden layer (N, 4C).
+  std::vector<Real> qkv, d_qkv, scratch, d_stream, d_branch, d_a, d_y, d_hidden, d_fc, d_heads, dq, dk, dv;
+
+  void resize(const ModelConfig& config, int B, int T, bool tiled);
+};
+using GptActivations = GptActivationsOf<float>;
+
+// The floats GptActivationsOf::resize allocates for a batch (B, T).
+long long activation_floats(const ModelConfig& config, int B, int T, bool tiled);
+// Their cap: 2^26 floats (256 MiB), a training batch's worth within WASM's 2 GiB beside the
+// parameters, gradients and moments.
+constexpr long long kMaxActivationFloats = 1LL << 26;
+
+// One sequence's attention in every block, as attend()'s Trace names them (per head, no batch):
+// q, k, v (H, T, hs); scores = q·kᵀ for every pair, unscaled and unmasked (H, T, T); weights the
+// causal softmax (H, T, T), before attention dropout.
+template <typename Real>
+struct GptCaptureOf {
+  int sequence = 0;  // which b of the batch
+  struct Block {
+    std::vector<Real> q, k, v, scores, weights;
+  };
+  std::vector<Block> blocks;
+};
+using GptCapture = GptCaptureOf<float>;
+
+// ---------------------------------------------------------------------------------------------
+// Forward and backward, unchecked (Gpt below checks): idx (B, T) in [0, V), targets (B, T) in
+// [0, V) or −1, or null for logits only; 1 ≤ T ≤ block_size; dropout null or drawn for (B, T);
+// capture null or capture->sequence in [0, B).
+
+// Passes 1–16. Returns the mean loss (0 without targets); logits (and probs) are in acts.
+template <typename Real>
+Real gpt_forward(GptActivationsOf<Real>& acts, const Real* params, const ParamTable& table, const int* idx,
+                 const int* targets, int B, int T, const GptKernelsOf<Real>& kernels,
+                 const GptDropout* dropout = nullptr, GptCaptureOf<Real>* capture = nullptr);
+
+// Passes 16–1 of the forward that filled acts (which had targets): grads (table.total()) +=
+// d loss / d params; wte's gradient sums the embedding's and lm_head's. Uses acts' scratch.
+template <typename Real>
+void gpt_backward(Real* grads, GptActivationsOf<Real>& acts, const Real* params, const ParamTable& table,
+                  const int* idx, const int* targets, const GptKernelsOf<Real>& kernels,
+                  const GptDropout* dropout = nullptr);
+
+// ---------------------------------------------------------------------------------------------
+// The model
+
+// A batch of B sequences of T tokens: tokens (B, T), targets (B, T) or null.
+struct Batch {
+  const int* tokens = nullptr;
+  const int* targets = nullptr;
+  int B = 0, T = 0;
+};
+
+struct ForwardOptions {
+  bool training = false;           // dropout on (with the config's p > 0)
+  std::uint64_t dropout_seed = 0;  // masks drawn as after torch.manual_seed(dropout_seed)
+  GptCapture* capture = nullptr;   // filled for capture->sequence when given
+};
+
+// The initial weights of nanoGPT's GPT(config) after torch.manual_seed(seed): every draw through
+// PyTorch 1.13's CPU generator (TorchGenerator), in init_params' order.
+InitFill torch_fill(TorchGenerator& generator);
+
+class Gpt {
+ public:
+  // Validates the config; parameters start as GPT(config) after torch.manual_seed(seed).
+  explicit Gpt(const ModelConfig& config, std::uint64_t seed = 0);
+
+  const ModelConfig& config() const { return table_.config(); }
+  const ParamTable& table() const { return table_; }
+  std::vector<float>& params() { return params_; }
+  const std::vector<float>& params() const { return params_; }
+  std::vector<float>& grads() { return grads_; }
+  const std::vector<float>& grads() const { return grads_; }
+
+  // Which kernels run (kAuto by default: resolve_kernel per batch).
+  Kernel kernel() const { return kernel_; }
+  void set_kernel(Kernel kernel) { kernel_ = kernel; }
+
+  // attn::Error naming the argument: B ≥ 1, 1 ≤ T ≤ block_size, activations within their cap,
+  // tokens in [0, V), targets in [0, V) or −1 and not all −1 (nothing to score: an error rather
+  // than torch's NaN or a silent 0), tokens non-null.
+  void check(const Batch& batch) const;
+  // Checks, then passes 1–16. Returns the mean loss (0 without targets).
+  float forward(const Batch& batch, const ForwardOptions& options = {});
+  // grads += d loss / d params for the last forward, which must have had targets.
+  void backward();
+  // (B·T, V) of the last forward.
+  const std::vector<float>& logits() const { return acts_.logits; }
+  // The kernel the last forward ran.
+  Kernel last_kernel() const { return last_kernel_; }
+
+ private:
+  ParamTable table_;
+  std::vector<float> params_, grads_;
+  Kernel kernel_ = Kernel::kAuto;
+  Kernel last_kernel_ = Kernel::kSimd;
+  GptActivations acts_;
+  GptDropout dropout_;
+  bool dropout_active_ = false;
+  std::vector<int> tokens_, targets_;  // the last forward's batch, for backward
+  bool has_targets_ = false;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Training
+
+enum class OptimizerKind { kAdamW, kSGD };
+
+struct StepOptions {
+  OptimizerKind optimizer = OptimizerKind::kAdamW;
+  AdamWOptions adamw;  // nanoGPT's betas (0.9, 0.95), weight decay 0.1
+  SGDOptions sgd;      // plain SGD
+  double clip = 1.0;   // clip_grad_norm's max_norm; 0 turns clipping off (the norm is still measured)
+  LrSchedule schedule{false, 1e-3, 1e-4, 0, 1};  // constant 1e-3 unless decay_lr
+  std::uint64_t seed = 0;                        // step k's dropout masks: torch.manual_seed(seed + k)
+};
+
+struct StepResult {
+  float loss = 0;       // before the update
+  float grad_norm = 0;  // global 2-norm before clipping
+  double lr = 0;        // the rate this step used
+  long long step = 0;   // steps taken, this one included
+};
+
+// Steps of nanoGPT's train.py loop on a Gpt: zero grads → forward → backward → clip_grad_norm →
+// lr of the schedule at this step → AdamW or SGD. Deterministic: the same model, batches and
+// options give the same weights bit for bit (with the same kernel and build).
+class Trainer {
+ public:
+  explicit Trainer(Gpt& model);
+
+  // One step on a batch with targets. A non-finite loss or gradient norm, or an update that
+  // leaves a non-finite weight, throws attn::Error saying which; the weights and the optimizer's
+  // state are then exactly as before the call and steps() does not advance. Switching the
+  // optimizer kind starts the new one from fresh state; other options may change between steps.
+  StepResult step(const Batch& batch, const StepOptions& options);
+
+  long long steps() const { return steps_; }
+  const AdamW* adamw() const { return adamw_.get(); }
+  const SGD* sgd() const { return sgd_.get(); }
+
+ private:
+  Gpt& model_;
+  std::vector<ParamSegment> segments_;
+  std::unique_ptr<AdamW> adamw_, adamw_backup_;
+  std::unique_ptr<SGD> sgd_, sgd_backup_;
+  std::vector<float> params_backup_;
+  long long steps_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Sampling
+
+struct GenerateOptions {
+  double temperature = 1.0;  // ≥ 0; 0 takes the most likely token (the first of equals)
+  int top_k = 0;             // ≥ 0; 0 samples from all V, k keeps the k largest logits (ties at the k-th kept)
+  std::uint64_t seed = 0;    // the sampler's TorchGenerator seed
+};
+
+// nanoGPT's generate(): `count` times, crop the context to its last block_size tokens, run the
+// model (eval) on it, take the last position's logits / temperature, keep the top k, softmax,
+// sample one token (inverse CDF of a uniform 53-bit draw from TorchGenerator(seed); not
+// torch.multinomial's stream) and append it. Returns the `count` new tokens. attn::Error for an
+// empty prompt, a token outside [0, V), count outside [0, 2^16], or a bad option.
+std::vector<int> generate(Gpt& model, const std::vector<int>& prompt, int count, const GenerateOptions& options);
+
+}  // namespace attn::model
