@@ -35,7 +35,13 @@ except Exception as e:  # noqa: BLE001 (any failure to import means: no PyTorch 
 
 
 def rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+    """Peak resident set of this process so far, MB: VmHWM, the high-water mark of its own memory
+    map. (getrusage's ru_maxrss survives exec, so it would report the Node parent's RSS at spawn.)"""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024  # kB
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # not Linux: KiB (or bytes on macOS)
 
 
 def read_safetensors(path):
