@@ -3,7 +3,9 @@
 //   node bench/run.mjs            full run; writes bench/results/<date>.md and latest.md
 //   node bench/run.mjs --quick    small T, few reps: checks everything runs and outputs match
 //                                 (used by npm test; exit code 1 on a mismatch or a failure)
-//   options: --T 256,1024   --H 8   --no-js   --no-memory   --no-native   --out <file.md>
+//   options: --T 256,1024   --H 8   --no-js   --no-memory   --no-native   --no-train   --out <file.md>
+// Then the training benchmark (bench/train.mjs; alone: node bench/train.mjs): full runs write
+// bench/results/train-<date>.md, --quick checks that every trainer's losses agree.
 // Full runs also add two native anchors when available: PyTorch with one thread
 // (/usr/bin/python3 bench/torch_anchor.py) and our kernels compiled natively with SSE4.1
 // (Google Benchmark, build-bench-native/bench/attn_native_bench; see bench/native_bench.cpp).
@@ -21,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 
 import { loadBenchModule } from './build_wasm.mjs';
 import { oursPeer, ortMhaPeer, ortPeer, plainJsPeer, tfjsPeer } from './peers.mjs';
+import { runTrainBench } from './train.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -564,12 +567,31 @@ if (!QUICK) {
   log(`bench: wrote ${path.relative(root, outFile)} and bench/results/latest.md`);
 }
 
+// The training benchmark, after the kernels (it loads tfjs's backends into this process too).
+let train = null;
+if (!flag('--no-train')) {
+  try {
+    train = await runTrainBench({ quick: QUICK, log });
+    if (!QUICK) {
+      const trainFile = path.join(here, 'results', `train-${date.slice(0, 10)}.md`);
+      writeFileSync(trainFile, train.markdown + '\n');
+      process.stdout.write('\n' + train.markdown + '\n');
+      log(`bench: wrote ${path.relative(root, trainFile)}`);
+    }
+  } catch (e) {
+    problems.push(`training benchmark: ${e.message.split('\n')[0]}`);
+  }
+}
+
 const checked = rows.reduce((n, r) => n + Object.values(r.results).filter((x) => !x.error).length, 0);
 const summary =
   `bench${QUICK ? ' --quick' : ''}: ${checked} runs over ${rows.length} shapes, ` +
   `peers ${peerNames.join(', ')}${notes.length ? ` (${notes.length} peer failure(s), see report)` : ''}; ${problems.length ? `${problems.length} problem(s): ${problems[0]}` : 'all outputs match'}` +
   (seedResult ? `; seed example ${seedResult.us.toFixed(1)} µs/call` : '');
 console.log(summary);
-// Each implementation's output on each shape is one check against ours.
-console.log(`bench: ${checked} passed, ${problems.length} failed`);
-process.exitCode = problems.length ? 1 : 0;
+if (train) console.log(train.summary);
+// Each implementation's output on each shape is one check against ours; each trainer's loss
+// curve on each model one check against the reference trainer's.
+const failed = problems.length + (train?.problems.length ?? 0);
+console.log(`bench: ${checked + (train?.checked ?? 0)} passed, ${failed} failed`);
+process.exitCode = failed ? 1 : 0;

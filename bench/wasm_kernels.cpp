@@ -62,8 +62,8 @@ void bk_attention_tiled(float* out, const float* q, const float* kk, const float
   const float alpha = 1.0f / std::sqrt(static_cast<float>(hs));
   const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * hs;
   for (int h = 0; h < H; ++h)
-    k::attention_tiled_simd(out + h * step, q + h * step, kk + h * step, v + h * step, nullptr, T, hs, hs, alpha,
-                            causal != 0);
+    k::attention_tiled_simd(out + h * step, nullptr, q + h * step, kk + h * step, v + h * step, nullptr, T, hs, hs,
+                            alpha, causal != 0);
 }
 
 // Three passes with a (T, T) scratch: scores, row softmax, weights·V (what the page uses
@@ -97,8 +97,8 @@ void bk_attention_ref(float* out, const float* q, const float* kk, const float* 
   const float alpha = 1.0f / std::sqrt(static_cast<float>(hs));
   const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * hs;
   for (int h = 0; h < H; ++h)
-    k::attention_tiled_ref(out + h * step, q + h * step, kk + h * step, v + h * step, nullptr, T, hs, hs, alpha,
-                           causal != 0);
+    k::attention_tiled_ref<float>(out + h * step, nullptr, q + h * step, kk + h * step, v + h * step, nullptr, T, hs,
+                                  hs, alpha, causal != 0);
 }
 
 float bk_peak(int form, int chains, int iters) {

@@ -7,7 +7,8 @@
 //   js       node:test suites in tests/js against the built WASM engine
 //   e2e      browser tests in tests/e2e (Debian Chromium via playwright-core, Firefox ESR via
 //            puppeteer-core over WebDriver BiDi), counted per browser
-//   bench    the benchmark in quick mode: it runs and its outputs match the peers (no timing)
+//   bench    the benchmark in quick mode: it runs, its outputs match the peers, and the training
+//            benchmark's trainers agree on the loss of every step (no timing)
 //   lint     clang-format and Prettier report no file that needs formatting
 // `node scripts/test.mjs native js` runs only the named suites.
 import { spawn, execFileSync } from 'node:child_process';
