@@ -15,7 +15,9 @@ fail() {
 }
 
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
+  # The core at -O1 with line tables (readable reports, quick to compile), the test files at -O0.
   CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTN_SANITIZE=address,undefined \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DATTN_TEST_OPTIMIZE="-O0" \
     -DATTN_BUILD_FUZZ=ON -DATTN_BUILD_DEMO=OFF -DATTN_BUILD_TESTS=ON >"$build.configure.log" 2>&1 \
     || { cat "$build.configure.log"; fail "cmake configure (see above)"; }
 fi
