@@ -430,10 +430,19 @@ export function render(section, app) {
     chart.update({ train: history.train, held: history.held });
     const attention = promptTokens && report.prompt ? report.prompt : report.attention;
     const tokens = promptTokens && report.prompt ? promptTokens : report.example.tokens;
-    drawGrid(attention, labelsOf(tokens));
-    drawHead(attention, labelsOf(tokens));
+    // The pictures cost more with more layers, heads and tokens (the text model draws thousands of
+    // lines): while training they are redrawn at most once per 10× their own drawing time, so the
+    // page keeps its frames; a paused run or a prompt draws them at once.
+    const now = app.win.performance.now();
+    if (!live.trainer.running || now - pictures.drawnAt >= 10 * pictures.cost) {
+      drawGrid(attention, labelsOf(tokens));
+      drawHead(attention, labelsOf(tokens));
+      pictures.drawnAt = app.win.performance.now();
+      pictures.cost = pictures.drawnAt - now;
+    }
     if (report.bank) drawBank(report.bank);
   }
+  const pictures = { drawnAt: -Infinity, cost: 0 };
 
   function drawGrid(attention, labels) {
     const L = attention.length;
