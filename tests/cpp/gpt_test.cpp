@@ -40,19 +40,7 @@ namespace {
 using attn_test::json;
 using attn_test::ThrowsNaming;
 
-ModelConfig config_from(const json& c) {
-  ModelConfig cfg;
-  cfg.vocab_size = c.at("vocab_size");
-  cfg.block_size = c.at("block_size");
-  cfg.n_layer = c.at("n_layer");
-  cfg.n_head = c.at("n_head");
-  cfg.n_embd = c.at("n_embd");
-  cfg.bias = c.at("bias");
-  cfg.dropout = c.at("dropout");
-  cfg.mlp = c.at("mlp");
-  cfg.layer_norm = c.at("layer_norm");
-  return cfg;
-}
+using attn_test::config_from_json;
 
 // The fixture's named parameters into the table's buffer.
 std::vector<float> params_from(const ParamTable& table, const json& named) {
@@ -92,7 +80,7 @@ struct ScaledCompare {
 
 TEST(GptInit, EqualsTorchsGptAfterManualSeedBitForBit) {
   const json fx = attn_test::load_training_json("gpt_step_tiny");
-  const Gpt model(config_from(fx.at("config")), 1337);
+  const Gpt model(config_from_json(fx.at("config")), 1337);
   const std::vector<float> want = params_from(model.table(), fx.at("params"));
   ASSERT_EQ(model.params().size(), want.size());
   std::size_t differ = 0;
@@ -105,7 +93,7 @@ TEST(GptInit, EqualsTorchsGptAfterManualSeedBitForBit) {
 
 void expect_step_matches_torch(const std::string& name) {
   const json fx = attn_test::load_training_json(name);
-  const ModelConfig cfg = config_from(fx.at("config"));
+  const ModelConfig cfg = config_from_json(fx.at("config"));
   const std::vector<int> idx = attn_test::json_ints(fx.at("idx")), targets = attn_test::json_ints(fx.at("targets"));
   const int T = cfg.block_size, B = static_cast<int>(idx.size()) / T;
   for (Kernel kernel : {Kernel::kReference, Kernel::kEigen, Kernel::kSimd, Kernel::kTiled}) {
@@ -143,7 +131,7 @@ Batch fixture_batch(const std::vector<int>& idx, const std::vector<int>& targets
 TEST(GptAgainstTorch, InitialWeightsOfEveryTrainingConfigAreTorchs) {
   for (const char* name : kTrainFixtures) {
     const json fx = attn_test::load_training_json(std::string("gpt_train_") + name);
-    const Gpt model(config_from(fx.at("config")), fx.at("train").at("seed").get<std::uint64_t>());
+    const Gpt model(config_from_json(fx.at("config")), fx.at("train").at("seed").get<std::uint64_t>());
     EXPECT_TRUE(model.params() == params_from(model.table(), fx.at("params"))) << name;
   }
 }
@@ -151,7 +139,7 @@ TEST(GptAgainstTorch, InitialWeightsOfEveryTrainingConfigAreTorchs) {
 TEST(GptAgainstTorch, StepZeroOfEveryTrainingConfigWithEveryKernel) {
   for (const char* name : kTrainFixtures) {
     const json fx = attn_test::load_training_json(std::string("gpt_train_") + name);
-    const ModelConfig cfg = config_from(fx.at("config"));
+    const ModelConfig cfg = config_from_json(fx.at("config"));
     const json& train = fx.at("train");
     const std::vector<int> idx = attn_test::json_ints(fx.at("idx")), targets = attn_test::json_ints(fx.at("targets"));
     const int B = train.at("batch"), T = cfg.block_size;
@@ -195,7 +183,7 @@ TEST(GptAgainstTorch, StepZeroOfEveryTrainingConfigWithEveryKernel) {
 TEST(GptAgainstTorch, TwentyAdamWStepsWithClippingAndScheduleTrackTorch) {
   for (const char* name : kTrainFixtures) {
     const json fx = attn_test::load_training_json(std::string("gpt_train_") + name);
-    const ModelConfig cfg = config_from(fx.at("config"));
+    const ModelConfig cfg = config_from_json(fx.at("config"));
     const json& train = fx.at("train");
     const std::vector<int> idx = attn_test::json_ints(fx.at("idx")), targets = attn_test::json_ints(fx.at("targets"));
     const int B = train.at("batch"), T = cfg.block_size, steps = train.at("steps");

@@ -24,19 +24,7 @@ namespace {
 using attn_test::json;
 using Bytes = std::vector<std::uint8_t>;
 
-ModelConfig config_from_json(const json& c) {
-  ModelConfig m;
-  m.vocab_size = c.at("vocab_size");
-  m.block_size = c.at("block_size");
-  m.n_layer = c.at("n_layer");
-  m.n_head = c.at("n_head");
-  m.n_embd = c.at("n_embd");
-  m.bias = c.at("bias");
-  m.dropout = c.at("dropout");
-  m.mlp = c.at("mlp");
-  m.layer_norm = c.at("layer_norm");
-  return m;
-}
+using attn_test::config_from_json;
 
 // The fixture script's tiny config (gpt_tiny*.safetensors).
 ModelConfig tiny_config() {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config.h"
 #include "fixture_loader.h"
 
 namespace attn_test {
@@ -34,5 +35,20 @@ inline std::vector<float> json_floats(const json& value) { return json_tensor(va
 
 // The integer data of a {"shape", "data"} tensor.
 inline std::vector<int> json_ints(const json& value) { return value.at("data").get<std::vector<int>>(); }
+
+// A fixture's "config" object (nanoGPT's GPTConfig fields, as the script writes them).
+inline attn::model::ModelConfig config_from_json(const json& c) {
+  attn::model::ModelConfig m;
+  m.vocab_size = c.at("vocab_size");
+  m.block_size = c.at("block_size");
+  m.n_layer = c.at("n_layer");
+  m.n_head = c.at("n_head");
+  m.n_embd = c.at("n_embd");
+  m.bias = c.at("bias");
+  m.dropout = c.at("dropout");
+  m.mlp = c.at("mlp");
+  m.layer_norm = c.at("layer_norm");
+  return m;
+}
 
 }  // namespace attn_test
