@@ -321,8 +321,14 @@ export function render(section, app) {
     });
     return trainer;
   }
+  let sampledAt = -Infinity;
   function applyReport(trainer, r) {
     if (live?.trainer !== trainer || !r) return;
+    // The text model writes a new sample every few seconds while it trains.
+    if (trainer.running && app.win.performance.now() - sampledAt > 3000) {
+      sampledAt = app.win.performance.now();
+      sampleText();
+    }
     report = r;
     firstReport ||= r;
     history.held.push([r.step, r.loss]);
