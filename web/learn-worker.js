@@ -13,7 +13,9 @@ self.onmessage = async (event) => {
   const { id, op, args } = event.data || {};
   try {
     const result = await requests.handle(op, args || []);
-    const transfer = result instanceof Uint8Array ? [result.buffer] : [];
+    // A checkpoint's bytes move rather than copy (only when they own their whole buffer).
+    const transfer =
+      result instanceof Uint8Array && result.byteLength === result.buffer.byteLength ? [result.buffer] : [];
     self.postMessage({ id, result }, transfer);
   } catch (err) {
     self.postMessage({ id, error: { name: err?.name || 'Error', message: String(err?.message ?? err) } });

@@ -186,7 +186,9 @@ export function createTrainer(options) {
       } catch (err) {
         running = false;
         options.onStop?.({ reason: 'diverged', message: err.message });
-        await report();
+        // A diverging step may also undo the update before it: take the model's own count.
+        const r = await report();
+        if (r) steps = r.step;
         return;
       }
       if (disposed) return;
