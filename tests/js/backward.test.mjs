@@ -218,3 +218,27 @@ test('attendBackward: the heap is flat over many calls', () => {
   for (let i = 0; i < 200; i++) engine.attendBackward(i % 2 ? args : { ...args, kernel: 'tiled', materialize: false });
   assert.ok(engine.heapUsed() <= used + 4096, `heap used ${used} → ${engine.heapUsed()}`);
 });
+
+test("attendBackward: attend()'s arguments as they are, with gradOutput as a second argument", () => {
+  const ex = engine.examples();
+  const x = ex.contexts.river.map((w) => ex.vocabulary[w]);
+  const args = { x, wq: ex.W_query, wk: ex.W_key, wv: ex.W_value, causal: true };
+  const gradOutput = [
+    [1, 0, 0.5],
+    [0, -1, 0],
+    [0.25, 0, 2],
+  ];
+  const inside = engine.attendBackward({ ...args, gradOutput });
+  const beside = engine.attendBackward(args, gradOutput);
+  for (const name of ['x', 'wq', 'wk', 'wv']) assert.deepEqual(beside.get(name), inside.get(name), name);
+  assert.deepEqual(beside.wq.shape, [4, 2]);
+  assert.ok(beside.wq.data instanceof Float32Array);
+  assert.throws(
+    () => engine.attendBackward({ ...args, gradOutput }, gradOutput),
+    (e) => e instanceof AttentionError && e.argument === 'gradOutput' && /given twice/.test(e.message),
+  );
+  assert.throws(
+    () => engine.attendBackward('x', gradOutput),
+    (e) => e instanceof AttentionError && /expected attend\(\)'s options object, got the string "x"/.test(e.message),
+  );
+});

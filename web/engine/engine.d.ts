@@ -384,6 +384,8 @@ export interface Engine {
    * Not in the element's small engine.
    */
   attendBackward(options: AttendBackwardOptions): Gradients;
+  /** The same with attend()'s arguments as they are and the output's gradient beside them. */
+  attendBackward(options: AttendOptions, gradOutput: TensorLike): Gradients;
   /** The two principal components of x (N, D), computed by the core (Eigen). Not in the element's small engine. */
   pca(options: { x: TensorLike }): PcaResult;
   /** PyTorch's CPU generator seeded like torch.manual_seed(seed) (an integer, |seed| ≤ 2^53). Not in the element's small engine. */

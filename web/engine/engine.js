@@ -664,9 +664,20 @@ function makeEngine(module) {
 
     /**
      * The gradient of a loss by every input of attend(args) from gradOutput, the loss's gradient
-     * by the output (shaped like it); see engine.d.ts.
+     * by the output (shaped like it): attendBackward(args, gradOutput), or gradOutput inside
+     * args; see engine.d.ts.
      */
-    attendBackward(args) {
+    attendBackward(args, gradOutput) {
+      if (gradOutput !== undefined) {
+        if (args === null || typeof args !== 'object' || Array.isArray(args))
+          throw new AttentionError(
+            `attendBackward: expected attend()'s options object, got ${describe(args)}`,
+            'attendBackward',
+          );
+        if (args.gradOutput !== undefined)
+          throw new AttentionError('gradOutput: given twice (in the options and as the second argument)', 'gradOutput');
+        args = { ...args, gradOutput };
+      }
       return guarded('attendBackward', (context) => {
         if (!calls.attendBackward)
           throw new AttentionError(
