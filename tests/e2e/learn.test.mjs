@@ -17,6 +17,8 @@ import { defaultState } from '../../web/lib/state.js';
 import { encodeState } from '../../web/lib/share.js';
 import { createSession, taskFor } from '../../web/lib/learn/session.js';
 import { defaultLearn, sessionSpec } from '../../web/lib/learn/learn-state.js';
+import { readPNG } from '../../web/lib/png.js';
+import { parseCSV } from '../helpers/csv.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
@@ -307,3 +309,29 @@ for (const [scheme, width] of [
     await context.close();
   });
 }
+
+test('Learn_TheChosenHeadsLinesExportAndParseBack', async () => {
+  const { page, context } = await openLearn({ ...defaultLearn('reverse'), until: 60, autoplay: true });
+  await reportAt(page, 60);
+  // The heatmap of the chosen head shows the weights the export must carry.
+  const shown = await page.$$eval(`${SECTION} table[data-matrix="learn-weights"] tbody tr`, (trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value))),
+  );
+  const save = async (kind) => {
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.click(`${SECTION} .ae-learn-lines-export button[data-export="${kind}"]`),
+    ]);
+    return fs.readFileSync(await file.path());
+  };
+  const T = shown.length;
+  const svg = (await save('svg')).toString('utf8');
+  const drawn = [...svg.matchAll(/data-i="(\d+)" data-j="(\d+)" data-weight="([^"]+)"/g)];
+  assert.equal(drawn.length, (T * (T + 1)) / 2, 'causal: a line for every visible pair');
+  for (const [, i, j, w] of drawn) assert.equal(Math.fround(Number(w)), Math.fround(shown[Number(i)][Number(j)]));
+  const png = readPNG(await save('png'));
+  const rows = parseCSV(png.text['attention-explorer:csv']);
+  assert.deepEqual(rows[0], ['head', 'query', 'key', 'weight']);
+  assert.equal(rows.length - 1, (T * (T + 1)) / 2);
+  await context.close();
+});

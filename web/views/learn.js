@@ -15,6 +15,9 @@ import { createAttentionLines } from '../ui/attention-lines.js';
 import { createHeatmap } from '../ui/heatmap.js';
 import { createTrainer } from '../tools/trainer.js';
 import { download } from '../tools/download.js';
+import { saveLines } from '../tools/lines-export.js';
+import { linesLayout } from '../lib/lines-image.js';
+import { fileStem } from '../lib/text.js';
 import { LEARN_LIMITS } from '../lib/limits.js';
 import { taskFor } from '../lib/learn/session.js';
 import { LEARN_TASKS, defaultLearn, sessionSpec, sanitizeLearn, checkSentences } from '../lib/learn/learn-state.js';
@@ -53,6 +56,7 @@ const TEXT = {
   chart: 'Loss, step by step',
   heatmapOf: 'Attention weights',
   grid: 'Every layer and head on one held-out example (rows: queries, lines to the keys they attend to)',
+  exportLines: 'Save the chosen head’s lines',
   bankTitle: 'Where does “bank” look?',
   bankIntro:
     'The seed’s two contexts, stream bank mud and money bank loan, through the learned model: the share of attention “bank” gives the word before it (the one that says which bank), and how alike the two “bank” outputs are (cosine similarity, as in the first section). At step 0 the model knows nothing; watch both move as it learns.',
@@ -157,6 +161,7 @@ export function render(section, app) {
   let gridCells = [];
   const explainLine = h(doc, 'p', { class: 'ae-help ae-learn-explain', 'aria-live': 'polite' });
   const heatmap = createHeatmap(doc, {
+    id: 'learn-weights',
     caption: '',
     rowLabels: [],
     colLabels: [],
@@ -164,8 +169,37 @@ export function render(section, app) {
     kind: 'weights',
     onExplain: (i, j) => explainWeight(i, j),
   });
-  heatmap.table.dataset.matrix = 'learn-weights';
   heatmap.el.hidden = true; // until the first report fills it
+
+  // The chosen head's lines as a file (PNG 2× with the weights inside, or SVG).
+  const exportStatus = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
+  const saveHead = async (kind) => {
+    if (!report || !live) return;
+    try {
+      const attention = promptTokens && report.prompt ? report.prompt : report.attention;
+      const tokens = promptTokens && report.prompt ? promptTokens : report.example.tokens;
+      const { layer, head } = chosen;
+      const L = linesLayout({
+        tokens: labelsOf(tokens),
+        weights: [attention[layer].weights[head]],
+        masked: (_, i, j) => j > i,
+        title: `${live.task.title}: layer ${layer + 1}, head ${head + 1}, step ${report.step}`,
+      });
+      await saveLines(doc, kind, L, fileStem(`learn ${learnOf().task} layer ${layer + 1} head ${head + 1}`));
+      exportStatus.textContent = `${kind.toUpperCase()} saved`;
+    } catch (error) {
+      exportStatus.textContent = `Export failed: ${error.message}`;
+    }
+  };
+  const linesExport = h(
+    doc,
+    'div',
+    { class: 'ae-export-actions ae-learn-lines-export', role: 'group', 'aria-label': TEXT.exportLines },
+    h(doc, 'span', {}, `${TEXT.exportLines}: `),
+    h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'png', onclick: () => saveHead('png') }, 'PNG'),
+    h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'svg', onclick: () => saveHead('svg') }, 'SVG'),
+    exportStatus,
+  );
 
   // --- the bank probe ----------------------------------------------------------------------
   const bankTable = h(doc, 'table', { class: 'ae-learn-bank' });
@@ -224,6 +258,7 @@ export function render(section, app) {
     h(doc, 'div', { class: 'ae-row' }, chart.el, h(doc, 'figure', { class: 'ae-learn-head' }, heatmap.el, explainLine)),
     h(doc, 'h3', {}, TEXT.grid),
     gridBox,
+    linesExport,
     bankBox,
     textBox,
     h(

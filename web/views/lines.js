@@ -5,10 +5,9 @@ import { h, uid } from '../ui/dom.js';
 import { createAttentionLines } from '../ui/attention-lines.js';
 import { headColor } from '../lib/colormaps.js';
 import { focusView } from '../lib/focus.js';
-import { linesLayout, toLinesSVG, drawLines, linesCSV } from '../lib/lines-image.js';
-import { pngWithText } from '../lib/png.js';
+import { linesLayout } from '../lib/lines-image.js';
 import { fileStem } from '../lib/text.js';
-import { download } from '../tools/download.js';
+import { saveLines } from '../tools/lines-export.js';
 
 const TEXT = {
   title: 'Where each token looks',
@@ -31,24 +30,7 @@ export function render(section, app) {
   const exportLayout = () => linesLayout({ ...last.view, title: `attention lines: ${last.name}` });
   const save = async (kind) => {
     try {
-      const L = exportLayout();
-      const stem = fileStem(`lines ${last.name}`);
-      if (kind === 'svg') download(doc, `${stem}.svg`, toLinesSVG(L), 'image/svg+xml');
-      else {
-        const canvas = doc.createElement('canvas');
-        canvas.width = Math.ceil(L.width * 2);
-        canvas.height = Math.ceil(L.height * 2);
-        drawLines(canvas.getContext('2d'), L, 2);
-        const blob = await new Promise((resolve, reject) =>
-          canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas produced no image'))), 'image/png'),
-        );
-        download(
-          doc,
-          `${stem}.png`,
-          pngWithText(new Uint8Array(await blob.arrayBuffer()), 'attention-explorer:csv', linesCSV(L)),
-          'image/png',
-        );
-      }
+      await saveLines(doc, kind, exportLayout(), fileStem(`lines ${last.name}`));
       status.textContent = `${kind.toUpperCase()} saved`;
     } catch (error) {
       status.textContent = `Export failed: ${error.message}`;
