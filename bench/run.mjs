@@ -20,6 +20,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { quantile, fmtMs, pushList } from './report.mjs';
 
 import { loadBenchModule } from './build_wasm.mjs';
 import { oursPeer, ortMhaPeer, ortPeer, plainJsPeer, tfjsPeer } from './peers.mjs';
@@ -71,7 +72,6 @@ function randomInputs(H, T, hs, seed) {
   const make = () => Float32Array.from({ length: H * T * hs }, () => rand() * 2 - 1);
   return { q: make(), k: make(), v: make() };
 }
-const quantile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(p * (sorted.length - 1))))];
 function maxAbsDiff(a, b) {
   if (a.length !== b.length) return Infinity;
   let m = 0;
@@ -110,7 +110,6 @@ function measurePeak(M, samples = QUICK ? 2 : 40) {
   return best;
 }
 
-const fmtMs = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(3));
 
 // ---------------------------------------------------------------------------------------
 // Main.
@@ -547,16 +546,8 @@ if (memory.length) {
   }
   lines.push('');
 }
-if (notes.length) {
-  lines.push('Peer failures (not ours; the cell says "failed"):');
-  for (const n of notes) lines.push(`- ${n}`);
-  lines.push('');
-}
-if (problems.length) {
-  lines.push('Problems:');
-  for (const p of problems) lines.push(`- ${p}`);
-  lines.push('');
-}
+pushList(lines, 'Peer failures (not ours; the cell says "failed"):', notes);
+pushList(lines, 'Problems:', problems);
 const markdown = lines.join('\n');
 
 if (!QUICK) {

@@ -19,6 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { quantile, fmtMs, pushList } from './report.mjs';
 
 import { oursTrainer, tfjsTrainer, torchTrainer } from './train_peers.mjs';
 
@@ -146,7 +147,6 @@ function makeSetup(base, B, T, steps) {
 // ---------------------------------------------------------------------------------------
 // Statistics and formatting.
 
-const quantile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(p * (sorted.length - 1))))];
 function timing(stepMs, warmup) {
   const sorted = stepMs.slice(warmup).sort((a, b) => a - b);
   return { median: quantile(sorted, 0.5), p10: quantile(sorted, 0.1), p90: quantile(sorted, 0.9), reps: sorted.length };
@@ -174,8 +174,6 @@ function maxDiff(a, b) {
   }
   return m;
 }
-const fmtMs = (x) =>
-  !Number.isFinite(x) ? '—' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(3);
 const fmtTiming = (t) => (t ? `${fmtMs(t.median)} [${fmtMs(t.p10)}–${fmtMs(t.p90)}]` : '—');
 
 // ---------------------------------------------------------------------------------------
@@ -473,16 +471,8 @@ export async function runTrainBench({ quick = false, steps, sweep, log = (s) => 
     }
     lines.push('');
   }
-  if (notes.length) {
-    lines.push('Notes:');
-    for (const n of notes) lines.push(`- ${n}`);
-    lines.push('');
-  }
-  if (problems.length) {
-    lines.push('Problems:');
-    for (const p of problems) lines.push(`- ${p}`);
-    lines.push('');
-  }
+  pushList(lines, 'Notes:', notes);
+  pushList(lines, 'Problems:', problems);
   const summary =
     `train${quick ? ' --quick' : ''}: ${checked} loss comparisons (tolerance ${LOSS_TOL}) against ` +
     `${[...referencesUsed].join(', ') || 'nothing'}, ` +
