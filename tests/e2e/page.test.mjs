@@ -378,7 +378,11 @@ test('the stepper walks the loops to the final output row (buttons and keyboard)
 
 test('hovering and focusing a cell explain it and highlight its sources', async () => {
   const { page, context } = await open();
-  await page.hover(pipe('scores') + ' tbody tr:nth-child(2) td:nth-of-type(1)');
+  const hovered = page.locator(pipe('scores') + ' tbody tr:nth-child(2) td:nth-of-type(1)');
+  await hovered.scrollIntoViewIfNeeded();
+  const box = await hovered.boundingBox();
+  const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  await page.mouse.move(at.x, at.y);
   const tip = page.locator('.ae-explain');
   await tip.waitFor({ state: 'visible' });
   const text = await tip.textContent();
@@ -392,10 +396,26 @@ test('hovering and focusing a cell explain it and highlight its sources', async 
   // keyboard: focus the weights table and move with the arrows
   await page.focus(pipe('weights') + ' td[tabindex="0"]');
   await page.keyboard.press('ArrowRight');
+  assert.match(await tip.textContent(), /weight\[0\]\[1\]/);
+  // Focus scrolled the page under the resting mouse. Chromium then sends a pointerover, at the
+  // mouse's unchanged position, to whatever lies there now (on a loaded machine after the arrow
+  // key): the same event here, on weight[0][0]. The pointer did not move, so the keyboard's cell
+  // keeps the explanation.
+  await page.$eval(
+    pipe('weights') + ' td[data-row="0"][data-col="0"]',
+    (td, { x, y }) =>
+      td.dispatchEvent(
+        new PointerEvent('pointerover', { bubbles: true, clientX: x, clientY: y, pointerType: 'mouse', view: window }),
+      ),
+    at,
+  );
   const t2 = await tip.textContent();
-  assert.match(t2, /weight\[0\]\[1\]/);
+  assert.match(t2, /weight\[0\]\[1\]/, 'content scrolling under a still pointer does not steal the explanation');
   assert.match(t2, /exp\(/);
   assert.match(t2, /row 0 sums to 1\.000/);
+  // a pointer that does move still explains what it moves onto
+  await page.hover(pipe('weights') + ' td[data-row="1"][data-col="2"]');
+  assert.match(await tip.textContent(), /weight\[1\]\[2\]/);
   await page.focus(pipe('out') + ' td[tabindex="0"]');
   assert.match(await tip.textContent(), /Σ/);
   await page.keyboard.press('Escape');

@@ -8,6 +8,7 @@ import { linesLayout, MAX_STROKE } from '../lib/lines-image.js';
 import { headColor } from '../lib/colormaps.js';
 import { fmt } from '../lib/format.js';
 import { activeIn } from './dom.js';
+import { followPointer, pointerMoved } from './pointer.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -175,7 +176,9 @@ export function createAttentionLines(doc, { caption = '', compact = false, label
     const t = target.closest?.('.ae-lines-token');
     return t ? { side: t.dataset.side, index: Number(t.dataset.index) } : null;
   };
+  followPointer(doc.defaultView);
   svg.addEventListener('pointerover', (e) => {
+    if (!pointerMoved(e)) return;
     const t = tokenAt(e.target);
     if (t) {
       hover = t;

@@ -7,6 +7,7 @@
 import { fmt, parseNumber, roundTo } from '../lib/format.js';
 import { colorScale, textColorFor } from '../lib/colormaps.js';
 import { h } from './dom.js';
+import { followPointer, pointerMoved } from './pointer.js';
 
 const DRAG_THRESHOLD_PX = 4;
 
@@ -164,8 +165,9 @@ export function createHeatmap(doc, opts) {
   table.addEventListener('focusout', (e) => {
     if (!table.contains(e.relatedTarget)) o.onExplain?.(null);
   });
+  followPointer(doc.defaultView);
   table.addEventListener('pointerover', (e) => {
-    if (e.pointerType === 'touch') return;
+    if (e.pointerType === 'touch' || !pointerMoved(e)) return;
     const c = cellOf(e.target);
     if (c && !drag) o.onExplain?.(c[0], c[1], c[2]);
   });
