@@ -117,6 +117,54 @@ test('Learn_BankPullsTheTwoBanksApart', async () => {
   await context.close();
 });
 
+test('Learn_BankStartsFromTheSeedsWeightsAndShowsWhereTheyGo', async () => {
+  // From a link: the bank task started from seed 003's weights, trained 60 steps.
+  const { page, context, problems } = await openLearn({
+    ...defaultLearn('bank'),
+    fromSeed: true,
+    until: 60,
+    autoplay: true,
+  });
+  await reportAt(page, 60);
+  assert.equal(await page.$eval(`${SECTION} .ae-learn-fromseed`, (el) => el.checked), true);
+  const cells = await page.$$eval(`${SECTION} .ae-learn-seed td[data-matrix]`, (tds) =>
+    tds.map((td) => ({ ...td.dataset, text: td.textContent })),
+  );
+  const examples = engine.examples();
+  const seed = { wq: examples.W_query, wk: examples.W_key, wv: examples.W_value };
+  assert.equal(cells.length, 4 * (2 + 2 + 3), 'W_query, W_key (4 × 2) and W_value (4 × 3)');
+  for (const c of cells) assert.equal(Number(c.first), seed[c.matrix][c.row][c.col], `${c.matrix}[${c.row}][${c.col}]`);
+  assert.ok(
+    cells.some((c) => Number(c.now) !== Number(c.first)),
+    'training moved the seed’s numbers',
+  );
+  assert.match(cells[0].text, /^1\.00 → /);
+  // The same numbers as the same run in Node.
+  const session = createSession(engine, sessionSpec({ ...defaultLearn('bank'), fromSeed: true }));
+  session.train(60);
+  const node = session.bank().seedWeights.now;
+  session.dispose();
+  for (const c of cells) assert.equal(Number(c.now), node[c.matrix][c.row][c.col]);
+  // Off again: a new model at random, and the seed's table goes away.
+  await page.click(`${SECTION} .ae-learn-fromseed`);
+  await page.click(`${SECTION} .ae-learn-reset`);
+  await page.waitForFunction((sel) => document.querySelector(sel).hidden, `${SECTION} .ae-learn-seedbox`);
+  // A model too small for the seed's block: the message names the setting; the run stays.
+  await page.click(`${SECTION} .ae-learn-model summary`);
+  await page.fill(`${SECTION} .ae-learn-settings input[type="number"] >> nth=2`, '4'); // width
+  await page.press(`${SECTION} .ae-learn-settings input[type="number"] >> nth=2`, 'Tab'); // change
+  await page.click(`${SECTION} .ae-learn-fromseed`);
+  await page.click(`${SECTION} .ae-learn-reset`);
+  const message = page.locator(`${SECTION} .ae-learn-message`);
+  await message.waitFor({ state: 'visible' });
+  assert.match(
+    await message.textContent(),
+    /Could not start a model: fromSeed: a head has 2 columns; the seed's W_value has 3/,
+  );
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 /** While the model trains, the page handles input at once and keeps painting. */
 async function responsiveWhileTraining(page) {
   await page.waitForFunction(

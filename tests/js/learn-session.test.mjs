@@ -92,6 +92,51 @@ test('Bank_TheProbeMovesAsTheModelLearns', () => {
   session.dispose();
 });
 
+test('Bank_StartsFromTheSeedsWeightsWhereTheShapesAllow', () => {
+  const examples = engine.examples();
+  const session = createSession(engine, spec('bank', { fromSeed: true }));
+  const vocab = session.task.vocab;
+  const params = session.model.params();
+  // The seed words' embeddings: the seed's 4 numbers, then zeros; other words keep their random start.
+  const wte = params['transformer.wte.weight'];
+  const C = wte.shape[1];
+  for (const [word, vec] of Object.entries(examples.vocabulary)) {
+    const row = Array.from(wte.data.subarray(vocab.indexOf(word) * C, (vocab.indexOf(word) + 1) * C));
+    assert.deepEqual(row, [...Array.from(vec), ...new Array(C - 4).fill(0)], word);
+  }
+  const other = vocab.indexOf('the');
+  assert.ok(
+    wte.data.subarray(other * C, (other + 1) * C).some((x) => x !== 0),
+    'other words start at random',
+  );
+  // Head 1's block is the seed's W_query, W_key, W_value, and those rows read nothing else.
+  const first = session.bank().seedWeights;
+  assert.deepEqual(first.now, { wq: examples.W_query, wk: examples.W_key, wv: examples.W_value });
+  assert.deepEqual(first.start, first.now);
+  const attn = params['transformer.h.0.attn.c_attn.weight'];
+  assert.deepEqual(Array.from(attn.data.subarray(4, C)), new Array(C - 4).fill(0), 'query column 1 reads 4 numbers');
+  // Training moves them, from the same start every time (a link retrains it).
+  session.train(50);
+  const moved = session.bank().seedWeights;
+  assert.deepEqual(moved.start, first.start);
+  assert.notDeepEqual(moved.now, first.now);
+  const again = createSession(engine, spec('bank', { fromSeed: true }));
+  again.train(50);
+  assert.deepEqual(again.bank().seedWeights.now, moved.now);
+  assert.equal(createSession(engine, spec('bank')).bank().seedWeights, null, 'off unless asked');
+  // Shapes that cannot hold the seed's block get a message naming the setting.
+  assert.throws(
+    () => createSession(engine, spec('bank', { fromSeed: true, width: 4, heads: 2 })),
+    /fromSeed: a head has 2 columns; the seed's W_value has 3/,
+  );
+  assert.throws(
+    () => createSession(engine, spec('bank', { fromSeed: true, width: 3, heads: 1 })),
+    /fromSeed: the width is 3; the seed's embeddings have 4 numbers/,
+  );
+  session.dispose();
+  again.dispose();
+});
+
 test('Session_CheckpointsRoundTrip', () => {
   const a = createSession(engine, spec('copy'));
   a.train(30);

@@ -63,6 +63,7 @@ test('LearnState_BadFieldsAreNamedAndDefaultsKept', () => {
     [{ task: 'text', text: 'x'.repeat(LEARN_LIMITS.textChars + 1) }, /learn\.text: expected a text of at most 20000/],
     [{ task: 'bank', sentences: ['the bank', '<script>'] }, /learn\.sentences: sentence 2/],
     [{ task: 'bank', sentences: 'the bank' }, /learn\.sentences: expected a list of 2 to 200/],
+    [{ task: 'bank', fromSeed: 'yes' }, /learn\.fromSeed: expected true or false, got the string "yes"/],
     ['reverse', /learn: expected an object/],
   ];
   for (const [input, re] of cases) {
@@ -119,6 +120,10 @@ test('LearnState_SessionSpecCarriesTheCorpusAndSettings', () => {
     'width',
   ]);
   assert.deepEqual(sessionSpec(defaultLearn('text')).task, { id: 'text', context: 32 });
+  // Starting from the seed's weights is part of the bank task's spec (a link retrains it).
+  assert.deepEqual(sessionSpec({ ...defaultLearn('bank'), fromSeed: true }).task, { id: 'bank', fromSeed: true });
+  assert.equal(sanitizeLearn({ task: 'bank', fromSeed: true }).learn.fromSeed, true);
+  assert.equal('fromSeed' in sanitizeLearn({ task: 'reverse', fromSeed: true }).learn, false, 'bank only');
 });
 
 test('ElementAttributes_LearnExampleStepsAndAutoplayBecomeTheLearnState', async () => {

@@ -59,7 +59,11 @@ const TEXT = {
   exportLines: 'Save the chosen head’s lines',
   bankTitle: 'Where does “bank” look?',
   bankIntro:
-    'The seed’s two contexts, stream bank mud and money bank loan, through the learned model: the share of attention “bank” gives the word before it (the one that says which bank), and how alike the two “bank” outputs are (cosine similarity, as in the first section). At step 0 the model knows nothing; watch both move as it learns.',
+    'The seed’s two contexts, stream bank mud and money bank loan, through the learned model: the share of attention “bank” gives the word before it (the one that says which bank), and how alike the two “bank” outputs are (cosine similarity, as in the first section). At step 0 the model knows nothing (unless it starts from the seed’s weights, below); watch both move as it learns.',
+  fromSeed: 'Start from the seed’s weights',
+  seedTitle: 'Where the seed’s hand-set weights go',
+  seedIntro:
+    'This model started from seed 003’s numbers where the shapes allow: the five seed words’ embeddings begin with the seed’s four numbers, and head 1’s first query and key columns and first three value columns read them through the seed’s W_query, W_key and W_value (the rest starts at random, as usual). Each cell: the seed’s number → the learned one now. Training keeps what helps predict the next word and moves the rest.',
   sentences: 'Sentences (one per line)',
   apply: 'Use these sentences',
   textLabel: 'Text to learn from',
@@ -208,6 +212,20 @@ export function render(section, app) {
     caption: 'How alike the two “bank”s are, by step',
     yLabel: 'cosine',
   });
+  const fromSeedInput = h(doc, 'input', {
+    type: 'checkbox',
+    class: 'ae-learn-fromseed',
+    onchange: (e) => setLearn({ ...learnOf(), fromSeed: e.target.checked }),
+  });
+  const seedTable = h(doc, 'table', { class: 'ae-learn-bank ae-learn-seed' });
+  const seedBox = h(
+    doc,
+    'div',
+    { class: 'ae-learn-seedbox', hidden: true },
+    h(doc, 'h3', {}, TEXT.seedTitle),
+    h(doc, 'p', {}, TEXT.seedIntro),
+    h(doc, 'div', { class: 'ae-hm-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.seedTitle }, seedTable),
+  );
   const sentencesArea = h(doc, 'textarea', { rows: 6, cols: 48, class: 'ae-learn-sentences', spellcheck: 'false' });
   const bankBox = h(
     doc,
@@ -217,6 +235,8 @@ export function render(section, app) {
     h(doc, 'p', {}, TEXT.bankIntro),
     h(doc, 'div', { class: 'ae-hm-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.bankTitle }, bankTable),
     bankChart.el,
+    field(TEXT.fromSeed, fromSeedInput),
+    seedBox,
     field(TEXT.sentences, sentencesArea),
     button(TEXT.apply, () => applySentences()),
   );
@@ -302,6 +322,7 @@ export function render(section, app) {
     if (untilInput !== doc.activeElement && !untilInput.value)
       untilInput.value = String(learn.until ?? task?.train.steps ?? 500);
     bankBox.hidden = learn.task !== 'bank';
+    if (fromSeedInput !== doc.activeElement) fromSeedInput.checked = Boolean(learn.fromSeed);
     textBox.hidden = learn.task !== 'text';
     if (learn.task === 'bank' && sentencesArea !== doc.activeElement && !sentencesArea.value) {
       sentencesArea.value = (learn.sentences || BANK_SENTENCES).join('\n');
@@ -632,6 +653,64 @@ export function render(section, app) {
       ),
     );
     bankChart.update({ cosine: history.cosine });
+    drawSeedWeights(bank.seedWeights);
+  }
+
+  /** The seed's W_query, W_key, W_value block of head 1: the seed's number → the learned one. */
+  function drawSeedWeights(seedWeights) {
+    seedBox.hidden = !seedWeights;
+    if (!seedWeights) return;
+    const { start, now } = seedWeights;
+    const parts = [
+      ['W_query', 'wq'],
+      ['W_key', 'wk'],
+      ['W_value', 'wv'],
+    ];
+    seedTable.replaceChildren(
+      h(doc, 'caption', {}, `Head 1, layer 1: the seed → step ${report.step}`),
+      h(
+        doc,
+        'thead',
+        {},
+        h(
+          doc,
+          'tr',
+          {},
+          h(doc, 'td'),
+          ...parts.map(([name, key]) => h(doc, 'th', { scope: 'colgroup', colspan: start[key][0].length }, name)),
+        ),
+        h(
+          doc,
+          'tr',
+          {},
+          h(doc, 'th', { scope: 'col' }, 'embedding number'),
+          ...parts.flatMap(([, key]) => start[key][0].map((_, o) => h(doc, 'th', { scope: 'col' }, `column ${o + 1}`))),
+        ),
+      ),
+      h(
+        doc,
+        'tbody',
+        {},
+        ...start.wq.map((_, i) =>
+          h(
+            doc,
+            'tr',
+            {},
+            h(doc, 'th', { scope: 'row' }, String(i + 1)),
+            ...parts.flatMap(([, key]) =>
+              start[key][i].map((v, o) =>
+                h(
+                  doc,
+                  'td',
+                  { dataset: { matrix: key, row: i, col: o, first: v, now: now[key][i][o] } },
+                  `${fmt(v, 2)} → ${fmt(now[key][i][o], 2)}`,
+                ),
+              ),
+            ),
+          ),
+        ),
+      ),
+    );
   }
 
   // --- text: samples and prompts -------------------------------------------------------------

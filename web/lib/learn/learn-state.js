@@ -1,6 +1,6 @@
 // The Learn section's part of the explorer state (state.learn): which task, the model and training
 // settings, the seed and how many steps were trained — everything a shared link needs to retrain
-// to the same weights — plus the reader's own corpus when it is small enough for a URL, and for
+// to the same weights (for the bank task, also whether it starts from seed 003's weights) — plus the reader's own corpus when it is small enough for a URL, and for
 // an embedded figure the run's length (until) and whether it trains on sight (autoplay). Pure;
 // sanitizeLearn checks an untrusted value (from a link or the element's attributes) the way
 // lib/share.js checks the rest. Unit-tested in tests/js/learn-state.test.mjs.
@@ -22,6 +22,7 @@ export function defaultLearn(taskId = 'reverse') {
   const { bias, ...model } = task.model; // every model here has biases
   const out = { task: taskId, ...model, lr: task.train.lr, batch: task.train.batch, seed: 0, steps: 0 };
   if (taskId === 'text') out.context = task.context;
+  if (taskId === 'bank') out.fromSeed = false; // start from seed 003's weights (lib/learn/seed-start.js)
   return out;
 }
 
@@ -50,6 +51,7 @@ export function checkSettings(s) {
 export function sessionSpec(learn) {
   const task = { id: learn.task };
   if (learn.task === 'bank' && learn.sentences) task.sentences = learn.sentences;
+  if (learn.task === 'bank' && learn.fromSeed) task.fromSeed = true;
   if (learn.task === 'text') {
     if (learn.text) task.text = learn.text;
     task.context = learn.context;
@@ -132,6 +134,10 @@ export function sanitizeLearn(untrusted) {
         );
       } else learn.text = t;
     }
+  }
+  if (taskId === 'bank' && 'fromSeed' in untrusted) {
+    if (typeof untrusted.fromSeed === 'boolean') learn.fromSeed = untrusted.fromSeed;
+    else problems.push(`learn.fromSeed: expected true or false, got ${describe(untrusted.fromSeed)}`);
   }
   if (taskId === 'bank' && 'sentences' in untrusted) {
     const problem = checkSentences(untrusted.sentences);

@@ -12,10 +12,12 @@ import { TASKS, taskBatch, heldOut, accuracy, sentenceTask, textTask } from './t
 import { BANK_CONTEXTS } from './corpus.js';
 import { LEARN_LIMITS } from '../limits.js';
 import { checkSettings } from './learn-state.js';
+import { seedStartProblem, seedStartParams, seedBlocks } from './seed-start.js';
 
 export { LEARN_LIMITS, checkSettings };
 
-/** The task a spec names: {id} for the built-in ones, or {id: 'bank'|'text', sentences|text}. */
+/** The task a spec names: {id} for the built-in ones, or {id: 'bank'|'text', sentences|text}
+ * (a bank spec's fromSeed is read by createSession). */
 export function taskFor(spec) {
   if (spec.id in TASKS) return TASKS[spec.id];
   if (spec.id === 'bank') return sentenceTask(spec.sentences);
@@ -83,6 +85,16 @@ export function createSession(engine, { task: taskSpec, settings }, checkpoint =
         bias: true,
         seed: settings.seed,
       });
+  // The bank model can start from seed 003's hand-set weights (lib/learn/seed-start.js).
+  const seed = task.id === 'bank' && taskSpec.fromSeed && !checkpoint ? engine.examples() : null;
+  if (seed) {
+    const problem = seedStartProblem(settings, seed);
+    if (problem) {
+      model.dispose();
+      throw new RangeError(`fromSeed: ${problem}; choose a larger width or fewer heads, or start at random`);
+    }
+    model.setParams(seedStartParams(model.params(), seed, task.vocab));
+  }
   const held = heldOut(task, settings.seed);
   const example = {
     tokens: Array.from(held.tokens.subarray(0, task.context)),
@@ -147,6 +159,13 @@ export function createSession(engine, { task: taskSpec, settings }, checkpoint =
       return {
         contexts: out,
         cosine: cosine(out.river.output, out.finance.output),
+        // When started from the seed: head 1's W_query, W_key, W_value block, the seed's and now.
+        seedWeights: seed
+          ? {
+              start: { wq: seed.W_query, wk: seed.W_key, wv: seed.W_value },
+              now: seedBlocks(model.params(), seed),
+            }
+          : null,
       };
     },
     /** One report for the views: held-out loss and accuracy, the example's attention, the bank probe. */
