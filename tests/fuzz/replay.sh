@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Replays tests/fuzz/corpus/ once through the libFuzzer binary (no fuzzing, no mutation):
-# every input must run clean under ASan/UBSan with the harness's oracles (tests/fuzz/fuzz_attend.cpp).
-#   bash tests/fuzz/replay.sh [path/to/fuzz_attend]     (default: build-asan/tests/fuzz/fuzz_attend)
+# Replays tests/fuzz/corpus/ once through a build of the harness (no fuzzing, no mutation): every
+# input must run clean under ASan/UBSan with the harness's oracles (tests/fuzz/fuzz_attend.cpp).
+# The binary is the libFuzzer one of a fuzzing campaign, or fuzz_replay (the harness with a plain
+# main, tests/fuzz/replay_main.cpp) that the sanitize suite builds; both take the same flags.
+#   bash tests/fuzz/replay.sh [path/to/binary]     (default: build-asan/tests/fuzz/fuzz_attend)
 # Prints one line: "fuzz replay: ok, N inputs in S s" or "fuzz replay: FAILED …" (and exits 1).
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -12,6 +14,8 @@ if [[ ! -x "$binary" ]]; then
   exit 1
 fi
 count=$(find "$corpus" -type f | wc -l)
+# The sanitizer's own limits too, for the plain main (libFuzzer sets its own from the flags below).
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}malloc_limit_mb=1100:hard_rss_limit_mb=3000"
 log="$(mktemp)"
 start=$(date +%s)
 # -runs=0 executes each corpus file once; the limits turn hangs and huge allocations into failures.
