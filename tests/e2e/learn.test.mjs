@@ -381,5 +381,25 @@ test('Learn_TheChosenHeadsLinesExportAndParseBack', async () => {
   const rows = parseCSV(png.text['attention-explorer:csv']);
   assert.deepEqual(rows[0], ['head', 'query', 'key', 'weight']);
   assert.equal(rows.length - 1, (T * (T + 1)) / 2);
+  // Every layer and head as one picture: one cell per head of the model grid, each with its weights.
+  const saveGrid = async (kind) => {
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.click(`${SECTION} .ae-learn-grid-export button[data-export="${kind}"]`),
+    ]);
+    return fs.readFileSync(await file.path());
+  };
+  const { layers, heads } = defaultLearn('reverse');
+  const gridSvg = (await saveGrid('svg')).toString('utf8');
+  const cells = [...gridSvg.matchAll(/<g class="attn-cell" data-layer="(\d+)" data-head="(\d+)"[^>]*>([^]*?)<\/g>/g)];
+  assert.equal(cells.length, layers * heads);
+  const chosen = cells.find(([, l, hh]) => l === '0' && hh === '0')[3]; // the heatmap shows layer 1, head 1
+  const chosenLines = [...chosen.matchAll(/data-i="(\d+)" data-j="(\d+)" data-weight="([^"]+)"/g)];
+  assert.equal(chosenLines.length, (T * (T + 1)) / 2);
+  for (const [, i, j, w] of chosenLines) assert.equal(Math.fround(Number(w)), Math.fround(shown[Number(i)][Number(j)]));
+  const gridPng = readPNG(await saveGrid('png'));
+  const gridRows = parseCSV(gridPng.text['attention-explorer:csv']);
+  assert.deepEqual(gridRows[0], ['layer', 'head', 'query', 'key', 'weight']);
+  assert.equal(gridRows.length - 1, layers * heads * ((T * (T + 1)) / 2));
   await context.close();
 });

@@ -64,10 +64,23 @@ const clip = (s) => ([...s].length > 18 ? `${[...s].slice(0, 17).join('')}…` :
 
 /** A standalone SVG document of the layout (white background, light-theme head colours). */
 export function toLinesSVG(L) {
-  const out = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${L.width}" height="${L.height}" viewBox="0 0 ${L.width} ${L.height}" font-family="system-ui, sans-serif" font-size="13">`,
-    `<rect width="${L.width}" height="${L.height}" fill="#fff"/>`,
-  ];
+  return svgDocument(L.width, L.height, linesSVGBody(L));
+}
+
+function svgDocument(width, height, body) {
+  return (
+    [
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="13">`,
+      `<rect width="${width}" height="${height}" fill="#fff"/>`,
+      ...body,
+      '</svg>',
+    ].join('\n') + '\n'
+  );
+}
+
+/** The layout's title, lines and labels as SVG elements (no <svg> around them). */
+function linesSVGBody(L) {
+  const out = [];
   if (L.title) out.push(`<text x="8" y="20" font-weight="600" fill="#111">${escapeXml(L.title)}</text>`);
   for (const line of L.lines) {
     out.push(
@@ -82,8 +95,7 @@ export function toLinesSVG(L) {
     );
     out.push(`<text x="${L.rightX + 6}" y="${r.y + 4}" fill="#111">${escapeXml(clip(r.token))}</text>`);
   }
-  out.push('</svg>');
-  return out.join('\n') + '\n';
+  return out;
 }
 
 /** Paints the layout onto a 2D context at `scale` device px per CSS px. */
@@ -124,6 +136,99 @@ export function linesCSV(L) {
     rows.push(
       [line.head, csvField(L.rows[line.i].token), csvField(L.rows[line.j].token), float32Text(line.weight)].join(','),
     );
+  }
+  return rows.join('\r\n') + '\r\n';
+}
+
+// --- the model view as one picture: every layer × head, small --------------------------------
+
+/**
+ * A grid of line layouts, one per layer (rows) × head (columns), each captioned, in one picture.
+ * @param {{tokens: string[], attention: number[][][][], masked?: (h, i, j) => boolean, title?: string}} options
+ *   attention (layers, H, T, T): attention[l][h][i] is where query i of head h in layer l looks.
+ * @returns {{width, height, title, cells: {layer, head, x, y, L}[]}}  L: linesLayout of the cell.
+ */
+export function gridLayout({ tokens, attention, masked = () => false, title = '' }) {
+  const pad = 12;
+  const top = title ? 32 : pad;
+  const cells = [];
+  let width = 0,
+    height = top;
+  attention.forEach((heads, layer) => {
+    let x = pad,
+      rowHeight = 0;
+    heads.forEach((_, head) => {
+      const L = linesLayout({
+        tokens,
+        weights: heads,
+        heads: [head],
+        masked,
+        rowHeight: 18,
+        charWidth: 6.5,
+        gap: 80,
+        title: `layer ${layer + 1} · head ${head + 1}`,
+      });
+      cells.push({ layer, head, x, y: height, L });
+      x += L.width + pad;
+      rowHeight = Math.max(rowHeight, L.height);
+    });
+    width = Math.max(width, x);
+    height += rowHeight + pad;
+  });
+  // Room for the title too (13 px semibold: about 7.5 px a character).
+  width = Math.max(width, title ? [...title].length * 7.5 + 24 : 0);
+  return { width, height, title, cells };
+}
+
+/** A standalone SVG document of the grid: one <g> per cell, its lines as in toLinesSVG. */
+export function toGridSVG(G) {
+  const body = [];
+  if (G.title) body.push(`<text x="12" y="22" font-weight="600" fill="#111">${escapeXml(G.title)}</text>`);
+  for (const c of G.cells) {
+    body.push(
+      `<g class="attn-cell" data-layer="${c.layer}" data-head="${c.head}" transform="translate(${c.x} ${c.y})">`,
+    );
+    body.push(...linesSVGBody(c.L), '</g>');
+  }
+  return svgDocument(G.width, G.height, body);
+}
+
+/** Paints the grid onto a 2D context at `scale` device px per CSS px. */
+export function drawGrid(ctx, G, scale = 2) {
+  ctx.save();
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, G.width * scale, G.height * scale);
+  if (G.title) {
+    ctx.scale(scale, scale);
+    ctx.font = '600 13px system-ui, sans-serif';
+    ctx.fillStyle = '#111';
+    ctx.fillText(G.title, 12, 22);
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+  }
+  for (const c of G.cells) {
+    ctx.save();
+    ctx.translate(c.x * scale, c.y * scale);
+    drawLines(ctx, c.L, scale);
+    ctx.restore();
+  }
+  ctx.restore();
+}
+
+/** The weights drawn, as CSV rows "layer,head,query,key,weight" (travels inside the PNG). */
+export function gridCSV(G) {
+  const rows = ['layer,head,query,key,weight'];
+  for (const c of G.cells) {
+    for (const line of c.L.lines) {
+      rows.push(
+        [
+          c.layer,
+          line.head,
+          csvField(c.L.rows[line.i].token),
+          csvField(c.L.rows[line.j].token),
+          float32Text(line.weight),
+        ].join(','),
+      );
+    }
   }
   return rows.join('\r\n') + '\r\n';
 }

@@ -1,27 +1,37 @@
-// Saving an attention-lines picture (lib/lines-image.js's layout) as a file: SVG, or PNG at 2×
-// painted on a canvas with the weights as CSV in a tEXt chunk. Used by the Lines section and by
-// the Learn section's heads. Browser only.
-import { toLinesSVG, drawLines, linesCSV } from '../lib/lines-image.js';
+// Saving an attention-lines picture as a file: SVG, or PNG at 2× painted on a canvas with the
+// weights as CSV in a tEXt chunk. One head's lines (lib/lines-image.js's linesLayout: the Lines
+// section, the Learn section's chosen head) or the Learn section's whole grid of layers × heads
+// (gridLayout). Browser only.
+import { toLinesSVG, drawLines, linesCSV, toGridSVG, drawGrid, gridCSV } from '../lib/lines-image.js';
 import { pngWithText } from '../lib/png.js';
 import { download } from './download.js';
 
-/** Downloads layout `L` as `${stem}.svg` or `${stem}.png`. */
-export async function saveLines(doc, kind, L, stem) {
+/** Downloads layout `L` (linesLayout) as `${stem}.svg` or `${stem}.png`. */
+export function saveLines(doc, kind, L, stem) {
+  return savePicture(doc, kind, stem, L, { svg: toLinesSVG, paint: drawLines, csv: linesCSV });
+}
+
+/** Downloads grid `G` (gridLayout) as `${stem}.svg` or `${stem}.png`. */
+export function saveGrid(doc, kind, G, stem) {
+  return savePicture(doc, kind, stem, G, { svg: toGridSVG, paint: drawGrid, csv: gridCSV });
+}
+
+async function savePicture(doc, kind, stem, picture, { svg, paint, csv }) {
   if (kind === 'svg') {
-    download(doc, `${stem}.svg`, toLinesSVG(L), 'image/svg+xml');
+    download(doc, `${stem}.svg`, svg(picture), 'image/svg+xml');
     return;
   }
   const canvas = doc.createElement('canvas');
-  canvas.width = Math.ceil(L.width * 2);
-  canvas.height = Math.ceil(L.height * 2);
-  drawLines(canvas.getContext('2d'), L, 2);
+  canvas.width = Math.ceil(picture.width * 2);
+  canvas.height = Math.ceil(picture.height * 2);
+  paint(canvas.getContext('2d'), picture, 2);
   const blob = await new Promise((resolve, reject) =>
     canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas produced no image'))), 'image/png'),
   );
   download(
     doc,
     `${stem}.png`,
-    pngWithText(new Uint8Array(await blob.arrayBuffer()), 'attention-explorer:csv', linesCSV(L)),
+    pngWithText(new Uint8Array(await blob.arrayBuffer()), 'attention-explorer:csv', csv(picture)),
     'image/png',
   );
 }

@@ -15,8 +15,8 @@ import { createAttentionLines } from '../ui/attention-lines.js';
 import { createHeatmap } from '../ui/heatmap.js';
 import { createTrainer } from '../tools/trainer.js';
 import { download } from '../tools/download.js';
-import { saveLines } from '../tools/lines-export.js';
-import { linesLayout } from '../lib/lines-image.js';
+import { saveLines, saveGrid } from '../tools/lines-export.js';
+import { linesLayout, gridLayout } from '../lib/lines-image.js';
 import { fileStem } from '../lib/text.js';
 import { LEARN_LIMITS } from '../lib/limits.js';
 import { taskFor } from '../lib/learn/session.js';
@@ -57,6 +57,7 @@ const TEXT = {
   heatmapOf: 'Attention weights',
   grid: 'Every layer and head on one held-out example (rows: queries, lines to the keys they attend to)',
   exportLines: 'Save the chosen head’s lines',
+  exportGrid: 'Every layer and head as one picture',
   bankTitle: 'Where does “bank” look?',
   bankIntro:
     'The seed’s two contexts, stream bank mud and money bank loan, through the learned model: the share of attention “bank” gives the word before it (the one that says which bank), and how alike the two “bank” outputs are (cosine similarity, as in the first section). At step 0 the model knows nothing (unless it starts from the seed’s weights, below); watch both move as it learns.',
@@ -175,18 +176,23 @@ export function render(section, app) {
   });
   heatmap.el.hidden = true; // until the first report fills it
 
-  // The chosen head's lines as a file (PNG 2× with the weights inside, or SVG).
+  // The chosen head's lines, or the whole grid of layers × heads, as a file (PNG 2× with the
+  // weights inside, or SVG): what the grid shows, over the prompt when there is one.
   const exportStatus = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
+  const shown = () =>
+    promptTokens && report.prompt
+      ? { attention: report.prompt, tokens: promptTokens }
+      : { attention: report.attention, tokens: report.example.tokens };
+  const causal = (_, i, j) => j > i;
   const saveHead = async (kind) => {
     if (!report || !live) return;
     try {
-      const attention = promptTokens && report.prompt ? report.prompt : report.attention;
-      const tokens = promptTokens && report.prompt ? promptTokens : report.example.tokens;
+      const { attention, tokens } = shown();
       const { layer, head } = chosen;
       const L = linesLayout({
         tokens: labelsOf(tokens),
         weights: [attention[layer].weights[head]],
-        masked: (_, i, j) => j > i,
+        masked: causal,
         title: `${live.task.title}: layer ${layer + 1}, head ${head + 1}, step ${report.step}`,
       });
       await saveLines(doc, kind, L, fileStem(`learn ${learnOf().task} layer ${layer + 1} head ${head + 1}`));
@@ -195,13 +201,50 @@ export function render(section, app) {
       exportStatus.textContent = `Export failed: ${error.message}`;
     }
   };
+  const saveAll = async (kind) => {
+    if (!report || !live) return;
+    try {
+      const { attention, tokens } = shown();
+      const G = gridLayout({
+        tokens: labelsOf(tokens),
+        attention: attention.map((layer) => layer.weights),
+        masked: causal,
+        title: `${live.task.title}: every layer and head, step ${report.step}`,
+      });
+      await saveGrid(doc, kind, G, fileStem(`learn ${learnOf().task} every head`));
+      exportStatus.textContent = `${kind.toUpperCase()} of every head saved`;
+    } catch (error) {
+      exportStatus.textContent = `Export failed: ${error.message}`;
+    }
+  };
+  const exportButton = (kind, save, what) =>
+    h(
+      doc,
+      'button',
+      {
+        type: 'button',
+        class: 'ae-btn',
+        'data-export': kind,
+        'aria-label': `${what}: ${kind.toUpperCase()}`,
+        onclick: () => save(kind),
+      },
+      kind.toUpperCase(),
+    );
   const linesExport = h(
     doc,
     'div',
     { class: 'ae-export-actions ae-learn-lines-export', role: 'group', 'aria-label': TEXT.exportLines },
     h(doc, 'span', {}, `${TEXT.exportLines}: `),
-    h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'png', onclick: () => saveHead('png') }, 'PNG'),
-    h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'svg', onclick: () => saveHead('svg') }, 'SVG'),
+    exportButton('png', saveHead, TEXT.exportLines),
+    exportButton('svg', saveHead, TEXT.exportLines),
+    h(
+      doc,
+      'span',
+      { class: 'ae-learn-grid-export', role: 'group', 'aria-label': TEXT.exportGrid },
+      ` ${TEXT.exportGrid}: `,
+      exportButton('png', saveAll, TEXT.exportGrid),
+      exportButton('svg', saveAll, TEXT.exportGrid),
+    ),
     exportStatus,
   );
 
