@@ -623,28 +623,37 @@ int model_load(const ModelArgs& overrides) {
     const size_t size = arena.bytes.size();
     const model::SafetensorsHeader header = model::parse_safetensors(bytes, size);
     // The config: each field from overrides, else from the file's metadata (export_safetensors
-    // writes it), else an error saying which.
+    // writes it), else from what its tensors say (a file torch saved: model::infer_config), else
+    // an error saying which.
     ModelArgs a = overrides;
+    const model::InferredConfig seen = model::infer_config(header);
     const struct {
       int* field;
       const char* key;
       const char* js;
-    } fields[] = {{&a.vocab_size, "vocab_size", "vocabSize"},
-                  {&a.context_length, "block_size", "contextLength"},
-                  {&a.layers, "n_layer", "layers"},
-                  {&a.heads, "n_head", "heads"},
-                  {&a.width, "n_embd", "width"},
-                  {&a.bias, "bias", "bias"},
-                  {&a.mlp, "mlp", "mlp"},
-                  {&a.layer_norm, "layer_norm", "layerNorm"}};
+      int inferred;
+    } fields[] = {{&a.vocab_size, "vocab_size", "vocabSize", seen.vocab_size},
+                  {&a.context_length, "block_size", "contextLength", seen.block_size},
+                  {&a.layers, "n_layer", "layers", seen.n_layer},
+                  {&a.heads, "n_head", "heads", -1},
+                  {&a.width, "n_embd", "width", seen.n_embd},
+                  {&a.bias, "bias", "bias", seen.bias},
+                  {&a.mlp, "mlp", "mlp", seen.mlp},
+                  {&a.layer_norm, "layer_norm", "layerNorm", seen.layer_norm}};
     for (const auto& f : fields) {
       if (*f.field >= 0) continue;
       *f.field = metadata_int(header, f.key);
+      if (*f.field < 0) *f.field = f.inferred;
       // the switches default to nanoGPT's GPTConfig (bias = True; it has an MLP and LayerNorms)
       if (*f.field < 0 && (f.field == &a.bias || f.field == &a.mlp || f.field == &a.layer_norm)) *f.field = 1;
+      if (*f.field < 0 && f.field == &a.heads) {
+        throw Error(
+            "heads: the file does not record n_head, and its tensors cannot tell (c_attn has the same "
+            "shape for any number of heads); pass heads in loadModel's overrides");
+      }
       if (*f.field < 0) {
         throw Error(std::string("metadata: the file does not record ") + f.key +
-                    " (it was not written by toSafetensors); pass " + f.js + " in loadModel's overrides");
+                    " and its tensors do not show it; pass " + f.js + " in loadModel's overrides");
       }
     }
     if (std::isnan(a.dropout)) a.dropout = 0.0;

@@ -304,6 +304,46 @@ const TensorRecord* SafetensorsHeader::find(const std::string& name) const {
   return nullptr;
 }
 
+InferredConfig infer_config(const SafetensorsHeader& header) {
+  // header: the parsed tensors (names and shapes only; nothing is read)
+  InferredConfig c;
+  const TensorRecord* wte = header.find("transformer.wte.weight");
+  if (!wte) wte = header.find("lm_head.weight");
+  if (wte && wte->shape.size() == 2) {
+    c.vocab_size = static_cast<int>(std::min<std::uint64_t>(wte->shape[0], INT32_MAX));
+    c.n_embd = static_cast<int>(std::min<std::uint64_t>(wte->shape[1], INT32_MAX));
+  }
+  const TensorRecord* wpe = header.find("transformer.wpe.weight");
+  if (wpe && wpe->shape.size() == 2) c.block_size = static_cast<int>(std::min<std::uint64_t>(wpe->shape[0], INT32_MAX));
+
+  const std::string block = "transformer.h.";
+  const auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  std::set<long long> blocks;
+  bool any_bias = false, any_mlp = false, any_norm = header.find("transformer.ln_f.weight") != nullptr;
+  for (const TensorRecord& t : header.tensors) {
+    if (t.name.rfind(block, 0) == 0) {
+      const size_t dot = t.name.find('.', block.size());
+      const std::string index =
+          t.name.substr(block.size(), dot == std::string::npos ? std::string::npos : dot - block.size());
+      if (!index.empty() && index.size() <= 6 &&
+          std::all_of(index.begin(), index.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+        blocks.insert(std::stoll(index));
+      any_mlp = any_mlp || ends_with(t.name, ".mlp.c_fc.weight");
+      any_norm = any_norm || ends_with(t.name, ".ln_1.weight");
+    }
+    // attn.bias and attn.masked_bias are torch < 2's causal-mask buffers, not parameters.
+    if (ends_with(t.name, ".bias") && !ends_with(t.name, ".attn.bias") && !ends_with(t.name, ".attn.masked_bias"))
+      any_bias = true;
+  }
+  if (wte) c.n_layer = static_cast<int>(blocks.size());
+  if (!blocks.empty()) c.mlp = any_mlp ? 1 : 0;
+  if (!blocks.empty() || any_norm) c.layer_norm = any_norm ? 1 : 0;
+  if (!blocks.empty() || any_norm) c.bias = any_bias ? 1 : 0;
+  return c;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Parsing
 

@@ -78,6 +78,18 @@ struct ExportOptions {
   std::map<std::string, std::string> metadata;
 };
 
+// What a state_dict's tensors say of the config that made it, read from nanoGPT's names and
+// shapes: vocab_size and n_embd from transformer.wte.weight (or lm_head.weight), block_size from
+// transformer.wpe.weight, n_layer from the transformer.h.<i> blocks, and bias, mlp and
+// layer_norm from which tensors are there. -1 where the tensors cannot say; n_head never can (the
+// fused c_attn has the same shape whatever the head count), nor mlp/layer_norm/bias without
+// blocks and LayerNorms to look at. For files without our metadata (torch's own save_file).
+struct InferredConfig {
+  int vocab_size = -1, block_size = -1, n_layer = -1, n_embd = -1;
+  int bias = -1, mlp = -1, layer_norm = -1;  // 1 or 0 when known
+};
+InferredConfig infer_config(const SafetensorsHeader& header);
+
 // The parameters (table.total() floats) as an F32 safetensors file, tensors in state_dict order
 // and back to back in the buffer, the header JSON compact and padded with spaces to a multiple
 // of 8 bytes (as the reference writer pads). Throws attn::Error when a metadata string is not

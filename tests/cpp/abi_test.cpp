@@ -389,7 +389,7 @@ TEST(AbiModel, StepEvaluateExportAndLoadBackByHandle) {
   EXPECT_EQ(attn::abi::model_step(handle, args).failed, 1);
 }
 
-TEST(AbiModel, ErrorsComeBackNamedAndTheFileWithoutMetadataNeedsOverrides) {
+TEST(AbiModel, ErrorsComeBackNamedAndAFileWithoutMetadataNeedsOnlyTheHeadCount) {
   attn::abi::ModelArgs bad = small_model();
   bad.heads = 3;
   EXPECT_EQ(attn::abi::model_create(bad), 0);
@@ -415,7 +415,8 @@ TEST(AbiModel, ErrorsComeBackNamedAndTheFileWithoutMetadataNeedsOverrides) {
   EXPECT_EQ(attn::abi::model_steps(handle), 0);
   attn::abi::model_delete(handle);
 
-  // torch's own state_dict file records no config: the error says what to pass.
+  // torch's own state_dict file records no config: its tensors give all of it but the head
+  // count, and the error says to pass that.
   std::ifstream in(std::string(ATTN_FIXTURES_DIR) + "/training/gpt_tiny_torch113.safetensors", std::ios::binary);
   const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_FALSE(file.empty());
@@ -426,15 +427,34 @@ TEST(AbiModel, ErrorsComeBackNamedAndTheFileWithoutMetadataNeedsOverrides) {
   };
   write_file();
   EXPECT_EQ(attn::abi::model_load(attn::abi::ModelArgs{}), 0);
-  EXPECT_EQ(attn::abi::last_error().rfind("metadata: the file does not record vocab_size", 0), 0u)
-      << attn::abi::last_error();
-  attn::abi::ModelArgs tiny;  // the fixture's config
+  EXPECT_EQ(attn::abi::last_error().rfind("heads: the file does not record n_head", 0), 0u) << attn::abi::last_error();
+  attn::abi::ModelArgs heads;
+  heads.heads = 2;
+  write_file();
+  const int inferred = attn::abi::model_load(heads);
+  ASSERT_GT(inferred, 0) << attn::abi::last_error();
+  const attn::abi::ModelArgs seen = attn::abi::model_config(inferred);
+  EXPECT_EQ(seen.vocab_size, 11);  // the fixture's config, from the tensors
+  EXPECT_EQ(seen.context_length, 8);
+  EXPECT_EQ(seen.layers, 2);
+  EXPECT_EQ(seen.heads, 2);
+  EXPECT_EQ(seen.width, 8);
+  EXPECT_EQ(seen.bias, 1);
+  EXPECT_EQ(seen.mlp, 1);
+  EXPECT_EQ(seen.layer_norm, 1);
+  attn::abi::model_delete(inferred);
+  attn::abi::ModelArgs tiny;  // or all of it given (overrides win over what the tensors say)
   tiny.vocab_size = 11, tiny.context_length = 8, tiny.layers = 2, tiny.heads = 2,
   tiny.width = 8;  // bias: nanoGPT's default
   write_file();
   const int loaded = attn::abi::model_load(tiny);
   ASSERT_GT(loaded, 0) << attn::abi::last_error();
   attn::abi::model_delete(loaded);
+  tiny.width = 16;  // a wrong override: the tensors' shapes refuse it, naming the tensor
+  write_file();
+  EXPECT_EQ(attn::abi::model_load(tiny), 0);
+  EXPECT_NE(attn::abi::last_error().find("shape (11, 8), expected (11, 16)"), std::string::npos)
+      << attn::abi::last_error();
 }
 
 }  // namespace

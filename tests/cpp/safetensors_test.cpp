@@ -134,6 +134,48 @@ TEST(Safetensors, ExportThenImportGivesTheSameFloatsForEveryVariant) {
   }
 }
 
+TEST(Safetensors, TheTensorsTellTheConfigButTheHeadCount) {
+  const auto expect_inferred = [](const ModelConfig& c, const Bytes& file, const std::string& what) {
+    const InferredConfig seen = infer_config(parse_safetensors(file.data(), file.size()));
+    EXPECT_EQ(seen.vocab_size, c.vocab_size) << what;
+    EXPECT_EQ(seen.block_size, c.block_size) << what;
+    EXPECT_EQ(seen.n_layer, c.n_layer) << what;
+    EXPECT_EQ(seen.n_embd, c.n_embd) << what;
+    EXPECT_EQ(seen.bias, c.bias ? 1 : 0) << what;
+    EXPECT_EQ(seen.mlp, c.mlp ? 1 : 0) << what;
+    EXPECT_EQ(seen.layer_norm, c.layer_norm ? 1 : 0) << what;
+  };
+  for (int variant = 0; variant < 4; ++variant) {
+    ModelConfig c = tiny_config();
+    c.bias = variant != 1;
+    c.mlp = variant != 2;
+    c.layer_norm = variant != 3;
+    if (variant == 2) c.n_layer = 3, c.block_size = 5, c.vocab_size = 7;
+    const ParamTable table(c);
+    std::vector<float> params(table.total(), 0.25f);
+    for (bool lm_head : {true, false}) {
+      for (bool masks : {false, true}) {
+        ExportOptions options;
+        options.lm_head = lm_head;
+        options.causal_mask_buffers = masks;  // torch < 2's attn.bias buffers are not biases
+        expect_inferred(c, export_safetensors(table, params.data(), options),
+                        "variant " + std::to_string(variant) + (lm_head ? " lm_head" : "") + (masks ? " masks" : ""));
+      }
+    }
+  }
+  // The files torch wrote (save_file of a state_dict): no metadata, the same answers.
+  const json fixture = attn_test::load_training_json("safetensors");
+  for (const json& f : fixture.at("files")) {
+    const std::string name = f.at("file");
+    expect_inferred(config_from_json(f.at("config")), attn_test::read_training_file(name), name);
+  }
+  // Nothing to read from: every field unknown.
+  const InferredConfig none = infer_config(SafetensorsHeader{});
+  EXPECT_EQ(none.vocab_size, -1);
+  EXPECT_EQ(none.n_layer, -1);
+  EXPECT_EQ(none.bias, -1);
+}
+
 TEST(Safetensors, CausalMaskBufferIsTorchsTril) {
   const ModelConfig c = tiny_config();
   const ParamTable table(c);

@@ -19,6 +19,7 @@ import { createSession, taskFor } from '../../web/lib/learn/session.js';
 import { defaultLearn, sessionSpec } from '../../web/lib/learn/learn-state.js';
 import { readPNG } from '../../web/lib/png.js';
 import { parseCSV } from '../helpers/csv.mjs';
+import { withoutMetadata } from '../helpers/safetensors.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
@@ -319,6 +320,24 @@ test('Learn_HostileCheckpointsGetAMessageAndTheTrainedModelStays', async () => {
     const still = await page.$eval(`${SECTION} .ae-learn-status`, (el) => Number(el.dataset.loss));
     assert.equal(still, trained.loss, `${name}: the trained model stays`);
   }
+  // A good file without our metadata, as PyTorch's save_file writes a state_dict: it loads, read
+  // with the Heads setting, and the message says so.
+  const session = createSession(engine, sessionSpec(defaultLearn('copy')));
+  session.train(40);
+  const bare = Buffer.from(withoutMetadata(session.checkpoint()));
+  const expected = session.evaluate().loss;
+  session.dispose();
+  await page.setInputFiles(`${SECTION} .ae-learn-import`, {
+    name: 'from-torch.safetensors',
+    mimeType: 'application/octet-stream',
+    buffer: bare,
+  });
+  await page.waitForFunction(
+    (sel) => /does not record how many heads/.test(document.querySelector(sel).textContent),
+    `${SECTION} .ae-learn-message`,
+  );
+  const imported = await reportAt(page, 0);
+  assert.equal(imported.loss, expected, 'the same model as the one exported, read with 1 head');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -8,6 +8,7 @@ import { loadEngine } from '../../web/engine/engine.js';
 import { createSession, taskFor } from '../../web/lib/learn/session.js';
 import { defaultLearn, sessionSpec } from '../../web/lib/learn/learn-state.js';
 import { sessionRequests } from '../../web/tools/trainer.js';
+import { withoutMetadata } from '../helpers/safetensors.mjs';
 
 const engine = await loadEngine();
 const spec = (id, patch = {}) => sessionSpec({ ...defaultLearn(id), ...patch });
@@ -147,8 +148,24 @@ test('Session_CheckpointsRoundTrip', () => {
     () => createSession(engine, spec('reverse'), bytes),
     /checkpoint: it has a vocabulary of 10 tokens; this task has 11/,
   );
+  assert.equal(b.loadNote, null, 'our own files say everything');
+  // A file without our metadata (as PyTorch's save_file writes it): the tensors give the config
+  // but the head count, which comes from the Heads setting, and the note says so.
+  const bare = withoutMetadata(bytes);
+  const c = createSession(engine, spec('copy'), bare);
+  assert.match(c.loadNote, /does not record how many heads.*read with 1 as the Heads setting says/);
+  assert.equal(c.report().loadNote, c.loadNote);
+  assert.deepEqual(c.model.config, { ...a.model.config, seed: c.model.config.seed });
+  assert.deepEqual(c.evaluate().loss, a.evaluate().loss);
+  // Another head count reads the same tensors as another model: the note is why.
+  const d = createSession(engine, spec('copy', { heads: 2 }), bare);
+  assert.match(d.loadNote, /read with 2 as the Heads setting says/);
+  assert.equal(d.model.config.heads, 2);
+  assert.notDeepEqual(d.evaluate().loss, a.evaluate().loss);
+  d.dispose();
   a.dispose();
   b.dispose();
+  c.dispose();
 });
 
 test('Trainer_RequestsAnswerAsTheWorkerWould', async () => {

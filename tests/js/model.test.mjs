@@ -158,11 +158,20 @@ test('toSafetensors writes the layout of the fixture file byte for byte, and loa
   loaded.dispose();
 });
 
-test("loadModel reads torch 1.13's own state_dict file given the config it lacks, and F16 with metadata", () => {
+test("loadModel reads torch 1.13's own state_dict file given the head count it lacks, and F16 with metadata", () => {
   const fx = fixture('gpt_step_tiny');
   const torchFile = readFileSync(training('gpt_tiny_torch113.safetensors'));
-  throwsNaming(() => engine.loadModel(torchFile), 'metadata', /does not record vocab_size.*vocabSize/);
+  throwsNaming(() => engine.loadModel(torchFile), 'heads', /does not record n_head.*pass heads/);
   const c = configOf(fx.config, 0);
+  // The rest of the config comes from the tensors' names and shapes.
+  const inferred = engine.loadModel(torchFile, { heads: c.heads });
+  const { seed, dropout, ...want } = c;
+  for (const [key, value] of Object.entries(want)) assert.equal(inferred.config[key], value, key);
+  assert.deepEqual(
+    inferred.params()['transformer.wte.weight'].data,
+    Float32Array.from(fx.params['transformer.wte.weight'].data),
+  );
+  inferred.dispose();
   const model = engine.loadModel(new Uint8Array(torchFile), {
     vocabSize: c.vocabSize,
     contextLength: c.contextLength,

@@ -371,9 +371,11 @@ export interface Engine {
   createModel(config: ModelConfig): Model;
   /**
    * A model from a safetensors file (F32, F16 or BF16; every file is treated as hostile). The
-   * config comes from the file's metadata (toSafetensors writes it) and `overrides`, which win;
-   * a file without it (e.g. PyTorch's own) needs vocabSize, contextLength, layers, heads and width
-   * there, and the switches default to nanoGPT's. Not in the element's small engine.
+   * config comes from `overrides`, which win, then the file's metadata (toSafetensors writes
+   * it), then what its tensors show: a file without metadata (PyTorch's own save_file of a
+   * nanoGPT state_dict) gives the sizes and switches by its tensors' names and shapes, but not the
+   * head count — pass `heads` (an AttentionError with argument 'heads' says so). Not in the
+   * element's small engine.
    */
   loadModel(bytes: Uint8Array | ArrayBuffer, overrides?: Partial<ModelConfig>): Model;
   /**

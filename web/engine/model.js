@@ -382,7 +382,8 @@ export function modelMethods(module, abi, limits, kit) {
       });
     },
 
-    /** A model from a safetensors file (bytes), its config from the file's metadata and `overrides`. */
+    /** A model from a safetensors file (bytes), its config from `overrides`, the file's metadata
+     * and its tensors (all but the head count; see engine.d.ts). */
     loadModel(bytes, overrides = {}) {
       return guarded('loadModel', (context) => {
         context.reading = 'bytes';

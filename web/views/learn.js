@@ -74,7 +74,7 @@ const TEXT = {
   export: 'Export checkpoint (.safetensors)',
   import: 'Import checkpoint',
   importHelp:
-    'A nanoGPT-compatible checkpoint (safetensors, the names of nanoGPT’s state_dict) whose vocabulary fits this task. Exported files load in PyTorch with load_state_dict.',
+    'A nanoGPT-compatible checkpoint (safetensors, the names of nanoGPT’s state_dict) whose vocabulary fits this task. A file saved by PyTorch records no config: its tensors give the sizes, and the Heads setting gives the head count. Exported files load in PyTorch with load_state_dict.',
   fromLink: (n) => `Retraining to step ${n}, as the link says (same seed, same batches: the same weights).`,
 };
 
@@ -477,6 +477,7 @@ export function render(section, app) {
     untilInput.value = String(retrainTo || learn.until || live.task?.train.steps || 500);
     syncInputs();
     applyReport(trainer, first);
+    if (first.loadNote) say(first.loadNote);
     if (learn.steps !== 0 && !retrainTo) store.set({ learn: { ...learn, steps: 0 } });
     if (retrainTo) {
       status.textContent = TEXT.fromLink(retrainTo);

@@ -72,8 +72,9 @@ export function createSession(engine, { task: taskSpec, settings }, checkpoint =
   const task = taskFor(taskSpec);
   const problems = checkSettings(settings);
   if (problems.length) throw new RangeError(problems.join('; '));
-  const model = checkpoint
-    ? loadCheckpoint(engine, checkpoint, task)
+  const loaded = checkpoint ? loadCheckpoint(engine, checkpoint, task, settings) : null;
+  const model = loaded
+    ? loaded.model
     : engine.createModel({
         vocabSize: task.vocab.length,
         contextLength: task.context,
@@ -168,9 +169,18 @@ export function createSession(engine, { task: taskSpec, settings }, checkpoint =
           : null,
       };
     },
-    /** One report for the views: held-out loss and accuracy, the example's attention, the bank probe. */
+    /** What the reader should know about an imported checkpoint (null when nothing). */
+    loadNote: loaded?.note ?? null,
+    /** One report for the views: held-out loss and accuracy, the example's attention, the bank
+     * probe (and the import's note, if any). */
     report() {
-      return { ...this.evaluate(), example: this.example(), attention: attentionOf(example.tokens), bank: this.bank() };
+      return {
+        ...this.evaluate(),
+        example: this.example(),
+        attention: attentionOf(example.tokens),
+        bank: this.bank(),
+        loadNote: this.loadNote,
+      };
     },
     generate(prompt, count, options) {
       return model.generate(prompt, count, options);
@@ -199,9 +209,24 @@ function bankProbeTokens(task) {
   return out;
 }
 
-/** A model from a checkpoint for `task`: its vocabulary and context must fit the task's. */
-function loadCheckpoint(engine, bytes, task) {
-  const model = engine.loadModel(bytes);
+/**
+ * A model from a checkpoint for `task`: its vocabulary and context must fit the task's. A file
+ * without our metadata (PyTorch's own save_file) tells its config by its tensors, all but the head
+ * count: then the Heads setting is used, and the note says so.
+ * @returns {{model, note: string|null}}
+ */
+function loadCheckpoint(engine, bytes, task, settings) {
+  let model,
+    note = null;
+  try {
+    model = engine.loadModel(bytes);
+  } catch (err) {
+    if (err.argument !== 'heads') throw err;
+    model = engine.loadModel(bytes, { heads: settings.heads });
+    note =
+      `The file does not record how many heads its model has (its tensors cannot tell); it was read with ` +
+      `${settings.heads} as the Heads setting says. If the pictures look wrong, set Heads to the model's and import it again.`;
+  }
   const c = model.config;
   const why =
     c.vocabSize !== task.vocab.length
@@ -213,5 +238,5 @@ function loadCheckpoint(engine, bytes, task) {
     model.dispose();
     throw new RangeError(`checkpoint: ${why}`);
   }
-  return model;
+  return { model, note };
 }
