@@ -675,6 +675,17 @@ ModelArgs model_config(int handle) {
   });
 }
 
+int model_set_kernel(int handle, const std::string& name) {
+  return guard(0, [&] {
+    slot(handle).gpt.set_kernel(parse_kernel(name, "kernel"));
+    return 1;
+  });
+}
+
+std::string model_kernel(int handle) {
+  return guard(std::string(), [&] { return std::string(kernel_name(slot(handle).gpt.kernel())); });
+}
+
 double model_steps(int handle) {
   return guard(-1.0, [&] { return static_cast<double>(slot(handle).trainer.steps()); });
 }

@@ -170,6 +170,11 @@ int model_load(const ModelArgs& overrides);  // from the safetensors bytes in th
 void model_delete(int handle);
 ModelArgs model_config(int handle);  // the config as created or loaded (every field given)
 double model_steps(int handle);      // steps taken, or −1
+// The attention kernel of the model's forward and backward passes, by name ("reference" |
+// "vectorized" | "simd" | "tiled" | "auto", the default): 1, or 0 with the error naming kernel.
+// model_kernel gives the name set ("auto" is resolved per call by T), or "" for no model.
+int model_set_kernel(int handle, const std::string& name);
+std::string model_kernel(int handle);
 StepReport model_step(int handle, const StepArgs& args);
 EvalReport model_evaluate(int handle, int batch, int context);
 std::uintptr_t model_logits(int handle, int batch, int context);  // ResultHeader of "modelLogits"

@@ -239,6 +239,8 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("modelDelete", &attn::abi::model_delete);
   emscripten::function("modelConfig", &model_config);
   emscripten::function("modelSteps", &attn::abi::model_steps);
+  emscripten::function("modelSetKernel", &attn::abi::model_set_kernel);
+  emscripten::function("modelKernel", &attn::abi::model_kernel);
   emscripten::function("modelStep", &model_step);
   emscripten::function("modelEvaluate", &model_evaluate);
   emscripten::function("modelLogits", &attn::abi::model_logits);

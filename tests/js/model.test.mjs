@@ -326,6 +326,38 @@ test('the same seed, batches and options give the same losses and weights (with 
   }
 });
 
+test('the attention kernel is chosen by name: every kernel trains the same model to the same losses within float error', () => {
+  const run = (kernel) => {
+    const model = engine.createModel({ vocabSize: 11, contextLength: 10, layers: 2, heads: 2, width: 16, seed: 7 });
+    assert.equal(model.kernel, 'auto', 'the default');
+    if (kernel) model.kernel = kernel;
+    assert.equal(model.kernel, kernel ?? 'auto');
+    const random = seeded(3);
+    const losses = Array.from({ length: 6 }, () => model.step(reverseBatch(random, 4), { lr: 3e-3 }).loss);
+    model.dispose();
+    return losses;
+  };
+  const auto = run(null);
+  assert.deepEqual(run('simd'), auto, "'auto' is 'simd' at 10 tokens, bit for bit");
+  assert.deepEqual(run('reference'), run('reference'), 'each kernel is deterministic');
+  for (const kernel of ['reference', 'vectorized', 'tiled']) {
+    const losses = run(kernel);
+    losses.forEach((loss, k) =>
+      assert.ok(Math.abs(loss - auto[k]) <= 1e-5 * Math.abs(auto[k]), `${kernel} step ${k}: ${loss} vs ${auto[k]}`),
+    );
+  }
+  const model = engine.createModel({ vocabSize: 11, contextLength: 10, layers: 1, heads: 1, width: 8 });
+  throwsNaming(() => (model.kernel = 'fast'), 'kernel', /kernel/);
+  throwsNaming(
+    () => (model.kernel = 3),
+    'kernel',
+    /expected 'reference', 'vectorized', 'simd', 'tiled' or 'auto', got/,
+  );
+  assert.equal(model.kernel, 'auto', 'a refused name changes nothing');
+  model.dispose();
+  throwsNaming(() => (model.kernel = 'simd'), 'kernel', /disposed/);
+});
+
 test('a 2-layer attention-only model learns to reverse digits to near-zero loss in a few seconds', () => {
   const model = reverseModel(0);
   const random = seeded(4);

@@ -330,6 +330,13 @@ export interface GenerateOptions {
 export interface Model {
   /** The config as created or loaded. */
   readonly config: Readonly<Required<ModelConfig>>;
+  /**
+   * The attention kernel of every forward and backward pass: 'auto' (the default: 'simd', or
+   * 'tiled' from 128 tokens when no attention dropout needs the weights), or one of the others
+   * to compare them; the same seed, data and kernel give the same run. An unknown name throws
+   * AttentionError (argument 'kernel').
+   */
+  kernel: KernelName;
   /** Training steps taken. */
   readonly steps: number;
   /**

@@ -188,6 +188,23 @@ class Model {
     return this.#config;
   }
 
+  /** The attention kernel of every forward and backward pass (see engine.d.ts). */
+  get kernel() {
+    return this.#module.modelKernel(this.#live('kernel'));
+  }
+  set kernel(name) {
+    guarded('kernel', () => {
+      const handle = this.#live('kernel');
+      if (typeof name !== 'string') {
+        throw new AttentionError(
+          `kernel: expected 'reference', 'vectorized', 'simd', 'tiled' or 'auto', got ${describe(name)}`,
+          'kernel',
+        );
+      }
+      if (!this.#module.modelSetKernel(handle, name)) throw coreError(this.#module);
+    });
+  }
+
   /** Training steps taken. */
   get steps() {
     const steps = this.#module.modelSteps(this.#live('steps'));
