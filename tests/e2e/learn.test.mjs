@@ -120,13 +120,21 @@ test('Learn_BankPullsTheTwoBanksApart', async () => {
 
 test('Learn_BankStartsFromTheSeedsWeightsAndShowsWhereTheyGo', async () => {
   // From a link: the bank task started from seed 003's weights, trained 60 steps.
-  const { page, context, problems } = await openLearn({
-    ...defaultLearn('bank'),
-    fromSeed: true,
-    until: 60,
-    autoplay: true,
-  });
+  const { page, context, problems } = await openLearn(
+    { ...defaultLearn('bank'), fromSeed: true, until: 60, autoplay: true },
+    { bypassCSP: true }, // for axe below
+  );
   await reportAt(page, 60);
+  await page.addScriptTag({ path: AXE });
+  const axe = await page.evaluate(
+    (sel) => window.axe.run(document.querySelector(sel), { resultTypes: ['violations'] }),
+    `${SECTION} .ae-learn-bankbox`,
+  );
+  assert.deepEqual(
+    axe.violations.map((v) => `${v.id}: ${v.help}`),
+    [],
+    'the bank box with the seed table',
+  );
   assert.equal(await page.$eval(`${SECTION} .ae-learn-fromseed`, (el) => el.checked), true);
   const cells = await page.$$eval(`${SECTION} .ae-learn-seed td[data-matrix]`, (tds) =>
     tds.map((td) => ({ ...td.dataset, text: td.textContent })),

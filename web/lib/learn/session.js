@@ -87,14 +87,14 @@ export function createSession(engine, { task: taskSpec, settings }, checkpoint =
         seed: settings.seed,
       });
   // The bank model can start from seed 003's hand-set weights (lib/learn/seed-start.js).
-  const seed = task.id === 'bank' && taskSpec.fromSeed && !checkpoint ? engine.examples() : null;
-  if (seed) {
-    const problem = seedStartProblem(settings, seed);
+  const seed003 = task.id === 'bank' && taskSpec.fromSeed && !checkpoint ? engine.examples() : null;
+  if (seed003) {
+    const problem = seedStartProblem(settings, seed003);
     if (problem) {
       model.dispose();
       throw new RangeError(`fromSeed: ${problem}; choose a larger width or fewer heads, or start at random`);
     }
-    model.setParams(seedStartParams(model.params(), seed, task.vocab));
+    model.setParams(seedStartParams(model.params(), seed003, task.vocab));
   }
   const held = heldOut(task, settings.seed);
   const example = {
@@ -161,10 +161,10 @@ export function createSession(engine, { task: taskSpec, settings }, checkpoint =
         contexts: out,
         cosine: cosine(out.river.output, out.finance.output),
         // When started from the seed: head 1's W_query, W_key, W_value block, the seed's and now.
-        seedWeights: seed
+        seedWeights: seed003
           ? {
-              start: { wq: seed.W_query, wk: seed.W_key, wv: seed.W_value },
-              now: seedBlocks(model.params(), seed),
+              start: { wq: seed003.W_query, wk: seed003.W_key, wv: seed003.W_value },
+              now: seedBlocks(model.params(), seed003),
             }
           : null,
       };
