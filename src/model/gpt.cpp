@@ -710,21 +710,24 @@ std::vector<int> generate(Gpt& model, const std::vector<int>& prompt, int count,
         std::nth_element(sorted.begin(), sorted.begin() + (o.top_k - 1), sorted.end(), std::greater<double>());
         floor = static_cast<float>(sorted[static_cast<std::size_t>(o.top_k - 1)]);
       }
-      // softmax(logits / temperature), shifted by the max first so tiny temperatures stay finite
+      // softmax(logits / temperature), shifted by the max first so tiny temperatures stay finite,
+      // held in float as torch holds probs
       const double max = row[next];
       double sum = 0.0;
       for (int v = 0; v < V; ++v) {
         weights[v] = row[v] < floor ? 0.0 : std::exp((row[v] - max) / o.temperature);
         sum += weights[v];
       }
-      // inverse CDF at a uniform 53-bit draw
-      const double u = static_cast<double>(generator.random64() >> 11) * 0x1.0p-53 * sum;
-      double cumulative = 0.0;
+      // torch.multinomial(probs, num_samples=1), drawn as torch 1.13 draws one sample on the CPU:
+      // q = empty_like(probs).exponential_(1) — for each of the V entries in order one random64(),
+      // u = (word & (2^53 − 1)) · 2^−53 and q = float(−log(1 − u)) — then argmax(probs / q), the
+      // first of equal maxima (a race of exponential clocks: P(v wins) = probs[v]).
+      float best = -1.0f;
       for (int v = 0; v < V; ++v) {
-        if (weights[v] == 0.0) continue;
-        next = v;
-        cumulative += weights[v];
-        if (u < cumulative) break;
+        const double u = static_cast<double>(generator.random64() & ((std::uint64_t{1} << 53) - 1)) * 0x1.0p-53;
+        const float q = static_cast<float>(-std::log(1.0 - u));
+        const float ratio = static_cast<float>(weights[v] / sum) / q;
+        if (ratio > best) best = ratio, next = v;
       }
     }
     context.push_back(next);

@@ -651,6 +651,30 @@ TEST(GptGenerate, TemperatureZeroIsArgmaxAndTopKOneToo) {
   EXPECT_EQ(generate(model, prompt, 12, top1), out);
 }
 
+// nanoGPT's generate with torch.multinomial after torch.manual_seed(seed), in torch 1.13
+// (tests/fixtures/make_training_fixtures.py): the same tokens, for every kernel.
+TEST(GptGenerate, SamplesNanoGptsTokensForTheSameWeightsAndSeed) {
+  const json fx = attn_test::load_training_json("gpt_generate");
+  const json trained = attn_test::load_training_json(fx.at("model").get<std::string>());
+  const ModelConfig cfg = config_from_json(trained.at("config"));
+  int cases = 0;
+  for (Kernel kernel : {Kernel::kReference, Kernel::kSimd, Kernel::kTiled}) {
+    Gpt model(cfg, 0);
+    model.params() = params_from(model.table(), trained.at("final"));
+    model.set_kernel(kernel);
+    for (const json& c : fx.at("cases")) {
+      GenerateOptions o;
+      o.temperature = c.at("temperature").get<double>();
+      o.top_k = c.at("top_k").get<int>();
+      o.seed = c.at("seed").get<std::uint64_t>();
+      const std::vector<int> got = generate(model, c.at("prompt").get<std::vector<int>>(), c.at("count").get<int>(), o);
+      EXPECT_EQ(got, c.at("tokens").get<std::vector<int>>()) << kernel_name(kernel) << " seed " << o.seed;
+      ++cases;
+    }
+  }
+  EXPECT_EQ(cases, 12);
+}
+
 TEST(GptGenerate, TheSameSeedSamplesTheSameTokens) {
   ModelConfig cfg;
   cfg.vocab_size = 30, cfg.block_size = 4, cfg.n_layer = 1, cfg.n_head = 1, cfg.n_embd = 8;

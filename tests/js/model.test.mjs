@@ -326,6 +326,18 @@ test('the same seed, batches and options give the same losses and weights (with 
   }
 });
 
+test("generate samples nanoGPT's tokens: the same weights and seed give torch.multinomial's draws", () => {
+  const fx = fixture('gpt_generate');
+  const trained = fixture(fx.model);
+  const model = engine.createModel(configOf(trained.config, 0));
+  model.setParams(trained.final);
+  for (const c of fx.cases) {
+    const tokens = model.generate(c.prompt, c.count, { temperature: c.temperature, topK: c.top_k, seed: c.seed });
+    assert.deepEqual(tokens, c.tokens, `seed ${c.seed}, temperature ${c.temperature}, topK ${c.top_k}`);
+  }
+  model.dispose();
+});
+
 test('the attention kernel is chosen by name: every kernel trains the same model to the same losses within float error', () => {
   const run = (kernel) => {
     const model = engine.createModel({ vocabSize: 11, contextLength: 10, layers: 2, heads: 2, width: 16, seed: 7 });

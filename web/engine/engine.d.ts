@@ -318,7 +318,7 @@ export interface GenerateOptions {
   temperature?: number;
   /** Keep the k most likely tokens (ties at the k-th kept), 0 … vocabSize; 0: all. Default 0. */
   topK?: number;
-  /** The sampler's seed (deterministic; not torch.multinomial's stream). Default 0. */
+  /** torch.manual_seed(seed) before the first draw: the tokens nanoGPT's generate samples with torch.multinomial for the same weights. Default 0. */
   seed?: number;
 }
 
@@ -353,7 +353,8 @@ export interface Model {
   attention(tokens: Int32Array | number[]): LayerAttention[];
   /**
    * nanoGPT's generate: `count` (0 … 65536) times, crop the context to its last contextLength
-   * tokens, take the last position's logits / temperature, keep the top k, sample. Returns the new tokens only.
+   * tokens, take the last position's logits / temperature, keep the top k, softmax, and sample as
+   * torch.multinomial(probs, 1) does after torch.manual_seed(seed) (torch 1.13, CPU). Returns the new tokens only.
    */
   generate(prompt: Int32Array | number[], count: number, options?: GenerateOptions): number[];
   /** Every parameter by nanoGPT's name (named_parameters order; lm_head.weight is transformer.wte.weight): copies. */
