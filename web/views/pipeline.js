@@ -151,30 +151,20 @@ export function render(section, app) {
         }
       }
       texts.qkv.textContent = o.projections ? TEXT.qkvOn : TEXT.qkvOff;
-      maps.q.update({
-        context: ctx,
-        values: t.q[hd],
-        rowLabels: tokens,
-        colLabels: labels(hk, 'q', hd * hk),
-        caption: `Q = X·W_Q${headNote}`,
-        highlightRows: hl,
-      });
-      maps.k.update({
-        context: ctx,
-        values: t.k[hd],
-        rowLabels: tokens,
-        colLabels: labels(hk, 'k', hd * hk),
-        caption: `K = X·W_K${headNote}`,
-        highlightRows: hl,
-      });
-      maps.v.update({
-        context: ctx,
-        values: t.v[hd],
-        rowLabels: tokens,
-        colLabels: labels(hv, 'v', hd * hv),
-        caption: `V = X·W_V${headNote}`,
-        highlightRows: hl,
-      });
+      for (const [m, width, W] of [
+        ['q', hk, 'W_Q'],
+        ['k', hk, 'W_K'],
+        ['v', hv, 'W_V'],
+      ]) {
+        maps[m].update({
+          context: ctx,
+          values: t[m][hd],
+          rowLabels: tokens,
+          colLabels: labels(width, m, hd * width),
+          caption: `${m.toUpperCase()} = X·${W}${headNote}`,
+          highlightRows: hl,
+        });
+      }
       const tt = { context: ctx, rowLabels: tokens, colLabels: tokens, highlightRows: hl, cornerLabel: 'query \\ key' };
       maps.scores.update({ ...tt, values: t.scores[hd], caption: `scores = Q·Kᵀ${headNote}` });
       texts.scaled.textContent =
