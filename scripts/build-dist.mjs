@@ -10,7 +10,8 @@
 //                                    bundlers and Node ≥ 18
 //   dist/*.d.ts                      their types: the element's and a copy of the engine's
 //   dist/index.html + app.js         the explorer page (classic script, WASM inlined) + styles/
-//   dist/embed.html + embed.js       the iframe view (classic script, WASM inlined)
+//   dist/embed.html + embed.js       the iframe view (classic script, WASM inlined), and
+//   dist/embed-host.js               the host page's script that sizes the frame
 //   dist/examples/                   the host-page examples, pointing at ../attention-explorer.js
 // Usage: node scripts/build-dist.mjs   (run by scripts/build.mjs, after the WASM engine is built)
 import fs from 'node:fs';
@@ -18,7 +19,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
-import { glueImportTable, renameWasmImports, wasmImports } from './wasm-imports.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const WEB = path.join(ROOT, 'web');
@@ -36,37 +36,10 @@ const ENGINES = {
 };
 // The WASM travels gzip-compressed in base64 (≈ 54 KB instead of ≈ 75 KB for raw base64 once the
 // bundle is gzipped) and is unpacked with DecompressionStream, which needs no eval and no fetch.
-// The whole engine's file beside the element (loaded only by views that need it, e.g. the plane).
-const FULL_ENGINE_FILE = 'attention-explorer.engine.wasm';
+// The whole engine, for the element's views that need more than its small one (the plane, the
+// notebooks, Learn): dist/engine.js, the npm engine module, beside the element's file.
+const FULL_ENGINE_FILE = 'engine.js';
 const LEARN_WORKER_FILE = 'attention-explorer.learn-worker.js';
-// The element's glue (the small engine's) loads the whole engine too: the two glue modules must
-// differ only in the .wasm file name they would fetch (the element passes the bytes itself) and in
-// the letters Emscripten gave the imported functions, which the whole engine's file is renamed to.
-function fullEngineForTheElementsGlue() {
-  const [full, embed] = [ENGINES.full.glue, ENGINES.embed.glue].map((f) => fs.readFileSync(f, 'utf8'));
-  const fullTable = glueImportTable(full),
-    embedTable = glueImportTable(embed);
-  const letterOf = Object.fromEntries(Object.entries(embedTable).map(([letter, fn]) => [fn, letter]));
-  const withoutTable = (glue) => glue.replace(/var asmLibraryArg=\{[^}]*\}/, 'var asmLibraryArg={}');
-  if (withoutTable(full) !== withoutTable(embed).replaceAll('attention_engine_embed.wasm', 'attention_engine.wasm')) {
-    throw new Error(
-      'build-dist: attention_engine.mjs and attention_engine_embed.mjs differ beyond their .wasm name and import letters; the element cannot load the whole engine with its glue',
-    );
-  }
-  const wasm = fs.readFileSync(ENGINES.full.wasm);
-  const renamed = renameWasmImports(wasm, (field, module) => {
-    if (module !== 'a') return field;
-    const fn = fullTable[field];
-    if (!fn || !letterOf[fn])
-      throw new Error(`build-dist: the whole engine imports ${fn ?? field}, which the element's glue does not provide`);
-    return letterOf[fn];
-  });
-  for (const { module, field } of wasmImports(renamed)) {
-    if (module === 'a' && !embedTable[field])
-      throw new Error(`build-dist: import ${field} is not in the element's glue`);
-  }
-  return renamed;
-}
 const wasmGzBase64 = (engine) => gzipSync(fs.readFileSync(ENGINES[engine].wasm), { level: 9 }).toString('base64');
 
 const read = (p) => fs.readFileSync(path.join(WEB, p), 'utf8');
@@ -90,7 +63,7 @@ export async function engineOptions() {
   wasmPromise ||= unpack();
   return { wasmBinary: await wasmPromise };
 }
-// The whole engine, for views that need more than the inlined one: the file beside this script.
+// The whole engine, for views that need more than the inlined one: engine.js beside this script.
 // The ES module names it with the literal new URL('./…', import.meta.url) that webpack and Vite
 // recognise and copy; a classic script has no import.meta and asks document.currentScript.
 ${
@@ -99,11 +72,15 @@ ${
 const fullEngineUrl = () => new URL(${JSON.stringify(FULL_ENGINE_FILE)}, SCRIPT_URL);`
     : `const fullEngineUrl = () => new URL('./${FULL_ENGINE_FILE}', import.meta.url);`
 }
-export async function fullEngineOptions() {
-  const url = fullEngineUrl();
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(\`could not load \${url} (HTTP \${response.status}); it goes beside the element's file\`);
-  return { wasmBinary: new Uint8Array(await response.arrayBuffer()) };
+export async function loadFullEngine() {
+  const url = fullEngineUrl().href;
+  let engineModule;
+  try {
+    engineModule = await import(/* webpackIgnore: true */ /* @vite-ignore */ url);
+  } catch (error) {
+    throw new Error(\`could not load \${url} (\${error.message}); the plane, the notebooks and Learn need ${FULL_ENGINE_FILE} beside attention-explorer.js\`);
+  }
+  return engineModule.loadEngine();
 }
 `;
 
@@ -121,12 +98,17 @@ const sectionsSource = ({ format, engine }) => {
     format === 'iife'
       ? `const BASE = typeof document !== 'undefined' && document.currentScript ? document.currentScript.src : location.href;\n`
       : '';
+  // A file missing beside the element's says which file and where it goes, in the figure.
+  const beside = `const beside = (url, file) => import(/* webpackIgnore: true */ /* @vite-ignore */ url).catch((error) => {
+  throw new Error(\`could not load \${url} (\${error.message}); it goes beside attention-explorer.js\`);
+});
+`;
   const loaders = FULL_ENGINE_SECTIONS.map((id) =>
     engine === 'embed'
-      ? `  ${id}: () => import(/* webpackIgnore: true */ /* @vite-ignore */ ${url(sectionFile(id))}),`
+      ? `  ${id}: () => beside(${url(sectionFile(id))}),`
       : `  ${id}: () => import(${JSON.stringify(path.join(WEB, `views/${id}.js`))}),`,
   );
-  return `${base}export const SECTION_LOADERS = Object.freeze({
+  return `${base}${engine === 'embed' ? beside : ''}export const SECTION_LOADERS = Object.freeze({
 ${loaders.join('\n')}
 });
 export function makeLearnWorker() { return new Worker(${url(LEARN_WORKER_FILE)}); }
@@ -269,7 +251,6 @@ await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explore
   engine: 'embed',
 });
 
-fs.writeFileSync(path.join(DIST, FULL_ENGINE_FILE), fullEngineForTheElementsGlue());
 // The Learn section's worker (the whole engine inlined) and, for the element, the sections that
 // need the whole engine.
 await bundle('learn-worker.js', path.join(DIST, LEARN_WORKER_FILE), { format: 'iife' });
@@ -279,6 +260,8 @@ for (const id of FULL_ENGINE_SECTIONS)
 // 2. The page and the iframe view, as classic scripts (they must open from file://).
 await bundle('app.js', path.join(DIST, 'app.js'), { format: 'iife' });
 await bundle('embed.js', path.join(DIST, 'embed.js'), { format: 'iife' });
+// The host page's sizing script for the iframe route: plain, as written (no imports).
+fs.copyFileSync(path.join(WEB, 'embed-host.js'), path.join(DIST, 'embed-host.js'));
 copyDir(path.join(WEB, 'styles'), path.join(DIST, 'styles'), (f) => f.endsWith('.css'));
 for (const name of fs.readdirSync(WEB)) {
   if (/\.(svg|ico|png|txt|webmanifest)$/.test(name)) fs.copyFileSync(path.join(WEB, name), path.join(DIST, name));

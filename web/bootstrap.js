@@ -14,18 +14,31 @@ import { h } from './ui/dom.js';
 
 /**
  * @param {Element|ShadowRoot} root  where to mount
- * @param {{engine?: object|Promise<object>, readState: (defaults) => {state: object|undefined, problems: string[]},
+ * @param {{engine?: object|Promise<object>, readState?: (defaults) => {state: object|undefined, problems: string[]},
+ *          store?: object, defaults?: object,
  *          controls: 'full'|'minimal'|'none', problemsIntro: string, onFirstRender?: () => void,
- *          upgradeEngine?: () => Promise<object>}} options
+ *          upgradeEngine?: () => Promise<object>, presentation?: {figure?: boolean, caption?: string}}} options
  *   readState returns the entry point's untrusted state (undefined = the defaults) and any
- *   problems met reading it; problemsIntro is the sentence shown above them. upgradeEngine: see
- *   mountExplorer (the element's small engine swaps in the whole one for views that need it).
+ *   problems met reading it; problemsIntro is the sentence shown above them. store + defaults:
+ *   mount again over an existing store (no state is read). upgradeEngine: see
+ *   mountExplorer (the element's small engine swaps in the whole one for views that need it);
+ *   presentation: see mountExplorer (figure-only, caption).
  * @returns {Promise<{engine, defaults, store, explorer}>}  If the engine cannot load, `root`
  *   shows why (as text, role=alert) and the promise rejects with the error.
  */
 export async function mountFromState(
   root,
-  { engine = loadEngine(), readState, controls, problemsIntro, onFirstRender, upgradeEngine },
+  {
+    engine = loadEngine(),
+    readState,
+    store: existing,
+    defaults: knownDefaults,
+    controls,
+    problemsIntro,
+    onFirstRender,
+    upgradeEngine,
+    presentation,
+  },
 ) {
   let ready;
   try {
@@ -42,11 +55,20 @@ export async function mountFromState(
     );
     throw error;
   }
-  const defaults = defaultState(ready.examples());
-  const read = readState(defaults);
-  const sanitized = sanitizeState(read.state, defaults);
-  const store = createStore(sanitized.state);
-  const explorer = mountExplorer(root, { store, engine: ready, defaults, controls, onFirstRender, upgradeEngine });
+  const defaults = knownDefaults ?? defaultState(ready.examples());
+  // A remount (the element's controls changed) keeps its store: nothing to read again.
+  const read = existing ? { state: undefined, problems: [] } : readState(defaults);
+  const sanitized = existing ? { state: null, problems: [] } : sanitizeState(read.state, defaults);
+  const store = existing ?? createStore(sanitized.state);
+  const explorer = mountExplorer(root, {
+    store,
+    engine: ready,
+    defaults,
+    controls,
+    onFirstRender,
+    upgradeEngine,
+    presentation,
+  });
   explorer.showProblems([...read.problems, ...sanitized.problems], problemsIntro);
   return { engine: ready, defaults, store, explorer };
 }

@@ -2,12 +2,16 @@
 // The state comes from the hash (same format as the main page's links); a bad hash shows the
 // defaults and a notice. The page posts its height to the parent on every size change:
 //   {type: 'attention-explorer:height', height: <CSS px>}
-// so the host can size the frame (see web/examples/iframe.html).
+// and web/embed-host.js, on the host page, sizes the frame and answers
+//   {type: 'attention-explorer:sized'};
+// until an answer comes the frame scrolls its own content, so nothing is cut off on a host that
+// does not size it (see web/examples/iframe.html).
 import { mountFromState } from './bootstrap.js';
 import { loadEngine } from './engine/engine.js';
 import { readHash, stateFromHash } from './lib/share.js';
 
 export const HEIGHT_MESSAGE = 'attention-explorer:height';
+export const SIZED_MESSAGE = 'attention-explorer:sized';
 const PROBLEMS = "This embedded view's link held values it cannot use, so defaults are shown for them:";
 
 const root = document.getElementById('app');
@@ -19,6 +23,12 @@ function postHeight() {
   postHeight.last = height;
   if (window.parent !== window) window.parent.postMessage({ type: HEIGHT_MESSAGE, height }, '*');
 }
+
+// The parent sized the frame to the content: the page no longer needs its own scroll bar.
+addEventListener('message', (event) => {
+  if (event.source === window.parent && event.data?.type === SIZED_MESSAGE)
+    document.documentElement.classList.add('ae-frame-sized');
+});
 
 async function start() {
   new ResizeObserver(postHeight).observe(document.documentElement);

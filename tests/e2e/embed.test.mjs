@@ -417,7 +417,8 @@ test('Iframe_ReportsItsHeightAndTheHostSizesIt', async () => {
   const { page, context } = await openPage(browser, server.url + 'examples/iframe.html');
   await page.waitForFunction(
     () =>
-      window.__frameHeights?.length > 0 &&
+      document.querySelector('#frame').style.height &&
+      document.querySelector('#frame').contentDocument?.documentElement.classList.contains('ae-frame-sized') &&
       document.querySelector('#frame').contentDocument?.querySelector('table[data-matrix="weights"]'),
     null,
     { timeout: 20000 },
@@ -427,7 +428,7 @@ test('Iframe_ReportsItsHeightAndTheHostSizesIt', async () => {
     const frame = document.querySelector('#frame');
     const doc = frame.contentDocument;
     return {
-      reported: window.__frameHeights.at(-1),
+      reported: parseFloat(frame.style.height),
       frameHeight: frame.getBoundingClientRect().height,
       contentHeight: Math.ceil(doc.documentElement.getBoundingClientRect().height),
       scrolls: doc.documentElement.scrollHeight > doc.documentElement.clientHeight + 1,
@@ -491,21 +492,21 @@ test('Dist_ElementFileIsOneSelfContainedFileWithinTheGzipBudget', () => {
   const kb = gzipSync(Buffer.from(text), { level: 9 }).length / 1024;
   console.log(`# dist/attention-explorer.js: ${kb.toFixed(1)} KB gzipped`);
   assert.ok(kb <= 150, `${kb.toFixed(1)} KB gzipped`);
-  // Self-contained: no static import of another file. The one .wasm beside it is the whole
-  // engine, fetched only by a view that needs more than the inlined one (the plane); the next
-  // test renders the element with that file unreachable.
+  // Self-contained: no static import of another file. The whole engine (engine.js beside it,
+  // its WASM inlined) is imported only by a view that needs more than the inlined one (the
+  // plane); the next test renders the element with every other file unreachable.
   assert.doesNotMatch(text, /(^|[;}\n])\s*import\s*[\w{}*\s,]*\s*from\s*["'][^"']+["']/);
   assert.deepEqual(
     fs.readdirSync(DIST, { recursive: true }).filter((f) => String(f).endsWith('.wasm')),
-    ['attention-explorer.engine.wasm'],
+    [],
   );
 });
 
 test('Dist_ElementRendersWithNothingButItsOwnFile', async () => {
   const { page, context, problems } = await openPage(browser, null);
-  const wasm = [];
-  await page.route('**/*.wasm', (route) => {
-    wasm.push(route.request().url());
+  const others = [];
+  await page.route(/\/(?!alone\.html$|attention-explorer\.js$|favicon\.ico$)[^/]*$/, (route) => {
+    others.push(route.request().url());
     return route.abort();
   });
   await page.route('**/alone.html', (route) =>
@@ -516,13 +517,13 @@ test('Dist_ElementRendersWithNothingButItsOwnFile', async () => {
   );
   await page.goto(server.url + 'alone.html');
   await page.waitForFunction(
-    () => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('table[data-matrix="weights"]'),
+    () => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('table[data-matrix="output"]'),
     null,
     { timeout: 20000 },
   );
   await page.evaluate(() => document.querySelector('attention-explorer').ready);
   await page.evaluate(() => document.querySelector('attention-explorer').scrollIntoView());
-  assert.deepEqual(wasm, [], 'no .wasm was requested for the views on screen');
+  assert.deepEqual(others, [], 'no other file was requested for the figure on screen');
   assert.deepEqual(
     problems.filter((p) => !/favicon/.test(p)),
     [],

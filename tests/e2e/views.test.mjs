@@ -289,7 +289,7 @@ test('Plane_TheElementLoadsTheWholeEngineBesideItForThePlane', async () => {
     null,
     { timeout: 20000 },
   );
-  assert.ok(fetched.includes('/attention-explorer.engine.wasm'), 'the whole engine came from beside the element');
+  assert.ok(fetched.includes('/engine.js'), 'the whole engine came from beside the element');
   const note = await page.evaluate(
     () => document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-plane-distance').textContent,
   );

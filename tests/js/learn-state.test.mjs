@@ -129,7 +129,9 @@ test('LearnState_SessionSpecCarriesTheCorpusAndSettings', () => {
 test('ElementAttributes_LearnExampleStepsAndAutoplayBecomeTheLearnState', async () => {
   const { applyAttributes } = await import('../../web/lib/attributes.js');
   const { sanitizeState } = await import('../../web/lib/share.js');
-  const read = applyAttributes({}, { example: 'learn:repeat', steps: '900', autoplay: '' }, DEFAULTS);
+  const read = applyAttributes({}, { example: 'learn:repeat', steps: '900', autoplay: '' }, DEFAULTS, {
+    defaultView: true,
+  });
   assert.deepEqual(read.problems, []);
   const { state, problems } = sanitizeState(read.state, DEFAULTS);
   assert.deepEqual(problems, []);

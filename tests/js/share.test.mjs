@@ -252,19 +252,30 @@ test('Sanitize_ProtoKeysCannotReparentObjects', () => {
   assert.deepEqual(state.vocab, defaults().vocab);
 });
 
-test('Sanitize_CustomWidthNeedsItsOwnWeights', () => {
+test('Sanitize_CustomWidthWithoutWeightsTakesTheIdentity', () => {
+  // A vocabulary of another width than the seed's takes the D × D identity for every matrix it
+  // leaves out (queries, keys and values equal the embeddings; X·W = X), and says nothing.
   const vocab = { a: [1, 0], b: [0, 1] };
   const contexts = { mine: ['a', 'b'] };
-  const bad = sanitizeState({ vocab, contexts }, defaults());
-  assert.ok(
-    bad.problems.some((p) => /width 2/.test(p)),
-    JSON.stringify(bad.problems),
-  );
-  assert.deepEqual(bad.state.vocab, defaults().vocab);
   const eye = [
     [1, 0],
     [0, 1],
   ];
+  const bare = sanitizeState({ vocab, contexts }, defaults());
+  assert.deepEqual(bare.problems, []);
+  assert.deepEqual(bare.state.vocab, vocab);
+  assert.deepEqual(bare.state.weights, { wq: eye, wk: eye, wv: eye, w: eye });
+  const some = sanitizeState({ vocab, contexts, weights: { wv: [[2], [3]] } }, defaults());
+  assert.deepEqual(some.problems, []);
+  assert.deepEqual(some.state.weights.wv, [[2], [3]]);
+  assert.deepEqual(some.state.weights.wq, eye);
+  // A given matrix of the wrong height still falls back to the default example, named.
+  const bad = sanitizeState({ vocab, contexts, weights: { wq: [[1, 0]] } }, defaults());
+  assert.ok(
+    bad.problems.some((p) => /^weights\.wq: expected 2 rows/.test(p)),
+    JSON.stringify(bad.problems),
+  );
+  assert.deepEqual(bad.state.vocab, defaults().vocab);
   const good = sanitizeState(
     { vocab, contexts, focus: 'mine', weights: { wq: eye, wk: eye, wv: eye, w: eye } },
     defaults(),
@@ -289,10 +300,16 @@ test('Sanitize_DoesNotShareObjectsWithItsInputs', () => {
 // tests/e2e/embed.test.mjs.
 import { elementSnippet, iframeSnippet, elementConfig } from '../../web/tools/embed-dialog.js';
 
-test('ElementSnippet_DefaultStateIsJustTheTag', () => {
+test('ElementSnippet_TheExamplesOwnFigureIsJustTheTag', () => {
+  // Without a view attribute the element shows its example's compact figure (the bank contrast);
+  // the page's whole-explorer default needs view="all".
+  assert.equal(
+    elementSnippet({ ...defaults(), view: ['contexts'] }, defaults(), { src: 'x.js' }),
+    '<script type="module" src="x.js"></script>\n<attention-explorer controls="minimal"></attention-explorer>\n',
+  );
   assert.equal(
     elementSnippet(defaults(), defaults(), { src: 'x.js' }),
-    '<script type="module" src="x.js"></script>\n<attention-explorer controls="minimal"></attention-explorer>\n',
+    '<script type="module" src="x.js"></script>\n<attention-explorer view="all" controls="minimal"></attention-explorer>\n',
   );
 });
 
@@ -341,5 +358,31 @@ test('IframeSnippet_CarriesTheHashAndSizesTheFrame', () => {
   const hash = src.slice(src.indexOf('#'));
   assert.equal(src.slice(0, src.indexOf('#')), 'https://example.org/embed.html');
   assert.deepEqual(sanitizeState(decodeState(hash), defaults()).state, s);
-  assert.match(snippet, /attention-explorer:height/);
+  // No inline script (the strict CSP blocks it): the sizing script is a file beside embed.html.
+  assert.match(snippet, /<script src="https:\/\/example\.org\/embed-host\.js" defer><\/script>/);
+  assert.doesNotMatch(snippet, /<script>/);
+});
+
+test('Example_NamingAContextShowsAndFocusesIt', () => {
+  // The hash as the element's attribute: {"example":"finance"} shows finance, not river.
+  const fromHash = stateFromHash('#{"example":"finance"}', defaults());
+  assert.deepEqual(fromHash.problems, []);
+  assert.equal(fromHash.state.example, 'finance');
+  assert.equal(fromHash.state.focus, 'finance');
+  // A context of the blogger's own may be the example.
+  const own = sanitizeState(
+    { vocab: { a: [1, 0], b: [0, 1] }, contexts: { mine: ['a', 'b'], yours: ['b', 'a'] }, example: 'yours' },
+    defaults(),
+  );
+  assert.deepEqual(own.problems, []);
+  assert.equal(own.state.example, 'yours');
+  assert.equal(own.state.focus, 'yours');
+  // An explicit focus wins, and a link keeps a focus that differs from the example even when
+  // that focus is the default one.
+  const s = { ...defaults(), example: 'finance', focus: 'river' };
+  const back = stateFromHash(encodeState(s, defaults()), defaults());
+  assert.equal(back.state.example, 'finance');
+  assert.equal(back.state.focus, 'river');
+  const unknown = sanitizeState({ example: 'moon' }, defaults());
+  assert.match(unknown.problems[0], /^example: expected one of river, finance, both, averaging, got the string "moon"/);
 });

@@ -5,9 +5,11 @@ import assert from 'node:assert/strict';
 import {
   ATTRIBUTES,
   applyAttributes,
+  defaultViewFor,
   parseControls,
   parseHeight,
   parseInlineJSON,
+  parsePresentation,
   removedAttributeText,
 } from '../../web/lib/attributes.js';
 import { LIMITS } from '../../web/lib/limits.js';
@@ -26,8 +28,33 @@ test('Attributes_ExampleNamesAContextAndFocusesIt', () => {
 });
 
 test('Attributes_AveragingShowsTheAveragingViewUnlessAViewIsGiven', () => {
-  assert.deepEqual(applyAttributes({}, { example: 'averaging' }, defaults).state.view, ['averaging']);
-  assert.deepEqual(applyAttributes({}, { example: 'averaging', view: 'weights' }, defaults).state.view, ['weights']);
+  const compact = { defaultView: true };
+  assert.deepEqual(applyAttributes({}, { example: 'averaging' }, defaults, compact).state.view, ['averaging']);
+  assert.deepEqual(applyAttributes({}, { example: 'averaging', view: 'weights' }, defaults, compact).state.view, [
+    'weights',
+  ]);
+});
+
+test('Attributes_WithoutAViewTheElementShowsItsExamplesCompactFigure', () => {
+  // The element asks for the example's figure (defaultView) when it has no view of its own.
+  const compact = { defaultView: true };
+  const view = (attrs) => applyAttributes({}, attrs, defaults, compact).state.view;
+  assert.deepEqual(view({}), ['contexts'], 'no example: the bank contrast');
+  for (const ex of ['river', 'finance', 'both', 'mine']) assert.deepEqual(view({ example: ex }), ['contexts'], ex);
+  assert.deepEqual(view({ example: 'learn:sort' }), ['learn']);
+  assert.deepEqual(view({ example: 'river', view: 'all' }), ['all']);
+  assert.deepEqual(defaultViewFor(' learn:text '), ['learn']);
+  // A JSON view (the base) is kept when the element does not ask for the default.
+  assert.deepEqual(applyAttributes({ view: ['heads'] }, { example: 'river' }, defaults).state.view, ['heads']);
+});
+
+test('Presentation_FigureAndCaptionAttributes', () => {
+  assert.deepEqual(parsePresentation(null, null), { figure: false, caption: '' });
+  assert.deepEqual(parsePresentation('', '  Where bank looks '), { figure: true, caption: 'Where bank looks' });
+  assert.deepEqual(parsePresentation('false', null), { figure: false, caption: '' });
+  const problems = [];
+  assert.deepEqual(parsePresentation('maybe', 'x'.repeat(400), problems).caption.length, 301);
+  assert.match(problems[0], /^figure="maybe": expected true or false/);
 });
 
 test('Attributes_ViewSplitsOnCommasAndSpaces', () => {
@@ -123,7 +150,8 @@ test('InlineJSON_ObjectsOnlyWithinTheLimit', () => {
 
 test('RemovedAttributes_ReturnToWhatTheyControlByDefault', () => {
   assert.equal(removedAttributeText('causal'), 'false');
-  assert.equal(removedAttributeText('view'), 'all');
+  // Removing view returns to the example's compact figure (the element computes it).
+  assert.equal(removedAttributeText('view'), null);
   assert.equal(removedAttributeText('example'), null);
   assert.equal(removedAttributeText('tokens'), null);
   assert.ok(ATTRIBUTES.includes('height') && ATTRIBUTES.includes('controls'));

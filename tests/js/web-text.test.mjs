@@ -27,6 +27,14 @@ test('Clip_CutsLongTextWithAnEllipsis', () => {
   assert.equal(clip(12345, 2), '12…');
 });
 
+test('Clip_NeverSplitsACharacter', () => {
+  // Surrogate pairs, a ZWJ family and a flag count as one character each (Node has Intl.Segmenter).
+  assert.equal(clip('😀😀😀', 2), '😀😀…');
+  assert.equal(clip('👩‍👩‍👧👍🇫🇷x', 3), '👩‍👩‍👧👍🇫🇷…');
+  assert.equal(clip('é'.normalize('NFD').repeat(3), 2), 'é'.normalize('NFD').repeat(2) + '…');
+  assert.equal(clip('😀😀', 2), '😀😀', 'four UTF-16 units, two characters: not cut');
+});
+
 test('EscapeXml_LeavesNoMarkupAndNoForbiddenCharacters', () => {
   assert.equal(escapeXml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
   assert.equal(escapeXml('a\u0000b\u001fc\uffff'), 'a\ufffdb\ufffdc\ufffd');

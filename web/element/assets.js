@@ -2,7 +2,7 @@
 // the unbundled (development) version: it fetches the style sheets next to the modules and
 // lets loadEngine() fetch attention_engine.wasm itself. scripts/build-dist.mjs replaces this
 // module with one that returns the same CSS text, the small engine's WASM bytes inlined into the
-// bundle, and the whole engine's fetched from the file beside it when a view needs it.
+// bundle, and the whole engine imported from engine.js beside it when a view needs it.
 
 const SHEETS = ['../styles/explorer.css', './element.css'];
 
@@ -27,9 +27,10 @@ export async function engineOptions() {
 }
 
 /**
- * Options for the whole engine, for views the element's engine cannot draw (the bundle inlines a
- * small attention-only build): null here, where loadEngine() already loads the whole one.
+ * The whole engine, for views the element's engine cannot draw (the bundle inlines a small
+ * attention-only build and imports dist/engine.js from beside its file): null here, where
+ * loadEngine() already loads the whole one.
  */
-export async function fullEngineOptions() {
+export async function loadFullEngine() {
   return null;
 }

@@ -11,22 +11,23 @@
 // Host API: el.state (a copy), el.setState(patch) → problems, el.step(delta) → step,
 // el.ready (Promise), events 'change' {detail: {state}} and 'step' {detail: {step}}.
 // All elements on a page share one engine instance.
-import { loadEngine, createEngine } from '../engine/engine.js';
+import { loadEngine } from '../engine/engine.js';
 import { mountFromState } from '../bootstrap.js';
 import {
   ATTRIBUTES,
   applyAttributes,
+  defaultViewFor,
   parseControls,
   parseHeight,
   parseInlineJSON,
+  parsePresentation,
   removedAttributeText,
 } from '../lib/attributes.js';
 import { sanitizeState } from '../lib/share.js';
 import { stepCount } from '../lib/steps.js';
-import { mountExplorer } from '../views/explorer.js';
 import { attachExportMenus } from '../tools/export-menu.js';
 import { h } from '../ui/dom.js';
-import { elementCSS, engineOptions, fullEngineOptions } from './assets.js';
+import { elementCSS, engineOptions, loadFullEngine } from './assets.js';
 
 export { ATTRIBUTES };
 const PROBLEMS = "Some of this explorer's settings could not be used, so defaults are shown for them:";
@@ -72,8 +73,8 @@ export function sharedEngine() {
 let fullEnginePromise = null;
 /** The whole engine, for views the shared one cannot draw; also shared by all elements. */
 export function sharedFullEngine() {
-  fullEnginePromise ||= fullEngineOptions()
-    .then((options) => (options ? createEngine(options) : sharedEngine()))
+  fullEnginePromise ||= loadFullEngine()
+    .then((full) => full ?? sharedEngine())
     .catch((error) => {
       fullEnginePromise = null;
       throw error;
@@ -94,6 +95,8 @@ export class AttentionExplorerElement extends HTMLElement {
     this._frame = h(doc, 'div', { class: 'ae-el-frame' }, this._loading);
     shadow.append(this._frame);
     this._mounted = null; // {engine, defaults, store, explorer}
+    this._jsonView = false; // the inline JSON names a view (then the example's default view is not used)
+    this._presentationProblems = [];
     this._exports = null;
     this._pending = [];
     this._started = false;
@@ -125,6 +128,7 @@ export class AttentionExplorerElement extends HTMLElement {
       controls: this.controls,
       problemsIntro: PROBLEMS,
       upgradeEngine: sharedFullEngine,
+      presentation: this._presentation(),
     }).then(
       (mounted) => this._onMounted(mounted),
       (error) => this._rejectReady(error),
@@ -138,10 +142,24 @@ export class AttentionExplorerElement extends HTMLElement {
       this._remount();
       return;
     }
-    const text = value ?? removedAttributeText(name);
-    if (text === null) return; // removing example/tokens keeps what is shown
+    if (name === 'figure' || name === 'caption') {
+      this._mounted.explorer.setPresentation(this._presentation());
+      return;
+    }
     const { store, defaults, explorer } = this._mounted;
-    const { state: untrusted, problems } = applyAttributes(store.get(), { [name]: text }, defaults);
+    // Without a view of its own (attribute or JSON), the element shows its example's figure.
+    const ownView = this.hasAttribute('view') || this._jsonView;
+    if (name === 'view' && value === null && !ownView) {
+      const current = store.get();
+      const example = this.getAttribute('example') ?? current.example;
+      store.set({ ...current, view: defaultViewFor(example) });
+      return;
+    }
+    const text = value ?? removedAttributeText(name);
+    if (text === null) return; // removing example/tokens/view keeps what is shown
+    const { state: untrusted, problems } = applyAttributes(store.get(), { [name]: text }, defaults, {
+      defaultView: name === 'example' && !ownView,
+    });
     const out = sanitizeState(untrusted, defaults);
     explorer.showProblems([...problems, ...out.problems], PROBLEMS);
     store.set(out.state);
@@ -224,10 +242,19 @@ export class AttentionExplorerElement extends HTMLElement {
       (c) => c.localName === 'script' && (c.type || '').trim().toLowerCase() === 'application/json',
     );
     const json = parseInlineJSON(script ? script.textContent : null);
+    this._jsonView = Object.prototype.hasOwnProperty.call(json.base, 'view');
     const attrs = {};
     for (const name of ATTRIBUTES) if (this.hasAttribute(name)) attrs[name] = this.getAttribute(name);
-    const applied = applyAttributes(json.base, attrs, defaults);
-    return { state: applied.state, problems: [...json.problems, ...applied.problems] };
+    const applied = applyAttributes(json.base, attrs, defaults, { defaultView: !this._jsonView });
+    return { state: applied.state, problems: [...json.problems, ...applied.problems, ...this._presentationProblems] };
+  }
+
+  /** The figure and caption attributes (presentation, not state). */
+  _presentation() {
+    const problems = [];
+    const out = parsePresentation(this.getAttribute('figure'), this.getAttribute('caption'), problems);
+    this._presentationProblems = problems;
+    return out;
   }
 
   _onMounted(mounted) {
@@ -248,17 +275,19 @@ export class AttentionExplorerElement extends HTMLElement {
     this._exports = this.controls === 'full' ? attachExportMenus(explorer.container) : null;
   }
 
-  _remount() {
+  async _remount() {
     const { store, engine, defaults, explorer } = this._mounted;
     this._exports?.disconnect();
     explorer.destroy();
-    this._mounted.explorer = mountExplorer(this._frame, {
-      store,
+    const again = await mountFromState(this._frame, {
       engine,
+      store,
       defaults,
       controls: this.controls,
       upgradeEngine: sharedFullEngine,
+      presentation: this._presentation(),
     });
+    this._mounted.explorer = again.explorer;
     this._decorate();
   }
 

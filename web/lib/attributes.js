@@ -20,6 +20,8 @@ export const ATTRIBUTES = Object.freeze([
   'height',
   'steps',
   'autoplay',
+  'figure',
+  'caption',
 ]);
 export const CONTROLS = Object.freeze(['none', 'minimal', 'full']);
 
@@ -32,7 +34,6 @@ const REMOVED = Object.freeze({
   heads: '1',
   step: '0',
   theme: 'auto',
-  view: 'all',
 });
 
 /** The text an attribute is treated as once removed, or null when removal changes nothing. */
@@ -72,29 +73,50 @@ export function parseControls(text) {
 }
 
 /**
+ * The element's figure when it names no view (its compact default): the Learn section for
+ * example="learn:<task>", the averaging figure for "averaging", and for the bank examples (or a
+ * context of the blogger's own) the contrast of the two sentences. view="all" shows everything.
+ */
+export function defaultViewFor(example) {
+  const ex = typeof example === 'string' ? example.trim() : '';
+  if (ex.startsWith('learn:')) return ['learn'];
+  if (ex === 'averaging') return ['averaging'];
+  return ['contexts'];
+}
+
+/** The figure-only presentation from the figure and caption attributes (not part of the state). */
+export function parsePresentation(figureText, captionText, problems = []) {
+  const figure = figureText === null || figureText === undefined ? false : parseBool('figure', figureText, problems);
+  const caption = typeof captionText === 'string' ? clip(captionText.trim(), LIMITS.captionChars) : '';
+  return { figure: Boolean(figure), caption };
+}
+
+/**
  * Applies attribute values ({name: text}; absent attributes are left out) to an untrusted state
  * object. Returns {state, problems}; the result still goes through sanitizeState().
  * @param {object} base  untrusted partial state (from JSON) or the current state
  * @param {object} defaults  the default state (for context names when `base` has none)
+ * @param {{defaultView?: boolean}} how  defaultView: with no view attribute, show the example's
+ *   compact figure (defaultViewFor) — the element asks for it when it starts or its example
+ *   changes, unless its JSON names a view.
  */
-export function applyAttributes(base, attrs, defaults) {
+export function applyAttributes(base, attrs, defaults, { defaultView = false } = {}) {
   const problems = [];
   const out = { ...base };
   const options = { ...(base.options && typeof base.options === 'object' ? base.options : {}) };
   const has = (n) => attrs[n] !== undefined && attrs[n] !== null;
   const contextsOf = () => (out.contexts && typeof out.contexts === 'object' ? out.contexts : defaults.contexts);
   const learn = () => (out.learn = { ...(out.learn && typeof out.learn === 'object' ? out.learn : {}) });
-  if (has('example') && attrs.example.trim().startsWith('learn:')) {
-    // example="learn:reverse": the Learn section alone, on that task.
-    learn().task = attrs.example.trim().slice('learn:'.length);
-    if (!has('view')) out.view = ['learn'];
-  } else if (has('example')) {
-    const ex = attrs.example.trim();
-    out.example = ex;
-    if (Object.prototype.hasOwnProperty.call(contextsOf(), ex)) out.focus = ex;
-    if (ex === 'averaging' && !has('view')) out.view = ['averaging'];
+  const example = has('example') ? attrs.example.trim() : null;
+  if (example?.startsWith('learn:')) {
+    // example="learn:reverse": the Learn section, on that task.
+    learn().task = example.slice('learn:'.length);
+  } else if (example) {
+    out.example = example;
+    if (Object.prototype.hasOwnProperty.call(contextsOf(), example)) out.focus = example;
   }
   if (has('view')) out.view = attrs.view.split(/[\s,]+/).filter(Boolean);
+  else if (defaultView) out.view = defaultViewFor(example ?? (typeof out.example === 'string' ? out.example : ''));
   if (has('tokens')) {
     // "stream bank mud" sets the focused context; "river: stream bank; finance: money bank" names them.
     const text = attrs.tokens;

@@ -4,6 +4,7 @@
 export const LIMITS = Object.freeze({
   hashChars: 65536, // longest URL hash decoded
   jsonChars: 65536, // longest inline JSON read by the element
+  captionChars: 300, // the element's caption attribute
   contexts: 8, // named contexts (sentences)
   tokens: 16, // tokens per context
   words: 32, // vocabulary size

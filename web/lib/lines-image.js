@@ -3,7 +3,7 @@
 // and opacity are its weight — one colour per head. One layout, two painters (an SVG document and
 // a canvas 2D context) for the exports; ui/attention-lines.js draws the live view from the same
 // layout. Pure.
-import { escapeXml } from './text.js';
+import { clip, escapeXml } from './text.js';
 import { headColor } from './colormaps.js';
 import { float32Text } from './format.js';
 import { csvField } from './matrix-formats.js';
@@ -60,7 +60,7 @@ export function linesLayout({
   return { width: rightX + label, height: top + T * rowHeight + 8, title, rows, leftX, rightX, lines, label };
 }
 
-const clip = (s) => ([...s].length > 18 ? `${[...s].slice(0, 17).join('')}…` : s);
+const clipLabel = (s) => clip(s, 17);
 
 /** A standalone SVG document of the layout (white background, light-theme head colours). */
 export function toLinesSVG(L) {
@@ -91,9 +91,9 @@ function linesSVGBody(L) {
   }
   for (const r of L.rows) {
     out.push(
-      `<text x="${L.leftX - 6}" y="${r.y + 4}" text-anchor="end" fill="#111">${escapeXml(clip(r.token))}</text>`,
+      `<text x="${L.leftX - 6}" y="${r.y + 4}" text-anchor="end" fill="#111">${escapeXml(clipLabel(r.token))}</text>`,
     );
-    out.push(`<text x="${L.rightX + 6}" y="${r.y + 4}" fill="#111">${escapeXml(clip(r.token))}</text>`);
+    out.push(`<text x="${L.rightX + 6}" y="${r.y + 4}" fill="#111">${escapeXml(clipLabel(r.token))}</text>`);
   }
   return out;
 }
@@ -122,9 +122,9 @@ export function drawLines(ctx, L, scale = 2) {
   ctx.font = '13px system-ui, sans-serif';
   for (const r of L.rows) {
     ctx.textAlign = 'right';
-    ctx.fillText(clip(r.token), L.leftX - 6, r.y + 4);
+    ctx.fillText(clipLabel(r.token), L.leftX - 6, r.y + 4);
     ctx.textAlign = 'left';
-    ctx.fillText(clip(r.token), L.rightX + 6, r.y + 4);
+    ctx.fillText(clipLabel(r.token), L.rightX + 6, r.y + 4);
   }
   ctx.restore();
 }

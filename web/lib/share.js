@@ -126,6 +126,11 @@ function delta(state, defaults) {
       out[key] = state[key];
     }
   }
+  // An example that names a context also focuses it when read back (sanitizeState), so a focus
+  // elsewhere must be written even when it is the default one.
+  const ex = state.example;
+  if (typeof ex === 'string' && isPlainObject(state.contexts) && ex in state.contexts && state.focus !== ex)
+    out.focus = state.focus;
   return out;
 }
 
@@ -287,6 +292,13 @@ function checkContexts(contexts, vocab) {
   return { value: out };
 }
 
+/** The D × D identity: a missing matrix of a vocabulary whose width is not the seed's. */
+export function identityMatrix(width) {
+  return Array.from({ length: width }, (_, i) => Array.from({ length: width }, (_, j) => (i === j ? 1 : 0)));
+}
+
+// A matrix left out takes the seed's when the vocabulary has the seed's width, else the D × D
+// identity (queries, keys and values equal to the embeddings, and X·W = X).
 function checkWeights(weights, width, defaults) {
   if (!isPlainObject(weights))
     return { error: `weights: expected an object {wq, wk, wv, w}, got ${describe(weights)}` };
@@ -296,10 +308,7 @@ function checkWeights(weights, width, defaults) {
       return { error: `weights.${clip(key, 24)}: unknown matrix; expected wq, wk, wv or w` };
   }
   for (const key of ['wq', 'wk', 'wv', 'w']) {
-    const given = key in weights ? weights[key] : defaults?.[key];
-    if (given === undefined) {
-      return { error: `weights.${key}: missing; a vocabulary of width ${width} needs a ${width}-row matrix` };
-    }
+    const given = key in weights ? weights[key] : (defaults?.[key] ?? identityMatrix(width));
     const m = checkMatrix(given, `weights.${key}`, width, LIMITS.width);
     if (m.error) return m;
     out[key] = m.value;
@@ -363,11 +372,7 @@ export function sanitizeState(untrusted, defaults) {
   {
     const defaultWidth = Object.values(defaults.vocab)[0]?.length ?? 0;
     const fallbackWeights = width === defaultWidth ? defaults.weights : undefined;
-    const given = has('weights') ? untrusted.weights : fallbackWeights;
-    const w =
-      given === undefined
-        ? { error: `weights: the vocabulary has width ${width} but no weights of ${width} rows were given` }
-        : checkWeights(given, width, fallbackWeights);
+    const w = checkWeights(has('weights') ? untrusted.weights : {}, width, fallbackWeights);
     if (w.error) {
       if (width === defaultWidth) {
         problems.push(`${w.error}; using the default weights`);
@@ -383,10 +388,20 @@ export function sanitizeState(untrusted, defaults) {
     }
   }
 
+  // example: one of EXAMPLES or the name of a context (shown alone, and focused unless the
+  // state says otherwise).
   if (has('example')) {
-    if (typeof untrusted.example === 'string' && EXAMPLES.includes(untrusted.example))
-      state.example = untrusted.example;
-    else problems.push(`example: expected one of ${EXAMPLES.join(', ')}, got ${describe(untrusted.example)}`);
+    const ex = untrusted.example;
+    const isContext = typeof ex === 'string' && Object.prototype.hasOwnProperty.call(state.contexts, ex);
+    if (typeof ex === 'string' && (EXAMPLES.includes(ex) || isContext)) {
+      state.example = ex;
+      if (isContext && !has('focus')) state.focus = ex;
+    } else
+      problems.push(
+        `example: expected one of ${[...EXAMPLES, ...Object.keys(state.contexts).filter((n) => !EXAMPLES.includes(n))]
+          .map((n) => clip(n, 24))
+          .join(', ')}, got ${describe(ex)}`,
+      );
   }
 
   if (has('options')) {

@@ -219,9 +219,12 @@ export function resize(state, which, size) {
   return { state: { ...next, step: 0, selected: null } };
 }
 
-/** The words shared by every context (the "bank" of the seed), highlighted throughout. */
+/**
+ * The words shared by every context (the "bank" of the seed), highlighted throughout. A single
+ * context shares nothing with another, so nothing is highlighted there.
+ */
 export function sharedWords(state) {
   const lists = Object.values(state.contexts);
-  if (!lists.length) return [];
+  if (lists.length < 2) return [];
   return [...new Set(lists[0])].filter((w) => lists.every((l) => l.includes(w)));
 }

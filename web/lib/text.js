@@ -2,10 +2,22 @@
 // Untrusted text (token names, hash and attribute values) only ever reaches the page as text
 // nodes; these helpers shorten it for messages and escape it for the file formats that need it.
 
-/** `text` cut to `n` characters with an ellipsis. */
+// User-perceived characters where the runtime can tell them (Intl.Segmenter), else code points:
+// either way a cut never splits a surrogate pair, and with the segmenter not an emoji sequence.
+const graphemes =
+  typeof Intl !== 'undefined' && typeof Intl.Segmenter === 'function'
+    ? (
+        (segmenter) => (s) =>
+          Array.from(segmenter.segment(s), (g) => g.segment)
+      )(new Intl.Segmenter(undefined, { granularity: 'grapheme' }))
+    : (s) => Array.from(s);
+
+/** `text` cut to `n` characters (graphemes) with an ellipsis. */
 export function clip(text, n = 40) {
   const s = String(text);
-  return s.length > n ? `${s.slice(0, n)}…` : s;
+  if (s.length <= n) return s; // n UTF-16 units hold at most n characters
+  const chars = graphemes(s);
+  return chars.length > n ? `${chars.slice(0, n).join('')}…` : s;
 }
 
 /** A short description of any value for an error message: "an array of length 3", "the string "x"". */

@@ -4,6 +4,7 @@
 //   attachEmbedButton(toolbar, { store, defaults, elementSrc, embedUrl });
 //
 // The snippet functions are pure (string in, string out) and exported for tests.
+import { defaultViewFor } from '../lib/attributes.js';
 import { encodeState } from '../lib/share.js';
 import { escapeXml as attr } from '../lib/text.js';
 import { h } from '../ui/dom.js';
@@ -32,9 +33,9 @@ export function elementConfig(state, defaults) {
   }
   const focusFromExample = exampleAttrOk && exampleIsContext && state.example !== defaults.example;
   if (state.focus !== defaults.focus && !focusFromExample) json.focus = state.focus;
-  // The element shows view="averaging" for example="averaging" unless a view attribute is given.
+  // Without a view attribute the element shows its example's compact figure (defaultViewFor).
   const exampleAttr = attributes.find(([k]) => k === 'example')?.[1];
-  const impliedView = exampleAttr === 'averaging' ? ['averaging'] : defaults.view;
+  const impliedView = defaultViewFor(exampleAttr ?? json.example ?? defaults.example);
   if (!same(state.view, impliedView)) attributes.push(['view', state.view.join(',')]);
   if (!same(state.vocab, defaults.vocab)) json.vocab = state.vocab;
   if (!same(state.weights, defaults.weights)) json.weights = state.weights;
@@ -93,25 +94,21 @@ export function elementSnippet(state, defaults, { src = 'attention-explorer.js',
   return lines.join('\n') + '\n';
 }
 
-/** The <iframe> snippet (embed.html#state) with the listener that sizes it from its messages. */
+/**
+ * The <iframe> snippet (embed.html#state) and the script that sizes it (embed-host.js, a file
+ * beside embed.html: no inline script, so it works under the strict CSP).
+ */
 export function iframeSnippet(
   state,
   defaults,
-  { embedUrl = 'embed.html', height = 640, title = 'Self-attention explorer' } = {},
+  { embedUrl = 'embed.html', hostScript, height = 640, title = 'Self-attention explorer' } = {},
 ) {
   const src = `${embedUrl}#${encodeState(state, defaults)}`;
+  const script = hostScript || embedUrl.replace(/[^/]*$/, 'embed-host.js');
   return (
     [
       `<iframe src="${attr(src)}" title="${attr(title)}" style="width: 100%; border: 0;" height="${Number(height) || 640}" loading="lazy"></iframe>`,
-      '<script>',
-      '  // Sizes each attention-explorer frame to the height it reports.',
-      '  addEventListener("message", (event) => {',
-      '    if (!event.data || event.data.type !== "attention-explorer:height") return;',
-      '    for (const frame of document.querySelectorAll("iframe")) {',
-      '      if (frame.contentWindow === event.source) frame.style.height = event.data.height + "px";',
-      '    }',
-      '  });',
-      '</script>',
+      `<script src="${attr(script)}" defer></script>`,
     ].join('\n') + '\n'
   );
 }
@@ -169,7 +166,7 @@ export function attachEmbedButton(container, { store, defaults, elementSrc, embe
   section(
     'iframe',
     'Or an iframe',
-    'For hosts that do not allow module scripts in posts. The frame reports its height so it fits its content.',
+    'For hosts that do not allow module scripts in posts. The frame reports its height and embed-host.js (beside embed.html; host it with your page) sizes it to fit; without that script the frame scrolls.',
   );
   section('link', 'Link', 'Opens the full explorer in this state.');
   dialog.append(h(doc, 'button', { type: 'button', class: 'ae-btn', onclick: () => dialog.close() }, 'Close'));

@@ -11,7 +11,7 @@ export function render(section, app) {
   const { doc } = app;
   const verdict = h(doc, 'p', { class: 'ae-verdict' });
   section.append(
-    h(doc, 'h2', {}, 'Averaging the past'),
+    h(doc, 'h2', { class: 'ae-prose' }, 'Averaging the past'),
     h(
       doc,
       'p',

@@ -12,7 +12,7 @@ const dimLabels = (n, p) => Array.from({ length: n }, (_, i) => `${p}${i}`);
 export function render(section, app) {
   const { doc } = app;
   section.append(
-    h(doc, 'h2', {}, 'Two sentences, one word'),
+    h(doc, 'h2', { class: 'ae-prose' }, 'Two sentences, one word'),
     h(
       doc,
       'p',

@@ -111,8 +111,8 @@ export function render(section, app) {
   const timing = h(doc, 'p', { class: 'ae-help ae-timing', 'aria-live': 'off' });
 
   section.append(
-    h(doc, 'h2', {}, TEXT.title),
-    h(doc, 'p', {}, TEXT.intro),
+    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
     h(
       doc,
       'div',

@@ -44,13 +44,17 @@ const SECTIONS = [
  * @param {Element|ShadowRoot} root  where to render
  * @param {{state?: object, store?: object, engine: object, controls?: 'full'|'minimal'|'none',
  *          chrome?: boolean, defaults?: object, onChange?: (state) => void,
- *          onFirstRender?: () => void, upgradeEngine?: () => Promise<object>}} options
+ *          onFirstRender?: () => void, upgradeEngine?: () => Promise<object>,
+ *          presentation?: {figure?: boolean, caption?: string}}} options
  *   controls: 'full' = the page's header, knobs and editor; 'minimal' = one bar of the toggles a
  *   reader most wants; 'none' = the views alone. `chrome: true/false` is 'full'/'none'.
  *   upgradeEngine: where the engine is a small build without some feature (the element's), a
  *   section that needs it (the plane needs PCA) asks for the whole engine once it is shown.
+ *   presentation: figure = the figures alone (headings, prose, step numbers and context pickers
+ *   hidden: CSS .ae-figure-only .ae-prose), caption = a line of text under them (the element's
+ *   figure and caption attributes; not part of the state). setPresentation() changes it later.
  * @returns {{store, container: HTMLElement, flush(): void, rendered: Promise<void>,
- *            notify(message), showProblems(problems, intro), destroy(): void}}
+ *            notify(message), showProblems(problems, intro), setPresentation(p), destroy(): void}}
  */
 export function mountExplorer(root, options) {
   let engine = options.engine;
@@ -63,12 +67,21 @@ export function mountExplorer(root, options) {
   const win = doc.defaultView || globalThis;
   const defaults = options.defaults || store.get();
 
-  const container = h(doc, 'div', { class: 'ae-root' + (chrome ? ' ae-chrome' : '') });
-  const notice = h(doc, 'div', { class: 'ae-notice', role: 'alert', hidden: true });
+  const container = h(doc, 'div', { class: 'ae-root' + (chrome ? ' ae-chrome' : ''), part: 'explorer' });
+  const notice = h(doc, 'div', { class: 'ae-notice', role: 'alert', hidden: true, part: 'notice' });
   const tooltip = h(doc, 'div', { class: 'ae-explain', role: 'status', 'aria-live': 'polite', hidden: true });
   const main = h(doc, 'div', { class: 'ae-main' });
-  container.append(notice, main, tooltip);
+  const caption = h(doc, 'p', { class: 'ae-figure-caption', part: 'caption', hidden: true });
+  container.append(notice, main, caption, tooltip);
   root.append(container);
+
+  // --- presentation: figure-only (no headings, prose or pickers around the figures) and a caption
+  function setPresentation({ figure = false, caption: text = '' } = {}) {
+    container.classList.toggle('ae-figure-only', Boolean(figure));
+    caption.textContent = text || '';
+    caption.hidden = !text;
+  }
+  setPresentation(options.presentation);
 
   let results = null;
   let lastGood = null;
@@ -296,7 +309,11 @@ export function mountExplorer(root, options) {
   if (chrome) mounted.push({ section: null, inst: header.render(main, app), views: null });
   for (const s of SECTIONS) {
     if (s.controls && s.controls !== controls) continue;
-    const section = h(doc, 'section', { class: `ae-section ae-sec-${s.id}`, 'data-section': s.id });
+    const section = h(doc, 'section', {
+      class: `ae-section ae-sec-${s.id}`,
+      'data-section': s.id,
+      part: `section section-${s.id}`,
+    });
     main.append(section);
     // A section's DOM is built the first time it is drawn (after the first paint for most).
     mounted.push({
@@ -405,6 +422,12 @@ export function mountExplorer(root, options) {
         (full) => {
           engine = full;
           computeKey = '';
+          // An engine that still lacks what a section needs would be asked again every frame.
+          for (const x of mounted)
+            if (x.needs && !engine.features?.[x.needs]) {
+              x.failed = `it needs the engine's ${x.needs}, which the whole engine loaded for it does not have`;
+              x.needs = null;
+            }
         },
         (err) => {
           for (const x of mounted)
@@ -538,6 +561,7 @@ export function mountExplorer(root, options) {
     rendered,
     notify,
     showProblems,
+    setPresentation,
     timings,
     /** Runs a pending render now (tests use it to time one update). */
     flush() {

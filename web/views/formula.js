@@ -77,8 +77,8 @@ export function render(section, app) {
   const legend = h(doc, 'p', { class: 'ae-help' });
   const steps = h(doc, 'div', { class: 'ae-math-steps' });
   section.append(
-    h(doc, 'h2', {}, TEXT.title),
-    h(doc, 'p', {}, TEXT.intro),
+    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
     general,
     h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: rowId }, TEXT.pick), rowSel),
     legend,

@@ -40,7 +40,7 @@ export function render(section, app) {
     },
     'Split into 2 heads',
   );
-  section.append(h(doc, 'h2', {}, 'Many heads'), intro, tryBtn);
+  section.append(h(doc, 'h2', { class: 'ae-prose' }, 'Many heads'), intro, tryBtn);
   const qBox = h(doc, 'div', { class: 'ae-row' });
   const perHead = h(doc, 'div', { class: 'ae-row ae-heads' });
   const mergedBox = h(doc, 'div', { class: 'ae-row' });

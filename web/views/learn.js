@@ -310,8 +310,8 @@ export function render(section, app) {
   );
 
   section.append(
-    h(doc, 'h2', {}, TEXT.title),
-    h(doc, 'p', {}, TEXT.intro),
+    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
     h(doc, 'div', { class: 'ae-learn-task' }, field(TEXT.task, taskSelect), pattern),
     h(doc, 'details', { class: 'ae-learn-model' }, h(doc, 'summary', {}, TEXT.model), settingsBox),
     restartNote,

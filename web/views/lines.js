@@ -45,8 +45,8 @@ export function render(section, app) {
     status,
   );
   section.append(
-    h(doc, 'h2', {}, TEXT.title),
-    h(doc, 'p', {}, TEXT.intro),
+    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
     toggles,
     lines.el,
     exportBar,

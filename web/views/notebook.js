@@ -64,8 +64,8 @@ export function render(section, app) {
   );
   const cellsBox = h(doc, 'ol', { class: 'ae-nb-cells' });
   section.append(
-    h(doc, 'h2', {}, TEXT.title),
-    h(doc, 'p', {}, TEXT.intro),
+    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
     h(
       doc,
       'div',

@@ -22,8 +22,8 @@ export function render(section, app) {
   const reversed = mk('order-reversed', '');
   const verdict = h(doc, 'p', { class: 'ae-verdict', 'aria-live': 'polite' });
   section.append(
-    h(doc, 'h2', {}, TEXT.title),
-    h(doc, 'p', {}, TEXT.intro),
+    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
     h(doc, 'div', { class: 'ae-row' }, original.el, reversed.el),
     verdict,
   );

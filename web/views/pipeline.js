@@ -21,8 +21,8 @@ const TEXT = {
 export function render(section, app) {
   const { doc, store } = app;
   const focusName = uid('focus');
-  const focusBox = h(doc, 'fieldset', { class: 'ae-radio ae-focus' }, h(doc, 'legend', {}, 'Context'));
-  const title = h(doc, 'h2', {}, 'Step by step');
+  const focusBox = h(doc, 'fieldset', { class: 'ae-radio ae-focus ae-prose' }, h(doc, 'legend', {}, 'Context'));
+  const title = h(doc, 'h2', { class: 'ae-prose' }, 'Step by step');
   section.append(
     title,
     h(
@@ -40,8 +40,14 @@ export function render(section, app) {
   const texts = {};
 
   const card = (step, heading, text) => {
-    const p = h(doc, 'p', { class: 'ae-help' }, text);
-    const el = h(doc, 'div', { class: 'ae-card ae-step', 'data-step': step }, h(doc, 'h3', {}, heading), p);
+    const p = h(doc, 'p', { class: 'ae-help ae-prose' }, text);
+    const el = h(
+      doc,
+      'div',
+      { class: 'ae-card ae-step', 'data-step': step },
+      h(doc, 'h3', { class: 'ae-prose' }, heading),
+      p,
+    );
     steps.append(el);
     cards[step] = el;
     texts[step] = p;

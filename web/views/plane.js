@@ -68,8 +68,8 @@ export function render(section, app) {
   const outSvg = svgEl('svg', { class: 'ae-plane', role: 'img' });
   const outTable = h(doc, 'table', { class: 'ae-plane-table' });
   section.append(
-    h(doc, 'h2', {}, TEXT.title),
-    h(doc, 'p', {}, TEXT.intro),
+    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
     h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: queryId }, `${TEXT.query} `), querySel),
     h(doc, 'div', { class: 'ae-row' }, h(doc, 'figure', { class: 'ae-plane-figure' }, qkSvg, qkNote), qkTable),
     exportBar('queries-keys', qkSvg, qkTable),

@@ -75,8 +75,8 @@ export function render(section, app) {
   const unscaled = bars('softmax(q·k): weights over 12 keys');
   const scaled = bars('softmax(q·k / √dₖ)');
   section.append(
-    h(doc, 'h2', {}, TEXT.title),
-    h(doc, 'p', {}, TEXT.intro),
+    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
     h(doc, 'div', { class: 'ae-hm-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.table }, table),
     h(doc, 'div', { class: 'ae-ctl ae-ctl-range' }, h(doc, 'label', { for: id }, `${TEXT.width} `), input, output),
     h(doc, 'div', { class: 'ae-row' }, unscaled.fig, scaled.fig),

@@ -66,7 +66,7 @@ export function render(section, app) {
   );
 
   section.append(
-    h(doc, 'h2', {}, 'The same thing, as loops'),
+    h(doc, 'h2', { class: 'ae-prose' }, 'The same thing, as loops'),
     h(
       doc,
       'p',
