@@ -244,6 +244,11 @@ test('page: hostile token names in the URL hash render as inert text under the C
 test('page: hostile names typed into the edit box render as inert text', async () => {
   const { context, page, problems } = await newPage();
   await openExplorer(page);
+  // The baseline is the page as the edits will see it: the Learn section just above the edit box
+  // comes on screen as the context grows, and starts (its head grid is an SVG of its own).
+  await page.locator('section[data-section="learn"]').scrollIntoViewIfNeeded();
+  await page.waitForSelector('section[data-section="learn"] .ae-learn-cell svg', { state: 'attached' });
+  await settle(page);
   const baseline = await audit(page, []);
   const maxLength = Number(await page.getAttribute('input[placeholder="e.g. river"]', 'maxlength')) || Infinity;
   const typed = [];
@@ -257,7 +262,7 @@ test('page: hostile names typed into the edit box render as inert text', async (
     const vocab = await page.evaluate(() => Object.keys(window.__explorer.store.get().vocab));
     assert.ok(
       vocab.includes(expected.trim()),
-      `the edit box did not add ${JSON.stringify(expected)}: ${await page.locator('.ae-notice').textContent()}`,
+      `the edit box did not add ${JSON.stringify(expected)}: ${await page.locator('.ae-root').evaluate((root) => [...root.querySelectorAll('.ae-notice')].map((n) => n.textContent).join(' | '))}`,
     );
     typed.push(expected.trim());
     if (typed.length <= 13) {
@@ -352,7 +357,8 @@ test('element: hostile names by attribute, inline JSON and setState render as in
 
 test('element: hostile attribute values show a notice and stay inert', async () => {
   const { context, page, problems } = await newPage();
-  await elementPage(page, '<attention-explorer example="river" controls="full"></attention-explorer>');
+  // The baseline shows what the bad attributes fall back to: a view that cannot be read shows everything.
+  await elementPage(page, '<attention-explorer example="river" view="all" controls="full"></attention-explorer>');
   const baseline = await audit(page, []);
   const BAD = {
     example: '<img src=x onerror=alert(5)>',
@@ -396,7 +402,8 @@ test('element: hostile attribute values show a notice and stay inert', async () 
 test('page: UI input bounds show a message and keep the last good numbers', async () => {
   const { context, page, problems } = await newPage();
   await openExplorer(page);
-  const notice = page.locator('.ae-notice');
+  // An edit that cannot be applied is said in the section where it was made (the editor's).
+  const notice = page.locator('section[data-section="edit"] .ae-section-notice');
   const before = await page.evaluate(() => window.__explorer.store.get());
   const expectNotice = async (pattern, what) => {
     await notice.waitFor({ state: 'visible' });

@@ -89,7 +89,10 @@ function texts(page, selector) {
   );
 }
 const ctxOut = (name) => `section[data-section="contexts"] table[data-matrix="output"][data-context="${name}"]`;
-const pipe = (m) => `section[data-section="pipeline"] table[data-matrix="${m}"]`;
+// A matrix of the main path: X is drawn with the naive scores, W_Q … V with queries, keys and
+// values, the rest step by step.
+const SECTION_OF = { x: 'naive', wq: 'qkv', wk: 'qkv', wv: 'qkv', q: 'qkv', k: 'qkv', v: 'qkv' };
+const pipe = (m) => `section[data-section="${SECTION_OF[m] ?? 'pipeline'}"] table[data-matrix="${m}"]`;
 const fmt3 = (v) => v.toFixed(3).replace('-', '\u2212');
 
 function assertClose(actual, expected, tol, what) {
@@ -138,7 +141,7 @@ test('raw attention (projections and scaling off) gives the seed’s raw outputs
   await page.getByLabel('Divide scores by √dₖ').uncheck();
   await settle(page);
   assert.equal(await page.isVisible(pipe('wq')), false, 'no W_Q to show without projections');
-  assert.match(await page.textContent('section[data-section="pipeline"] [data-step="qkv"] p'), /Projections are off/);
+  assert.match(await page.textContent('section[data-section="qkv"]'), /Projections are off/);
   await page.waitForFunction(() =>
     document.querySelector('section[data-section="contexts"] table[data-matrix="output"] tbody tr td:nth-of-type(4)'),
   );
@@ -265,13 +268,13 @@ test('dragging a W_K cell scrubs it and recomputes while dragging; frame time is
   const seen = new Set();
   for (let k = 1; k <= 30; k++) {
     await page.mouse.move(box.x + box.width / 2 + k * 2, box.y + box.height / 2);
-    seen.add(await page.$eval(pipe('scores') + ' tbody td', (td) => td.dataset.value));
+    seen.add(await page.$eval(pipe('k') + ' tbody td', (td) => td.dataset.value));
   }
   await page.mouse.up();
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
   const wk = await page.evaluate(() => window.__explorer.store.get().weights.wk[0][0]);
   assert.ok(Math.abs(wk - 1.6) < 1e-9, `60 px at 0.01/px takes W_K[0][0] from 1 to 1.6, got ${wk}`);
-  assert.ok(seen.size > 3, `the scores changed during the drag (${seen.size} distinct values seen)`);
+  assert.ok(seen.size > 3, `the keys K = X·W_K changed during the drag (${seen.size} distinct values seen)`);
   // Sections away from the viewport catch up once the drag ends.
   const expected = await page.evaluate(() => {
     const { engine, store } = window.__explorer;
@@ -339,7 +342,8 @@ test('the stepper walks the loops to the final output row (buttons and keyboard)
       ([s, k]) => document.querySelector(s + ' .ae-position').textContent === `Step ${k} of 15`,
       [section, n],
     );
-  const step = page.getByRole('button', { name: 'Step forward' });
+  const loops = page.locator(section);
+  const step = loops.getByRole('button', { name: 'Step', exact: true });
   await step.click();
   await at(1);
   await step.click();
@@ -356,10 +360,10 @@ test('the stepper walks the loops to the final output row (buttons and keyboard)
   assert.match(await page.textContent(`${section} .ae-narration`), /Output row “stream”/);
   await page.keyboard.press('ArrowRight'); // focus is on the Step button, inside the section
   await at(6);
-  await page.getByRole('button', { name: 'Step back' }).click();
+  await loops.getByRole('button', { name: 'Back', exact: true }).click();
   await at(5);
   await page.selectOption(`${section} select`, '4');
-  await page.getByRole('button', { name: 'Play' }).click();
+  await loops.getByRole('button', { name: 'Play', exact: true }).click();
   await page.waitForFunction(
     (s) => /Step 15 of 15/.test(document.querySelector(s + ' .ae-position').textContent),
     section,
@@ -426,13 +430,15 @@ test('hovering and focusing a cell explain it and highlight its sources', async 
 
 test('editing tokens and words, bounds, and engine errors show visible notices', async () => {
   const { page, problems, context } = await open();
-  const notice = page.locator('.ae-notice');
+  // An edit that cannot be applied is said in its own section; engine errors in the explorer's notice.
+  const editNotice = (section) => page.locator(`section[data-section="${section}"] .ae-section-notice`);
+  const notice = page.locator('.ae-root > .ae-notice');
   // a value beyond ±1000
   await page.click(pipe('wq') + ' tbody tr:nth-child(2) td:nth-of-type(2)');
   await page.fill(pipe('wq') + ' input.ae-cell-input', '5000');
   await page.keyboard.press('Enter');
-  await notice.waitFor({ state: 'visible' });
-  assert.match(await notice.textContent(), /outside the allowed range/);
+  await editNotice('qkv').waitFor({ state: 'visible' });
+  assert.match(await editNotice('qkv').textContent(), /outside the allowed range/);
   // keyboard: PageUp nudges a focused weight by +0.1, typing a digit starts editing
   await page.focus(pipe('wv') + ' td[tabindex="0"]');
   await page.keyboard.press('PageUp');
@@ -461,14 +467,16 @@ test('editing tokens and words, bounds, and engine errors show visible notices',
   await settle(page);
   assert.equal(await page.evaluate(() => window.__explorer.store.get().contexts.river.length), 16);
   await page.getByRole('button', { name: 'Add to river' }).click();
-  assert.match(await notice.textContent(), /at most 16 tokens/);
+  assert.match(await editNotice('edit').textContent(), /at most 16 tokens/);
   // an engine error (heads that do not divide dk) keeps the page and shows the message
   const kept = await texts(page, ctxOut('finance'));
   await page.evaluate(() => {
     const s = window.__explorer.store;
     s.set({ ...s.get(), options: { ...s.get().options, heads: 3 } });
   });
-  await page.waitForFunction(() => /engine could not compute/.test(document.querySelector('.ae-notice').textContent));
+  await page.waitForFunction(() =>
+    /engine could not compute/.test(document.querySelector('.ae-root > .ae-notice').textContent),
+  );
   assert.match(await notice.textContent(), /heads/);
   assert.deepEqual(await texts(page, ctxOut('finance')), kept, 'the last good output stays on the page');
   // reset
@@ -476,14 +484,15 @@ test('editing tokens and words, bounds, and engine errors show visible notices',
   await page.waitForFunction(() =>
     /river: stream bank mud$/.test(document.querySelector('.ae-context h3').textContent),
   );
-  await page.waitForFunction(() => document.querySelector('.ae-notice').hidden);
+  await page.waitForFunction(() => document.querySelector('.ae-root > .ae-notice').hidden);
+  await page.waitForFunction(() => [...document.querySelectorAll('.ae-section-notice')].every((n) => n.hidden));
   assert.deepEqual(problems, []);
   await context.close();
 });
 
 test('heads, dropout, kernel, formula and causal averaging views', async () => {
   const { page, context } = await open();
-  await page.getByRole('button', { name: 'Split into 2 heads' }).click();
+  await page.locator('section[data-section="heads"]').getByLabel('Heads', { exact: true }).selectOption('2');
   await settle(page);
   await page.waitForSelector('section[data-section="heads"] table[data-matrix="head-1-weights"]');
   assert.equal(
@@ -515,6 +524,7 @@ test('heads, dropout, kernel, formula and causal averaging views', async () => {
     'p = 0.5 drops something in 9 weights with seed 0',
   );
   // kernel and timing
+  await page.locator('.ae-engineers > summary').click(); // the kernel is one click deeper
   await page.getByLabel('Kernel').selectOption('reference');
   await page.waitForFunction(() => /reference kernel/.test(document.querySelector('.ae-timing').textContent));
   console.log('# ' + (await page.textContent('.ae-timing')));
@@ -564,7 +574,7 @@ test('at 360 px nothing overflows horizontally (phone screenshot)', async () => 
     wide: [...document.querySelectorAll('.ae-root *')]
       .filter((el) => {
         const r = el.getBoundingClientRect();
-        return r.right > window.innerWidth + 0.5 && !el.closest('.ae-hm-scroll, .ae-math') && r.width > 0;
+        return r.right > window.innerWidth + 0.5 && !el.closest('.ae-hm-scroll, .ae-math, .ae-ov-strip') && r.width > 0;
       })
       .map((el) => el.tagName + '.' + el.className)
       .slice(0, 5),
@@ -583,7 +593,7 @@ test('at 360 px nothing overflows horizontally (phone screenshot)', async () => 
       contexts: { ...s.get().contexts, river: Array.from({ length: 16 }, (_, i) => ['stream', 'bank', 'mud'][i % 3]) },
     });
   });
-  await page.getByRole('button', { name: 'Split into 2 heads' }).click();
+  await page.locator('section[data-section="heads"]').getByLabel('Heads', { exact: true }).selectOption('2');
   await settle(page);
   assert.equal(await page.evaluate(() => window.__explorer.store.get().options.heads), 2);
   const after = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);

@@ -386,6 +386,7 @@ test('Heads_TheOutputProjectionIsTheEnginesMergedTimesWo', async () => {
     page.$$eval(`table[data-matrix="${id}"] tbody tr`, (trs) =>
       trs.map((tr) => [...tr.querySelectorAll('td.ae-cell')].map((td) => Number(td.dataset.value))),
     );
+  await page.locator('.ae-heads-details > summary').click(); // W_O is one click deeper
   await page.waitForSelector('table[data-matrix="heads-projected"] td.ae-cell');
   const wo = await read('heads-wo');
   const projected = await read('heads-projected');

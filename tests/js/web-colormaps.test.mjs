@@ -26,7 +26,7 @@ test('text colour contrast is at least 4.5:1 on every colour of both maps', () =
   for (const [kind, theme] of [
     ['weights', 'light'],
     ['signed', 'light'],
-    ['sequential', 'light'],
+    ['weights', 'dark'],
     ['signed', 'dark'],
   ]) {
     const values = Array.from({ length: 101 }, (_, i) => (kind === 'signed' ? -1 + i / 50 : i / 100));
@@ -52,4 +52,24 @@ test('weights use viridis; signed values are symmetric around 0; −∞ gets no 
   const dark = cm.colorScale('signed', [-1, 1], 'dark');
   assert.equal(dark(0), 'rgb(38, 42, 49)', 'on a dark page 0 is the dark cell colour');
   assert.equal(dark(1), cm.colorScale('signed', [-1, 1])(1), 'and the extremes are RdBu’s');
+});
+
+test('Legend_OneSharedWeightsScaleAndEachSignedMatrixsOwn', () => {
+  const w = cm.legendFor('weights', [0.2, 0.5, -Infinity]);
+  assert.equal(w.min, 0);
+  assert.equal(w.max, 1);
+  assert.match(w.scale, /one scale for every weight/);
+  assert.equal(w.stops[0], '#440154');
+  assert.equal(w.stops.at(-1), '#fde725');
+  // Weights after dropout (kept ones scaled by 1/(1 − p)) run past 1: their own scale then.
+  const dropped = cm.legendFor('weights', [0, 1.25]);
+  assert.equal(dropped.max, 1.25);
+  assert.match(dropped.scale, /own scale/);
+  assert.equal(cm.colorScale('weights', [0, 1.25])(1.25), '#fde725');
+  const s = cm.legendFor('signed', [-0.5, 2, -Infinity]);
+  assert.deepEqual([s.min, s.max], [-2, 2]);
+  assert.match(s.meaning, /red negative, blue positive/);
+  assert.match(s.scale, /own scale/);
+  assert.equal(s.stops[4], cm.colorScale('signed', [-2, 2])(0), 'the middle stop is 0');
+  assert.equal(cm.legendFor('none', [1]), null);
 });

@@ -109,3 +109,30 @@ test('ClipSegment_KeepsThePartInsideTheSquare', () => {
   ]);
   assert.equal(clipSegment([-5, -5], [-1, -1], 10), null);
 });
+
+test('PlaceLabels_NoTwoOverlapNoneCoversAPointAllInside', async () => {
+  const { placeLabels } = await import('../../web/lib/plane.js');
+  const boxOverlap = (a, b) =>
+    Math.min(a.x + a.w, b.x + b.w) > Math.max(a.x, b.x) + 1e-9 &&
+    Math.min(a.y + a.h, b.y + b.h) > Math.max(a.y, b.y) + 1e-9;
+  // The seed's queries and keys nearly coincide in pairs; six labels around four spots, one
+  // near the right edge (the "q strea…" that used to clip on a phone).
+  const pts = [
+    [150, 100],
+    [152, 103],
+    [270, 60],
+    [268, 64],
+    [40, 240],
+    [44, 238],
+  ].map(([x, y], i) => ({ x, y, w: 56 + 4 * i, h: 14 }));
+  const boxes = placeLabels(pts, 280);
+  boxes.forEach((b, i) => {
+    assert.ok(b.x >= 0 && b.y >= 0 && b.x + b.w <= 280 && b.y + b.h <= 280, `label ${i} inside: ${JSON.stringify(b)}`);
+    boxes.forEach((c, j) => j > i && assert.ok(!boxOverlap(b, c), `labels ${i} and ${j} overlap`));
+    pts.forEach((p, j) => {
+      if (j === i) return;
+      const dot = { x: p.x - 4, y: p.y - 4, w: 8, h: 8 };
+      assert.ok(!boxOverlap(b, dot), `label ${i} covers point ${j}`);
+    });
+  });
+});

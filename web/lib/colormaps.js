@@ -1,7 +1,7 @@
 // Colour maps for the heatmaps: perceptual, colour-blind-safe maps from d3-scale-chromatic
 // (viridis for weights in [0, 1], RdBu for signed values around 0), and the text colour
 // (black or white) with the higher WCAG contrast against each cell.
-import { interpolateViridis, interpolateRdBu, interpolateCividis } from '../vendor/d3-scale-chromatic.js';
+import { interpolateViridis, interpolateRdBu } from '../vendor/d3-scale-chromatic.js';
 
 /** Parses "rgb(r, g, b)" or "#rrggbb" into [r, g, b] in 0..255. */
 export function parseColor(color) {
@@ -41,21 +41,25 @@ export function mix(a, b, t) {
 // On a dark page RdBu's white middle glares; there small values fade into the cell colour.
 const DARK_CELL = [38, 42, 49];
 
+// The page's two colour maps, used the same way everywhere:
+//   'weights'  attention weights, viridis from 0 to 1 — one scale shared by every weights matrix
+//              on the page; weights after dropout (kept ones × 1/(1 − p)) may exceed 1, and
+//              then that matrix's scale runs from 0 to its own largest value;
+//   'signed'   any signed number (embeddings, projections, scores, outputs), RdBu diverging
+//              around 0 (blue positive, red negative), symmetric to the matrix's own largest |v|.
+
+/** The top of a weights matrix's scale: 1 (shared), or its largest value when that is above 1. */
+const weightsTop = (finite) => Math.max(1, ...finite);
+
 /**
- * Picks a colour scale for a matrix.
- * kind 'weights': values in [0, 1] → viridis; 'signed': symmetric around 0 → RdBu (blue positive);
- * 'sequential': min..max → cividis.
+ * Picks a colour scale for a matrix: kind 'weights' or 'signed' (above).
  * @returns {(v: number) => string|null}  null for non-finite values (drawn as masked).
  */
 export function colorScale(kind, values, theme = 'light') {
   const finite = values.filter(Number.isFinite);
   if (kind === 'weights') {
-    return (v) => (Number.isFinite(v) ? interpolateViridis(clamp01(v)) : null);
-  }
-  if (kind === 'sequential') {
-    const lo = Math.min(...finite, 0),
-      hi = Math.max(...finite, 1e-9);
-    return (v) => (Number.isFinite(v) ? interpolateCividis(clamp01((v - lo) / (hi - lo || 1))) : null);
+    const top = weightsTop(finite);
+    return (v) => (Number.isFinite(v) ? interpolateViridis(clamp01(v / top)) : null);
   }
   const maxAbs = finite.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
   // Light ends of RdBu near 0 keep small values quiet; 0.5 ± 0.5·v/max spans the whole map.
@@ -66,6 +70,36 @@ export function colorScale(kind, values, theme = 'light') {
         : null;
   }
   return (v) => (Number.isFinite(v) ? interpolateRdBu(clamp01(0.5 + (0.5 * v) / maxAbs)) : null);
+}
+
+/**
+ * What a heatmap's legend shows for its matrix: the colour bar's stops (low → high), its two end
+ * values, what the colour means, and whether the scale is shared or the matrix's own.
+ * @returns {null | {min: number, max: number, stops: string[], meaning: string, scale: string}}
+ */
+export function legendFor(kind, values, theme = 'light') {
+  if (kind === 'none') return null;
+  const finite = values.filter(Number.isFinite);
+  const color = colorScale(kind, values, theme);
+  const at = (lo, hi) => Array.from({ length: 9 }, (_, i) => color(lo + ((hi - lo) * i) / 8));
+  if (kind === 'weights') {
+    const top = weightsTop(finite);
+    return {
+      min: 0,
+      max: top,
+      stops: at(0, top),
+      meaning: 'attention weight',
+      scale: top > 1 ? 'this matrix’s own scale (kept weights × 1/(1 − p))' : 'one scale for every weight',
+    };
+  }
+  const maxAbs = finite.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
+  return {
+    min: -maxAbs,
+    max: maxAbs,
+    stops: at(-maxAbs, maxAbs),
+    meaning: 'red negative, blue positive',
+    scale: 'this matrix’s own scale',
+  };
 }
 
 function clamp01(t) {

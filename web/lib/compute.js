@@ -34,7 +34,7 @@ export function unpackTrace(trace) {
 
 /**
  * Runs everything the page shows for the current state.
- * @returns {{contexts: Object<string, {tokens, x, linear, trace, error}>, cosines: Array,
+ * @returns {{contexts: Object<string, {tokens, x, linear, naive, trace, error}>, cosines: Array,
  *            averaging, errors: string[], ms: number}}
  */
 export function computeAll(engine, state, { averaging = true } = {}) {
@@ -42,7 +42,14 @@ export function computeAll(engine, state, { averaging = true } = {}) {
   const contexts = {};
   let ms = 0;
   for (const [name, tokens] of Object.entries(state.contexts)) {
-    const entry = { tokens, x: tokens.map((w) => state.vocab[w]), linear: null, trace: null, error: null };
+    const entry = {
+      tokens,
+      x: tokens.map((w) => state.vocab[w]),
+      linear: null,
+      naive: null,
+      trace: null,
+      error: null,
+    };
     try {
       const t = engine.attend(attendArgs(state, tokens));
       entry.trace = unpackTrace(t);
@@ -50,6 +57,13 @@ export function computeAll(engine, state, { averaging = true } = {}) {
     } catch (err) {
       entry.error = `${name}: ${err.message}`;
       errors.push(entry.error);
+    }
+    try {
+      // Naive attention, as seed 003 first computes it: scores X·Xᵀ, softmax, weights·X.
+      const t = engine.attend({ x: entry.x, scale: false, kernel: state.options.kernel });
+      entry.naive = { scores: t.get('scores')[0], weights: t.get('weights')[0], output: t.get('output') };
+    } catch (err) {
+      errors.push(`${name} (naive scores X·Xᵀ): ${err.message}`);
     }
     try {
       // The plain linear layer x·W: each token transformed on its own.
@@ -68,11 +82,14 @@ export function computeAll(engine, state, { averaging = true } = {}) {
       const i = A.tokens.indexOf(word),
         j = B.tokens.indexOf(word);
       if (j < 0) continue;
-      const row = { word, i, j, embedding: null, linear: null, attention: null };
+      const row = { word, i, j, embedding: null, linear: null, average: null, attention: null };
       try {
         row.embedding = engine.cosine(A.x[i], B.x[j]);
         if (A.linear && B.linear) row.linear = engine.cosine(A.linear[i], B.linear[j]);
-        if (A.trace && B.trace) row.attention = engine.cosine(A.trace.output[i], B.trace.output[j]);
+        if (A.trace && B.trace) {
+          row.attention = engine.cosine(A.trace.output[i], B.trace.output[j]);
+          row.average = engine.cosine(equalWeightsRow(A.trace, i), equalWeightsRow(B.trace, j));
+        }
       } catch (err) {
         errors.push(`cosine of "${word}": ${err.message}`);
       }
@@ -89,6 +106,18 @@ export function computeAll(engine, state, { averaging = true } = {}) {
     }
   }
   return { contexts, cosines, averaging: avg, errors, ms };
+}
+
+/**
+ * Row i of attention with every weight equal: the plain average of the value rows token i may
+ * see (all of them, or those up to i under the causal mask), each head's columns side by side —
+ * what a trace's output row would be if its softmax spread its weight evenly (before W_O).
+ */
+export function equalWeightsRow(trace, i) {
+  return trace.v.flatMap((values, h) => {
+    const seen = values.filter((_, j) => trace.masked[h][i][j] !== -Infinity);
+    return values[0].map((_, c) => (seen.length ? seen.reduce((sum, row) => sum + row[c], 0) / seen.length : 0));
+  });
 }
 
 /**

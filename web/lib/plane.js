@@ -72,3 +72,58 @@ export function clipSegment([x1, y1], [x2, y2], size) {
     [x1 + t1 * dx, y1 + t1 * dy],
   ];
 }
+
+/**
+ * Places one label beside each point so that no two labels overlap, none covers another point,
+ * and each stays inside the picture [0, size]²: for each point in turn it tries eight spots around
+ * it (right, left, above, below, then the diagonals) and keeps the first that is free, else the
+ * one that overlaps least. Pure; labels are measured by the caller (w × h px).
+ * @param {Array<{x: number, y: number, w: number, h: number}>} points  anchors and label sizes, in px
+ * @param {number} size  the square picture's side, in px
+ * @param {{gap?: number, radius?: number}} options  gap between point and label; the points' radius
+ * @returns {Array<{x: number, y: number, w: number, h: number}>}  each label's box (top-left, size)
+ */
+export function placeLabels(points, size, { gap = 5, radius = 4 } = {}) {
+  const inside = (b) => b.x >= 0 && b.y >= 0 && b.x + b.w <= size && b.y + b.h <= size;
+  const overlap = (a, b) =>
+    Math.max(0, Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x)) *
+    Math.max(0, Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y));
+  const dots = points.map((p) => ({ x: p.x - radius, y: p.y - radius, w: 2 * radius, h: 2 * radius }));
+  const placed = [];
+  points.forEach((p, n) => {
+    const d = gap + radius;
+    const spots = [
+      [p.x + d, p.y - p.h / 2],
+      [p.x - d - p.w, p.y - p.h / 2],
+      [p.x - p.w / 2, p.y - d - p.h],
+      [p.x - p.w / 2, p.y + d],
+      [p.x + d * 0.7, p.y - d * 0.7 - p.h],
+      [p.x - d * 0.7 - p.w, p.y - d * 0.7 - p.h],
+      [p.x + d * 0.7, p.y + d * 0.7],
+      [p.x - d * 0.7 - p.w, p.y + d * 0.7],
+    ].map(([x, y]) => ({ x, y, w: p.w, h: p.h }));
+    // A spot outside the picture is pushed back in (it may then overlap, and is scored so).
+    const clamp = (b) => ({
+      ...b,
+      x: Math.min(Math.max(b.x, 0), size - b.w),
+      y: Math.min(Math.max(b.y, 0), size - b.h),
+    });
+    const cost = (b) =>
+      placed.reduce((s, q) => s + overlap(b, q), 0) +
+      dots.reduce((s, q, m) => s + (m === n ? 0 : overlap(b, q)), 0) +
+      (inside(b) ? 0 : 1e6);
+    let best = null;
+    for (const b of spots) {
+      const c = cost(b);
+      if (c === 0) {
+        best = { b, c };
+        break;
+      }
+      const cb = clamp(b);
+      const cc = cost(cb) + 0.5; // a moved label is a little worse than one where it belongs
+      if (!best || cc < best.c) best = { b: cb, c: cc };
+    }
+    placed.push(best.b);
+  });
+  return placed;
+}

@@ -12,6 +12,7 @@ export const VIEWS = [
   'notebook',
   'controls',
   'edit',
+  'naive',
   'lines',
   'plane',
   ...STEPS,

@@ -5,6 +5,7 @@
 // same numbers either way; the page sees one asynchronous interface:
 //
 //   start(spec, checkpoint?) → report      play(untilStep) / pause() / step(n)
+//   watch({evalEvery, stepsPerSecond})     how often it evaluates; slow motion
 //   generate(prompt, n, options)           checkpoint() → safetensors bytes      dispose()
 //
 // and is told of progress through callbacks: onProgress({losses, steps, stepsPerSecond}) after
@@ -175,14 +176,24 @@ export function createTrainer(options) {
     }
   }
 
+  // How a run is watched: a held-out evaluation (a report) every `evalEvery` steps (else every
+  // reportEveryMs), and a speed in steps per second (Infinity: as fast as it goes; a finite one
+  // trains one step at a time with a report after each, for slow motion).
+  let evalEvery = 0;
+  let speed = Infinity;
+  const sleep = (ms) => new Promise((resolve) => win.setTimeout(resolve, ms));
+
   async function run() {
     let lastReport = now();
     let windowStart = now();
     let windowSteps = 0;
     while (running && !disposed && steps < target) {
+      const slow = Number.isFinite(speed);
+      const toEval = evalEvery ? evalEvery - (steps % evalEvery) : Infinity;
+      const count = slow ? 1 : Math.min(target - steps, toEval, 10000);
       let losses;
       try {
-        losses = await call('train', Math.min(target - steps, 10000), backend.sliceMs);
+        losses = await call('train', count, slow ? Infinity : backend.sliceMs);
       } catch (err) {
         running = false;
         options.onStop?.({ reason: 'diverged', message: err.message });
@@ -201,11 +212,13 @@ export function createTrainer(options) {
         windowSteps = 0;
       }
       options.onProgress?.({ losses, steps, stepsPerSecond, mode: backend.mode });
-      if (t - lastReport >= reportEveryMs || steps >= target) {
+      const due = slow || steps >= target || (evalEvery ? steps % evalEvery === 0 : t - lastReport >= reportEveryMs);
+      if (due) {
         lastReport = t;
         await report();
       }
-      if (backend.mode === 'page') await yieldToPage(win);
+      if (slow) await sleep(Math.max(0, 1000 / speed - (now() - t)));
+      else if (backend.mode === 'page') await yieldToPage(win);
     }
     if (!disposed) {
       const reached = steps >= target;
@@ -254,6 +267,18 @@ export function createTrainer(options) {
       running = true;
       loop = run();
       return loop;
+    },
+    /**
+     * How the run is watched (takes effect at once, also while running): evalEvery — a held-out
+     * evaluation every that many steps (0: a few times a second); stepsPerSecond — Infinity for
+     * full speed, or a slow-motion rate (one step at a time, each reported).
+     */
+    watch({ evalEvery: every = evalEvery, stepsPerSecond = speed } = {}) {
+      if (!(Number.isInteger(every) && every >= 0))
+        throw new RangeError(`evalEvery: expected a whole number ≥ 0, got ${every}`);
+      if (!(stepsPerSecond > 0)) throw new RangeError(`stepsPerSecond: expected a number > 0, got ${stepsPerSecond}`);
+      evalEvery = every;
+      speed = stepsPerSecond;
     },
     pause() {
       running = false;

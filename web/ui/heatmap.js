@@ -5,7 +5,7 @@
 // cell asks for its explanation. Editable tables: Enter (or typing a number) edits a cell,
 // PageUp/PageDown nudge it by ±0.1, dragging horizontally scrubs it.
 import { fmt, parseNumber, roundTo } from '../lib/format.js';
-import { colorScale, textColorFor } from '../lib/colormaps.js';
+import { colorScale, legendFor, textColorFor } from '../lib/colormaps.js';
 import { h } from './dom.js';
 import { followPointer, pointerMoved } from './pointer.js';
 
@@ -37,7 +37,34 @@ export function createHeatmap(doc, opts) {
   const thead = h(doc, 'thead');
   const tbody = h(doc, 'tbody');
   const table = h(doc, 'table', { class: 'ae-hm-table' }, caption, thead, tbody);
-  const figure = h(doc, 'figure', { class: 'ae-hm' }, h(doc, 'div', { class: 'ae-hm-scroll' }, table));
+  // The legend: the colour bar with its two ends, what the colour means and whose scale it is;
+  // a hatched swatch when some cells are masked. aria-hidden: the table itself holds the numbers.
+  const legendMin = h(doc, 'span', { class: 'ae-legend-end' });
+  const legendBar = h(doc, 'span', { class: 'ae-legend-bar' });
+  const legendMax = h(doc, 'span', { class: 'ae-legend-end' });
+  const legendText = h(doc, 'span', { class: 'ae-legend-text' });
+  const legendMasked = h(
+    doc,
+    'span',
+    { class: 'ae-legend-masked', hidden: true },
+    h(doc, 'span', { class: 'ae-legend-swatch ae-masked' }),
+    'masked',
+  );
+  const legend = h(
+    doc,
+    'div',
+    { class: 'ae-legend', part: 'legend', 'aria-hidden': 'true' },
+    h(doc, 'span', { class: 'ae-legend-scale' }, legendMin, legendBar, legendMax),
+    legendText,
+    legendMasked,
+  );
+  const figure = h(
+    doc,
+    'figure',
+    { class: 'ae-hm', part: 'heatmap' },
+    h(doc, 'div', { class: 'ae-hm-scroll' }, table),
+    legend,
+  );
 
   let o = {};
   let cells = []; // cells[i][j] = td
@@ -78,6 +105,7 @@ export function createHeatmap(doc, opts) {
     // The colour of a value depends on the matrix's range (signed, sequential maps) and the digits.
     const finite = flat.filter(Number.isFinite);
     const scaleKey = `${theme}|${o.kind}|${o.digits}|${Math.max(0, ...finite.map(Math.abs))}|${Math.min(0, ...finite)}`;
+    paintLegend(scaleKey, flat, theme);
     o.values.forEach((row, i) => {
       const tr = cells[i][0]?.parentElement;
       if (tr) {
@@ -89,10 +117,12 @@ export function createHeatmap(doc, opts) {
         if (td === editing?.td) return;
         // Skip cells whose drawing would not change (keeps style work small while dragging).
         const now = Boolean(o.current?.(i, j));
-        const key = `${v}|${o.pending?.(i, j) ? 1 : 0}|${o.masked?.(i, j) ? 1 : 0}|${now ? 1 : 0}|${scaleKey}`;
+        const mark = Boolean(o.mark?.(i, j));
+        const key = `${v}|${o.pending?.(i, j) ? 1 : 0}|${o.masked?.(i, j) ? 1 : 0}|${now ? 1 : 0}|${mark ? 1 : 0}|${scaleKey}`;
         if (td._aeKey === key) return;
         td._aeKey = key;
         td.classList.toggle('ae-now', now);
+        td.classList.toggle('ae-mark', mark);
         td.dataset.value = String(v);
         // −∞ scores, and the weights the mask forced to 0 (opts.masked), are drawn as masked.
         const pending = Boolean(o.pending?.(i, j));
@@ -124,6 +154,23 @@ export function createHeatmap(doc, opts) {
         if (th.className !== cls) th.className = cls;
       });
     }
+  }
+
+  let legendKey = '';
+  function paintLegend(scaleKey, flat, theme) {
+    const anyMasked = o.values.some((row, i) => row.some((v, j) => v === -Infinity || Boolean(o.masked?.(i, j))));
+    const key = `${scaleKey}|${anyMasked}`;
+    if (key === legendKey) return;
+    legendKey = key;
+    const l = o.kind === 'none' ? null : legendFor(o.kind || 'signed', flat, theme);
+    legend.hidden = !l;
+    if (!l) return;
+    const digits = Number.isInteger(l.min) && Number.isInteger(l.max) ? 0 : l.max >= 100 ? 0 : 2;
+    setText(legendMin, fmt(l.min, digits));
+    setText(legendMax, fmt(l.max, digits));
+    legendBar.style.background = `linear-gradient(to right, ${l.stops.join(', ')})`;
+    setText(legendText, `${l.meaning} · ${l.scale}`);
+    legendMasked.hidden = !anyMasked;
   }
 
   function update(next) {

@@ -19,10 +19,17 @@ export function ticks(lo, hi, n = 4) {
 
 /**
  * @param {Document} doc
- * @param {{series: {id: string, label: string}[], caption?: string, yLabel?: string, width?: number, height?: number}} options
- * @returns {{el, update(points: {[id]: [step, value][]}), clear()}}
+ * @param {{series: {id: string, label: string, markers?: boolean}[], caption?: string, yLabel?: string,
+ *          xLabel?: string, width?: number, height?: number}} options
+ *   markers: a dot at every point of that series (e.g. the held-out evaluations, a few dozen).
+ * @returns {{el, update(points: {[id]: [step, value][]}, domain?: {x?: number, y?: number}), clear()}}
+ *   domain: the axes' extent before the points reach it (a run's last step, the loss at step 0),
+ *   so an empty chart still has sensible axes.
  */
-export function createLossChart(doc, { series, caption = '', yLabel = 'loss', width = 420, height = 200 }) {
+export function createLossChart(
+  doc,
+  { series, caption = '', yLabel = 'loss', xLabel = 'step', width = 420, height = 200 },
+) {
   const svgEl = (tag, attrs = {}) => {
     const el = doc.createElementNS(SVG, tag);
     for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
@@ -41,7 +48,10 @@ export function createLossChart(doc, { series, caption = '', yLabel = 'loss', wi
   const paths = Object.fromEntries(
     series.map((s, n) => [s.id, svgEl('path', { class: `ae-chart-line ae-chart-line-${n}`, 'data-series': s.id })]),
   );
-  svg.append(grid, ...Object.values(paths));
+  const dots = Object.fromEntries(
+    series.map((s, n) => [s.id, svgEl('g', { class: `ae-chart-dots ae-chart-dots-${n}`, 'data-series': s.id })]),
+  );
+  svg.append(grid, ...Object.values(paths), ...Object.values(dots));
   const legend = h(
     doc,
     'p',
@@ -59,20 +69,21 @@ export function createLossChart(doc, { series, caption = '', yLabel = 'loss', wi
     latest,
   );
 
-  function update(points) {
+  function update(points, domain = {}) {
     const all = Object.values(points).flat();
     grid.replaceChildren();
-    if (!all.length) {
+    const xs = all.map((p) => p[0]);
+    const ys = all.map((p) => p[1]).filter(Number.isFinite);
+    if (!all.length && !(domain.x > 0)) {
       for (const p of Object.values(paths)) p.setAttribute('d', '');
+      for (const g of Object.values(dots)) g.replaceChildren();
       latest.textContent = '';
       return;
     }
-    const xs = all.map((p) => p[0]);
-    const ys = all.map((p) => p[1]).filter(Number.isFinite);
-    const x0 = Math.min(...xs),
-      x1 = Math.max(x0 + 1, ...xs);
+    const x0 = Math.min(0, ...xs),
+      x1 = Math.max(x0 + 1, domain.x ?? 0, ...xs);
     const y0 = Math.min(0, ...ys),
-      y1 = Math.max(y0 + 1e-6, ...ys);
+      y1 = Math.max(y0 + 1e-6, domain.y ?? 0, ...ys);
     const X = (v) => pad.left + ((v - x0) / (x1 - x0)) * (width - pad.left - pad.right);
     const Y = (v) => height - pad.bottom - ((v - y0) / (y1 - y0)) * (height - pad.top - pad.bottom);
     for (const t of ticks(y0, y1)) {
@@ -88,7 +99,14 @@ export function createLossChart(doc, { series, caption = '', yLabel = 'loss', wi
     }
     const axis = svgEl('text', { x: 4, y: pad.top + 8, class: 'ae-chart-axis' });
     axis.textContent = yLabel;
-    grid.append(axis);
+    const xAxis = svgEl('text', {
+      x: width - pad.right,
+      y: height - 8 - 11,
+      class: 'ae-chart-axis',
+      'text-anchor': 'end',
+    });
+    xAxis.textContent = xLabel;
+    grid.append(axis, xAxis);
     const words = [];
     for (const s of series) {
       const pts = (points[s.id] || []).filter((p) => Number.isFinite(p[1]));
@@ -96,6 +114,10 @@ export function createLossChart(doc, { series, caption = '', yLabel = 'loss', wi
         'd',
         pts.map((p, n) => `${n ? 'L' : 'M'}${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(''),
       );
+      if (s.markers)
+        dots[s.id].replaceChildren(
+          ...pts.map((p) => svgEl('circle', { cx: X(p[0]).toFixed(1), cy: Y(p[1]).toFixed(1), r: 2.6 })),
+        );
       paths[s.id].dataset.points = JSON.stringify(pts.slice(-1));
       if (pts.length) words.push(`${s.label} ${fmt(pts[pts.length - 1][1])} at step ${pts[pts.length - 1][0]}`);
     }

@@ -10,34 +10,46 @@ import * as header from './header.js';
 import * as contexts from './contexts.js';
 import { SECTION_LOADERS, makeLearnWorker } from './full-engine-sections.js';
 
-// Sections in the seeds' teaching order: the bank contrast as the hook (003, with its lines and
-// plane), averaging — the dullest rule (002), then attention step by step: naive scores, queries,
-// keys and values, scaling (and why √dₖ), the mask, softmax, the weighted sum (001), the loops
+// Sections in teaching order, one idea each: the bank contrast as the hook (seed 003), averaging —
+// the dullest rule (002), naive scores X·Xᵀ and why queries and keys are needed, the plane of
+// queries and keys, attention step by step with each knob at the step it changes (001), the
+// weights as lines, what happens after attention in a whole transformer, why √dₖ, the loops
 // (000), many heads and W_O (001), order and positions, the formula (004), then learning. The
-// notebooks cell by cell come after, for a reader arriving from one of them. `views` are the
-// state.view names that show the section.
+// notebooks cell by cell come after, as a companion for a reader arriving from one of them; the
+// editor and the engineers' panel last. `views` are the state.view names that show the section;
+// `title` is its name in the table of contents and the overview strip's links.
 // The first section's module is imported statically (it makes the first paint); the others
 // load in parallel right after it, keeping the first paint's module graph small.
-const SECTIONS = [
+export const SECTIONS = [
   { load: () => import('./minimal-bar.js'), id: 'minimal-bar', views: [], controls: 'minimal' },
-  { mod: contexts, id: 'contexts', views: ['contexts'] },
-  { load: () => import('./lines.js'), id: 'lines', views: ['lines'] },
-  { load: SECTION_LOADERS.plane, id: 'plane', views: ['plane'], needs: 'pca' },
-  { load: () => import('./averaging.js'), id: 'averaging', views: ['averaging'] },
-  { load: () => import('./controls.js'), id: 'controls', views: [], controls: 'full' },
+  { load: () => import('./overview.js'), id: 'overview', views: [], controls: 'full' },
+  { mod: contexts, id: 'contexts', views: ['contexts'], title: 'Two sentences, one word' },
+  { load: () => import('./averaging.js'), id: 'averaging', views: ['averaging'], title: 'Averaging the past' },
+  { load: () => import('./naive.js'), id: 'naive', views: ['naive', 'x'], title: 'Naive scores X·Xᵀ' },
+  { load: () => import('./qkv.js'), id: 'qkv', views: ['qkv'], title: 'Queries, keys, values' },
+  { load: SECTION_LOADERS.plane, id: 'plane', views: ['plane'], needs: 'pca', title: 'The plane' },
   {
     load: () => import('./pipeline.js'),
     id: 'pipeline',
-    views: ['x', 'qkv', 'scores', 'scaled', 'masked', 'weights', 'output'],
+    views: ['scores', 'scaled', 'masked', 'weights', 'output'],
+    title: 'Step by step',
   },
-  { load: () => import('./scaling.js'), id: 'scaling', views: ['scaling'] },
-  { load: () => import('./stepper.js'), id: 'loops', views: ['loops'] },
-  { load: () => import('./heads.js'), id: 'heads', views: ['heads'] },
-  { load: () => import('./order.js'), id: 'order', views: ['order'] },
-  { load: () => import('./formula.js'), id: 'formula', views: ['formula'] },
-  { load: SECTION_LOADERS.learn, id: 'learn', views: ['learn', 'model'], needs: 'createModel' },
-  { load: SECTION_LOADERS.notebook, id: 'notebook', views: ['notebook'], needs: 'torchGenerator' },
-  { load: () => import('./editor.js'), id: 'edit', views: [], controls: 'full' },
+  { load: () => import('./lines.js'), id: 'lines', views: ['lines'], title: 'Lines' },
+  { load: () => import('./scaling.js'), id: 'scaling', views: ['scaling'], title: 'Why ÷√dₖ' },
+  { load: () => import('./stepper.js'), id: 'loops', views: ['loops'], title: 'Loops' },
+  { load: () => import('./heads.js'), id: 'heads', views: ['heads'], title: 'Many heads' },
+  { load: () => import('./order.js'), id: 'order', views: ['order'], title: 'Order' },
+  { load: () => import('./formula.js'), id: 'formula', views: ['formula'], title: 'Formula' },
+  { load: SECTION_LOADERS.learn, id: 'learn', views: ['learn', 'model'], needs: 'createModel', title: 'Learn' },
+  {
+    load: SECTION_LOADERS.notebook,
+    id: 'notebook',
+    views: ['notebook'],
+    needs: 'torchGenerator',
+    title: 'Notebooks',
+  },
+  { load: () => import('./editor.js'), id: 'edit', views: [], controls: 'full', title: 'Edit' },
+  { load: () => import('./engineers.js'), id: 'engineers', views: [], controls: 'full', title: 'For engineers' },
 ];
 
 /**
@@ -126,7 +138,41 @@ export function mountExplorer(root, options) {
       );
     }
   }
+  // An edit that could not be applied is said where it was made (the section the reader last
+  // touched), not pinned at the top while the reader is elsewhere; with no such section, in the
+  // explorer's notice.
+  let lastSection = null;
+  const touched = (e) => {
+    lastSection = e.target.closest?.('section[data-section]') ?? lastSection;
+  };
+  for (const type of ['pointerdown', 'keydown', 'focusin']) container.addEventListener(type, touched, true);
+  function sectionNotice(section) {
+    let box = section.querySelector(':scope > .ae-section-notice');
+    if (!box) {
+      box = h(doc, 'div', { class: 'ae-notice ae-section-notice', role: 'alert', hidden: true });
+      const heading = section.querySelector(':scope > h2');
+      if (heading) heading.after(box);
+      else section.prepend(box);
+    }
+    return box;
+  }
+  function clearEditNotices() {
+    for (const box of container.querySelectorAll('.ae-section-notice')) box.hidden = true;
+    if (noticeMessages.edit) {
+      noticeMessages.edit = null;
+      showNotice();
+    }
+  }
   function notify(message) {
+    if (lastSection?.isConnected && !lastSection.hidden) {
+      const box = sectionNotice(lastSection);
+      box.replaceChildren(
+        h(doc, 'p', {}, message),
+        h(doc, 'button', { type: 'button', class: 'ae-btn', onclick: () => (box.hidden = true) }, 'Dismiss'),
+      );
+      box.hidden = false;
+      return;
+    }
     noticeMessages.edit = message;
     showNotice();
   }
@@ -289,10 +335,7 @@ export function mountExplorer(root, options) {
         notify(out.error);
         return false;
       }
-      if (noticeMessages.edit) {
-        noticeMessages.edit = null;
-        showNotice();
-      }
+      clearEditNotices();
       store.set(out.state);
       return true;
     },
@@ -302,10 +345,24 @@ export function mountExplorer(root, options) {
     setOptions(patch) {
       store.set((s) => ({ ...s, options: { ...s.options, ...patch } }));
     },
+    /** Scrolls to a section's heading and moves the keyboard focus there (TOC, overview strip). */
+    goTo(id) {
+      const target = container.querySelector(`[data-section="${id}"]`);
+      const heading = target?.querySelector('h2') || target;
+      if (!heading) return;
+      heading.tabIndex = -1;
+      heading.scrollIntoView({ block: 'start' });
+      heading.focus({ preventScroll: true });
+    },
   };
 
   // --- sections -----------------------------------------------------------------------------
   const mounted = [];
+  // The sections this mount shows, in page order (the table of contents and the overview strip).
+  app.sections = SECTIONS.filter((s) => s.title && (!s.controls || s.controls === controls)).map((s) => ({
+    id: s.id,
+    title: s.title,
+  }));
   if (chrome) mounted.push({ section: null, inst: header.render(main, app), views: null });
   for (const s of SECTIONS) {
     if (s.controls && s.controls !== controls) continue;

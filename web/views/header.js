@@ -38,64 +38,45 @@ export function render(parent, app) {
         doc,
         'p',
         { class: 'ae-lede' },
-        'Every matrix on this page is computed live, in your browser, by a C++ attention core compiled to WebAssembly. ',
-        'Hover or focus any number to see where it came from; click a number in an embedding or a weight matrix to change it, or drag it sideways.',
+        'How a transformer lets a word take its meaning from its sentence. Every number here is computed live in your browser; hover or focus one to see where it came from, click one in a matrix you may edit to change it.',
       ),
     ),
     h(doc, 'div', { class: 'ae-header-tools' }, h(doc, 'label', { for: themeId }, 'Theme '), theme, reset),
   );
-  // Jump links as buttons: the URL hash holds the state, so no #fragment links.
-  const SECTIONS = [
-    ['contexts', 'Two sentences'],
-    ['notebook', 'Notebooks'],
-    ['controls', 'Knobs'],
-    ['lines', 'Lines'],
-    ['plane', 'Plane'],
-    ['pipeline', 'Step by step'],
-    ['loops', 'Loops'],
-    ['averaging', 'Averaging'],
-    ['heads', 'Many heads'],
-    ['formula', 'Formula'],
-    ['edit', 'Edit'],
-  ];
-  const nav = h(
+  // The table of contents: every section this page shows, in page order. Jump links are
+  // buttons: the URL hash holds the state, so no #fragment links.
+  const list = h(
     doc,
-    'nav',
-    { class: 'ae-toc', 'aria-label': 'Sections' },
-    h(
-      doc,
-      'ul',
-      {},
-      SECTIONS.map(([id, label]) =>
-        h(
-          doc,
-          'li',
-          {},
-          h(
-            doc,
-            'button',
-            {
-              type: 'button',
-              class: 'ae-link',
-              onclick: () => {
-                const target = app.container.querySelector(`[data-section="${id}"]`);
-                const heading = target?.querySelector('h2');
-                if (!heading) return;
-                heading.tabIndex = -1;
-                heading.scrollIntoView({ block: 'start' });
-                heading.focus({ preventScroll: true });
-              },
-            },
-            label,
-          ),
-        ),
+    'ul',
+    {},
+    app.sections.map(({ id, title }) =>
+      h(
+        doc,
+        'li',
+        {},
+        h(doc, 'button', { type: 'button', class: 'ae-link', 'data-target': id, onclick: () => app.goTo(id) }, title),
       ),
     ),
   );
+  // Open on a wide screen; on a phone a one-line "Contents" that opens on demand.
+  const wide = app.win.matchMedia?.('(min-width: 701px)');
+  const details = h(
+    doc,
+    'details',
+    { class: 'ae-toc-details', open: wide?.matches ?? true },
+    h(doc, 'summary', {}, 'Contents'),
+    list,
+  );
+  const onWidth = () => {
+    if (wide.matches) details.open = true;
+  };
+  wide?.addEventListener?.('change', onWidth);
+  const nav = h(doc, 'nav', { class: 'ae-toc', 'aria-label': 'Sections' }, details);
   parent.append(el, nav);
   return {
     update() {
       theme.value = store.get().theme;
     },
+    destroy: () => wide?.removeEventListener?.('change', onWidth),
   };
 }

@@ -13,8 +13,15 @@ const TEXT = {
   pick: 'Notebook',
   script: 'Download as a PyTorch script',
   printed: 'the notebook printed',
-  agrees: 'agrees with the printed numbers',
+  agrees: 'matches the printed numbers',
   differs: 'differs from the printed numbers',
+  walk: 'Walk a notebook cell by cell',
+  more: (n) => `All ${n + 1} tensors of this cell`,
+  checking: 'Checking the numbers the notebooks printed…',
+  summary: (ok, total) =>
+    ok === total
+      ? `✓ All ${total} tensors the seed notebooks printed are reproduced here, to the digits they printed (where a notebook printed a mistake, its cell says so).`
+      : `${ok} of the ${total} tensors the seed notebooks printed are reproduced here; the cells say which differ.`,
   big: (shape) => `shape (${shape.join(', ')}); the first rows and columns are shown`,
 };
 const MAX_SIDE = 8; // larger matrices are shown by their top-left corner
@@ -63,9 +70,13 @@ export function render(section, app) {
     TEXT.script,
   );
   const cellsBox = h(doc, 'ol', { class: 'ae-nb-cells' });
-  section.append(
-    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
+  const summary = h(doc, 'p', { class: 'ae-nb-summary' });
+  // The walk is a companion, collapsed on the page; a figure of the notebook alone opens it.
+  const walk = h(
+    doc,
+    'details',
+    { class: 'ae-details ae-nb-walk', ontoggle: () => walk.open && app.win.requestAnimationFrame?.(() => draw()) },
+    h(doc, 'summary', {}, TEXT.walk),
     h(
       doc,
       'div',
@@ -79,6 +90,12 @@ export function render(section, app) {
     intro,
     cellsBox,
   );
+  section.append(
+    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
+    summary,
+    walk,
+  );
   let shown = null;
   const current = () => NOTEBOOKS.find((nb) => nb.id === app.state.notebook) ?? NOTEBOOKS[1];
   scriptButton.addEventListener('click', () => {
@@ -87,15 +104,21 @@ export function render(section, app) {
     status.textContent = `notebook-${nb.id}.py saved`;
   });
 
+  // One cell: its words, its code, its key figure (the tensor it printed, else its last), the
+  // rest of its tensors one click deeper, and a badge per printed tensor whose numbers open on demand.
   function drawCell({ cell, outputs, checks }, n) {
     const li = h(doc, 'li', { class: 'ae-nb-cell', dataset: { cell: cell.label } });
     li.append(h(doc, 'p', { class: 'ae-nb-label' }, `${cell.label}`));
     if (cell.text) li.append(h(doc, 'p', {}, cell.text));
     li.append(h(doc, 'pre', { class: 'ae-nb-code', tabindex: 0 }, h(doc, 'code', {}, cell.code)));
+    const withValue = outputs.filter((o) => o.value);
+    const key = withValue.find((o) => checks.some((c) => c.name === o.name)) ?? withValue[withValue.length - 1] ?? null;
     const row = h(doc, 'div', { class: 'ae-row' });
+    const more = h(doc, 'div', { class: 'ae-row' });
     for (const o of outputs) {
+      const target = o === key || !o.value ? row : more;
       if (!o.value) {
-        row.append(h(doc, 'p', { class: 'ae-help ae-nb-note' }, o.note));
+        target.append(h(doc, 'p', { class: 'ae-help ae-nb-note' }, o.note));
         continue;
       }
       const big = o.value.shape.slice(-2).some((d) => d > MAX_SIDE);
@@ -111,9 +134,9 @@ export function render(section, app) {
           digits: 4,
         });
         hm.table.dataset.output = o.name;
-        row.append(hm.el);
+        target.append(hm.el);
       }
-      if (big) row.append(h(doc, 'p', { class: 'ae-help' }, `${o.name}: ${TEXT.big(o.value.shape)}`));
+      if (big) target.append(h(doc, 'p', { class: 'ae-help' }, `${o.name}: ${TEXT.big(o.value.shape)}`));
     }
     li.append(row);
     for (const c of checks) {
@@ -121,18 +144,13 @@ export function render(section, app) {
       li.append(
         h(
           doc,
-          'div',
+          'details',
           {
             class: `ae-nb-printed ${c.ok ? 'ae-nb-ok' : 'ae-nb-differs'}`,
             dataset: { printed: c.name, ok: String(c.ok) },
           },
-          h(
-            doc,
-            'p',
-            {},
-            `${c.name}: ${TEXT.printed} `,
-            h(doc, 'strong', {}, c.ok ? `✓ ${TEXT.agrees}` : `✗ ${TEXT.differs}`),
-          ),
+          h(doc, 'summary', {}, c.ok ? `✓ ${c.name} ${TEXT.agrees}` : `✗ ${c.name} ${TEXT.differs}`),
+          h(doc, 'p', { class: 'ae-help' }, `${TEXT.printed}:`),
           h(
             doc,
             'pre',
@@ -142,34 +160,84 @@ export function render(section, app) {
         ),
       );
     }
+    if (more.childElementCount)
+      li.append(
+        h(
+          doc,
+          'details',
+          { class: 'ae-details ae-nb-more' },
+          h(doc, 'summary', {}, TEXT.more(withValue.length - 1)),
+          more,
+        ),
+      );
     if (cell.erratum)
       li.append(h(doc, 'p', { class: 'ae-nb-erratum' }, h(doc, 'strong', {}, 'Erratum: '), cell.erratum));
     return li;
   }
 
-  return {
-    update() {
-      const nb = current();
-      picker.value = nb.id;
-      if (shown === nb.id) return;
-      shown = nb.id;
-      intro.textContent = nb.intro;
-      let results;
-      try {
-        results = runNotebook(app.engine, nb);
-      } catch (error) {
-        cellsBox.replaceChildren(
-          h(doc, 'li', { class: 'ae-notice' }, `This notebook could not be run: ${error.message}`),
-        );
+  // The summary line: every notebook's printed tensors checked once, one notebook per task
+  // (all five take ~250 ms), after the section is first drawn.
+  let counting = false;
+  function countAll() {
+    if (counting) return;
+    counting = true;
+    let ok = 0,
+      total = 0;
+    const next = (n) => {
+      if (n === NOTEBOOKS.length) {
+        summary.textContent = TEXT.summary(ok, total);
         return;
       }
-      cellsBox.replaceChildren(...results.map(drawCell));
-      const checks = results.flatMap((r) => r.checks);
-      const ok = checks.filter((c) => c.ok).length;
-      if (checks.length)
-        intro.append(
-          ` ${ok} of ${checks.length} printed ${checks.length === 1 ? 'tensor agrees' : 'tensors agree'} with the page’s to the digits printed.`,
-        );
+      try {
+        for (const r of runNotebook(app.engine, NOTEBOOKS[n]))
+          for (const c of r.checks) {
+            total += 1;
+            ok += c.ok ? 1 : 0;
+          }
+      } catch {
+        // a notebook that cannot run says so when it is opened
+      }
+      app.win.setTimeout(() => next(n + 1), 0);
+    };
+    summary.textContent = TEXT.checking;
+    app.win.setTimeout(() => next(0), 0);
+  }
+
+  let opened = false;
+  function draw() {
+    const nb = current();
+    picker.value = nb.id;
+    if (!walk.open || shown === nb.id) return;
+    shown = nb.id;
+    intro.textContent = nb.intro;
+    let results;
+    try {
+      results = runNotebook(app.engine, nb);
+    } catch (error) {
+      cellsBox.replaceChildren(
+        h(doc, 'li', { class: 'ae-notice' }, `This notebook could not be run: ${error.message}`),
+      );
+      return;
+    }
+    cellsBox.replaceChildren(...results.map(drawCell));
+    const checks = results.flatMap((r) => r.checks);
+    const ok = checks.filter((c) => c.ok).length;
+    if (checks.length)
+      intro.append(
+        ` ${ok} of ${checks.length} printed ${checks.length === 1 ? 'tensor agrees' : 'tensors agree'} with the page’s to the digits printed.`,
+      );
+  }
+
+  return {
+    update() {
+      const view = app.state.view;
+      // A figure of the notebooks alone opens the walk; on the whole page it starts collapsed.
+      if (!opened) {
+        opened = true;
+        walk.open = view.includes('notebook') && !view.includes('all');
+      }
+      countAll();
+      draw();
     },
   };
 }

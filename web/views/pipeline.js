@@ -1,51 +1,58 @@
-// Item 2: the pipeline for one context, one card per step:
-// X → Q, K, V → scores Q·Kᵀ → scaled → masked → softmax weights (→ dropout) → weights·V.
-import { h, uid } from '../ui/dom.js';
+// Attention step by step for one sentence (seeds 001 and 004), one card per step, each knob at
+// the step it changes: scores Q·Kᵀ → scaled (÷√dₖ, the scale switch) → masked (the causal mask)
+// → softmax weights (the temperature; dropout on the weights) → output = weights·V. The knobs
+// are drawn where the explorer has full controls (the page); elsewhere the figures alone.
+import { h, uid, activeIn } from '../ui/dom.js';
+import { checkbox, slider } from '../ui/controls.js';
 import { fmt } from '../lib/format.js';
-import { setValue } from '../lib/state.js';
 import { focusView } from '../lib/focus.js';
 
-const labels = (n, p, offset = 0) => Array.from({ length: n }, (_, i) => `${p}${i + offset}`);
-
 const TEXT = {
-  qkvOn:
-    'Three matrices turn each token’s vector into a query (what it looks for), a key (what it offers) and a value (what it passes on). A model learns them while it trains (see “Learn”); here they are set by hand, as in seed 003, and you can edit them.',
-  qkvOff:
-    'Projections are off: queries, keys and values are the embeddings themselves, so the scores are plain X·Xᵀ similarities.',
+  title: 'Step by step',
+  intro:
+    'Follow one sentence through self-attention: each matrix is computed from the one before it. Hover or focus a number to see how; each step’s knob sits beside it.',
+  scores: 'Row i, column j: the dot product of token i’s query with token j’s key. Larger means “i finds j relevant”.',
+  scaleOn: (hk, factor) =>
+    `Every score is multiplied by 1/√dₖ = 1/√${hk} = ${factor}, where dₖ is the head size. Dot products of wider vectors are larger; without the scaling the softmax below would put almost all weight on one token (see “Why ÷√dₖ”).`,
+  scaleOff: 'Scaling is off: the scores go to the softmax as they are.',
+  temperatureNote: (t) => ` Then divided by the temperature, ${t}.`,
+  scale: 'Divide scores by √dₖ',
+  causal: 'Causal mask',
+  maskOn:
+    'Causal mask on: a token may not look at tokens after it (as when generating text). Those scores become −∞, so their weights become exactly 0.',
+  maskOff: 'No mask: every token may look at every token. Switch on the causal mask to hide the future.',
   weights:
-    'Each row becomes positive weights that sum to 1: e raised to each score, divided by the sum of those numbers over the row. The row’s largest score is subtracted first, which keeps e^x from overflowing and cancels in the division.',
+    'Each row becomes positive weights that sum to 1: e raised to each score, divided by the row’s sum of those numbers (the largest score is subtracted first, which keeps e^x from overflowing and cancels in the division).',
+  temperature: 'Temperature',
+  temperatureHelp:
+    'Every score is divided by it before the softmax: above 1 spreads the weight over more tokens, below 1 sharpens it toward the largest score.',
+  dropout: 'Dropout p',
+  dropoutTraining:
+    'Training mode: each weight is kept with probability 1 − p (and scaled by 1/(1 − p)) or set to 0, drawn from the seed.',
+  dropoutEval: 'Evaluation mode (as model.eval()): dropout does nothing. Switch to training to see it drop weights.',
   output:
-    'Row i adds up the value vectors of every token — its own included — each weighted by row i of the weights: the new vector of token i.',
+    'Row i adds up the value vectors of every token — its own included — each weighted by row i of the weights: the new vector of token i. What a transformer does with it next is two sections down.',
 };
 
 export function render(section, app) {
   const { doc, store } = app;
-  const focusName = uid('focus');
-  const focusBox = h(doc, 'fieldset', { class: 'ae-radio ae-focus ae-prose' }, h(doc, 'legend', {}, 'Context'));
-  const title = h(doc, 'h2', { class: 'ae-prose' }, 'Step by step');
-  section.append(
-    title,
-    h(
-      doc,
-      'p',
-      {},
-      'Follow one sentence through self-attention. Each matrix is computed from the one before it; hover or focus a number to see how.',
-    ),
-    focusBox,
-  );
+  const full = app.controls === 'full';
+  const title = h(doc, 'h2', { class: 'ae-prose' }, TEXT.title);
+  section.append(title, h(doc, 'p', { class: 'ae-prose' }, TEXT.intro));
   const steps = h(doc, 'div', { class: 'ae-steps' });
   section.append(steps);
   const cards = {};
   const maps = {};
   const texts = {};
-
+  let number = 0;
   const card = (step, heading, text) => {
+    number += 1;
     const p = h(doc, 'p', { class: 'ae-help ae-prose' }, text);
     const el = h(
       doc,
       'div',
       { class: 'ae-card ae-step', 'data-step': step },
-      h(doc, 'h3', { class: 'ae-prose' }, heading),
+      h(doc, 'h3', { class: 'ae-prose' }, `${number} · ${heading}`),
       p,
     );
     steps.append(el);
@@ -53,45 +60,101 @@ export function render(section, app) {
     texts[step] = p;
     return el;
   };
-  const editable = (target) => ({
-    commit: (i, j, v) => app.edit((s) => setValue(s, target(s, i), i, j, v)),
-    error: app.notify,
-  });
   const add = (el, key, opts) => {
     maps[key] = app.heatmap({ rowLabels: [], colLabels: [], values: [[0]], ...opts, id: key });
     el.append(maps[key].el);
   };
+  const knob = (el, control) => {
+    if (full) el.append(h(doc, 'div', { class: 'ae-knobs' }, control.el ?? control));
+    return control;
+  };
 
-  let c = card('x', '1 · Embeddings X', 'One row per token. The same word always gets the same row.');
-  add(c, 'x', {
-    caption: 'X',
-    editable: editable((s, i) => ({ word: s.contexts[s.focus][i] })),
-  });
-  c = card('qkv', '2 · Queries, keys, values', TEXT.qkvOn);
-  const wBox = h(doc, 'div', { class: 'ae-row' });
-  const qBox = h(doc, 'div', { class: 'ae-row' });
-  c.append(wBox, qBox);
-  for (const m of ['wq', 'wk', 'wv'])
-    add(wBox, m, { caption: { wq: 'W_Q', wk: 'W_K', wv: 'W_V' }[m], editable: editable(() => ({ matrix: m })) });
-  for (const m of ['q', 'k', 'v']) add(qBox, m, { caption: m.toUpperCase(), kind: 'signed' });
-  c = card(
-    'scores',
-    '3 · Scores Q·Kᵀ',
-    'Row i, column j: the dot product of token i’s query with token j’s key. Larger means “i finds j relevant”.',
-  );
+  let c = card('scores', 'Scores Q·Kᵀ', TEXT.scores);
   add(c, 'scores', { caption: 'scores = Q·Kᵀ' });
-  c = card('scaled', '4 · Scaled', '');
+
+  c = card('scaled', 'Scaled', '');
+  const scale = knob(c, checkbox(doc, { label: TEXT.scale, onChange: (on) => app.setOptions({ scale: on }) }));
   add(c, 'scaled', { caption: 'scaled' });
-  c = card('masked', '5 · Mask', '');
+
+  c = card('masked', 'Mask', '');
+  const causal = knob(c, checkbox(doc, { label: TEXT.causal, onChange: (on) => app.setOptions({ causal: on }) }));
   add(c, 'masked', { caption: 'masked' });
-  c = card('weights', '6 · Softmax weights', TEXT.weights);
+
+  c = card('weights', 'Softmax weights', TEXT.weights);
+  const temperature = knob(
+    c,
+    slider(doc, {
+      label: TEXT.temperature,
+      min: 0.1,
+      max: 5,
+      step: 0.05,
+      digits: 2,
+      onInput: (v) => app.setOptions({ temperature: v }),
+    }),
+  );
+  temperature.input.classList.add('ae-temperature');
+  if (full) c.lastChild.append(h(doc, 'p', { class: 'ae-help' }, TEXT.temperatureHelp));
   add(c, 'weights', { caption: 'weights = softmax(row)', kind: 'weights' });
   const sums = h(doc, 'p', { class: 'ae-help ae-rowsums' });
   c.append(sums);
+  // Dropout on the weights (training only), with its seed and mode.
+  const dropout = slider(doc, {
+    label: TEXT.dropout,
+    min: 0,
+    max: 0.9,
+    step: 0.05,
+    digits: 2,
+    onInput: (v) => app.setOptions({ dropout: v }),
+  });
+  const dropoutHelp = h(doc, 'p', { class: 'ae-help ae-dropout-help' });
+  const seedId = uid('opt');
+  const seed = h(doc, 'input', {
+    type: 'number',
+    id: seedId,
+    min: 0,
+    max: 2147483647,
+    step: 1,
+    inputmode: 'numeric',
+    onchange: (e) => {
+      const v = Number(e.target.value);
+      if (!Number.isInteger(v) || v < 0 || v > 2147483647) {
+        app.notify(`dropout seed: expected a whole number in 0..2147483647, got "${e.target.value}"`);
+        return;
+      }
+      app.setOptions({ seed: v });
+    },
+  });
+  const modeName = uid('mode');
+  const radio = (value, label, training) => {
+    const input = h(doc, 'input', {
+      type: 'radio',
+      name: modeName,
+      id: `${modeName}-${value}`,
+      value,
+      onchange: () => app.setOptions({ training }),
+    });
+    return { input, el: h(doc, 'span', {}, input, h(doc, 'label', { for: input.id }, label)) };
+  };
+  const train = radio('train', 'training', true);
+  const evalMode = radio('eval', 'evaluation', false);
+  if (full)
+    c.append(
+      h(
+        doc,
+        'fieldset',
+        { class: 'ae-group ae-dropout' },
+        h(doc, 'legend', {}, 'Dropout on the weights'),
+        dropout.el,
+        dropoutHelp,
+        h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: seedId }, 'Seed '), seed),
+        h(doc, 'fieldset', { class: 'ae-ctl ae-radio' }, h(doc, 'legend', {}, 'Dropout mode'), train.el, evalMode.el),
+      ),
+    );
   const dropBox = h(doc, 'div', {});
   c.append(dropBox);
-  add(dropBox, 'dropped', { caption: 'after dropout', kind: 'sequential' });
-  c = card('output', '7 · Output = weights · V', TEXT.output);
+  add(dropBox, 'dropped', { caption: 'after dropout', kind: 'weights' });
+
+  c = card('output', 'Output = weights · V', TEXT.output);
   add(c, 'out', { caption: 'weights · V' });
   const mergedBox = h(doc, 'div', {});
   c.append(mergedBox);
@@ -102,85 +165,30 @@ export function render(section, app) {
     update() {
       const { state, results } = app;
       const o = state.options;
-      // context picker
-      const names = Object.keys(state.contexts);
-      if (focusBox.dataset.key !== names.join('|')) {
-        focusBox.dataset.key = names.join('|');
-        focusBox.replaceChildren(
-          h(doc, 'legend', {}, 'Context'),
-          ...names.map((n) => {
-            const id = `${focusName}-${n}`;
-            return h(
-              doc,
-              'span',
-              {},
-              h(doc, 'input', {
-                type: 'radio',
-                name: focusName,
-                id,
-                value: n,
-                onchange: () => store.set({ focus: n, step: 0, selected: null }),
-              }),
-              h(doc, 'label', { for: id }, n),
-            );
-          }),
-        );
-      }
-      for (const input of focusBox.querySelectorAll('input')) input.checked = input.value === state.focus;
+      scale.sync(o.scale);
+      causal.sync(o.causal);
+      temperature.sync(o.temperature);
+      dropout.sync(o.dropout);
+      if (activeIn(seed) !== seed) seed.value = String(o.seed);
+      train.input.checked = o.training;
+      evalMode.input.checked = !o.training;
+      dropoutHelp.textContent = o.training ? TEXT.dropoutTraining : TEXT.dropoutEval;
       const view = state.view;
       for (const [step, el] of Object.entries(cards)) el.hidden = !(view.includes('all') || view.includes(step));
 
       const f = focusView(state, results);
       if (!f) return;
-      const { entry, trace: t, head: hd, heads: H, tokens, highlightRows: hl, hk, hv, isMasked } = f;
-      title.textContent = `Step by step: ${state.focus}`;
+      const { trace: t, head: hd, heads: H, tokens, highlightRows: hl, hk, hv, isMasked } = f;
+      title.textContent = `${TEXT.title}: ${state.focus}`;
       const ctx = state.focus;
       const headNote = H > 1 ? ` (head ${hd} of ${H})` : '';
-
-      maps.x.update({
-        context: ctx,
-        values: entry.x,
-        rowLabels: tokens,
-        colLabels: labels(entry.x[0].length, 'd'),
-        highlightRows: hl,
-      });
-      wBox.hidden = !o.projections;
-      if (o.projections) {
-        for (const m of ['wq', 'wk', 'wv']) {
-          const W = state.weights[m];
-          maps[m].update({
-            values: W,
-            rowLabels: labels(W.length, 'd'),
-            colLabels: labels(W[0].length, m === 'wv' ? 'v' : m === 'wq' ? 'q' : 'k'),
-            caption: `${{ wq: 'W_Q', wk: 'W_K', wv: 'W_V' }[m]} (${W.length} × ${W[0].length})`,
-          });
-        }
-      }
-      texts.qkv.textContent = o.projections ? TEXT.qkvOn : TEXT.qkvOff;
-      for (const [m, width, W] of [
-        ['q', hk, 'W_Q'],
-        ['k', hk, 'W_K'],
-        ['v', hv, 'W_V'],
-      ]) {
-        maps[m].update({
-          context: ctx,
-          values: t[m][hd],
-          rowLabels: tokens,
-          colLabels: labels(width, m, hd * width),
-          caption: `${m.toUpperCase()} = X·${W}${headNote}`,
-          highlightRows: hl,
-        });
-      }
       const tt = { context: ctx, rowLabels: tokens, colLabels: tokens, highlightRows: hl, cornerLabel: 'query \\ key' };
       maps.scores.update({ ...tt, values: t.scores[hd], caption: `scores = Q·Kᵀ${headNote}` });
       texts.scaled.textContent =
-        (o.scale ? `Multiplied by 1/√dₖ = 1/√${hk} = ${fmt(t.scale, 4)}` : 'Scaling is off (factor 1)') +
-        (o.temperature !== 1 ? ` and divided by the temperature ${fmt(o.temperature, 2)}` : '') +
-        '. Without it, larger head sizes give larger scores and a softmax that puts almost all weight on one token.';
+        (o.scale ? TEXT.scaleOn(hk, fmt(t.scale, 4)) : TEXT.scaleOff) +
+        (o.temperature !== 1 ? TEXT.temperatureNote(fmt(o.temperature, 2)) : '');
       maps.scaled.update({ ...tt, values: t.scaled[hd], caption: `scaled${headNote}` });
-      texts.masked.textContent = o.causal
-        ? 'Causal mask on: a token may not look at tokens after it. Those scores become −∞, so their weights become exactly 0.'
-        : 'No mask: every token may look at every token. Turn on the causal mask in the knobs to hide the future.';
+      texts.masked.textContent = o.causal ? TEXT.maskOn : TEXT.maskOff;
       maps.masked.update({ ...tt, values: t.masked[hd], caption: `masked${headNote}` });
       maps.weights.update({ ...tt, values: t.weights[hd], caption: `weights${headNote}`, masked: isMasked });
       const rowSums = t.weights[hd].map((r) => r.reduce((a, b) => a + b, 0));
@@ -199,8 +207,8 @@ export function render(section, app) {
         context: ctx,
         values: t.headOutputs[hd],
         rowLabels: tokens,
-        colLabels: labels(hv, 'v', hd * hv),
-        caption: `weights · V${headNote}`,
+        colLabels: Array.from({ length: hv }, (_, j) => `v${hd * hv + j}`),
+        caption: H === 1 ? 'output = weights · V' : `weights · V${headNote}`,
         highlightRows: hl,
       });
       mergedBox.hidden = H === 1;
@@ -209,17 +217,16 @@ export function render(section, app) {
           context: ctx,
           values: t.merged,
           rowLabels: tokens,
-          colLabels: labels(t.merged[0].length, 'v'),
+          colLabels: t.merged[0].map((_, j) => `v${j}`),
           highlightRows: hl,
           colClass: (j) => `ae-head-${Math.floor(j / hv) % 4}`,
         });
       maps.output.el.hidden = H === 1;
-      maps.out.update({ caption: H === 1 ? 'output = weights · V' : `weights · V${headNote}` });
       maps.output.update({
         context: ctx,
         values: t.output,
         rowLabels: tokens,
-        colLabels: labels(t.output[0].length, 'o'),
+        colLabels: t.output[0].map((_, j) => `o${j}`),
         caption: `output (${tokens.length} × ${t.output[0].length})`,
         highlightRows: hl,
       });

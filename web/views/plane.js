@@ -7,7 +7,7 @@
 import { h, uid, setOptions } from '../ui/dom.js';
 import { fmt } from '../lib/format.js';
 import { focusView } from '../lib/focus.js';
-import { toPlane, planeScale, projection, distance, clipSegment } from '../lib/plane.js';
+import { toPlane, planeScale, projection, distance, clipSegment, placeLabels } from '../lib/plane.js';
 import { fileStem } from '../lib/text.js';
 import { download } from '../tools/download.js';
 import { svgSnapshot, svgToPNG, tableCSV } from '../tools/svg-export.js';
@@ -23,6 +23,14 @@ const TEXT = {
     'Each point is one token’s new vector in one sentence. With self-attention, the shared word takes in its neighbours and the two copies land apart; through the plain linear layer (a layer that treats each token alone) they land on the same spot.',
   mode: 'Vectors after',
   modes: { attention: 'self-attention', linear: 'the plain linear layer' },
+  legendQ: 'query (what a token looks for)',
+  legendK: 'key (what a token offers)',
+  legendShadow: 'a key’s shadow on the chosen query: its score, up to the query’s length',
+  sharedMark: 'the shared word',
+  columnAxes: (what) => [`${what} column 0 →`, `${what} column 1 →`],
+  pcaAxes: ['1st principal direction →', '2nd principal direction →'],
+  pcaNote: (what, kept) =>
+    `${what}: wider than two numbers, so drawn as a 2-D projection (PCA): the two directions along which these vectors spread the most, which keep ${kept} % of their spread — at 100 % the picture loses nothing. Dot products are computed on the full vectors.`,
 };
 
 export function render(section, app) {
@@ -67,16 +75,37 @@ export function render(section, app) {
   const outNote = h(doc, 'p', { class: 'ae-help ae-plane-distance', 'aria-live': 'polite' });
   const outSvg = svgEl('svg', { class: 'ae-plane', role: 'img' });
   const outTable = h(doc, 'table', { class: 'ae-plane-table' });
+  const qkLegend = h(
+    doc,
+    'p',
+    { class: 'ae-plane-legend' },
+    h(doc, 'span', {}, h(doc, 'span', { class: 'ae-swatch ae-plane-q' }), TEXT.legendQ),
+    h(doc, 'span', {}, h(doc, 'span', { class: 'ae-swatch ae-plane-k' }), TEXT.legendK),
+    h(doc, 'span', {}, h(doc, 'span', { class: 'ae-swatch ae-plane-s' }), TEXT.legendShadow),
+  );
+  const outLegend = h(doc, 'p', { class: 'ae-plane-legend' });
   section.append(
     h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
     h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
     h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: queryId }, `${TEXT.query} `), querySel),
-    h(doc, 'div', { class: 'ae-row' }, h(doc, 'figure', { class: 'ae-plane-figure' }, qkSvg, qkNote), qkTable),
+    h(
+      doc,
+      'div',
+      { class: 'ae-row' },
+      h(doc, 'figure', { class: 'ae-plane-figure' }, qkSvg, qkLegend, qkNote),
+      qkTable,
+    ),
     exportBar('queries-keys', qkSvg, qkTable),
-    h(doc, 'h3', {}, TEXT.outputs),
-    h(doc, 'p', {}, TEXT.outputsIntro),
+    h(doc, 'h3', { class: 'ae-prose' }, TEXT.outputs),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.outputsIntro),
     modeBox,
-    h(doc, 'div', { class: 'ae-row' }, h(doc, 'figure', { class: 'ae-plane-figure' }, outSvg, outNote), outTable),
+    h(
+      doc,
+      'div',
+      { class: 'ae-row' },
+      h(doc, 'figure', { class: 'ae-plane-figure' }, outSvg, outLegend, outNote),
+      outTable,
+    ),
     exportBar('outputs', outSvg, outTable),
   );
 
@@ -148,12 +177,7 @@ export function render(section, app) {
     const [ox, oy] = S.at([0, 0]);
     const g = item(svg, key, () => {
       const group = svgEl('g', { class: `ae-plane-arrow ${cls}` });
-      const below = data.kind === 'k';
-      group.append(
-        svgEl('line', { class: 'ae-plane-shaft' }),
-        svgEl('circle', { r: 3.5 }),
-        svgEl('text', { dx: 6, dy: below ? 14 : -6 }),
-      );
+      group.append(svgEl('line', { class: 'ae-plane-shaft' }), svgEl('circle', { r: 3.5 }), svgEl('text'));
       return group;
     });
     g.setAttribute('class', `ae-plane-arrow ${cls}`);
@@ -163,9 +187,39 @@ export function render(section, app) {
     line.setAttribute('x2', x);
     line.setAttribute('y2', y);
     dot.style.transform = `translate(${x}px, ${y}px)`;
-    text.style.transform = `translate(${x}px, ${y}px)`;
     text.textContent = label;
     for (const [k, v] of Object.entries(data)) g.dataset[k] = String(v);
+    return { x, y, text };
+  }
+  // Every label beside its point, none overlapping another or a point, all inside the picture.
+  const LABEL_HEIGHT = 13;
+  function placeAll(size, anchors) {
+    const boxes = placeLabels(
+      anchors.map(({ x, y, text }) => ({
+        x,
+        y,
+        w: (text.getComputedTextLength?.() || text.textContent.length * 6.5) + 2,
+        h: LABEL_HEIGHT,
+      })),
+      size,
+    );
+    anchors.forEach(({ text }, n) => {
+      const b = boxes[n];
+      text.setAttribute('text-anchor', 'start');
+      text.style.transform = `translate(${b.x + 1}px, ${b.y + LABEL_HEIGHT - 3}px)`;
+      text.dataset.box = `${b.x} ${b.y} ${b.w} ${b.h}`;
+    });
+  }
+  function axisTitles(svg, S, [xTitle, yTitle]) {
+    const xt = item(svg, `${svg.dataset.id}-xt`, () => svgEl('text', { class: 'ae-plane-axis-title' }));
+    const yt = item(svg, `${svg.dataset.id}-yt`, () => svgEl('text', { class: 'ae-plane-axis-title' }));
+    xt.textContent = xTitle;
+    xt.setAttribute('x', S.size - 4);
+    xt.setAttribute('y', S.size - 4);
+    xt.setAttribute('text-anchor', 'end');
+    yt.textContent = yTitle;
+    yt.setAttribute('transform', `translate(12, 4) rotate(90)`);
+    yt.setAttribute('text-anchor', 'start');
   }
 
   let qkSpan = null;
@@ -217,21 +271,25 @@ export function render(section, app) {
       const [x2, y2] = S.at(foot);
       Object.entries({ x1, y1, x2, y2 }).forEach(([a, v]) => shadow.setAttribute(a, v));
     });
-    ks.forEach((kv, j) =>
-      arrow(qkSvg, `qk-k-${j}`, S, kv, 'ae-plane-key', `k ${tokens[j]}`, { kind: 'k', index: j, x: kv[0], y: kv[1] }),
-    );
-    qs.forEach((qv2, i) =>
-      arrow(qkSvg, `qk-q-${i}`, S, qv2, `ae-plane-query${i === qi ? ' ae-plane-chosen' : ''}`, `q ${tokens[i]}`, {
-        kind: 'q',
-        index: i,
-        x: qv2[0],
-        y: qv2[1],
-      }),
-    );
+    const labels = [
+      ...qs.map((qv2, i) =>
+        arrow(qkSvg, `qk-q-${i}`, S, qv2, `ae-plane-query${i === qi ? ' ae-plane-chosen' : ''}`, `q ${tokens[i]}`, {
+          kind: 'q',
+          index: i,
+          x: qv2[0],
+          y: qv2[1],
+        }),
+      ),
+      ...ks.map((kv, j) =>
+        arrow(qkSvg, `qk-k-${j}`, S, kv, 'ae-plane-key', `k ${tokens[j]}`, { kind: 'k', index: j, x: kv[0], y: kv[1] }),
+      ),
+    ];
+    axisTitles(qkSvg, S, plane.projected ? TEXT.pcaAxes : TEXT.columnAxes('query/key'));
     sweep(qkSvg);
+    placeAll(S.size, labels);
     qkNote.textContent = plane.projected
-      ? `dₖ = ${q[0].length}: drawn in the plane of the two directions that keep the most of their spread (${fmt(100 * (plane.explained[0] + plane.explained[1]), 1)} % of it); dot products are computed on the full vectors.`
-      : `dₖ = ${q[0].length}: these are the vectors themselves.`;
+      ? TEXT.pcaNote(`dₖ = ${q[0].length}`, fmt(100 * (plane.explained[0] + plane.explained[1]), 1))
+      : `dₖ = ${q[0].length}: the arrows are the vectors themselves (column 0 across, column 1 up).`;
     tableOf(
       qkTable,
       `q·k for the query “${tokens[qi]}”`,
@@ -260,29 +318,36 @@ export function render(section, app) {
     outSvg.setAttribute('aria-label', `every token’s vector after ${TEXT.modes[mode]}, both sentences`);
     axes(outSvg, S2);
     const sharedPoints = [];
+    const pointLabels = [];
     rows.forEach((r, n) => {
       const [x, y] = S2.at(out.xy[n]);
       const g = item(outSvg, `out-${r.name}-${r.i}`, () => {
         const group = svgEl('g', { class: 'ae-plane-point' });
-        group.append(svgEl('circle', { r: 5 }), svgEl('title'), svgEl('text', { dy: 4 }));
+        group.append(svgEl('circle', { r: 5 }), svgEl('title'));
         return group;
       });
+      const text = item(outSvg, `out-label-${r.name}-${r.i}`, () => svgEl('text', { class: 'ae-plane-label' }));
       g.classList.toggle('ae-plane-shared', r.shared);
       g.classList.toggle('ae-plane-ctx-1', r.name === names[1]);
+      text.classList.toggle('ae-plane-shared', r.shared);
       g.style.transform = `translate(${x}px, ${y}px)`;
-      const [, title, text] = g.children;
+      const [, title] = g.children;
       title.textContent = `${r.word} (${r.name})`;
-      // Only the shared word is labelled (the others are named in their tooltip and the table);
-      // a label on the right half reads leftwards so it stays inside the picture.
-      const right = x > S2.size / 2;
-      text.textContent = r.shared ? `${r.word} (${r.name})` : '';
-      text.setAttribute('text-anchor', right ? 'end' : 'start');
-      text.setAttribute('dx', right ? -10 : 10);
-      text.setAttribute('dy', r.name === names[1] ? 18 : -10);
+      // Every point is labelled: its word, and for the shared word its sentence too.
+      text.textContent = r.shared ? `${r.word} (${r.name})` : r.word;
+      pointLabels.push({ x, y, text });
       Object.assign(g.dataset, { context: r.name, index: r.i, word: r.word, x: out.xy[n][0], y: out.xy[n][1] });
       if (r.shared) sharedPoints.push(r);
     });
+    axisTitles(outSvg, S2, out.projected ? TEXT.pcaAxes : TEXT.columnAxes('output'));
     sweep(outSvg);
+    placeAll(S2.size, pointLabels);
+    outLegend.replaceChildren(
+      ...names.map((n, i) =>
+        h(doc, 'span', {}, h(doc, 'span', { class: `ae-swatch ae-plane-dot${i === 1 ? ' ae-plane-ctx-1' : ''}` }), n),
+      ),
+      h(doc, 'span', {}, h(doc, 'span', { class: 'ae-swatch ae-plane-dot ae-plane-ring' }), TEXT.sharedMark),
+    );
     const word = results.cosines[0]?.word;
     const pair = sharedPoints.filter((r) => r.word === word);
     if (pair.length === 2) {

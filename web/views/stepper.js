@@ -14,23 +14,32 @@ export function render(section, app) {
   let timer = 0;
   let speed = 1;
 
-  const btn = (label, text, onclick) =>
-    h(doc, 'button', { type: 'button', class: 'ae-btn', 'aria-label': label, onclick }, text);
+  // A button's name is its visible word; the arrows beside it are decoration (WCAG 2.5.3).
+  const arrow = (text) => h(doc, 'span', { 'aria-hidden': 'true' }, text);
+  const btn = (before, text, after, onclick) =>
+    h(
+      doc,
+      'button',
+      { type: 'button', class: 'ae-btn', onclick },
+      before && arrow(`${before} `),
+      text,
+      after && arrow(` ${after}`),
+    );
   const go = (n) => store.set({ step: Math.max(0, Math.min(stepCount(store.get()), n)) });
-  const first = btn('Back to the start', '« Start', () => {
+  const first = btn('«', 'Start', '', () => {
     stop();
     go(0);
   });
-  const back = btn('Step back', '◀ Back', () => {
+  const back = btn('◀', 'Back', '', () => {
     stop();
     go(store.get().step - 1);
   });
-  const play = btn('Play', 'Play', () => (timer ? stop() : start()));
-  const fwd = btn('Step forward', 'Step ▶', () => {
+  const play = btn('', 'Play', '', () => (timer ? stop() : start()));
+  const fwd = btn('', 'Step', '▶', () => {
     stop();
     go(store.get().step + 1);
   });
-  const last = btn('Jump to the end', 'End »', () => {
+  const last = btn('', 'End', '»', () => {
     stop();
     go(Infinity);
   });
@@ -70,7 +79,7 @@ export function render(section, app) {
     h(
       doc,
       'p',
-      {},
+      { class: 'ae-prose' },
       'Matrix notation hides three plain loops. For each query token i: compare it with every key j (one dot product each), turn that row of scores into weights, then add up the value rows with those weights. Step through them; arrow keys work here too.',
     ),
     bar,
@@ -130,13 +139,11 @@ export function render(section, app) {
       go(st.step + 1);
     }, ms);
     play.textContent = 'Pause';
-    play.setAttribute('aria-label', 'Pause');
   }
   function stop() {
     if (timer) win.clearInterval(timer);
     timer = 0;
     play.textContent = 'Play';
-    play.setAttribute('aria-label', 'Play');
   }
 
   return {
@@ -191,7 +198,7 @@ export function render(section, app) {
       fwd.disabled = done === steps.length;
       last.disabled = done === steps.length;
       if (done === 0) {
-        narration.textContent = 'Press “Step forward” or “Play” to start with the first query.';
+        narration.textContent = 'Press “Step” or “Play” to start with the first query.';
         return;
       }
       const s = steps[done - 1];

@@ -1,0 +1,67 @@
+// What the first section says, derived from the numbers it shows (so it stays true whatever the
+// weights, the temperature or the mask): the claim — the shared word starts equal and comes out
+// different — and one honest sentence on what the attention weights do and do not do here.
+// Pure; unit-tested in tests/js/web-contrast.test.mjs.
+import { fmt } from './format.js';
+
+/** Row i of a (H, T, T) weights tensor averaged over heads. */
+export function meanHeadsRow(weights, i) {
+  const H = weights.length;
+  return weights[0][i].map((_, j) => weights.reduce((s, w) => s + w[i][j], 0) / H);
+}
+
+const list = (tokens, row) => tokens.map((t, j) => `${t} ${fmt(row[j], 2)}`).join(', ');
+
+/**
+ * @param {object} state  the explorer state
+ * @param {{contexts, cosines}} results  computeAll's results
+ * @returns {{claim: string, honest: string}}  honest is '' when there is nothing to compare
+ */
+export function contrastClaims(state, results) {
+  const names = Object.keys(results.contexts);
+  const row = results.cosines[0];
+  if (!row || names.length < 2) {
+    return {
+      claim: 'Add the same word to two sentences to compare what attention makes of it in each.',
+      honest: '',
+    };
+  }
+  const [a, b] = names;
+  const A = results.contexts[a],
+    B = results.contexts[b];
+  const w = `“${row.word}”`;
+  if (row.attention === null || !A.trace || !B.trace) {
+    return { claim: `${w} is the same vector in both sentences before attention.`, honest: '' };
+  }
+  const same = row.embedding !== null && row.embedding > 0.9995;
+  const apart = row.attention < 0.9995;
+  const claim = same
+    ? apart
+      ? `${w} is the same vector in both sentences (cosine ${fmt(row.embedding)}), and still the same after a plain linear layer (${fmt(row.linear ?? 1)}); after self-attention the two ${w}s differ: cosine ${fmt(row.attention)}.`
+      : `${w} is the same vector in both sentences, and with these settings self-attention leaves the two equal too (cosine ${fmt(row.attention)}).`
+    : `${w} starts with different vectors in the two sentences (cosine ${fmt(row.embedding)}); after self-attention the cosine is ${fmt(row.attention)}.`;
+
+  // Where the shared word looks in each sentence (averaged over heads).
+  const rowA = meanHeadsRow(A.trace.weights, row.i);
+  const rowB = meanHeadsRow(B.trace.weights, row.j);
+  const topOf = (r) => r.reduce((best, v, j) => (v > r[best] ? j : best), 0);
+  const [ta, tb] = [topOf(rowA), topOf(rowB)];
+  const even = rowA[ta] < 0.5 && rowB[tb] < 0.5;
+  const looksAt = `In “${a}” it looks at ${list(A.tokens, rowA)}; in “${b}” at ${list(B.tokens, rowB)}.`;
+  const onSelf = A.tokens[ta] === row.word && B.tokens[tb] === row.word;
+  const picked = `“${A.tokens[ta]}” (${fmt(rowA[ta], 2)}) in “${a}” and “${B.tokens[tb]}” (${fmt(rowB[tb], 2)}) in “${b}”`;
+  const what = even
+    ? `These weights spread its attention almost evenly: they do not pick out the word that says which ${row.word} it is, so the two differ because each mixes in different neighbours.`
+    : onSelf
+      ? `It attends mostly to itself: ${picked}.`
+      : `Its attention goes mostly to ${picked}.`;
+  const gap = row.attention - row.average;
+  const relation =
+    gap > 0.02
+      ? 'more alike than a plain average of each sentence would leave them'
+      : gap < -0.02
+        ? 'further apart than a plain average of each sentence would leave them'
+        : 'about as alike as a plain average of each sentence';
+  const honest = `${looksAt} ${what} The two ${w}s come out ${relation} (cosine ${fmt(row.attention)} with these weights, ${fmt(row.average)} with equal weights).`;
+  return { claim, honest };
+}
