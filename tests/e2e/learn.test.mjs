@@ -248,6 +248,7 @@ test('Learn_ASharedLinkRetrainsToTheSameWeights', async () => {
 test('Learn_AnExportedCheckpointGivesPyTorchsLogits', async (t) => {
   const { page, context } = await openLearn({ ...defaultLearn('reverse'), until: 50, autoplay: true });
   await reportAt(page, 50);
+  await page.click(`${SECTION} .ae-learn-files > summary`); // checkpoints are one click deeper
   const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${SECTION} .ae-learn-export`)]);
   const bytes = new Uint8Array(fs.readFileSync(await download.path()));
   await context.close();

@@ -44,9 +44,12 @@ async function open(state, contextOptions = {}) {
   return o;
 }
 
-/** Every line of the Lines section: head, i, j, its data-weight, drawn width and opacity, hidden. */
+// The Lines section draws every sentence of example "both"; the tests read the river one.
+const RIVER_LINES = 'section[data-section="lines"] .ae-lines[data-context="river"]';
+
+/** Every line of the river picture: head, i, j, its data-weight, drawn width and opacity, hidden. */
 function readLines(page) {
-  return page.$$eval('section[data-section="lines"] .ae-line', (els) =>
+  return page.$$eval(`${RIVER_LINES} .ae-line`, (els) =>
     els.map((el) => ({
       head: Number(el.dataset.head),
       i: Number(el.dataset.i),
@@ -84,7 +87,7 @@ test('Lines_WidthsAndOpacitiesAreTheEnginesWeights', async () => {
 
 test('Lines_IsolatingATokenHidesTheOthersLines', async () => {
   const { page, context } = await open(defaults);
-  const svg = 'section[data-section="lines"] svg';
+  const svg = `${RIVER_LINES} svg`;
   // Pointer: hovering the query "bank" (row 1) leaves only its three lines.
   await page.hover(`${svg} .ae-lines-token[data-side="query"][data-index="1"]`);
   let lines = await readLines(page);
@@ -92,7 +95,7 @@ test('Lines_IsolatingATokenHidesTheOthersLines', async () => {
     lines.filter((l) => !l.hidden).map((l) => l.i),
     [1, 1, 1],
   );
-  const status = await page.textContent('section[data-section="lines"] .ae-lines-status');
+  const status = await page.textContent(`${RIVER_LINES} .ae-lines-status`);
   const weights = engine.attend(attendArgs(defaults, defaults.contexts.river)).get('weights');
   assert.match(status, new RegExp(`“bank” attends to: stream ${weights[0][1][0].toFixed(2)}`));
   // Keyboard: focus the picture, move to the keys column and down to "mud", pin it.
@@ -162,10 +165,7 @@ test('Lines_ExportsParseBack', async () => {
 test('Lines_MoveSmoothlyUnlessReducedMotionIsAsked', async () => {
   const duration = async (reducedMotion) => {
     const { page, context } = await open(defaults, { reducedMotion });
-    const d = await page.$eval(
-      'section[data-section="lines"] .ae-line',
-      (el) => getComputedStyle(el).transitionDuration,
-    );
+    const d = await page.$eval(`${RIVER_LINES} .ae-line`, (el) => getComputedStyle(el).transitionDuration);
     await context.close();
     return d;
   };

@@ -58,7 +58,7 @@ test('Legend_OneSharedWeightsScaleAndEachSignedMatrixsOwn', () => {
   const w = cm.legendFor('weights', [0.2, 0.5, -Infinity]);
   assert.equal(w.min, 0);
   assert.equal(w.max, 1);
-  assert.match(w.scale, /one scale for every weight/);
+  assert.match(w.scale, /one scale for all weights/);
   assert.equal(w.stops[0], '#440154');
   assert.equal(w.stops.at(-1), '#fde725');
   // Weights after dropout (kept ones scaled by 1/(1 − p)) run past 1: their own scale then.
@@ -68,7 +68,7 @@ test('Legend_OneSharedWeightsScaleAndEachSignedMatrixsOwn', () => {
   assert.equal(cm.colorScale('weights', [0, 1.25])(1.25), '#fde725');
   const s = cm.legendFor('signed', [-0.5, 2, -Infinity]);
   assert.deepEqual([s.min, s.max], [-2, 2]);
-  assert.match(s.meaning, /red negative, blue positive/);
+  assert.match(s.meaning, /red −, blue \+/);
   assert.match(s.scale, /own scale/);
   assert.equal(s.stops[4], cm.colorScale('signed', [-2, 2])(0), 'the middle stop is 0');
   assert.equal(cm.legendFor('none', [1]), null);

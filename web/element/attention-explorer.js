@@ -82,6 +82,24 @@ export function sharedFullEngine() {
   return fullEnginePromise;
 }
 
+// A post with many figures mounts them one per task, in document order, so the browser paints
+// the first ones (and answers the reader) before the rest are built, instead of all at once.
+let mountTurns = Promise.resolve();
+function nextMountTurn(win) {
+  const turn = mountTurns.then(
+    () =>
+      new Promise((resolve) => {
+        if (win?.MessageChannel) {
+          const channel = new win.MessageChannel();
+          channel.port1.onmessage = () => resolve();
+          channel.port2.postMessage(null);
+        } else setTimeout(resolve, 0);
+      }),
+  );
+  mountTurns = turn;
+  return turn;
+}
+
 export class AttentionExplorerElement extends HTMLElement {
   static get observedAttributes() {
     return ATTRIBUTES;
@@ -117,10 +135,12 @@ export class AttentionExplorerElement extends HTMLElement {
       doc.readyState === 'loading'
         ? new Promise((r) => doc.addEventListener('DOMContentLoaded', r, { once: true }))
         : Promise.resolve();
-    const engine = Promise.all([sharedEngine(), sharedSheet(), parsed]).then(([ready, sheet]) => {
-      this.shadowRoot.adoptedStyleSheets = [sheet];
-      return ready;
-    });
+    const engine = Promise.all([sharedEngine(), sharedSheet(), parsed])
+      .then(([ready, sheet]) => {
+        this.shadowRoot.adoptedStyleSheets = [sheet];
+        return ready;
+      })
+      .then((ready) => nextMountTurn(this.ownerDocument.defaultView).then(() => ready));
     engine.finally(() => this._loading.remove()).catch(() => {});
     mountFromState(this._frame, {
       engine,

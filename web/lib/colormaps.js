@@ -89,7 +89,7 @@ export function legendFor(kind, values, theme = 'light') {
       max: top,
       stops: at(0, top),
       meaning: 'attention weight',
-      scale: top > 1 ? 'this matrix’s own scale (kept weights × 1/(1 − p))' : 'one scale for every weight',
+      scale: top > 1 ? 'own scale (kept weights × 1/(1 − p))' : 'one scale for all weights',
     };
   }
   const maxAbs = finite.reduce((m, v) => Math.max(m, Math.abs(v)), 0) || 1;
@@ -97,8 +97,8 @@ export function legendFor(kind, values, theme = 'light') {
     min: -maxAbs,
     max: maxAbs,
     stops: at(-maxAbs, maxAbs),
-    meaning: 'red negative, blue positive',
-    scale: 'this matrix’s own scale',
+    meaning: 'red −, blue +',
+    scale: 'own scale',
   };
 }
 

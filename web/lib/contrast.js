@@ -47,21 +47,21 @@ export function contrastClaims(state, results) {
   const topOf = (r) => r.reduce((best, v, j) => (v > r[best] ? j : best), 0);
   const [ta, tb] = [topOf(rowA), topOf(rowB)];
   const even = rowA[ta] < 0.5 && rowB[tb] < 0.5;
-  const looksAt = `In “${a}” it looks at ${list(A.tokens, rowA)}; in “${b}” at ${list(B.tokens, rowB)}.`;
+  const where = `${a}: ${list(A.tokens, rowA)}; ${b}: ${list(B.tokens, rowB)}`;
   const onSelf = A.tokens[ta] === row.word && B.tokens[tb] === row.word;
   const picked = `“${A.tokens[ta]}” (${fmt(rowA[ta], 2)}) in “${a}” and “${B.tokens[tb]}” (${fmt(rowB[tb], 2)}) in “${b}”`;
-  const what = even
-    ? `These weights spread its attention almost evenly: they do not pick out the word that says which ${row.word} it is, so the two differ because each mixes in different neighbours.`
-    : onSelf
-      ? `It attends mostly to itself: ${picked}.`
-      : `Its attention goes mostly to ${picked}.`;
   const gap = row.attention - row.average;
   const relation =
     gap > 0.02
-      ? 'more alike than a plain average of each sentence would leave them'
+      ? 'more alike than plain averages of the two sentences'
       : gap < -0.02
-        ? 'further apart than a plain average of each sentence would leave them'
-        : 'about as alike as a plain average of each sentence';
-  const honest = `${looksAt} ${what} The two ${w}s come out ${relation} (cosine ${fmt(row.attention)} with these weights, ${fmt(row.average)} with equal weights).`;
+        ? 'further apart than plain averages of the two sentences'
+        : 'about as alike as plain averages of the two sentences';
+  const versus = `(cosine ${fmt(row.attention)}, against ${fmt(row.average)} with equal weights)`;
+  const honest = even
+    ? `${w} spreads its attention almost evenly (${where}): these weights do not pick out the word that says which ${row.word} it is, and the two differ because each mixes in different neighbours, ending ${relation} ${versus}.`
+    : onSelf
+      ? `${w} attends mostly to itself, ${picked} (${where}), so the two end ${relation} ${versus}.`
+      : `${w}’s attention goes mostly to ${picked} (${where}), so the two end ${relation} ${versus}.`;
   return { claim, honest };
 }

@@ -14,10 +14,8 @@ import { contrastClaims } from '../lib/contrast.js';
 const TEXT = {
   title: 'Two sentences, one word',
   intro:
-    '“bank” means one thing next to “stream” and “mud”, another next to “money” and “loan”; an embedding table gives it one vector in both.',
-  why: 'A layer that treats each token on its own (a plain linear layer, X·W) keeps the two equal. Self-attention replaces each token’s vector with a weighted mix of the vectors of its sentence — the lines show the weights — so the same word can come out different.',
-  cosineHelp:
-    'Cosine similarity compares the directions of two vectors: 1 when they point the same way, 0 at right angles, −1 opposite; lengths do not matter.',
+    '“bank” means one thing next to “stream” and “mud”, another next to “money” and “loan”, yet an embedding table gives it one vector in both, and a layer that treats each token on its own (a plain linear layer, X·W) keeps the two equal. Self-attention replaces each token’s vector with a weighted mix of its sentence — the lines show the weights — so the same word can come out different.',
+  cosineHelp: 'Cosine: 1 when two vectors point the same way, 0 at right angles, −1 opposite.',
   details: 'The numbers behind it: X, X·W and W',
   learnPointer:
     'These weights were set by hand. A model that learns them does more: in Learn (“Bank, learned”), one head comes to put about 0.96 of “bank”’s attention on the word that says which bank it is.',
@@ -36,21 +34,21 @@ export function render(section, app) {
   const { doc } = app;
   const claim = h(doc, 'p', { class: 'ae-claim', 'aria-live': 'polite' });
   const honest = h(doc, 'p', { class: 'ae-prose ae-contrast-honest' });
-  const pointer = h(
-    doc,
-    'p',
-    { class: 'ae-prose ae-help' },
-    TEXT.learnPointer,
-    ' ',
-    app.sections.some((s) => s.id === 'learn')
-      ? h(doc, 'button', { type: 'button', class: 'ae-link', onclick: () => app.goTo('learn') }, TEXT.goLearn)
-      : null,
-  );
+  // The learned bank model is on this page's Learn section; where there is none, nothing to point at.
+  const pointer = app.sections.some((s) => s.id === 'learn')
+    ? h(
+        doc,
+        'p',
+        { class: 'ae-prose ae-help' },
+        TEXT.learnPointer,
+        ' ',
+        h(doc, 'button', { type: 'button', class: 'ae-link', onclick: () => app.goTo('learn') }, TEXT.goLearn),
+      )
+    : null;
   section.append(
     h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
     h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
     claim,
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.why),
   );
   const grid = h(doc, 'div', { class: 'ae-two' });
   section.append(grid);
@@ -105,6 +103,7 @@ export function render(section, app) {
     const card = h(doc, 'div', { class: 'ae-card ae-context', 'data-context': name }, title);
     const common = { context: name, rowLabels: [], colLabels: [], values: [[0]] };
     const lines = createAttentionLines(doc, { compact: true, label: `where each token of ${name} looks` });
+    lines.el.classList.add('ae-contrast-lines');
     const output = app.heatmap({ ...common, id: 'output', caption: 'self-attention output' });
     const stale = h(doc, 'p', { class: 'ae-stale', hidden: true }, 'Showing the last result the engine could compute.');
     card.append(h(doc, 'div', { class: 'ae-row' }, lines.el, output.el), stale);
@@ -143,7 +142,7 @@ export function render(section, app) {
             weights: t.weights,
             masked: (hh, i, j) => t.masked[hh][i][j] === -Infinity,
             theme: app.container.dataset.theme,
-            caption: 'where each token looks (line width = attention weight)',
+            caption: 'where each token looks',
           });
           c.output.update({
             values: t.output,
@@ -165,6 +164,7 @@ export function render(section, app) {
         caption: `W, the plain linear layer (${w.length} × ${w[0].length})`,
       });
 
+      if (pointer) pointer.hidden = !(state.view.includes('all') || state.view.includes('learn'));
       const names = Object.keys(results.contexts);
       const said = contrastClaims(state, results);
       claim.textContent = said.claim;

@@ -499,6 +499,15 @@ export function mountExplorer(root, options) {
         schedule();
       });
   }
+  let prefetching = false;
+  function prefetch(m) {
+    if (prefetching || upgrading) return;
+    prefetching = true;
+    const idle = win.requestIdleCallback
+      ? (f) => win.requestIdleCallback(f, { timeout: 1500 })
+      : (f) => win.setTimeout(f, 300);
+    idle(() => upgrade(m));
+  }
   function renderNow() {
     frame = 0;
     const partial = firstRender;
@@ -544,12 +553,16 @@ export function mountExplorer(root, options) {
       if (show) m.stale = false;
       if (m.section) m.section.hidden = !show;
       if (show && m.needs && !engine.features?.[m.needs]) {
-        // The whole engine is fetched only once the section that needs it comes near the screen.
+        // The whole engine is fetched once the section that needs it comes near the screen, or
+        // before that in idle time after the first paint (the figure will need it).
         m.section.hidden = false;
         if (m.onscreen) {
           upgrade(m);
           waiting = true;
-        } else m.stale = true;
+        } else {
+          m.stale = true;
+          prefetch(m);
+        }
         continue;
       }
       if (show && !m.inst && !m.mod && m.load && !m.failed) {

@@ -20,11 +20,11 @@ const numbers = (xs) => vector(xs.map(num));
 const top = mo('\u22a4', '\\top');
 const transposed = (name) => sup(mi(name), top);
 
-/** softmax(QKᵀ/√d_k)·V */
+/** Attention(Q, K, V) = softmax(QKᵀ/√d_k)·V, as two halves a narrow screen may put on two lines. */
 function generalFormula() {
   const attention = row(opname('Attention'), fenced('(', ')', row(mi('Q'), mo(','), mi('K'), mo(','), mi('V'))));
   const scores = frac(row(mi('Q'), transposed('K')), sqrt(sub(mi('d'), mi('k'))));
-  return row(attention, mo('='), opname('softmax'), fenced('(', ')', scores), mi('V'));
+  return [row(attention, mo('=')), row(opname('softmax'), fenced('(', ')', scores), mi('V'))];
 }
 
 /** The formula's lines for query row i of head hd, with the trace's numbers. */
@@ -41,14 +41,10 @@ function rowFormulas(t, hd, i, options) {
   const s = t.scale / options.temperature;
   const lines = [
     row(qiKt, mo('='), numbers(t.scores[hd][i])),
-    row(
-      factor,
-      space(0.1667),
-      qiKt,
-      mo('='),
-      numbers(t.scaled[hd][i]),
-      ...(s !== 1 ? [space(1, '\\quad'), fenced('(', ')', row(mo('\u00d7', '\\times'), mn(num(s))))] : []),
-    ),
+    [
+      row(factor, space(0.1667), qiKt, mo('='), numbers(t.scaled[hd][i])),
+      ...(s !== 1 ? [row(fenced('(', ')', row(mo('\u00d7', '\\times'), mn(num(s)))))] : []),
+    ],
   ];
   if (options.causal) lines.push(row(mtext('masked: '), numbers(t.masked[hd][i])));
   lines.push(row(opname('softmax'), fenced('(', ')', mo('\u00b7', '\\cdot')), mo('='), numbers(t.weights[hd][i])));
@@ -58,7 +54,8 @@ function rowFormulas(t, hd, i, options) {
     space(0.1667),
     sub(mi('v'), mn(j)),
   ]);
-  lines.push(row(sub(mtext('output'), mn(i)), mo('='), ...terms, mo('='), numbers(t.headOutputs[hd][i])));
+  // The weighted sum and its value: two halves that wrap onto two lines where the width is short.
+  lines.push([row(sub(mtext('output'), mn(i)), mo('='), ...terms), row(mo('='), numbers(t.headOutputs[hd][i]))]);
   return lines;
 }
 
@@ -67,8 +64,8 @@ export function render(section, app) {
   // Math blocks may scroll sideways on a phone: focusable so the keyboard can scroll them too.
   const mathBox = (label, extra = '') =>
     h(doc, 'div', { class: `ae-math ${extra}`, tabindex: 0, role: 'group', 'aria-label': label });
-  const general = mathBox('the attention formula', 'ae-math-general');
-  general.append(math(doc, generalFormula()));
+  const general = mathBox('the attention formula', 'ae-math-general ae-math-wrap');
+  general.append(...generalFormula().map((part) => math(doc, part)));
   const rowId = uid('row');
   const rowSel = h(doc, 'select', {
     id: rowId,
@@ -102,7 +99,14 @@ export function render(section, app) {
       );
       legend.textContent = `Row ${i} is “${tok[i]}” in “${state.focus}”; keys and values 0…${tok.length - 1} are ${tok.map((w, n) => `${n} “${w}”`).join(', ')}.`;
       const lines = rowFormulas(t, hd, i, state.options);
-      const key = lines.map((l) => l.tex).join('\n');
+      const key = lines
+        .map((l) =>
+          [l]
+            .flat()
+            .map((part) => part.tex)
+            .join(' '),
+        )
+        .join('\n');
       if (key === last) return;
       last = key;
       steps.replaceChildren(
@@ -111,12 +115,12 @@ export function render(section, app) {
             doc,
             'div',
             {
-              class: 'ae-math',
+              class: `ae-math${Array.isArray(l) ? ' ae-math-wrap' : ''}`,
               tabindex: 0,
               role: 'group',
               'aria-label': 'the formula with the numbers of the selected row',
             },
-            math(doc, l),
+            ...[l].flat().map((part) => math(doc, part)),
           ),
         ),
       );

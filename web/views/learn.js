@@ -28,6 +28,8 @@ const TEXT = {
   title: 'Learn: watch attention being learned',
   intro:
     'Everything above used weights set by hand. Here a small transformer (the same layers as nanoGPT: embeddings, attention, an MLP, LayerNorm) starts from random weights and learns them from examples, one batch at a time, in this page. Pick a task, press Train, and watch the loss fall and the attention patterns appear — at full speed, or in slow motion one step at a time.',
+  introAlone:
+    'A small transformer (nanoGPT’s layers) starts from random weights and learns them from examples, in this page. Press Train and watch the loss fall and the attention pattern appear.',
   chart: 'Loss, step by step (dots: held-out evaluations)',
   empty: 'No model yet.',
   heatmapOf: 'Attention weights',
@@ -56,7 +58,8 @@ export function render(section, app) {
   const ctx = { doc, app, field, button };
 
   // --- the figures ----------------------------------------------------------------------------
-  section.append(h(doc, 'h2', { class: 'ae-prose' }, TEXT.title), h(doc, 'p', { class: 'ae-prose' }, TEXT.intro));
+  const intro = h(doc, 'p', { class: 'ae-prose' }, TEXT.intro);
+  section.append(h(doc, 'h2', { class: 'ae-prose' }, TEXT.title), intro);
   const ui = controls.render(section, {
     ...ctx,
     onTask: (task) => switchTask(task),
@@ -74,6 +77,7 @@ export function render(section, app) {
     caption: TEXT.chart,
   });
   const emptyNote = h(doc, 'p', { class: 'ae-help ae-learn-empty' }, TEXT.empty);
+  chart.el.classList.add('ae-learn-chart');
   const pictures = h(doc, 'div', { class: 'ae-row' }, chart.el);
   section.append(pictures);
   const heatmap = headHeatmap.render(pictures, ctx);
@@ -132,6 +136,14 @@ export function render(section, app) {
   }
   function sync() {
     const learn = learnOf();
+    const view = store.get().view;
+    // Alone in a figure (the element's learn:<task>), the section drops what refers to the page;
+    // view="model" without "learn" shows the model's pictures and how to train it, no more.
+    intro.textContent = view.includes('all') ? TEXT.intro : TEXT.introAlone;
+    section.classList.toggle(
+      'ae-learn-model-only',
+      view.includes('model') && !view.includes('learn') && !view.includes('all'),
+    );
     ui.update({
       learn,
       task: safeTask(learn),
@@ -441,8 +453,9 @@ export function render(section, app) {
   }
 
   // --- lifecycle -----------------------------------------------------------------------------
-  // The first model is made once the section comes near the screen (a link's step count is
-  // retrained then), so a page that never scrolls here starts no worker.
+  // The first model is made once the section comes on screen (a link's step count is retrained
+  // then), so a page that never scrolls here — or a post with several training figures the
+  // reader has not reached — starts no worker.
   sync();
   let started = false;
   const startOnce = () => {
@@ -455,9 +468,7 @@ export function render(section, app) {
     });
   };
   const io = app.win.IntersectionObserver
-    ? new app.win.IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && startOnce(), {
-        rootMargin: '200px 0px',
-      })
+    ? new app.win.IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && startOnce())
     : null;
   if (io) io.observe(section);
   else startOnce();

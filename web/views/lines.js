@@ -19,13 +19,15 @@ const TEXT = {
 
 export function render(section, app) {
   const { doc } = app;
-  const lines = createAttentionLines(doc, { label: 'attention lines of the focused context' });
+  // One picture per sentence shown: the example's alone, or every sentence for "both".
+  const figures = h(doc, 'div', { class: 'ae-row ae-lines-row' });
+  const pictures = new Map(); // context name → lines picture
   const toggles = h(doc, 'fieldset', { class: 'ae-radio ae-head-toggles' });
   const hidden = new Set(); // heads the reader switched off
   const numbers = h(doc, 'div', { class: 'ae-row' });
   const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
   let tables = [];
-  let last = null; // {layout, name}
+  let last = null; // {view, name}: the focused sentence's picture, for the exports
 
   const exportLayout = () => linesLayout({ ...last.view, title: `attention lines: ${last.name}` });
   const save = async (kind) => {
@@ -48,10 +50,20 @@ export function render(section, app) {
     h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
     h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
     toggles,
-    lines.el,
+    figures,
     exportBar,
     h(doc, 'details', { class: 'ae-lines-numbers' }, h(doc, 'summary', {}, TEXT.numbers), numbers),
   );
+
+  function picture(name) {
+    let lines = pictures.get(name);
+    if (!lines) {
+      lines = createAttentionLines(doc, { label: `attention lines of ${name}` });
+      lines.el.dataset.context = name;
+      pictures.set(name, lines);
+    }
+    return lines;
+  }
 
   function update() {
     const { state, results } = app;
@@ -94,14 +106,33 @@ export function render(section, app) {
     }
     toggles.hidden = H === 1;
     const heads = Array.from({ length: H }, (_, hh) => hh).filter((hh) => !hidden.has(hh));
-    const view = { tokens, weights: t.weights, heads, masked: (hh, i, j) => t.masked[hh][i][j] === -Infinity };
-    last = { view, name: state.focus };
-    lines.update({
-      ...view,
-      theme,
-      caption: `“${state.focus}”: ${tokens.join(' ')}${H > 1 ? ` · ${heads.length} of ${H} heads` : ''}`,
+    // The sentences to draw: the example's alone when it names one, else all; the focused first.
+    const names = Object.keys(results.contexts).filter((n) => results.contexts[n].trace);
+    const shown = names.includes(state.example)
+      ? [state.example]
+      : [state.focus, ...names.filter((n) => n !== state.focus)].filter((n) => names.includes(n));
+    for (const name of pictures.keys()) if (!shown.includes(name)) pictures.get(name).el.remove();
+    shown.forEach((name) => {
+      const entry = results.contexts[name];
+      const tr = entry.trace;
+      const view = {
+        tokens: entry.tokens,
+        weights: tr.weights,
+        heads,
+        masked: (hh, i, j) => tr.masked[hh][i][j] === -Infinity,
+      };
+      const lines = picture(name);
+      if (lines.el.parentNode !== figures) figures.append(lines.el);
+      lines.update({
+        ...view,
+        theme,
+        caption: `“${name}”: ${entry.tokens.join(' ')}${H > 1 ? ` · ${heads.length} of ${H} heads` : ''}`,
+      });
+      if (name === state.focus || !last || !shown.includes(last.name)) last = { view, name };
     });
-    // The numbers: one weights table per head.
+    // Keep the pictures in the order of `shown`.
+    shown.forEach((name) => figures.append(pictures.get(name).el));
+    // The numbers: one weights table per head, of the focused sentence.
     if (tables.length !== H) {
       numbers.replaceChildren();
       tables = Array.from({ length: H }, (_, hh) => {

@@ -44,17 +44,11 @@ export function render(section, app) {
   const cards = {};
   const maps = {};
   const texts = {};
-  let number = 0;
+  const headings = {};
   const card = (step, heading, text) => {
-    number += 1;
     const p = h(doc, 'p', { class: 'ae-help ae-prose' }, text);
-    const el = h(
-      doc,
-      'div',
-      { class: 'ae-card ae-step', 'data-step': step },
-      h(doc, 'h3', { class: 'ae-prose' }, `${number} · ${heading}`),
-      p,
-    );
+    headings[step] = { el: h(doc, 'h3', { class: 'ae-prose' }, heading), text: heading };
+    const el = h(doc, 'div', { class: 'ae-card ae-step', 'data-step': step }, headings[step].el, p);
     steps.append(el);
     cards[step] = el;
     texts[step] = p;
@@ -174,7 +168,12 @@ export function render(section, app) {
       evalMode.input.checked = !o.training;
       dropoutHelp.textContent = o.training ? TEXT.dropoutTraining : TEXT.dropoutEval;
       const view = state.view;
-      for (const [step, el] of Object.entries(cards)) el.hidden = !(view.includes('all') || view.includes(step));
+      // The steps shown are numbered 1, 2, … in order (a figure of some steps has no gaps).
+      let number = 0;
+      for (const [step, el] of Object.entries(cards)) {
+        el.hidden = !(view.includes('all') || view.includes(step));
+        if (!el.hidden) headings[step].el.textContent = `${++number} · ${headings[step].text}`;
+      }
 
       const f = focusView(state, results);
       if (!f) return;

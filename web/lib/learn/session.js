@@ -96,7 +96,9 @@ export function createSession(engine, { task: taskSpec, settings }, checkpoint =
     }
     model.setParams(seedStartParams(model.params(), seed003, task.vocab));
   }
-  const held = heldOut(task, settings.seed);
+  // The held-out examples: 128 sequences, or fewer of a long context (≤ 2048 tokens in all), so
+  // that an evaluation — every ~1/60 of a run — stays a small share of the training time.
+  const held = heldOut(task, settings.seed, Math.max(16, Math.min(128, Math.floor(2048 / task.context))));
   const example = {
     tokens: Array.from(held.tokens.subarray(0, task.context)),
     targets: Array.from(held.targets.subarray(0, task.context)),

@@ -3,6 +3,7 @@
 import { h } from '../../ui/dom.js';
 
 const TEXT = {
+  summary: 'Checkpoints: save this model, or load one (.safetensors)',
   export: 'Export checkpoint (.safetensors)',
   import: 'Import checkpoint',
   importHelp:
@@ -27,8 +28,9 @@ export function render(parent, { doc, button, onExport, onImport }) {
   parent.append(
     h(
       doc,
-      'div',
-      { class: 'ae-learn-files' },
+      'details',
+      { class: 'ae-details ae-learn-files' },
+      h(doc, 'summary', {}, TEXT.summary),
       button(TEXT.export, () => onExport(), 'ae-learn-export'),
       h(doc, 'label', {}, `${TEXT.import} `, fileInput),
       h(doc, 'p', { class: 'ae-help' }, TEXT.importHelp),

@@ -88,7 +88,8 @@ export function render(parent, { doc, onPick, title, stem }) {
     status,
   );
   const labelsHelp = h(doc, 'p', { class: 'ae-help ae-learn-labels' }, TEXT.labels);
-  parent.append(h(doc, 'h3', { class: 'ae-prose' }, TEXT.title), labelsHelp, box, exports);
+  const heading = h(doc, 'h3', { class: 'ae-prose' }, TEXT.title);
+  parent.append(heading, labelsHelp, box, exports);
 
   function build(L, H) {
     box.replaceChildren();
@@ -119,6 +120,10 @@ export function render(parent, { doc, onPick, title, stem }) {
       shown = { attention, labels, chosen };
       const L = attention.length;
       const H = attention[0]?.weights.length ?? 0;
+      // One layer of one head is the enlarged heatmap already: no grid of one.
+      const one = L * H === 1;
+      heading.hidden = one;
+      box.hidden = one;
       if (cells.length !== L * H) build(L, H);
       const theme = parent.closest('.ae-root')?.dataset.theme === 'dark' ? 'dark' : 'light';
       cells.forEach(({ lines, cell }, n) => {

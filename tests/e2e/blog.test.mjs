@@ -1,0 +1,391 @@
+// A blogger's page (web/examples/blog.html, as dist/examples/blog.html): a 700 px serif column
+// with a dark variant, served with the strict CSP the README recommends, holding one figure for
+// every documented example and view value, a training figure and the iframe route. In Chromium,
+// light and dark and at a phone's width: no console errors, failed requests or CSP violations;
+// every figure shows its numbers within 2 s of coming on screen; each figure's height within the
+// budget below; the figures wear the post's font and colours; the README's inline-JSON example
+// is the one on the page, verbatim. In Firefox ESR: the training figure trains.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  serveStatic,
+  launchBrowser,
+  openPage,
+  CSP,
+  launchFirefox,
+  openFirefoxPage,
+  recordProblems,
+} from './helpers.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const DIST = path.join(ROOT, 'dist');
+const SHOTS = path.join(ROOT, 'tests', 'e2e', 'screenshots');
+
+// Height budgets at a 700 px column (px): the element's compact defaults under 1,200, a
+// figure-only weights figure a few hundred; the rest what their figures need, with room.
+const BUDGET = {
+  'fig-river': 1200,
+  'fig-both': 1200,
+  'fig-finance': 1500,
+  'fig-weights': 400,
+  'fig-steps': 3300,
+  'fig-lines': 800,
+  'fig-plane': 1900,
+  'fig-averaging': 1400,
+  'fig-averaging-figure': 1000,
+  'fig-tokens': 1200,
+  'fig-heads': 1100,
+  'fig-loops': 950,
+  'fig-scaling': 800,
+  'fig-order': 650,
+  'fig-formula': 750,
+  'fig-learn': 1500,
+  'fig-learn-copy': 1500,
+  'fig-learn-sort': 520,
+  'fig-learn-repeat': 520,
+  'fig-learn-bank': 520,
+  'fig-learn-text': 520,
+  'fig-model': 1400,
+  'fig-notebook': 600,
+  'fig-pets': 1100,
+  'fig-iframe': 1100,
+  'fig-all': 700,
+};
+// Every value the README documents for example and view.
+const EXAMPLES = [
+  'river',
+  'finance',
+  'both',
+  'averaging',
+  'learn:copy',
+  'learn:reverse',
+  'learn:sort',
+  'learn:repeat',
+  'learn:bank',
+  'learn:text',
+];
+const VIEWS = [
+  'all',
+  'contexts',
+  'averaging',
+  'x',
+  'naive',
+  'qkv',
+  'scores',
+  'scaled',
+  'masked',
+  'weights',
+  'output',
+  'lines',
+  'plane',
+  'heads',
+  'loops',
+  'scaling',
+  'order',
+  'formula',
+  'learn',
+  'model',
+  'notebook',
+];
+// What counts as "its numbers" in a figure: a number cell, a cosine, the learning status, a
+// plane arrow, a typeset number.
+const NUMBERS =
+  'td.ae-cell[data-value], td[data-cos][data-value], .ae-learn-status[data-step], .ae-plane-arrow, math mn, .ae-scaling-table td';
+
+let server, browser;
+before(async () => {
+  assert.ok(fs.existsSync(path.join(DIST, 'examples/blog.html')), 'dist/ is built (node scripts/build.mjs)');
+  fs.mkdirSync(SHOTS, { recursive: true });
+  server = await serveStatic(DIST, { csp: CSP });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Scrolls to each figure in turn; returns [{id, ms, height}] and the problems met. */
+async function walk(page) {
+  // A figure's name: its id, or for the README's example (which has none) fig-<its example>.
+  const ids = await page.evaluate(() =>
+    [...document.querySelectorAll('main attention-explorer, main iframe')].map(
+      (el) => el.id || `fig-${el.getAttribute('example')}`,
+    ),
+  );
+  const out = [];
+  for (const [n, id] of ids.entries()) {
+    const ms = await page.evaluate(
+      async ([index, selector]) => {
+        const el = [...document.querySelectorAll('main attention-explorer, main iframe')][index];
+        const t0 = performance.now();
+        el.scrollIntoView({ block: 'start' });
+        const shows = () => {
+          const root = el.localName === 'iframe' ? el.contentDocument : el.shadowRoot;
+          return [...(root?.querySelectorAll(selector) ?? [])].some((x) => x.getClientRects().length > 0);
+        };
+        while (!shows()) {
+          if (performance.now() - t0 > 20000) return Infinity;
+          await new Promise((r) => setTimeout(r, 16));
+        }
+        return performance.now() - t0;
+      },
+      [n, NUMBERS],
+    );
+    out.push({ id, ms });
+  }
+  // Heights once everything has drawn (the training figure is measured as it trains).
+  for (const [n, f] of out.entries())
+    f.height = await page.evaluate(
+      (index) =>
+        Math.round(
+          [...document.querySelectorAll('main attention-explorer, main iframe')][index].getBoundingClientRect().height,
+        ),
+      n,
+    );
+  return out;
+}
+
+for (const scheme of ['light', 'dark']) {
+  test(`Blog_${scheme}_EveryFigureShowsItsNumbersWithinTwoSecondsAndWithinItsHeightBudget`, async () => {
+    const { page, context, problems } = await openPage(browser, null, {
+      viewport: { width: 1280, height: 900 },
+      colorScheme: scheme,
+    });
+    const failed = recordProblems(page, []);
+    const response = await page.goto(server.url + 'examples/blog.html');
+    assert.equal(response.headers()['content-security-policy'], CSP);
+    // The first figure's numbers, counted from the start of navigation.
+    const first = await page.evaluate(async (selector) => {
+      const el = document.querySelector('main attention-explorer');
+      while (![...(el.shadowRoot?.querySelectorAll(selector) ?? [])].some((x) => x.getClientRects().length > 0))
+        await new Promise((r) => setTimeout(r, 16));
+      return performance.now();
+    }, NUMBERS);
+    assert.ok(first <= 2000, `the first figure's numbers showed ${Math.round(first)} ms after navigation`);
+    const figures = await walk(page);
+    console.log(
+      `# [ measured ] blog (${scheme}): first figure ${Math.round(first)} ms after navigation; ` +
+        figures.map((f) => `${f.id} ${f.height} px ${Math.round(f.ms)} ms`).join('; '),
+    );
+    for (const f of figures) {
+      assert.ok(f.ms <= 2000, `${f.id}: its numbers took ${Math.round(f.ms)} ms to show`);
+      assert.ok(BUDGET[f.id], `${f.id} has a height budget`);
+      assert.ok(f.height > 100 && f.height <= BUDGET[f.id], `${f.id}: ${f.height} px (budget ${BUDGET[f.id]})`);
+    }
+    // Every documented example and view value is on the page, through the attribute.
+    const used = await page.evaluate(() =>
+      [...document.querySelectorAll('attention-explorer')].map((el) => ({
+        example: el.getAttribute('example'),
+        view: el.getAttribute('view'),
+      })),
+    );
+    for (const ex of EXAMPLES)
+      assert.ok(
+        used.some((u) => u.example === ex),
+        `example="${ex}" is on the page`,
+      );
+    for (const v of VIEWS)
+      assert.ok(
+        used.some((u) => (u.view ?? '').split(/[\s,]+/).includes(v)),
+        `view="${v}" is on the page`,
+      );
+
+    // The training figure trains to its steps and reaches its task's goal.
+    await page.locator('#fig-learn').scrollIntoViewIfNeeded();
+    await page.waitForFunction(
+      () =>
+        document.querySelector('#fig-learn').shadowRoot.querySelector('.ae-learn-status')?.dataset.reportStep === '600',
+      null,
+      { timeout: 60000 },
+    );
+    const learned = await page.evaluate(() => {
+      const el = document.querySelector('#fig-learn');
+      const status = el.shadowRoot.querySelector('.ae-learn-status').dataset;
+      return {
+        accuracy: Number(status.accuracy),
+        task: el.state.learn.task,
+        height: el.getBoundingClientRect().height,
+      };
+    });
+    assert.equal(learned.task, 'reverse');
+    assert.ok(learned.accuracy >= 0.98, `reverse reached ${learned.accuracy}`);
+    assert.ok(learned.height <= BUDGET['fig-learn'], `the trained figure is ${learned.height} px`);
+
+    // The post's font and colours reach the figures (custom properties; the font by inheritance).
+    const look = await page.evaluate(() => {
+      const root = document.querySelector('#fig-river').shadowRoot.querySelector('.ae-root');
+      const css = getComputedStyle(root);
+      const post = getComputedStyle(document.documentElement);
+      const rgb = (c) => {
+        const probe = document.createElement('i');
+        probe.style.color = c;
+        document.body.append(probe);
+        const v = getComputedStyle(probe).color;
+        probe.remove();
+        return v;
+      };
+      return {
+        font: css.fontFamily,
+        background: css.backgroundColor,
+        figureBg: rgb(post.getPropertyValue('--figure-bg').trim()),
+        color: css.color,
+        postFg: rgb(post.getPropertyValue('--post-fg').trim()),
+        theme: root.dataset.theme,
+        caption: getComputedStyle(document.querySelector('#fig-weights').shadowRoot.querySelector('.ae-figure-caption'))
+          .fontStyle,
+      };
+    });
+    assert.match(look.font, /Georgia|DejaVu Serif/, 'the post’s serif font');
+    assert.equal(look.background, look.figureBg, 'the figure wears --ae-bg');
+    assert.equal(look.color, look.postFg, 'and --ae-fg');
+    assert.equal(look.theme, scheme, 'theme="auto" follows the post’s colour scheme');
+    assert.equal(look.caption, 'italic', '::part(caption) reaches the caption');
+
+    // The figure-only weights: the heatmap and its caption, no heading, prose or picker.
+    const figureOnly = await page.evaluate(() => {
+      const root = document.querySelector('#fig-weights').shadowRoot;
+      const shown = (sel) => [...root.querySelectorAll(sel)].filter((n) => n.getClientRects().length > 0).length;
+      return {
+        headings: shown('h2, h3'),
+        prose: shown('.ae-prose'),
+        tables: shown('table[data-matrix="weights"]'),
+        caption: root.querySelector('.ae-figure-caption').textContent,
+      };
+    });
+    assert.deepEqual(figureOnly, {
+      headings: 0,
+      prose: 0,
+      tables: 1,
+      caption: 'Where each word of “stream bank mud” looks: each row sums to 1.',
+    });
+
+    // The iframe route: embed-host.js sized the frame to its content, which does not scroll.
+    const frame = await page.evaluate(() => {
+      const el = document.querySelector('#fig-iframe');
+      const doc = el.contentDocument;
+      return {
+        sized: doc.documentElement.classList.contains('ae-frame-sized'),
+        height: Math.round(el.getBoundingClientRect().height),
+        content: Math.ceil(doc.documentElement.getBoundingClientRect().height),
+        focus: doc.defaultView.__embed && doc.querySelector('table[data-matrix="weights"]')?.dataset.context,
+      };
+    });
+    assert.equal(frame.sized, true, 'the host answered the frame');
+    assert.ok(Math.abs(frame.height - frame.content) <= 1, `frame ${frame.height} px, content ${frame.content} px`);
+    assert.equal(frame.focus, 'finance', '"example":"finance" in the hash shows finance');
+
+    await page.screenshot({ path: path.join(SHOTS, `blog-${scheme}.png`), fullPage: true });
+    const violations = await page.evaluate(() => window.__cspViolations);
+    assert.deepEqual(violations, [], 'no CSP violations');
+    assert.deepEqual(problems, [], 'no console errors or failed requests');
+    assert.deepEqual(failed, [], 'no HTTP errors');
+    await context.close();
+  });
+}
+
+test('Blog_ReadmeInlineJsonExampleIsThePagesVerbatimAndShowsItsOwnSentence', async () => {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const snippet = /<!-- inline-json-example -->\n```html\n([\s\S]*?)```/.exec(readme)?.[1];
+  assert.ok(snippet, 'the README has the inline-JSON example (marked <!-- inline-json-example -->)');
+  const squash = (s) => s.replace(/\s+/g, ' ').trim();
+  const blog = fs.readFileSync(path.join(ROOT, 'web/examples/blog.html'), 'utf8');
+  assert.ok(squash(blog).includes(squash(snippet)), 'blog.html holds the README example verbatim');
+  const { page, context, problems } = await openPage(browser, null, { viewport: { width: 1280, height: 900 } });
+  await page.goto(server.url + 'examples/blog.html');
+  const el = page.locator('attention-explorer[example="pets"]');
+  await el.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() =>
+    document
+      .querySelector('attention-explorer[example="pets"]')
+      .shadowRoot?.querySelector('table[data-matrix="weights"] td.ae-cell'),
+  );
+  const shown = await page.evaluate(() => {
+    const el = document.querySelector('attention-explorer[example="pets"]');
+    const root = el.shadowRoot;
+    return {
+      notice: root.querySelector('.ae-notice').hidden,
+      rows: [...root.querySelectorAll('table[data-matrix="weights"] tbody th')].map((th) => th.textContent),
+      highlighted: root.querySelectorAll('table[data-matrix="weights"] tr.ae-hl').length,
+      w: el.state.weights.w,
+      focus: el.state.focus,
+      causal: el.state.options.causal,
+    };
+  });
+  assert.deepEqual(shown, {
+    notice: true,
+    rows: ['the', 'cat', 'sat'],
+    highlighted: 1, // "the" is in both sentences
+    w: [
+      [1, 0, 0],
+      [0, 1, 0],
+      [0, 0, 1],
+    ],
+    focus: 'pets',
+    causal: true,
+  });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Blog_PhoneWidthNothingSticksOutAndEveryFigureDraws', async () => {
+  const { page, context, problems } = await openPage(browser, null, {
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+  });
+  await page.goto(server.url + 'examples/blog.html');
+  const figures = await walk(page);
+  for (const f of figures) assert.ok(Number.isFinite(f.ms), `${f.id} drew its numbers at 390 px`);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.equal(overflow, 0, 'the post does not scroll sideways');
+  // Inside the figures only tables and the formula's rows may scroll sideways, in their own boxes.
+  const sticking = await page.evaluate(() =>
+    [...document.querySelectorAll('attention-explorer')].flatMap((el) => {
+      const box = el.getBoundingClientRect();
+      return [...el.shadowRoot.querySelectorAll('*')]
+        .filter((n) => {
+          const r = n.getBoundingClientRect();
+          return (
+            r.width > 0 &&
+            r.right > box.right + 1 &&
+            !n.closest('.ae-hm-scroll, .ae-math, .ae-ov-strip, .ae-learn-grid')
+          );
+        })
+        .slice(0, 3)
+        .map((n) => `${el.id}: ${n.localName}.${n.getAttribute('class') ?? ''}`);
+    }),
+  );
+  assert.deepEqual(sticking, []);
+  await page.screenshot({ path: path.join(SHOTS, 'blog-phone.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Blog_Firefox_TheTrainingFigureTrainsThroughItsAttributeFromDist', async () => {
+  const firefox = await launchFirefox();
+  try {
+    const { page, context, problems } = await openFirefoxPage(firefox, null);
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.goto(server.url + 'examples/blog.html');
+    await page.evaluate(() => document.querySelector('#fig-learn').scrollIntoView());
+    await page.waitForFunction(
+      () =>
+        document.querySelector('#fig-learn').shadowRoot?.querySelector('.ae-learn-status')?.dataset.reportStep ===
+        '600',
+      { timeout: 90000 },
+    );
+    const accuracy = await page.evaluate(() =>
+      Number(document.querySelector('#fig-learn').shadowRoot.querySelector('.ae-learn-status').dataset.accuracy),
+    );
+    assert.ok(accuracy >= 0.98, `reverse reached ${accuracy} in Firefox`);
+    const violations = await page.evaluate(() => window.__cspViolations);
+    assert.deepEqual(violations, []);
+    assert.deepEqual(problems, []);
+    await context.close();
+  } finally {
+    await firefox.close();
+  }
+});
