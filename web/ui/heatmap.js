@@ -158,7 +158,9 @@ export function createHeatmap(doc, opts) {
 
   let legendKey = '';
   function paintLegend(scaleKey, flat, theme) {
-    const anyMasked = o.values.some((row, i) => row.some((v, j) => v === -Infinity || Boolean(o.masked?.(i, j))));
+    const anyMasked = o.values.some((row, i) =>
+      row.some((v, j) => !o.pending?.(i, j) && (v === -Infinity || Boolean(o.masked?.(i, j)))),
+    );
     const key = `${scaleKey}|${anyMasked}`;
     if (key === legendKey) return;
     legendKey = key;
