@@ -530,3 +530,35 @@ test('Dist_ElementRendersWithNothingButItsOwnFile', async () => {
   );
   await context.close();
 });
+
+test('Dist_AFigureWhoseFileIsMissingSaysWhichFileAndWhere', async () => {
+  // The element copied alone: the plane needs engine.js (and its own file) beside it.
+  for (const [view, missing] of [
+    ['plane', 'engine.js'],
+    ['learn', 'attention-explorer.learn.js'],
+  ]) {
+    const { page, context } = await openPage(browser, null);
+    await page.route(new RegExp(`/${missing.replace(/\./g, '\\.')}$`), (route) =>
+      route.fulfill({ status: 404, body: 'not found' }),
+    );
+    await page.route('**/missing.html', (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: `<!doctype html><meta charset="utf-8"><script type="module" src="attention-explorer.js"></script><attention-explorer view="${view}" controls="none"></attention-explorer>`,
+      }),
+    );
+    await page.goto(server.url + 'missing.html');
+    const notice = await page.waitForFunction(
+      () => {
+        const n = document.querySelector('attention-explorer')?.shadowRoot?.querySelector('.ae-notice');
+        return n && !n.hidden && n.textContent;
+      },
+      null,
+      { timeout: 20000 },
+    );
+    const text = await notice.jsonValue();
+    assert.match(text, new RegExp(`${missing.replace(/\./g, '\\.')}`), text);
+    assert.match(text, /beside attention-explorer\.js/, text);
+    await context.close();
+  }
+});
