@@ -38,42 +38,54 @@ const GptKernels kGptReference = {linear_forward_ref<float>,
                                   gelu_backward<float, gelu_backward_ref<float>>,
                                   &detail::kReferenceKernels,
                                   nullptr,
-                                  nullptr};
+                                  nullptr,
+                                  gelu_forward<float, gelu_tanh_forward_ref<float>>,
+                                  gelu_backward<float, gelu_tanh_backward_ref<float>>};
 const GptKernels kGptEigen = {linear_forward_simd,
                               linear_backward_simd,
                               gelu_forward<float, gelu_forward_simd>,
                               gelu_backward<float, gelu_backward_simd>,
                               &detail::kEigenKernels,
                               nullptr,
-                              nullptr};
+                              nullptr,
+                              gelu_forward<float, gelu_tanh_forward_simd>,
+                              gelu_backward<float, gelu_tanh_backward_simd>};
 const GptKernels kGptSimd = {linear_forward_simd,
                              linear_backward_simd,
                              gelu_forward<float, gelu_forward_simd>,
                              gelu_backward<float, gelu_backward_simd>,
                              &detail::kSimdKernels,
                              nullptr,
-                             nullptr};
+                             nullptr,
+                             gelu_forward<float, gelu_tanh_forward_simd>,
+                             gelu_backward<float, gelu_tanh_backward_simd>};
 const GptKernels kGptTiled = {linear_forward_simd,
                               linear_backward_simd,
                               gelu_forward<float, gelu_forward_simd>,
                               gelu_backward<float, gelu_backward_simd>,
                               &detail::kSimdKernels,
                               kernels::attention_tiled_simd,
-                              kernels::attention_tiled_backward_simd};
+                              kernels::attention_tiled_backward_simd,
+                              gelu_forward<float, gelu_tanh_forward_simd>,
+                              gelu_backward<float, gelu_tanh_backward_simd>};
 const GptKernelsOf<double> kGptReferenceDouble = {linear_forward_ref<double>,
                                                   linear_backward_ref<double>,
                                                   gelu_forward<double, gelu_forward_ref<double>>,
                                                   gelu_backward<double, gelu_backward_ref<double>>,
                                                   &detail::kReferenceKernelsDouble,
                                                   nullptr,
-                                                  nullptr};
+                                                  nullptr,
+                                                  gelu_forward<double, gelu_tanh_forward_ref<double>>,
+                                                  gelu_backward<double, gelu_tanh_backward_ref<double>>};
 const GptKernelsOf<double> kGptTiledDouble = {linear_forward_ref<double>,
                                               linear_backward_ref<double>,
                                               gelu_forward<double, gelu_forward_ref<double>>,
                                               gelu_backward<double, gelu_backward_ref<double>>,
                                               &detail::kReferenceKernelsDouble,
                                               kernels::attention_tiled_ref<double>,
-                                              kernels::attention_tiled_backward_ref<double>};
+                                              kernels::attention_tiled_backward_ref<double>,
+                                              gelu_forward<double, gelu_tanh_forward_ref<double>>,
+                                              gelu_backward<double, gelu_tanh_backward_ref<double>>};
 
 std::string str(double value) {
   if (std::isnan(value)) return "NaN";
@@ -250,7 +262,7 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
     const Real* a = x;
     if (cfg.layer_norm) {
       layernorm_forward_ref<Real>(S.ln1.data(), S.ln1_mean.data(), S.ln1_rstd.data(), x, param(E.ln_1_weight),
-                                  param(E.ln_1_bias), N, C);
+                                  param(E.ln_1_bias), N, C, cfg.layer_norm_eps);
       a = S.ln1.data();
     }
     // 4. c_attn: qkv (N, 3C)
@@ -308,12 +320,12 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
     const Real* a2 = S.mid.data();
     if (cfg.layer_norm) {
       layernorm_forward_ref<Real>(S.ln2.data(), S.ln2_mean.data(), S.ln2_rstd.data(), S.mid.data(),
-                                  param(E.ln_2_weight), param(E.ln_2_bias), N, C);
+                                  param(E.ln_2_weight), param(E.ln_2_bias), N, C, cfg.layer_norm_eps);
       a2 = S.ln2.data();
     }
     // 11. c_fc (N, 4C), GELU
     K.linear_forward(S.fc.data(), a2, param(E.c_fc_weight), param(E.c_fc_bias), N, C, 4 * C);
-    K.gelu_forward(S.gelu.data(), S.fc.data(), 4 * NC);
+    (cfg.gelu == Gelu::kTanh ? K.gelu_tanh_forward : K.gelu_forward)(S.gelu.data(), S.fc.data(), 4 * NC);
     // 12. c_proj, dropout;  13. residual: mid + m
     K.linear_forward(x_out, S.gelu.data(), param(E.mlp_proj_weight), param(E.mlp_proj_bias), N, 4 * C, C);
     if (dropping) {
@@ -326,7 +338,7 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
   const Real* h = A.stream[static_cast<std::size_t>(L)].data();
   if (cfg.layer_norm) {
     layernorm_forward_ref<Real>(A.lnf.data(), A.lnf_mean.data(), A.lnf_rstd.data(), h, param(table.ln_f_weight()),
-                                param(table.ln_f_bias()), N, C);
+                                param(table.ln_f_bias()), N, C, cfg.layer_norm_eps);
     h = A.lnf.data();
   }
   // 15. lm_head: logits = h · wteᵀ
@@ -392,7 +404,8 @@ void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, co
                         param(E.mlp_proj_weight), N, 4 * C, C);
       // 11. GELU, then c_fc: d_a2 = d_fc · W
       zero(A.d_fc);
-      K.gelu_backward(A.d_fc.data(), A.d_hidden.data(), S.fc.data(), 4 * NC);
+      (cfg.gelu == Gelu::kTanh ? K.gelu_tanh_backward : K.gelu_backward)(A.d_fc.data(), A.d_hidden.data(), S.fc.data(),
+                                                                         4 * NC);
       Real* d_a2 = cfg.layer_norm ? A.d_a.data() : d_stream;
       if (cfg.layer_norm) zero(A.d_a);
       K.linear_backward(d_a2, grad(E.c_fc_weight), grad(E.c_fc_bias), A.d_fc.data(),
@@ -495,9 +508,15 @@ InitFill torch_fill(TorchGenerator& generator) {
 
 Gpt::Gpt(const ModelConfig& config, std::uint64_t seed) : table_(config) {
   params_.assign(table_.total(), 0.0f);
-  grads_.assign(table_.total(), 0.0f);
   TorchGenerator generator(seed);
   init_params(params_.data(), table_, torch_fill(generator));
+}
+
+Gpt::Gpt(const ModelConfig& config, ZeroParams) : table_(config) { params_.assign(table_.total(), 0.0f); }
+
+void Gpt::prepare_training(const char* what) {
+  validate_for_training(config(), what);
+  if (grads_.size() != table_.total()) grads_.assign(table_.total(), 0.0f);
 }
 
 namespace {
@@ -562,6 +581,7 @@ float Gpt::forward(const Batch& batch, const ForwardOptions& options) {
 
 void Gpt::backward() {
   if (acts_.B == 0 || !has_targets_) throw Error("backward: the last forward had no targets to differentiate");
+  prepare_training("backward");
   gpt_backward<float>(grads_.data(), acts_, params_.data(), table_, tokens_.data(), targets_.data(),
                       gpt_kernels(last_kernel_), dropout_active_ ? &dropout_ : nullptr);
 }
@@ -581,6 +601,7 @@ StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
   if (o.optimizer == OptimizerKind::kAdamW) validate(o.adamw);
   if (o.optimizer == OptimizerKind::kSGD) validate(o.sgd);
   const std::string after = "the weights and optimizer state are those after step " + std::to_string(steps_);
+  model_.prepare_training("step");
 
   // zero grads → forward → backward
   std::vector<float>& grads = model_.grads();
