@@ -13,7 +13,9 @@
 
 #include "attention.h"
 #ifndef ATTN_ENGINE_EMBED
+#include "checkpoint.h"
 #include "gpt.h"
+#include "inference.h"
 #include "layers.h"
 #include "pca.h"
 #include "safetensors.h"
@@ -532,8 +534,9 @@ namespace {
 
 // A model and everything its calls keep between them.
 struct ModelSlot {
-  explicit ModelSlot(const model::ModelConfig& config, std::uint64_t seed) : gpt(config, seed), trainer(gpt) {}
-  model::Gpt gpt;
+  explicit ModelSlot(std::unique_ptr<model::Gpt> model) : gpt_owner(std::move(model)), gpt(*gpt_owner), trainer(gpt) {}
+  std::unique_ptr<model::Gpt> gpt_owner;
+  model::Gpt& gpt;
   model::Trainer trainer;
   model::GptCapture capture;  // the last model_attention's
   std::vector<float> stage;   // model_stage's copy
@@ -570,10 +573,15 @@ model::Batch input_batch(int batch, int context, bool targets) {
   return {model_in.data(), targets ? model_targets.data() : nullptr, batch, context};
 }
 
-int add_model(std::unique_ptr<ModelSlot> slot_ptr) {
+// attn::Error when no further model may be added (checked before one is read or allocated).
+void check_room_for_a_model() {
   if (models.size() >= kMaxModels) {
     throw Error("model: more than " + std::to_string(kMaxModels) + " models are alive; dispose() some");
   }
+}
+
+int add_model(std::unique_ptr<ModelSlot> slot_ptr) {
+  check_room_for_a_model();
   models.emplace(next_model, std::move(slot_ptr));
   return next_model++;
 }
@@ -583,20 +591,46 @@ model::ModelConfig config_of(const ModelArgs& a) {
   c.vocab_size = a.vocab_size, c.block_size = a.context_length, c.n_layer = a.layers, c.n_head = a.heads;
   c.n_embd = a.width, c.bias = a.bias != 0, c.mlp = a.mlp != 0, c.layer_norm = a.layer_norm != 0;
   c.dropout = a.dropout;
+  if (a.gelu >= 0) c.gelu = a.gelu ? model::Gelu::kTanh : model::Gelu::kExact;
+  if (!std::isnan(a.layer_norm_eps)) c.layer_norm_eps = a.layer_norm_eps;
   return c;
 }
 
-// A metadata entry of an exported file as an integer or a boolean; missing: −1.
-int metadata_int(const model::SafetensorsHeader& h, const char* key) {
-  const auto found = h.metadata.find(key);
-  if (found == h.metadata.end()) return -1;
-  const std::string& v = found->second;
-  if (v == "true") return 1;
-  if (v == "false") return 0;
-  if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos) {
-    throw Error(std::string("metadata: ") + key + " is \"" + v + "\", expected a whole number or true/false");
+// The fields a caller gave (the rest −1 / NaN) for the checkpoint loader.
+model::ConfigFields fields_of(const ModelArgs& a) {
+  model::ConfigFields f;
+  f.vocab_size = a.vocab_size, f.block_size = a.context_length, f.n_layer = a.layers, f.n_head = a.heads;
+  f.n_embd = a.width, f.bias = a.bias, f.mlp = a.mlp, f.layer_norm = a.layer_norm, f.gelu = a.gelu;
+  f.dropout = a.dropout, f.layer_norm_eps = a.layer_norm_eps;
+  return f;
+}
+
+// Checkpoints being read in slices, by handle, each with its staging buffer.
+struct OpenSlot {
+  std::unique_ptr<model::CheckpointLoader> loader;
+  std::vector<std::uint8_t> staging;
+};
+std::map<int, std::unique_ptr<OpenSlot>> opening;
+int next_open = 1;
+constexpr size_t kMaxOpening = 16;
+constexpr int kMaxStagingBytes = 1 << 26;
+
+OpenSlot& open_slot(int handle) {
+  const auto found = opening.find(handle);
+  if (found == opening.end()) throw Error("model: this checkpoint is no longer being read (it failed or finished)");
+  return *found->second;
+}
+
+// Runs a step of reading a checkpoint; a failure frees the loader and its parameters.
+template <typename R, class Body>
+R opening_guard(int handle, R fallback, Body body) {
+  try {
+    return body();
+  } catch (const std::exception& error) {
+    error_message = error.what();
+    opening.erase(handle);
+    return fallback;
   }
-  return std::stoi(v);
 }
 
 }  // namespace
@@ -613,55 +647,88 @@ std::uintptr_t model_output() { return reinterpret_cast<std::uintptr_t>(model_ou
 int model_create(const ModelArgs& args) {
   return guard(0, [&] {
     const std::uint64_t seed = TorchGenerator::seed_from_number(args.seed);
-    return add_model(std::make_unique<ModelSlot>(config_of(args), seed));
+    return add_model(std::make_unique<ModelSlot>(std::make_unique<model::Gpt>(config_of(args), seed)));
   });
 }
 
-int model_load(const ModelArgs& overrides) {
+int model_load(const ModelArgs& overrides, const std::string& config_json) {
   return guard(0, [&] {
-    const std::uint8_t* bytes = arena.bytes.data();
-    const size_t size = arena.bytes.size();
-    const model::SafetensorsHeader header = model::parse_safetensors(bytes, size);
-    // The config: each field from overrides, else from the file's metadata (export_safetensors
-    // writes it), else from what its tensors say (a file torch saved: model::infer_config), else
-    // an error saying which.
-    ModelArgs a = overrides;
-    const model::InferredConfig seen = model::infer_config(header);
-    const struct {
-      int* field;
-      const char* key;
-      const char* js;
-      int inferred;
-    } fields[] = {{&a.vocab_size, "vocab_size", "vocabSize", seen.vocab_size},
-                  {&a.context_length, "block_size", "contextLength", seen.block_size},
-                  {&a.layers, "n_layer", "layers", seen.n_layer},
-                  {&a.heads, "n_head", "heads", -1},
-                  {&a.width, "n_embd", "width", seen.n_embd},
-                  {&a.bias, "bias", "bias", seen.bias},
-                  {&a.mlp, "mlp", "mlp", seen.mlp},
-                  {&a.layer_norm, "layer_norm", "layerNorm", seen.layer_norm}};
-    for (const auto& f : fields) {
-      if (*f.field >= 0) continue;
-      *f.field = metadata_int(header, f.key);
-      if (*f.field < 0) *f.field = f.inferred;
-      // the switches default to nanoGPT's GPTConfig (bias = True; it has an MLP and LayerNorms)
-      if (*f.field < 0 && (f.field == &a.bias || f.field == &a.mlp || f.field == &a.layer_norm)) *f.field = 1;
-      if (*f.field < 0 && f.field == &a.heads) {
-        throw Error(
-            "heads: the file does not record n_head, and its tensors cannot tell (c_attn has the same "
-            "shape for any number of heads); pass heads in loadModel's overrides");
-      }
-      if (*f.field < 0) {
-        throw Error(std::string("metadata: the file does not record ") + f.key +
-                    " and its tensors do not show it; pass " + f.js + " in loadModel's overrides");
-      }
-    }
-    if (std::isnan(a.dropout)) a.dropout = 0.0;
-    auto loaded = std::make_unique<ModelSlot>(config_of(a), TorchGenerator::seed_from_number(a.seed));
-    loaded->gpt.params() = model::import_safetensors(loaded->gpt.table(), bytes, size);
-    return add_model(std::move(loaded));
+    check_room_for_a_model();
+    return add_model(std::make_unique<ModelSlot>(
+        model::load_checkpoint(arena.bytes.data(), arena.bytes.size(), fields_of(overrides), config_json)));
   });
 }
+
+double model_header_length(double file_size) {
+  return guard(-1.0, [&] {
+    if (arena.bytes.size() < 8) throw Error("bytes: the file's first 8 bytes are needed for its header length");
+    const std::uint64_t size = file_size < 0 ? model::kUnknownFileSize : static_cast<std::uint64_t>(file_size);
+    if (size < 8)
+      throw Error("safetensors: file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
+    return static_cast<double>(model::safetensors_header_length(arena.bytes.data(), size));
+  });
+}
+
+int model_open(const ModelArgs& overrides, double file_size, const std::string& config_json) {
+  return guard(0, [&] {
+    if (opening.size() >= kMaxOpening) {
+      throw Error("model: " + std::to_string(kMaxOpening) +
+                  " checkpoints are being read already; finish or cancel one");
+    }
+    check_room_for_a_model();
+    const std::uint64_t size = file_size < 0 ? model::kUnknownFileSize : static_cast<std::uint64_t>(file_size);
+    auto slot_ptr = std::make_unique<OpenSlot>();
+    slot_ptr->loader = std::make_unique<model::CheckpointLoader>(arena.bytes.data(), arena.bytes.size(), size,
+                                                                 fields_of(overrides), config_json);
+    opening.emplace(next_open, std::move(slot_ptr));
+    return next_open++;
+  });
+}
+
+std::vector<CopyRange> model_open_copies(int loader) {
+  return guard(std::vector<CopyRange>{}, [&] {
+    std::vector<CopyRange> out;
+    for (const model::TensorCopy& c : open_slot(loader).loader->copies())
+      out.push_back({static_cast<double>(c.begin), static_cast<double>(c.end), c.name});
+    return out;
+  });
+}
+
+std::uintptr_t model_open_buffer(int loader, int bytes) {
+  return opening_guard(loader, std::uintptr_t{0}, [&] {
+    if (bytes < 1 || bytes > kMaxStagingBytes) {
+      throw Error("bytes: a slice of 1 to " + std::to_string(kMaxStagingBytes) + " bytes, got " +
+                  std::to_string(bytes));
+    }
+    OpenSlot& o = open_slot(loader);
+    o.staging.resize(static_cast<size_t>(bytes));
+    return reinterpret_cast<std::uintptr_t>(o.staging.data());
+  });
+}
+
+int model_open_write(int loader, int copy, double offset, int n) {
+  return opening_guard(loader, 0, [&] {
+    OpenSlot& o = open_slot(loader);
+    if (n < 0 || static_cast<size_t>(n) > o.staging.size() || !(offset >= 0)) {
+      throw Error("write: " + std::to_string(n) + " bytes at offset " + std::to_string(offset) + ", but " +
+                  std::to_string(o.staging.size()) + " are staged");
+    }
+    o.loader->write(static_cast<size_t>(copy), static_cast<std::uint64_t>(offset), o.staging.data(),
+                    static_cast<size_t>(n));
+    return 1;
+  });
+}
+
+int model_open_finish(int loader) {
+  return opening_guard(loader, 0, [&] {
+    OpenSlot& o = open_slot(loader);
+    std::unique_ptr<model::Gpt> model = o.loader->finish();
+    opening.erase(loader);
+    return add_model(std::make_unique<ModelSlot>(std::move(model)));
+  });
+}
+
+void model_open_cancel(int loader) { opening.erase(loader); }
 
 void model_delete(int handle) { models.erase(handle); }
 
@@ -671,6 +738,7 @@ ModelArgs model_config(int handle) {
     ModelArgs a;
     a.vocab_size = c.vocab_size, a.context_length = c.block_size, a.layers = c.n_layer, a.heads = c.n_head;
     a.width = c.n_embd, a.bias = c.bias, a.mlp = c.mlp, a.layer_norm = c.layer_norm, a.dropout = c.dropout;
+    a.gelu = c.gelu == model::Gelu::kTanh ? 1 : 0, a.layer_norm_eps = c.layer_norm_eps;
     return a;
   });
 }
@@ -842,7 +910,7 @@ int model_commit(int handle) {
           throw Error(e.name + ": every value must be finite, got " + std::to_string(m.stage[e.offset + i]) +
                       " at flat index " + std::to_string(i));
         }
-    m.gpt.params().swap(m.stage);
+    m.gpt.params().swap(m.stage);  // the same size: the vector swap keeps gpt's table valid
     return 1;
   });
 }

@@ -121,13 +121,15 @@ void record_error(const std::string& message);
 // through the ResultHeader of the "modelLogits" and "modelAttention" calls. A call that fails
 // records the message for lastError() and answers 0, −1 or failed; a handle that is not alive fails naming "model".
 
-// nanoGPT's GPTConfig and the init seed. For model_load, a field below 0 (dropout: NaN) is not
-// given and comes from the file's metadata; without that, the sizes are an error naming them
-// and the switches take nanoGPT's defaults (bias, mlp and layer_norm true, dropout 0).
+// nanoGPT's GPTConfig, the GELU and LayerNorm eps, and the init seed. For model_load and
+// model_open, a field below 0 (dropout, layer_norm_eps: NaN) is not given and comes from
+// config.json, the file's metadata or its tensors (src/model/checkpoint.h says in which order).
 struct ModelArgs {
   int vocab_size = -1, context_length = -1, layers = -1, heads = -1, width = -1;
   int bias = -1, mlp = -1, layer_norm = -1;  // 1 true, 0 false, −1 not given
+  int gelu = -1;                             // 0 exact (nanoGPT's), 1 tanh (GPT-2's gelu_new), −1 not given
   double dropout = std::numeric_limits<double>::quiet_NaN();
+  double layer_norm_eps = std::numeric_limits<double>::quiet_NaN();
   double seed = 0;  // torch.manual_seed(seed) before GPT(config): an integer in [−2^53, 2^53]
 };
 
@@ -165,8 +167,33 @@ std::uintptr_t model_input_targets();
 // The int32 output of model_evaluate (predictions, B·T) and model_generate (new tokens).
 std::uintptr_t model_output();
 
-int model_create(const ModelArgs& args);     // a handle ≥ 1, or 0
-int model_load(const ModelArgs& overrides);  // from the safetensors bytes in the arena's bytes section
+int model_create(const ModelArgs& args);  // a handle ≥ 1, or 0
+// From the safetensors bytes in the arena's bytes section, nanoGPT's or Hugging Face's GPT-2
+// layout; config_json: the text of Hugging Face's config.json, or empty.
+int model_load(const ModelArgs& overrides, const std::string& config_json = "");
+
+// A checkpoint read in slices (engine.openModel; src/model/checkpoint.h):
+//   model_header_length(file_size): N from the 8 bytes in the arena's bytes section (file_size
+//     −1: unknown), or −1;
+//   model_open(overrides, file_size, config_json): from the first 8 + N bytes in the arena's
+//     bytes section, a loader handle ≥ 1 (the parameters allocated), or 0;
+//   model_open_copies(loader): the byte ranges to read, in file order;
+//   model_open_buffer(loader, bytes): a staging buffer of that size for the next write;
+//   model_open_write(loader, copy, offset, n): the first n staged bytes are bytes
+//     [offset, offset + n) of that range: 1, or 0 (the loader is then gone);
+//   model_open_finish(loader): the model's handle, or 0; model_open_cancel(loader) frees it.
+// A failed call frees the loader and everything it allocated; models already open are untouched.
+struct CopyRange {
+  double begin = 0, end = 0;  // file bytes
+  std::string name;           // the tensor, as the file names it
+};
+double model_header_length(double file_size);
+int model_open(const ModelArgs& overrides, double file_size, const std::string& config_json);
+std::vector<CopyRange> model_open_copies(int loader);
+std::uintptr_t model_open_buffer(int loader, int bytes);
+int model_open_write(int loader, int copy, double offset, int n);
+int model_open_finish(int loader);
+void model_open_cancel(int loader);
 void model_delete(int handle);
 ModelArgs model_config(int handle);  // the config as created or loaded (every field given)
 double model_steps(int handle);      // steps taken, or −1

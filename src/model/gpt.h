@@ -312,22 +312,7 @@ class Trainer {
   void undo_last_update();
 };
 
-// ---------------------------------------------------------------------------------------------
-// Sampling
-
-struct GenerateOptions {
-  double temperature = 1.0;  // ≥ 0; 0 takes the most likely token (the first of equals)
-  int top_k = 0;             // ≥ 0; 0 samples from all V, k keeps the k largest logits (ties at the k-th kept)
-  std::uint64_t seed = 0;    // torch.manual_seed(seed) before the first draw
-};
-
-// nanoGPT's generate(): `count` times, crop the context to its last block_size tokens, run the
-// model (eval) on it, take the last position's logits / temperature, keep the top k, softmax,
-// sample one token as torch.multinomial(probs, 1) draws it after torch.manual_seed(seed) (torch
-// 1.13's CPU path: V exponential draws, argmax of probs / q; the same tokens as nanoGPT's
-// generate for the same weights and seed, unless two candidates tie within float rounding) and
-// append it. Returns the `count` new tokens. attn::Error for an
-// empty prompt, a token outside [0, V), count outside [0, 2^16], or a bad option.
-std::vector<int> generate(Gpt& model, const std::vector<int>& prompt, int count, const GenerateOptions& options);
+// Sampling and generation (nanoGPT's generate, and one token at a time with a KV cache) are in
+// inference.h.
 
 }  // namespace attn::model
