@@ -177,7 +177,8 @@ int model_load(const ModelArgs& overrides, const std::string& config_json = "");
 //     −1: unknown), or −1;
 //   model_open(overrides, file_size, config_json): from the first 8 + N bytes in the arena's
 //     bytes section, a loader handle ≥ 1 (the parameters allocated), or 0;
-//   model_open_copies(loader): the byte ranges to read, in file order;
+//   model_open_copies(loader): the byte ranges to read, in file order; model_open_file_end(loader)
+//     where the file must end (8 + N + the buffer the header describes);
 //   model_open_buffer(loader, bytes): a staging buffer of that size for the next write;
 //   model_open_write(loader, copy, offset, n): the first n staged bytes are bytes
 //     [offset, offset + n) of that range: 1, or 0 (the loader is then gone);
@@ -190,6 +191,7 @@ struct CopyRange {
 double model_header_length(double file_size);
 int model_open(const ModelArgs& overrides, double file_size, const std::string& config_json);
 std::vector<CopyRange> model_open_copies(int loader);
+double model_open_file_end(int loader);
 std::uintptr_t model_open_buffer(int loader, int bytes);
 int model_open_write(int loader, int copy, double offset, int n);
 int model_open_finish(int loader);
@@ -205,14 +207,42 @@ std::string model_kernel(int handle);
 StepReport model_step(int handle, const StepArgs& args);
 EvalReport model_evaluate(int handle, int batch, int context);
 std::uintptr_t model_logits(int handle, int batch, int context);  // ResultHeader of "modelLogits"
-// One sequence (context tokens in the input) through the model with its attention kept; returns
-// the number of layers, or −1. model_attention_layer then gives layer l's q, k, v, scores and
-// weights (H, T, ·) as the ResultHeader of "modelAttention".
-int model_attention(int handle, int context);
-std::uintptr_t model_attention_layer(int handle, int layer);
-// nanoGPT's generate from the prompt (prompt_length tokens in the input); returns count, the new
-// tokens in the output, or −1.
-int model_generate(int handle, int prompt_length, int count, double temperature, int top_k, double seed);
+// One sequence through the model keeping what is asked (src/model/inference.h: model.trace and
+// model.attention). The input holds the context tokens, then layer_count layer indices, then
+// head_count head indices (0 of either: all). parts: a sum of kTrace* below; logits: 0 none,
+// 1 the last row, 2 every row. Returns the number of layers captured, or −1. Then
+// model_trace_layer(i) gives the i-th captured layer's q (H', T, hs), k, v (H', T, hs), scores,
+// weights (H', T, T) as the ResultHeader of "modelAttention", and model_trace_stream the
+// "modelTrace" tensors residual (L + 1, T, C) and logits (1 or T, V), those asked for.
+constexpr int kTraceQkv = 1, kTraceScores = 2, kTraceWeights = 4, kTraceResidual = 8;
+int model_trace(int handle, int context, int layer_count, int head_count, int parts, int logits);
+std::uintptr_t model_trace_layer(int handle, int index);
+std::uintptr_t model_trace_stream(int handle);
+// nanoGPT's generate from the prompt (prompt_length tokens in the input), with top-p; returns
+// count, the new tokens in the output, or −1.
+int model_generate(int handle, int prompt_length, int count, double temperature, int top_k, double top_p, double seed);
+
+// Generation one token at a time with a KV cache (model.session): a session of a model, by
+// handle, from the prompt in the input; 0 on error. A session dies with its model, and refuses to
+// step once the model's weights have changed (a training step, setParams). session_step draws
+// the next token (or takes `forced` ≥ 0) and returns its scalars; its tensors are the
+// ResultHeader of "sessionStep" at session_step_result(): attention (L, H, keys), topTokens (10,
+// as floats), topProbs (10). session_tokens gives the count, the tokens in the output.
+struct SessionStepReport {
+  int failed = 0;
+  int token = 0, position = 0, keys = 0, recomputed = 0;
+  double macs_cached = 0, macs_full = 0;
+};
+int session_create(int model, int prompt_length, double temperature, int top_k, double top_p, double seed);
+SessionStepReport session_step(int session, int forced);
+std::uintptr_t session_step_result();
+int session_tokens(int session);
+void session_delete(int session);
+
+// The next-token distribution of the arena's "logits" (V) as call "nextToken": probs (V) after
+// temperature, top-k and top-p; the `top` most likely as topTokens (as floats) and topProbs; and,
+// when sample, "token" (1): the draw of torch.multinomial after torch.manual_seed(seed).
+std::uintptr_t next_token(double temperature, int top_k, double top_p, double seed, int sample, int top);
 std::vector<ParamInfo> model_param_table(int handle);  // empty (and lastError) for a dead handle
 std::uintptr_t model_params(int handle);               // 0 for a dead handle
 // setParams: model_stage() copies the parameters into a staging buffer engine.js writes the new
