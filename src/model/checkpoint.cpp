@@ -385,39 +385,128 @@ std::uint64_t CheckpointLoader::bytes_to_read() const {
   return n;
 }
 
+namespace {
+
+// One value of a float dtype as float32, exactly (the loader's hot loop: inlined, unlike
+// safetensors.h's float_at; the same conversions).
+template <Dtype D>
+inline float decode(const std::uint8_t* p) {
+  if constexpr (D == Dtype::kF32) {
+    const std::uint32_t bits = static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+                               static_cast<std::uint32_t>(p[2]) << 16 | static_cast<std::uint32_t>(p[3]) << 24;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  } else if constexpr (D == Dtype::kBF16) {
+    const std::uint32_t bits = (static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  } else {
+    const std::uint32_t h = static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8;
+    const std::uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+    if (exponent == 0) {  // zero or subnormal: mantissa · 2^−24, exact in float
+      const float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-8f;
+      return sign ? -magnitude : magnitude;
+    }
+    const std::uint32_t bits =
+        exponent == 31 ? sign | 0x7f800000u | (mantissa << 13) : sign | ((exponent + 112) << 23) | (mantissa << 13);
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+}
+
+// values (count) = the decoded values at p.
+template <Dtype D>
+void decode_run(float* values, const std::uint8_t* p, std::size_t count) {
+  constexpr std::size_t width = D == Dtype::kF32 ? 4 : 2;
+  for (std::size_t k = 0; k < count; ++k) values[k] = decode<D>(p + k * width);
+}
+
+}  // namespace
+
 void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std::uint8_t* p, std::size_t count) {
-  // p: `count` values of copies_[copy]'s dtype, elements first … first + count − 1 of the tensor
+  // p: `count` values of copies_[copy]'s dtype, elements first … first + count − 1 of the tensor.
+  // 1. decode into float, a block at a time (the whole slice for a Conv1D weight, which pass 3
+  //    transposes by tiles); 2. check every value finite; 3. store: in place, compared with the
+  //    first copy of wte, or transposed.
   const TensorCopy& c = copies_[copy];
   float* dest = model_->params().data() + c.offset;
   const std::size_t width = dtype_size(c.dtype);
-  // The file's (row, column) of the first element, advanced as the values are: a Conv1D weight
-  // (rows, cols) = (in, out) goes to (column, row) of the (out, in) parameter.
-  std::uint64_t row = c.rows ? first / static_cast<std::uint64_t>(c.cols) : 0;
-  std::uint64_t col = c.rows ? first % static_cast<std::uint64_t>(c.cols) : 0;
-  for (std::size_t k = 0; k < count; ++k, p += width) {
-    const float v = float_at(c.dtype, p);
-    const std::uint64_t element = first + k;
-    if (!std::isfinite(v)) {
-      safetensors_fail(tensor_label(c.name) + ": element " + std::to_string(element) + " is " +
-                       (std::isnan(v) ? "nan"
-                        : v > 0       ? "inf"
-                                      : "-inf") +
-                       " (file byte " + std::to_string(c.begin + element * width) +
-                       "); every parameter must be finite");
+  constexpr std::size_t kBlock = 4096;
+  const std::size_t block = c.rows ? std::max<std::size_t>(count, 1) : kBlock;
+  if (decoded_.size() < std::min(block, count)) decoded_.resize(std::min(block, count));
+  float* values = decoded_.data();
+  for (std::size_t done = 0; done < count;) {
+    const std::size_t n = std::min(block, count - done);
+    const std::uint8_t* at = p + done * width;
+    // 1. decode
+    switch (c.dtype) {
+      case Dtype::kF32: decode_run<Dtype::kF32>(values, at, n); break;
+      case Dtype::kF16: decode_run<Dtype::kF16>(values, at, n); break;
+      default: decode_run<Dtype::kBF16>(values, at, n); break;
     }
-    std::size_t at = static_cast<std::size_t>(element);
-    if (c.rows) {
-      at = static_cast<std::size_t>(col * static_cast<std::uint64_t>(c.rows) + row);
-      if (++col == static_cast<std::uint64_t>(c.cols)) col = 0, ++row;
-    }
-    if (c.compare) {
-      if (dest[at] != v) {
-        safetensors_fail("lm_head.weight differs from transformer.wte.weight at element " + std::to_string(element) +
-                         "; GPT-2 and nanoGPT tie them (one storage), so they must be equal");
+    // 2. finite: one pass without branches (v − v is 0 for finite v, NaN for ±inf and NaN)
+    float check = 0.0f;
+    for (std::size_t k = 0; k < n; ++k) check += values[k] - values[k];
+    if (check != 0.0f) {
+      for (std::size_t k = 0; k < n; ++k) {
+        const float v = values[k];
+        if (std::isfinite(v)) continue;
+        const std::uint64_t element = first + done + k;
+        safetensors_fail(tensor_label(c.name) + ": element " + std::to_string(element) + " is " +
+                         (std::isnan(v) ? "nan"
+                          : v > 0       ? "inf"
+                                        : "-inf") +
+                         " (file byte " + std::to_string(c.begin + element * width) +
+                         "); every parameter must be finite");
       }
-    } else {
-      dest[at] = v;
     }
+    // 3. into place
+    const std::size_t base = static_cast<std::size_t>(first + done);
+    if (c.compare) {
+      for (std::size_t k = 0; k < n; ++k) {
+        if (dest[base + k] != values[k]) {
+          safetensors_fail("lm_head.weight differs from transformer.wte.weight at element " + std::to_string(base + k) +
+                           "; GPT-2 and nanoGPT tie them (one storage), so they must be equal");
+        }
+      }
+    } else if (c.rows) {
+      transpose_into(dest, values, base, n, static_cast<std::size_t>(c.rows), static_cast<std::size_t>(c.cols));
+    } else {
+      std::copy(values, values + n, dest + base);
+    }
+    done += n;
+  }
+}
+
+void CheckpointLoader::transpose_into(float* dest, const float* values, std::size_t first, std::size_t n,
+                                      std::size_t rows, std::size_t cols) {
+  // values: elements first … first + n − 1 of a (rows, cols) matrix; dest: its (cols, rows)
+  // transpose. Whole rows go by 32 × 32 tiles, so that a tile's reads and writes (32 runs of 32
+  // neighbours each way) stay in cache; the partial rows at either end one value at a time.
+  std::size_t k = 0, row = first / cols, col = first % cols;
+  for (; k < n && col != 0; ++k) {
+    dest[col * rows + row] = values[k];
+    if (++col == cols) col = 0, ++row;
+  }
+  const std::size_t whole = (n - k) / cols;
+  constexpr std::size_t kTile = 32;
+  for (std::size_t r0 = 0; r0 < whole; r0 += kTile) {
+    const std::size_t r1 = std::min(whole, r0 + kTile);
+    for (std::size_t c0 = 0; c0 < cols; c0 += kTile) {
+      const std::size_t c1 = std::min(cols, c0 + kTile);
+      for (std::size_t r = r0; r < r1; ++r) {
+        const float* from = values + k + r * cols;
+        for (std::size_t c = c0; c < c1; ++c) dest[c * rows + row + r] = from[c];
+      }
+    }
+  }
+  k += whole * cols, row += whole;
+  for (; k < n; ++k) {
+    dest[col * rows + row] = values[k];
+    if (++col == cols) col = 0, ++row;
   }
 }
 

@@ -106,7 +106,10 @@ class CheckpointLoader {
     std::size_t carried = 0;  // bytes of a value split between two writes
   };
   std::vector<Progress> progress_;
+  std::vector<float> decoded_;  // one slice's values, decoded
   void convert(std::size_t copy, std::uint64_t first_element, const std::uint8_t* bytes, std::size_t count);
+  static void transpose_into(float* dest, const float* values, std::size_t first, std::size_t n, std::size_t rows,
+                             std::size_t cols);
 };
 
 // The model of a safetensors file held in memory (both layouts, as above).
