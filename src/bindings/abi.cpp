@@ -148,10 +148,10 @@ const ResultTensor<LayerAttention> kModelAttentionResults[] = {{"q", &LayerAtten
                                                                {"weights", &LayerAttention::weights}};
 // The stream and logits of a trace: residual (L + 1, T, C), logits (1 or T, V).
 struct TraceStream {
-  Tensor residual, logits;
+  Tensor residual, logits, timings;
 };
-const ResultTensor<TraceStream> kTraceStreamResults[] = {{"residual", &TraceStream::residual},
-                                                         {"logits", &TraceStream::logits}};
+const ResultTensor<TraceStream> kTraceStreamResults[] = {
+    {"residual", &TraceStream::residual}, {"logits", &TraceStream::logits}, {"timings", &TraceStream::timings}};
 // A session step's tensors: attention (L, H, keys), the 10 most likely tokens (as floats, exact
 // below 2^24) and their probabilities.
 struct SessionStepTensors {
@@ -905,6 +905,7 @@ int model_trace(int handle, int context, int layer_count, int head_count, int pa
     request.heads.assign(at + layer_count, at + layer_count + head_count);
     request.qkv = (parts & kTraceQkv) != 0, request.scores = (parts & kTraceScores) != 0;
     request.weights = (parts & kTraceWeights) != 0, request.residual = (parts & kTraceResidual) != 0;
+    request.timings = (parts & kTraceTimings) != 0;
     request.logits = static_cast<model::LogitRows>(logits);
     m.capture = model::trace_sequence(m.gpt, std::vector<int>(model_in.begin(), at), request, m.gpt.kernel());
     return static_cast<int>(m.capture.attention.size());
@@ -942,6 +943,11 @@ std::uintptr_t model_trace_stream(int handle) {
     if (!c.logits.empty()) {
       out.logits = {{static_cast<int>(c.logits.size() / static_cast<size_t>(cfg.vocab_size)), cfg.vocab_size},
                     c.logits};
+    }
+    if (c.timings.measured) {
+      out.timings = {{3},
+                     {static_cast<float>(c.timings.linear_ms), static_cast<float>(c.timings.attention_ms),
+                      static_cast<float>(c.timings.total_ms)}};
     }
     write_result(out, kTraceStreamResults, false);
   });

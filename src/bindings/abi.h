@@ -213,8 +213,9 @@ std::uintptr_t model_logits(int handle, int batch, int context);  // ResultHeade
 // 1 the last row, 2 every row. Returns the number of layers captured, or −1. Then
 // model_trace_layer(i) gives the i-th captured layer's q (H', T, hs), k, v (H', T, hs), scores,
 // weights (H', T, T) as the ResultHeader of "modelAttention", and model_trace_stream the
-// "modelTrace" tensors residual (L + 1, T, C) and logits (1 or T, V), those asked for.
-constexpr int kTraceQkv = 1, kTraceScores = 2, kTraceWeights = 4, kTraceResidual = 8;
+// "modelTrace" tensors residual (L + 1, T, C), logits (1 or T, V) and timings (linear,
+// attention and total milliseconds), those asked for.
+constexpr int kTraceQkv = 1, kTraceScores = 2, kTraceWeights = 4, kTraceResidual = 8, kTraceTimings = 16;
 int model_trace(int handle, int context, int layer_count, int head_count, int parts, int logits);
 std::uintptr_t model_trace_layer(int handle, int index);
 std::uintptr_t model_trace_stream(int handle);

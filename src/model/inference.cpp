@@ -4,6 +4,7 @@
 #include "inference.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -135,6 +136,17 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
     }
   }
   if (request.residual) out.residual.resize(static_cast<std::size_t>(L + 1) * nC);
+  // Timing, when asked: what runs inside a `timed` call counts towards one of the totals.
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point started = Clock::now();
+  auto timed = [&](double& total_ms, auto&& run) {
+    if (!request.timings) return run();
+    const Clock::time_point t0 = Clock::now();
+    run();
+    total_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  };
+  double& linear_ms = out.timings.linear_ms;
+  double& attention_ms = out.timings.attention_ms;
   auto keep_residual = [&](int after, const float* x) {
     if (request.residual) std::copy(x, x + nC, out.residual.begin() + static_cast<std::ptrdiff_t>(after * nC));
   };
@@ -159,67 +171,72 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
                                    C, cfg.layer_norm_eps);
       a = a_.data();
     }
-    K_.linear_forward(qkv_.data(), a, param(E.c_attn_weight), param(E.c_attn_bias), n, C, 3 * C);
+    timed(linear_ms,
+          [&] { K_.linear_forward(qkv_.data(), a, param(E.c_attn_weight), param(E.c_attn_bias), n, C, 3 * C); });
 
-    for (int h = 0; h < H; ++h) {
-      // 5. split: q (n, hs); this head's k and v rows [P, P + n) into the cache
-      float* kh = kc + static_cast<std::size_t>(h) * cap * hs;
-      float* vh = vc + static_cast<std::size_t>(h) * cap * hs;
-      for (int i = 0; i < n; ++i) {
-        const float* row = qkv_.data() + static_cast<std::size_t>(i) * 3 * C + static_cast<std::size_t>(h) * hs;
-        std::copy(row, row + hs, q_.data() + static_cast<std::size_t>(i) * hs);
-        std::copy(row + C, row + C + hs, kh + static_cast<std::size_t>(P + i) * hs);
-        std::copy(row + 2 * C, row + 2 * C + hs, vh + static_cast<std::size_t>(P + i) * hs);
-      }
-      const int hi = kept ? index_in(heads, h) : -1;
-      float* keep_scores =
-          hi >= 0 && request.scores ? kept->scores.data() + static_cast<std::size_t>(hi) * n * K : nullptr;
-      float* keep_weights =
-          hi >= 0 && request.weights ? kept->weights.data() + static_cast<std::size_t>(hi) * n * K : nullptr;
-
-      // 6. attend: the n query rows against the K keys
-      if (P == 0) {
-        detail::HeadInputs in;
-        in.q = q_.data(), in.k = kh, in.v = vh, in.alpha = alpha, in.causal = true, in.T = n, in.hk = hs, in.hv = hs;
-        if (tiled && !keep_scores && !keep_weights) {
-          K_.tiled_forward(head_out_.data(), lse_.data(), in.q, in.k, in.v, nullptr, n, hs, hs, alpha, true);
-        } else {
-          detail::HeadIntermediates intermediates;
-          intermediates.scores = keep_scores, intermediates.weights = keep_weights;
-          detail::head_forward(head_out_.data(), intermediates, square_.data(), in, products);
+    timed(attention_ms, [&] {
+      for (int h = 0; h < H; ++h) {
+        // 5. split: q (n, hs); this head's k and v rows [P, P + n) into the cache
+        float* kh = kc + static_cast<std::size_t>(h) * cap * hs;
+        float* vh = vc + static_cast<std::size_t>(h) * cap * hs;
+        for (int i = 0; i < n; ++i) {
+          const float* row = qkv_.data() + static_cast<std::size_t>(i) * 3 * C + static_cast<std::size_t>(h) * hs;
+          std::copy(row, row + hs, q_.data() + static_cast<std::size_t>(i) * hs);
+          std::copy(row + C, row + C + hs, kh + static_cast<std::size_t>(P + i) * hs);
+          std::copy(row + 2 * C, row + 2 * C + hs, vh + static_cast<std::size_t>(P + i) * hs);
         }
-      } else {
-        constexpr float kMinus = -std::numeric_limits<float>::infinity();
-        float* s = rows_.data();
-        // 6a. scores = q·kᵀ over every cached key;  6b. scale, and −∞ for the future
-        products.matmul_nt(s, q_.data(), kh, nullptr, n, hs, K);
-        if (keep_scores) std::copy(s, s + static_cast<std::size_t>(n) * K, keep_scores);
-        for (int i = 0; i < n; ++i)
-          for (int j = 0; j < K; ++j) {
-            float& v = s[static_cast<std::size_t>(i) * K + j];
-            v = j > P + i ? kMinus : v * alpha;
+        const int hi = kept ? index_in(heads, h) : -1;
+        float* keep_scores =
+            hi >= 0 && request.scores ? kept->scores.data() + static_cast<std::size_t>(hi) * n * K : nullptr;
+        float* keep_weights =
+            hi >= 0 && request.weights ? kept->weights.data() + static_cast<std::size_t>(hi) * n * K : nullptr;
+
+        // 6. attend: the n query rows against the K keys
+        if (P == 0) {
+          detail::HeadInputs in;
+          in.q = q_.data(), in.k = kh, in.v = vh, in.alpha = alpha, in.causal = true, in.T = n, in.hk = hs, in.hv = hs;
+          if (tiled && !keep_scores && !keep_weights) {
+            K_.tiled_forward(head_out_.data(), lse_.data(), in.q, in.k, in.v, nullptr, n, hs, hs, alpha, true);
+          } else {
+            detail::HeadIntermediates intermediates;
+            intermediates.scores = keep_scores, intermediates.weights = keep_weights;
+            detail::head_forward(head_out_.data(), intermediates, square_.data(), in, products);
           }
-        // 6c. softmax of each row;  6d. weights · v
-        products.softmax_rows(s, n, K, false);
-        if (keep_weights) std::copy(s, s + static_cast<std::size_t>(n) * K, keep_weights);
-        products.matmul(head_out_.data(), s, vh, nullptr, n, K, hs);
+        } else {
+          constexpr float kMinus = -std::numeric_limits<float>::infinity();
+          float* s = rows_.data();
+          // 6a. scores = q·kᵀ over every cached key;  6b. scale, and −∞ for the future
+          products.matmul_nt(s, q_.data(), kh, nullptr, n, hs, K);
+          if (keep_scores) std::copy(s, s + static_cast<std::size_t>(n) * K, keep_scores);
+          for (int i = 0; i < n; ++i)
+            for (int j = 0; j < K; ++j) {
+              float& v = s[static_cast<std::size_t>(i) * K + j];
+              v = j > P + i ? kMinus : v * alpha;
+            }
+          // 6c. softmax of each row;  6d. weights · v
+          products.softmax_rows(s, n, K, false);
+          if (keep_weights) std::copy(s, s + static_cast<std::size_t>(n) * K, keep_weights);
+          products.matmul(head_out_.data(), s, vh, nullptr, n, K, hs);
+        }
+        if (hi >= 0 && request.qkv) {
+          std::copy(q_.begin(), q_.end(), kept->q.begin() + static_cast<std::ptrdiff_t>(hi) * n * hs);
+          std::copy(kh, kh + static_cast<std::size_t>(K) * hs,
+                    kept->k.begin() + static_cast<std::ptrdiff_t>(hi) * K * hs);
+          std::copy(vh, vh + static_cast<std::size_t>(K) * hs,
+                    kept->v.begin() + static_cast<std::ptrdiff_t>(hi) * K * hs);
+        }
+        // 7. merge
+        for (int i = 0; i < n; ++i) {
+          const float* from = head_out_.data() + static_cast<std::size_t>(i) * hs;
+          std::copy(from, from + hs, y_.data() + static_cast<std::size_t>(i) * C + static_cast<std::size_t>(h) * hs);
+        }
       }
-      if (hi >= 0 && request.qkv) {
-        std::copy(q_.begin(), q_.end(), kept->q.begin() + static_cast<std::ptrdiff_t>(hi) * n * hs);
-        std::copy(kh, kh + static_cast<std::size_t>(K) * hs,
-                  kept->k.begin() + static_cast<std::ptrdiff_t>(hi) * K * hs);
-        std::copy(vh, vh + static_cast<std::size_t>(K) * hs,
-                  kept->v.begin() + static_cast<std::ptrdiff_t>(hi) * K * hs);
-      }
-      // 7. merge
-      for (int i = 0; i < n; ++i) {
-        const float* from = head_out_.data() + static_cast<std::size_t>(i) * hs;
-        std::copy(from, from + hs, y_.data() + static_cast<std::size_t>(i) * C + static_cast<std::size_t>(h) * hs);
-      }
-    }
+    });
     // 8. c_proj (into mid, or a without the MLP);  9. residual: x + z
-    K_.linear_forward(cfg.mlp ? mid_.data() : a_.data(), y_.data(), param(E.attn_proj_weight), param(E.attn_proj_bias),
-                      n, C, C);
+    timed(linear_ms, [&] {
+      K_.linear_forward(cfg.mlp ? mid_.data() : a_.data(), y_.data(), param(E.attn_proj_weight),
+                        param(E.attn_proj_bias), n, C, C);
+    });
     if (cfg.mlp) {
       residual_forward_ref<float>(mid_.data(), x_.data(), mid_.data(), static_cast<long long>(nC));
       // 10. ln_2;  11. c_fc, GELU;  12. c_proj;  13. residual
@@ -229,10 +246,13 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
                                      n, C, cfg.layer_norm_eps);
         a2 = a_.data();
       }
-      K_.linear_forward(fc_.data(), a2, param(E.c_fc_weight), param(E.c_fc_bias), n, C, 4 * C);
+      timed(linear_ms,
+            [&] { K_.linear_forward(fc_.data(), a2, param(E.c_fc_weight), param(E.c_fc_bias), n, C, 4 * C); });
       (cfg.gelu == Gelu::kTanh ? K_.gelu_tanh_forward : K_.gelu_forward)(act_.data(), fc_.data(),
                                                                          static_cast<std::ptrdiff_t>(4 * nC));
-      K_.linear_forward(x_.data(), act_.data(), param(E.mlp_proj_weight), param(E.mlp_proj_bias), n, 4 * C, C);
+      timed(linear_ms, [&] {
+        K_.linear_forward(x_.data(), act_.data(), param(E.mlp_proj_weight), param(E.mlp_proj_bias), n, 4 * C, C);
+      });
       residual_forward_ref<float>(x_.data(), mid_.data(), x_.data(), static_cast<long long>(nC));
     } else {
       residual_forward_ref<float>(x_.data(), x_.data(), a_.data(), static_cast<long long>(nC));
@@ -250,9 +270,13 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
       h = a_.data();
     }
     out.logits.resize(static_cast<std::size_t>(rows) * V);
-    K_.linear_forward(out.logits.data(), h, param(&table.wte()), nullptr, rows, C, V);
+    timed(linear_ms, [&] { K_.linear_forward(out.logits.data(), h, param(&table.wte()), nullptr, rows, C, V); });
   }
   length_ = K;
+  if (request.timings) {
+    out.timings.measured = true;
+    out.timings.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  }
 }
 
 SequenceCapture trace_sequence(const Gpt& model, const std::vector<int>& tokens, const CaptureRequest& request,

@@ -49,6 +49,7 @@ struct CaptureRequest {
   bool weights = true;      // the causal softmax of the scaled scores (H', n, K)
   bool residual = true;     // the stream after the embedding and after every block (L + 1, n, C)
   LogitRows logits = LogitRows::kLast;
+  bool timings = false;  // time the passes (SequenceCapture::timings)
 };
 
 struct SequenceCapture {
@@ -60,6 +61,12 @@ struct SequenceCapture {
   std::vector<Layer> attention;  // one per entry of `layers`
   std::vector<float> residual;   // (L + 1, n, C) or empty
   std::vector<float> logits;     // (1, V), (n, V) or empty
+  // With request.timings: milliseconds in the linear layers (c_attn, c_proj, c_fc, the MLP's
+  // c_proj, lm_head), in attention (split, pass 6, merge), and in the whole append.
+  struct Timings {
+    bool measured = false;
+    double linear_ms = 0, attention_ms = 0, total_ms = 0;
+  } timings;
 };
 
 // Floats a capture of n rows over K keys holds, for the guard below.

@@ -566,7 +566,8 @@ std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const floa
 
   // 3. the bytes
   std::vector<std::uint8_t> out(static_cast<std::size_t>(total));
-  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(header.size() >> (8 * i));
+  for (int i = 0; i < 8; ++i)
+    out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(header.size()) >> (8 * i));
   std::memcpy(out.data() + 8, header.data(), header.size());
   std::uint8_t* buffer = out.data() + 8 + header.size();
   for (const Item& item : items) {

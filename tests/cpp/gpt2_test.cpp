@@ -257,7 +257,8 @@ Bytes build(const std::vector<Spec>& specs) {
   }
   header += "}";
   Bytes out(8);
-  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(header.size() >> (8 * i));
+  for (int i = 0; i < 8; ++i)
+    out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(header.size()) >> (8 * i));
   out.insert(out.end(), header.begin(), header.end());
   out.insert(out.end(), buffer.begin(), buffer.end());
   return out;
@@ -309,7 +310,8 @@ std::vector<Hostile> hostile_cases() {
                      "{\"wte.weight\":{\"dtype\":\"F32\",\"shape\":[50000,50000],\"data_offsets\":[0,10000000000]}}";
                  Bytes b(8);
                  for (int i = 0; i < 8; ++i)
-                   b[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(header.size() >> (8 * i));
+                   b[static_cast<std::size_t>(i)] =
+                       static_cast<std::uint8_t>(static_cast<std::uint64_t>(header.size()) >> (8 * i));
                  b.insert(b.end(), header.begin(), header.end());
                  b.resize(b.size() + 16, 0);
                  return b;

@@ -110,6 +110,9 @@ test('trace holds torch’s q, k, v, scores, weights per layer and head and the 
   assert.deepEqual(some.logits.shape, [1, V]);
   close('head 3', some.attention[0].weights.data.subarray(144), want.layers[1].weights.data.slice(3 * 144, 4 * 144));
   assert.equal(model.trace(tokens, { logits: 'none' }).logits, null);
+  const timed = model.trace(tokens, { timings: true });
+  assert.ok(timed.timings.linear > 0 && timed.timings.linear + timed.timings.attention <= timed.timings.total + 1e-3);
+  assert.equal(model.trace(tokens).timings, undefined);
 
   throwsNaming(() => model.trace(tokens, { layers: [2] }), 'layers', /\[0, 2\)/);
   throwsNaming(() => model.trace(tokens, { heads: [2, 1] }), 'heads', /ascending/);

@@ -58,8 +58,9 @@ const TRACE_DEFAULTS = {
   weights: true,
   residual: true,
   logits: 'last',
+  timings: false,
 };
-const TRACE_PARTS = { qkv: 1, scores: 2, weights: 4, residual: 8 }; // abi.h's kTrace*
+const TRACE_PARTS = { qkv: 1, scores: 2, weights: 4, residual: 8, timings: 16 }; // abi.h's kTrace*
 const LOGIT_ROWS = ['none', 'last', 'all'];
 const MAX_GENERATE = 1 << 16;
 const MAX_FILE_BYTES = 2 ** 31 - 1;
@@ -399,6 +400,9 @@ class Model {
       ),
       residual: stream.residual ?? null,
       logits: stream.logits ?? null,
+      ...(o.timings && {
+        timings: { linear: stream.timings.data[0], attention: stream.timings.data[1], total: stream.timings.data[2] },
+      }),
     };
   }
 
