@@ -642,6 +642,7 @@ struct SessionSlot {
   std::unique_ptr<model::GenerationSession> session;
 };
 std::map<int, std::unique_ptr<SessionSlot>> sessions;
+double (*trace_clock)() = nullptr;  // set_clock's
 int next_session = 1;
 constexpr size_t kMaxSessions = 256;
 SessionStepTensors session_tensors;
@@ -890,6 +891,8 @@ std::uintptr_t model_logits(int handle, int batch, int context) {
   });
 }
 
+void set_clock(double (*clock_ms)()) { trace_clock = clock_ms; }
+
 int model_trace(int handle, int context, int layer_count, int head_count, int parts, int logits) {
   return guard(-1, [&] {
     ModelSlot& m = slot(handle);
@@ -905,7 +908,10 @@ int model_trace(int handle, int context, int layer_count, int head_count, int pa
     request.heads.assign(at + layer_count, at + layer_count + head_count);
     request.qkv = (parts & kTraceQkv) != 0, request.scores = (parts & kTraceScores) != 0;
     request.weights = (parts & kTraceWeights) != 0, request.residual = (parts & kTraceResidual) != 0;
-    request.timings = (parts & kTraceTimings) != 0;
+    if (parts & kTraceTimings) {
+      if (!trace_clock) throw Error("timings: this build of the engine has no clock");
+      request.clock_ms = trace_clock;
+    }
     request.logits = static_cast<model::LogitRows>(logits);
     m.capture = model::trace_sequence(m.gpt, std::vector<int>(model_in.begin(), at), request, m.gpt.kernel());
     return static_cast<int>(m.capture.attention.size());

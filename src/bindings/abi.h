@@ -217,6 +217,9 @@ std::uintptr_t model_logits(int handle, int batch, int context);  // ResultHeade
 // attention and total milliseconds), those asked for.
 constexpr int kTraceQkv = 1, kTraceScores = 2, kTraceWeights = 4, kTraceResidual = 8, kTraceTimings = 16;
 int model_trace(int handle, int context, int layer_count, int head_count, int parts, int logits);
+// The clock model_trace's timings read (milliseconds), set by the host: performance.now() in the
+// WASM engines (bindings.cpp). Without one, asking for timings is an error naming timings.
+void set_clock(double (*clock_ms)());
 std::uintptr_t model_trace_layer(int handle, int index);
 std::uintptr_t model_trace_stream(int handle);
 // nanoGPT's generate from the prompt (prompt_length tokens in the input), with top-p; returns

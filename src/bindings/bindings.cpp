@@ -5,6 +5,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <emscripten/emscripten.h>
 #include <malloc.h>
 
 #include <string>
@@ -252,6 +253,10 @@ double heap_bytes() { return static_cast<double>(__builtin_wasm_memory_size(0)) 
 // than the memory's spare room.
 double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 std::string version() { return ATTN_VERSION; }
+// performance.now(), the clock of model.trace's timings (abi::set_clock): the core reads none
+// of its own, so that both engines import the same functions (scripts/build-dist.mjs loads the
+// whole engine with the element's glue).
+double clock_ms() { return emscripten_get_now(); }
 
 }  // namespace
 
@@ -314,4 +319,8 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("version", &version);
   emscripten::function("heapBytes", &heap_bytes);
   emscripten::function("heapUsed", &heap_used);
+  emscripten::function("clockMs", &clock_ms);
+#ifndef ATTN_ENGINE_EMBED
+  attn::abi::set_clock(&clock_ms);
+#endif
 }

@@ -49,7 +49,10 @@ struct CaptureRequest {
   bool weights = true;      // the causal softmax of the scaled scores (H', n, K)
   bool residual = true;     // the stream after the embedding and after every block (L + 1, n, C)
   LogitRows logits = LogitRows::kLast;
-  bool timings = false;  // time the passes (SequenceCapture::timings)
+  // Time the passes (SequenceCapture::timings) with this clock (milliseconds, monotonic); null:
+  // no timings. The core reads no clock of its own: the WASM engines would then import libc's
+  // clock_gettime, which the element's glue does not have (src/bindings/ passes performance.now).
+  double (*clock_ms)() = nullptr;
 };
 
 struct SequenceCapture {

@@ -150,7 +150,7 @@ async function urlReader(url, signal) {
       if (pending.length > 0) throw sourceError(`${url} continues past byte ${end}, where its last tensor ends`);
     },
     close() {
-      stream.cancel().catch(() => {});
+      if (!done) stream.cancel().catch(() => {}); // an unfinished download (an error, abort) stops
     },
   };
 }
