@@ -47,7 +47,9 @@ if (argv[0] === '--child') {
   const model = await engine.openModel(source, { heads: 12, onProgress: sample });
   const openMs = performance.now() - t0;
   sample();
+  const t1 = performance.now();
   model.trace(TOKENS);
+  const traceMs = performance.now() - t1;
   sample();
   clearInterval(timer);
   const usage = process.resourceUsage();
@@ -60,6 +62,7 @@ if (argv[0] === '--child') {
       arrayBuffers: peak.arrayBuffers,
       wasm: engine.heapBytes(),
       openMs,
+      traceMs,
     }),
   );
   process.exit(0);
@@ -185,11 +188,13 @@ if (!argv.includes('--no-browsers')) {
         const t0 = performance.now();
         const model = await window.engine.openModel(source, { heads: 12 });
         const openMs = performance.now() - t0;
+        const t1 = performance.now();
         model.trace(tokens);
+        const traceMs = performance.now() - t1;
         const wasm = window.engine.heapBytes();
         const jsHeap = performance.memory?.usedJSHeapSize ?? null;
         model.dispose();
-        return { openMs, wasm, jsHeap };
+        return { openMs, traceMs, wasm, jsHeap };
       },
       { url, kind, tokens: TOKENS },
     );
@@ -251,12 +256,12 @@ const lines = [
     `124.4M parameters = 498 MB as float32 in the engine. Machine: ${os.cpus()[0]?.model ?? '?'}, ${os.cpus().length} cores, ` +
     `${MB(os.totalmem())} MB.`,
   '',
-  '| where | file | source | open (ms) | WebAssembly memory (MB) | process RSS before → peak (MB) | JS heap peak (MB) |',
-  '|---|---|---|---|---|---|---|',
+  '| where | file | source | open (ms) | trace, T = 64 (ms) | WebAssembly memory (MB) | process RSS before → peak (MB) | JS heap peak (MB) |',
+  '|---|---|---|---|---|---|---|---|',
 ];
 for (const c of cases) {
   lines.push(
-    `| ${c.where} | ${c.dtype.toUpperCase()} | ${c.source} | ${c.openMs.toFixed(0)} | ${MB(c.wasm)} | ${MB(c.before)} → ${MB(c.rss)} | ${c.jsHeap === null || c.jsHeap === undefined ? '—' : MB(c.jsHeap)} |`,
+    `| ${c.where} | ${c.dtype.toUpperCase()} | ${c.source} | ${c.openMs.toFixed(0)} | ${c.traceMs.toFixed(0)} | ${MB(c.wasm)} | ${MB(c.before)} → ${MB(c.rss)} | ${c.jsHeap === null || c.jsHeap === undefined ? '—' : MB(c.jsHeap)} |`,
   );
 }
 if (problems.length) lines.push('', 'Problems:', ...problems.map((p) => `- ${p}`));
