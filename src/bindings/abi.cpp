@@ -13,7 +13,9 @@
 
 #include "attention.h"
 #ifndef ATTN_ENGINE_EMBED
+#include "checkpoint.h"
 #include "gpt.h"
+#include "inference.h"
 #include "layers.h"
 #include "pca.h"
 #include "safetensors.h"
@@ -144,6 +146,32 @@ const ResultTensor<LayerAttention> kModelAttentionResults[] = {{"q", &LayerAtten
                                                                {"v", &LayerAttention::v},
                                                                {"scores", &LayerAttention::scores},
                                                                {"weights", &LayerAttention::weights}};
+// The stream and logits of a trace: residual (L + 1, T, C), logits (1 or T, V).
+struct TraceStream {
+  Tensor residual, logits, timings;
+};
+const ResultTensor<TraceStream> kTraceStreamResults[] = {
+    {"residual", &TraceStream::residual}, {"logits", &TraceStream::logits}, {"timings", &TraceStream::timings}};
+// A session step's tensors: attention (L, H, keys), the 10 most likely tokens (as floats, exact
+// below 2^24) and their probabilities.
+struct SessionStepTensors {
+  Tensor attention, top_tokens, top_probs;
+};
+const ResultTensor<SessionStepTensors> kSessionStepResults[] = {{"attention", &SessionStepTensors::attention},
+                                                                {"topTokens", &SessionStepTensors::top_tokens},
+                                                                {"topProbs", &SessionStepTensors::top_probs}};
+// nextToken: the logits of one position (V) in; the distribution, its top and the draw out.
+struct NextTokenArgs {
+  TensorView logits;
+};
+const TensorArg<NextTokenArgs> kNextTokenTensors[] = {{"logits", 1, 1, &NextTokenArgs::logits}};
+struct NextTokenResult {
+  Tensor probs, top_tokens, top_probs, token;
+};
+const ResultTensor<NextTokenResult> kNextTokenResults[] = {{"probs", &NextTokenResult::probs},
+                                                           {"topTokens", &NextTokenResult::top_tokens},
+                                                           {"topProbs", &NextTokenResult::top_probs},
+                                                           {"token", &NextTokenResult::token}};
 
 #endif
 
@@ -333,6 +361,9 @@ const Description& describe() {
     for (const char* name : kDrawNames) d.draws.push_back(name);
     d.calls.push_back({"modelLogits", {}, {}, {}, describe_results(kLogitsResults)});
     d.calls.push_back({"modelAttention", {}, {}, {}, describe_results(kModelAttentionResults)});
+    d.calls.push_back({"modelTrace", {}, {}, {}, describe_results(kTraceStreamResults)});
+    d.calls.push_back({"sessionStep", {}, {}, {}, describe_results(kSessionStepResults)});
+    d.calls.push_back({"nextToken", describe_tensors(kNextTokenTensors), {}, {}, describe_results(kNextTokenResults)});
 #endif
     for (int k = 0; k <= static_cast<int>(Kernel::kAuto); ++k) d.kernels.push_back(kernel_name(static_cast<Kernel>(k)));
     for (const char* name : kScaleModeNames) d.scale_modes.push_back(name);
@@ -532,11 +563,13 @@ namespace {
 
 // A model and everything its calls keep between them.
 struct ModelSlot {
-  explicit ModelSlot(const model::ModelConfig& config, std::uint64_t seed) : gpt(config, seed), trainer(gpt) {}
-  model::Gpt gpt;
+  explicit ModelSlot(std::unique_ptr<model::Gpt> model) : gpt_owner(std::move(model)), gpt(*gpt_owner), trainer(gpt) {}
+  std::unique_ptr<model::Gpt> gpt_owner;
+  model::Gpt& gpt;
   model::Trainer trainer;
-  model::GptCapture capture;  // the last model_attention's
-  std::vector<float> stage;   // model_stage's copy
+  model::SequenceCapture capture;  // the last model_trace's
+  std::vector<float> stage;        // model_stage's copy
+  long long weights_version = 0;   // bumped by every change of the weights (a step, setParams)
 };
 std::map<int, std::unique_ptr<ModelSlot>> models;
 int next_model = 1;
@@ -570,10 +603,15 @@ model::Batch input_batch(int batch, int context, bool targets) {
   return {model_in.data(), targets ? model_targets.data() : nullptr, batch, context};
 }
 
-int add_model(std::unique_ptr<ModelSlot> slot_ptr) {
+// attn::Error when no further model may be added (checked before one is read or allocated).
+void check_room_for_a_model() {
   if (models.size() >= kMaxModels) {
     throw Error("model: more than " + std::to_string(kMaxModels) + " models are alive; dispose() some");
   }
+}
+
+int add_model(std::unique_ptr<ModelSlot> slot_ptr) {
+  check_room_for_a_model();
   models.emplace(next_model, std::move(slot_ptr));
   return next_model++;
 }
@@ -583,20 +621,58 @@ model::ModelConfig config_of(const ModelArgs& a) {
   c.vocab_size = a.vocab_size, c.block_size = a.context_length, c.n_layer = a.layers, c.n_head = a.heads;
   c.n_embd = a.width, c.bias = a.bias != 0, c.mlp = a.mlp != 0, c.layer_norm = a.layer_norm != 0;
   c.dropout = a.dropout;
+  if (a.gelu >= 0) c.gelu = a.gelu ? model::Gelu::kTanh : model::Gelu::kExact;
+  if (!std::isnan(a.layer_norm_eps)) c.layer_norm_eps = a.layer_norm_eps;
   return c;
 }
 
-// A metadata entry of an exported file as an integer or a boolean; missing: −1.
-int metadata_int(const model::SafetensorsHeader& h, const char* key) {
-  const auto found = h.metadata.find(key);
-  if (found == h.metadata.end()) return -1;
-  const std::string& v = found->second;
-  if (v == "true") return 1;
-  if (v == "false") return 0;
-  if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos) {
-    throw Error(std::string("metadata: ") + key + " is \"" + v + "\", expected a whole number or true/false");
+// The fields a caller gave (the rest −1 / NaN) for the checkpoint loader.
+model::ConfigFields fields_of(const ModelArgs& a) {
+  model::ConfigFields f;
+  f.vocab_size = a.vocab_size, f.block_size = a.context_length, f.n_layer = a.layers, f.n_head = a.heads;
+  f.n_embd = a.width, f.bias = a.bias, f.mlp = a.mlp, f.layer_norm = a.layer_norm, f.gelu = a.gelu;
+  f.dropout = a.dropout, f.layer_norm_eps = a.layer_norm_eps;
+  return f;
+}
+
+// Generation sessions, by handle: each with its model's handle and the weights it started from.
+struct SessionSlot {
+  int model = 0;
+  long long weights_version = 0;
+  std::unique_ptr<model::GenerationSession> session;
+};
+std::map<int, std::unique_ptr<SessionSlot>> sessions;
+double (*trace_clock)() = nullptr;  // set_clock's
+int next_session = 1;
+constexpr size_t kMaxSessions = 256;
+SessionStepTensors session_tensors;
+
+// Checkpoints being read in slices, by handle, each with its staging buffer.
+struct OpenSlot {
+  std::unique_ptr<model::CheckpointLoader> loader;
+  std::vector<std::uint8_t> staging;
+};
+std::map<int, std::unique_ptr<OpenSlot>> opening;
+int next_open = 1;
+constexpr size_t kMaxOpening = 16;
+constexpr int kMaxStagingBytes = 1 << 26;
+
+OpenSlot& open_slot(int handle) {
+  const auto found = opening.find(handle);
+  if (found == opening.end()) throw Error("model: this checkpoint is no longer being read (it failed or finished)");
+  return *found->second;
+}
+
+// Runs a step of reading a checkpoint; a failure frees the loader and its parameters.
+template <typename R, class Body>
+R opening_guard(int handle, R fallback, Body body) {
+  try {
+    return body();
+  } catch (const std::exception& error) {
+    error_message = error.what();
+    opening.erase(handle);
+    return fallback;
   }
-  return std::stoi(v);
 }
 
 }  // namespace
@@ -613,57 +689,102 @@ std::uintptr_t model_output() { return reinterpret_cast<std::uintptr_t>(model_ou
 int model_create(const ModelArgs& args) {
   return guard(0, [&] {
     const std::uint64_t seed = TorchGenerator::seed_from_number(args.seed);
-    return add_model(std::make_unique<ModelSlot>(config_of(args), seed));
+    return add_model(std::make_unique<ModelSlot>(std::make_unique<model::Gpt>(config_of(args), seed)));
   });
 }
 
-int model_load(const ModelArgs& overrides) {
+int model_load(const ModelArgs& overrides, const std::string& config_json) {
   return guard(0, [&] {
-    const std::uint8_t* bytes = arena.bytes.data();
-    const size_t size = arena.bytes.size();
-    const model::SafetensorsHeader header = model::parse_safetensors(bytes, size);
-    // The config: each field from overrides, else from the file's metadata (export_safetensors
-    // writes it), else from what its tensors say (a file torch saved: model::infer_config), else
-    // an error saying which.
-    ModelArgs a = overrides;
-    const model::InferredConfig seen = model::infer_config(header);
-    const struct {
-      int* field;
-      const char* key;
-      const char* js;
-      int inferred;
-    } fields[] = {{&a.vocab_size, "vocab_size", "vocabSize", seen.vocab_size},
-                  {&a.context_length, "block_size", "contextLength", seen.block_size},
-                  {&a.layers, "n_layer", "layers", seen.n_layer},
-                  {&a.heads, "n_head", "heads", -1},
-                  {&a.width, "n_embd", "width", seen.n_embd},
-                  {&a.bias, "bias", "bias", seen.bias},
-                  {&a.mlp, "mlp", "mlp", seen.mlp},
-                  {&a.layer_norm, "layer_norm", "layerNorm", seen.layer_norm}};
-    for (const auto& f : fields) {
-      if (*f.field >= 0) continue;
-      *f.field = metadata_int(header, f.key);
-      if (*f.field < 0) *f.field = f.inferred;
-      // the switches default to nanoGPT's GPTConfig (bias = True; it has an MLP and LayerNorms)
-      if (*f.field < 0 && (f.field == &a.bias || f.field == &a.mlp || f.field == &a.layer_norm)) *f.field = 1;
-      if (*f.field < 0 && f.field == &a.heads) {
-        throw Error(
-            "heads: the file does not record n_head, and its tensors cannot tell (c_attn has the same "
-            "shape for any number of heads); pass heads in loadModel's overrides");
-      }
-      if (*f.field < 0) {
-        throw Error(std::string("metadata: the file does not record ") + f.key +
-                    " and its tensors do not show it; pass " + f.js + " in loadModel's overrides");
-      }
-    }
-    if (std::isnan(a.dropout)) a.dropout = 0.0;
-    auto loaded = std::make_unique<ModelSlot>(config_of(a), TorchGenerator::seed_from_number(a.seed));
-    loaded->gpt.params() = model::import_safetensors(loaded->gpt.table(), bytes, size);
-    return add_model(std::move(loaded));
+    check_room_for_a_model();
+    return add_model(std::make_unique<ModelSlot>(
+        model::load_checkpoint(arena.bytes.data(), arena.bytes.size(), fields_of(overrides), config_json)));
   });
 }
 
-void model_delete(int handle) { models.erase(handle); }
+double model_header_length(double file_size) {
+  return guard(-1.0, [&] {
+    const std::uint64_t size = file_size < 0 ? model::kUnknownFileSize : static_cast<std::uint64_t>(file_size);
+    if (size < 8) {
+      throw Error("safetensors: file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
+    }
+    if (arena.bytes.size() < 8) throw Error("bytes: the file's first 8 bytes are needed for its header length");
+    return static_cast<double>(model::safetensors_header_length(arena.bytes.data(), size));
+  });
+}
+
+int model_open(const ModelArgs& overrides, double file_size, const std::string& config_json) {
+  return guard(0, [&] {
+    if (opening.size() >= kMaxOpening) {
+      throw Error("model: " + std::to_string(kMaxOpening) +
+                  " checkpoints are being read already; finish or cancel one");
+    }
+    check_room_for_a_model();
+    const std::uint64_t size = file_size < 0 ? model::kUnknownFileSize : static_cast<std::uint64_t>(file_size);
+    auto slot_ptr = std::make_unique<OpenSlot>();
+    slot_ptr->loader = std::make_unique<model::CheckpointLoader>(arena.bytes.data(), arena.bytes.size(), size,
+                                                                 fields_of(overrides), config_json);
+    opening.emplace(next_open, std::move(slot_ptr));
+    return next_open++;
+  });
+}
+
+std::vector<CopyRange> model_open_copies(int loader) {
+  return guard(std::vector<CopyRange>{}, [&] {
+    std::vector<CopyRange> out;
+    for (const model::TensorCopy& c : open_slot(loader).loader->copies())
+      out.push_back({static_cast<double>(c.begin), static_cast<double>(c.end), c.name});
+    return out;
+  });
+}
+
+double model_open_file_end(int loader) {
+  return guard(-1.0, [&] {
+    const model::SafetensorsHeader& h = open_slot(loader).loader->header();
+    return static_cast<double>(h.buffer_offset + h.buffer_size);
+  });
+}
+
+std::uintptr_t model_open_buffer(int loader, int bytes) {
+  return opening_guard(loader, std::uintptr_t{0}, [&] {
+    if (bytes < 1 || bytes > kMaxStagingBytes) {
+      throw Error("bytes: a slice of 1 to " + std::to_string(kMaxStagingBytes) + " bytes, got " +
+                  std::to_string(bytes));
+    }
+    OpenSlot& o = open_slot(loader);
+    o.staging.resize(static_cast<size_t>(bytes));
+    return reinterpret_cast<std::uintptr_t>(o.staging.data());
+  });
+}
+
+int model_open_write(int loader, int copy, double offset, int n) {
+  return opening_guard(loader, 0, [&] {
+    OpenSlot& o = open_slot(loader);
+    if (n < 0 || static_cast<size_t>(n) > o.staging.size() || !(offset >= 0)) {
+      throw Error("write: " + std::to_string(n) + " bytes at offset " + std::to_string(offset) + ", but " +
+                  std::to_string(o.staging.size()) + " are staged");
+    }
+    o.loader->write(static_cast<size_t>(copy), static_cast<std::uint64_t>(offset), o.staging.data(),
+                    static_cast<size_t>(n));
+    return 1;
+  });
+}
+
+int model_open_finish(int loader) {
+  return opening_guard(loader, 0, [&] {
+    OpenSlot& o = open_slot(loader);
+    std::unique_ptr<model::Gpt> model = o.loader->finish();
+    opening.erase(loader);
+    return add_model(std::make_unique<ModelSlot>(std::move(model)));
+  });
+}
+
+void model_open_cancel(int loader) { opening.erase(loader); }
+
+void model_delete(int handle) {
+  for (auto it = sessions.begin(); it != sessions.end();)
+    it = it->second->model == handle ? sessions.erase(it) : std::next(it);
+  models.erase(handle);
+}
 
 ModelArgs model_config(int handle) {
   return guard(ModelArgs{}, [&] {
@@ -671,6 +792,7 @@ ModelArgs model_config(int handle) {
     ModelArgs a;
     a.vocab_size = c.vocab_size, a.context_length = c.block_size, a.layers = c.n_layer, a.heads = c.n_head;
     a.width = c.n_embd, a.bias = c.bias, a.mlp = c.mlp, a.layer_norm = c.layer_norm, a.dropout = c.dropout;
+    a.gelu = c.gelu == model::Gelu::kTanh ? 1 : 0, a.layer_norm_eps = c.layer_norm_eps;
     return a;
   });
 }
@@ -725,6 +847,7 @@ StepReport model_step(int handle, const StepArgs& args) {
       o.schedule = {true, args.lr, args.lr, warmup, warmup + 1};  // warmup, then lr (min_lr = lr)
     }
     o.seed = TorchGenerator::seed_from_number(args.seed);
+    ++m.weights_version;  // a failed step may still have undone the last update
     const model::StepResult r = m.trainer.step(input_batch(args.batch, args.context, true), o);
     StepReport report;
     report.loss = r.loss, report.grad_norm = r.grad_norm, report.lr = r.lr, report.step = static_cast<double>(r.step);
@@ -768,35 +891,75 @@ std::uintptr_t model_logits(int handle, int batch, int context) {
   });
 }
 
-int model_attention(int handle, int context) {
+void set_clock(double (*clock_ms)()) { trace_clock = clock_ms; }
+
+int model_trace(int handle, int context, int layer_count, int head_count, int parts, int logits) {
   return guard(-1, [&] {
     ModelSlot& m = slot(handle);
-    model::ForwardOptions o;
-    m.capture.sequence = 0;
-    o.capture = &m.capture;
-    m.gpt.forward(input_batch(1, context, false), o);
-    return m.gpt.config().n_layer;
+    if (context < 1 || layer_count < 0 || head_count < 0 ||
+        static_cast<size_t>(context) + layer_count + head_count != model_in.size()) {
+      throw Error("tokens: " + std::to_string(context) + " tokens, " + std::to_string(layer_count) + " layers and " +
+                  std::to_string(head_count) + " heads, but the input holds " + std::to_string(model_in.size()));
+    }
+    if (logits < 0 || logits > 2) throw Error("logits: expected 'none', 'last' or 'all'");
+    model::CaptureRequest request;
+    const auto at = model_in.begin() + context;
+    request.layers.assign(at, at + layer_count);
+    request.heads.assign(at + layer_count, at + layer_count + head_count);
+    request.qkv = (parts & kTraceQkv) != 0, request.scores = (parts & kTraceScores) != 0;
+    request.weights = (parts & kTraceWeights) != 0, request.residual = (parts & kTraceResidual) != 0;
+    if (parts & kTraceTimings) {
+      if (!trace_clock) throw Error("timings: this build of the engine has no clock");
+      request.clock_ms = trace_clock;
+    }
+    request.logits = static_cast<model::LogitRows>(logits);
+    m.capture = model::trace_sequence(m.gpt, std::vector<int>(model_in.begin(), at), request, m.gpt.kernel());
+    return static_cast<int>(m.capture.attention.size());
   });
 }
 
-std::uintptr_t model_attention_layer(int handle, int layer) {
+std::uintptr_t model_trace_layer(int handle, int index) {
   return run("modelAttention", [&](Reader&) {
     ModelSlot& m = slot(handle);
-    if (layer < 0 || static_cast<size_t>(layer) >= m.capture.blocks.size()) {
-      throw Error("layer: expected 0 ≤ layer < " + std::to_string(m.capture.blocks.size()) + ", got " +
-                  std::to_string(layer));
+    const model::SequenceCapture& c = m.capture;
+    if (index < 0 || static_cast<size_t>(index) >= c.attention.size()) {
+      throw Error("layer: expected 0 ≤ index < " + std::to_string(c.attention.size()) + ", got " +
+                  std::to_string(index));
     }
-    const model::GptCapture::Block& c = m.capture.blocks[static_cast<size_t>(layer)];
-    const model::ModelConfig& cfg = m.gpt.config();
-    const int H = cfg.n_head, hs = cfg.n_embd / H, T = static_cast<int>(c.q.size() / (static_cast<size_t>(H) * hs));
+    const model::SequenceCapture::Layer& l = c.attention[static_cast<size_t>(index)];
+    const int H = static_cast<int>(c.heads.size()), hs = m.gpt.config().n_embd / m.gpt.config().n_head;
+    const int n = c.rows, K = c.keys;
     LayerAttention out;
-    out.q = {{H, T, hs}, c.q}, out.k = {{H, T, hs}, c.k}, out.v = {{H, T, hs}, c.v};
-    out.scores = {{H, T, T}, c.scores}, out.weights = {{H, T, T}, c.weights};
+    auto put = [](Tensor& t, std::vector<int> shape, const std::vector<float>& data) {
+      if (!data.empty()) t = {std::move(shape), data};
+    };
+    put(out.q, {H, n, hs}, l.q), put(out.k, {H, K, hs}, l.k), put(out.v, {H, K, hs}, l.v);
+    put(out.scores, {H, n, K}, l.scores), put(out.weights, {H, n, K}, l.weights);
     write_result(out, kModelAttentionResults, false);
   });
 }
 
-int model_generate(int handle, int prompt_length, int count, double temperature, int top_k, double seed) {
+std::uintptr_t model_trace_stream(int handle) {
+  return run("modelTrace", [&](Reader&) {
+    ModelSlot& m = slot(handle);
+    const model::SequenceCapture& c = m.capture;
+    const model::ModelConfig& cfg = m.gpt.config();
+    TraceStream out;
+    if (!c.residual.empty()) out.residual = {{cfg.n_layer + 1, c.rows, cfg.n_embd}, c.residual};
+    if (!c.logits.empty()) {
+      out.logits = {{static_cast<int>(c.logits.size() / static_cast<size_t>(cfg.vocab_size)), cfg.vocab_size},
+                    c.logits};
+    }
+    if (c.timings.measured) {
+      out.timings = {{3},
+                     {static_cast<float>(c.timings.linear_ms), static_cast<float>(c.timings.attention_ms),
+                      static_cast<float>(c.timings.total_ms)}};
+    }
+    write_result(out, kTraceStreamResults, false);
+  });
+}
+
+int model_generate(int handle, int prompt_length, int count, double temperature, int top_k, double top_p, double seed) {
   return guard(-1, [&] {
     model::Gpt& gpt = slot(handle).gpt;
     if (prompt_length < 0 || static_cast<size_t>(prompt_length) != model_in.size()) {
@@ -804,7 +967,7 @@ int model_generate(int handle, int prompt_length, int count, double temperature,
                   std::to_string(model_in.size()));
     }
     model::GenerateOptions o;
-    o.temperature = temperature, o.top_k = top_k, o.seed = TorchGenerator::seed_from_number(seed);
+    o.temperature = temperature, o.top_k = top_k, o.top_p = top_p, o.seed = TorchGenerator::seed_from_number(seed);
     const std::vector<int> out = model::generate(gpt, std::vector<int>(model_in.begin(), model_in.end()), count, o);
     model_out.assign(out.begin(), out.end());
     return static_cast<int>(out.size());
@@ -843,6 +1006,7 @@ int model_commit(int handle) {
                       " at flat index " + std::to_string(i));
         }
     m.gpt.params().swap(m.stage);
+    ++m.weights_version;  // the same size: the vector swap keeps gpt's table valid
     return 1;
   });
 }
@@ -855,6 +1019,101 @@ double model_export(int handle) {
   });
 }
 std::uintptr_t model_export_data() { return reinterpret_cast<std::uintptr_t>(exported.data()); }
+
+int session_create(int model, int prompt_length, double temperature, int top_k, double top_p, double seed) {
+  return guard(0, [&] {
+    ModelSlot& m = slot(model);
+    if (sessions.size() >= kMaxSessions) {
+      throw Error("session: more than " + std::to_string(kMaxSessions) + " sessions are alive; dispose() some");
+    }
+    if (prompt_length < 0 || static_cast<size_t>(prompt_length) != model_in.size()) {
+      throw Error("prompt: " + std::to_string(prompt_length) + " tokens, but the input holds " +
+                  std::to_string(model_in.size()));
+    }
+    model::GenerateOptions o;
+    o.temperature = temperature, o.top_k = top_k, o.top_p = top_p, o.seed = TorchGenerator::seed_from_number(seed);
+    auto slot_ptr = std::make_unique<SessionSlot>();
+    slot_ptr->model = model, slot_ptr->weights_version = m.weights_version;
+    slot_ptr->session = std::make_unique<model::GenerationSession>(
+        m.gpt, std::vector<int>(model_in.begin(), model_in.end()), o, m.gpt.kernel());
+    sessions.emplace(next_session, std::move(slot_ptr));
+    return next_session++;
+  });
+}
+
+namespace {
+SessionSlot& session_slot(int handle) {
+  const auto found = sessions.find(handle);
+  if (found == sessions.end()) throw Error("session: this session was disposed (or its model was)");
+  SessionSlot& s = *found->second;
+  if (slot(s.model).weights_version != s.weights_version) {
+    throw Error(
+        "session: the model's weights changed (a training step or setParams) since this session started; its "
+        "cached keys and values are of the old weights: start a new session");
+  }
+  return s;
+}
+}  // namespace
+
+SessionStepReport session_step(int session, int forced) {
+  SessionStepReport failed;
+  failed.failed = 1;
+  return guard(failed, [&] {
+    SessionSlot& s = session_slot(session);
+    const model::GenerationSession::Step step = s.session->step(forced);
+    const model::ModelConfig& c = slot(s.model).gpt.config();
+    session_tensors.attention = {{c.n_layer, c.n_head, step.keys}, step.attention};
+    session_tensors.top_tokens = {{static_cast<int>(step.top_tokens.size())},
+                                  std::vector<float>(step.top_tokens.begin(), step.top_tokens.end())};
+    session_tensors.top_probs = {{static_cast<int>(step.top_probs.size())}, step.top_probs};
+    SessionStepReport r;
+    r.token = step.token, r.position = step.position, r.keys = step.keys, r.recomputed = step.recomputed ? 1 : 0;
+    r.macs_cached = static_cast<double>(step.macs_cached), r.macs_full = static_cast<double>(step.macs_full);
+    return r;
+  });
+}
+
+std::uintptr_t session_step_result() {
+  return run("sessionStep", [&](Reader&) { write_result(session_tensors, kSessionStepResults, false); });
+}
+
+int session_tokens(int session) {
+  return guard(-1, [&] {
+    const auto found = sessions.find(session);
+    if (found == sessions.end()) throw Error("session: this session was disposed (or its model was)");
+    const std::vector<int>& tokens = found->second->session->tokens();
+    model_out.assign(tokens.begin(), tokens.end());
+    return static_cast<int>(tokens.size());
+  });
+}
+
+void session_delete(int session) { sessions.erase(session); }
+
+std::uintptr_t next_token(double temperature, int top_k, double top_p, double seed, int sample, int top) {
+  return run("nextToken", [&](Reader& reader) {
+    NextTokenArgs args;
+    read_tensors(args, kNextTokenTensors, reader);
+    reader.finish();
+    if (!args.logits.given()) throw Error("logits: required, the logits of one position (V)");
+    const int V = args.logits.shape[0];
+    for (int v = 0; v < V; ++v)
+      if (!std::isfinite(args.logits.data[v])) throw Error("logits[" + std::to_string(v) + "]: must be finite");
+    if (top < 0 || top > V)
+      throw Error("top: expected 0 ≤ top ≤ " + std::to_string(V) + ", got " + std::to_string(top));
+    const model::SamplingOptions o{temperature, top_k, top_p};
+    NextTokenResult out;
+    out.probs = {{V}, model::next_token_probs(args.logits.data, V, o)};
+    const std::vector<int> best = model::top_tokens(out.probs.data, top);
+    out.top_tokens = {{top}, std::vector<float>(best.begin(), best.end())};
+    out.top_probs.shape = {top};
+    for (int t : best) out.top_probs.data.push_back(out.probs.data[static_cast<size_t>(t)]);
+    if (sample) {
+      TorchGenerator generator(TorchGenerator::seed_from_number(seed));
+      out.token = {{1}, {static_cast<float>(model::sample_token(args.logits.data, V, o, generator))}};
+    }
+    write_result(out, kNextTokenResults, false);
+  });
+}
 
 #endif  // ATTN_ENGINE_EMBED
 

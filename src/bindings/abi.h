@@ -121,13 +121,15 @@ void record_error(const std::string& message);
 // through the ResultHeader of the "modelLogits" and "modelAttention" calls. A call that fails
 // records the message for lastError() and answers 0, −1 or failed; a handle that is not alive fails naming "model".
 
-// nanoGPT's GPTConfig and the init seed. For model_load, a field below 0 (dropout: NaN) is not
-// given and comes from the file's metadata; without that, the sizes are an error naming them
-// and the switches take nanoGPT's defaults (bias, mlp and layer_norm true, dropout 0).
+// nanoGPT's GPTConfig, the GELU and LayerNorm eps, and the init seed. For model_load and
+// model_open, a field below 0 (dropout, layer_norm_eps: NaN) is not given and comes from
+// config.json, the file's metadata or its tensors (src/model/checkpoint.h says in which order).
 struct ModelArgs {
   int vocab_size = -1, context_length = -1, layers = -1, heads = -1, width = -1;
   int bias = -1, mlp = -1, layer_norm = -1;  // 1 true, 0 false, −1 not given
+  int gelu = -1;                             // 0 exact (nanoGPT's), 1 tanh (GPT-2's gelu_new), −1 not given
   double dropout = std::numeric_limits<double>::quiet_NaN();
+  double layer_norm_eps = std::numeric_limits<double>::quiet_NaN();
   double seed = 0;  // torch.manual_seed(seed) before GPT(config): an integer in [−2^53, 2^53]
 };
 
@@ -165,8 +167,35 @@ std::uintptr_t model_input_targets();
 // The int32 output of model_evaluate (predictions, B·T) and model_generate (new tokens).
 std::uintptr_t model_output();
 
-int model_create(const ModelArgs& args);     // a handle ≥ 1, or 0
-int model_load(const ModelArgs& overrides);  // from the safetensors bytes in the arena's bytes section
+int model_create(const ModelArgs& args);  // a handle ≥ 1, or 0
+// From the safetensors bytes in the arena's bytes section, nanoGPT's or Hugging Face's GPT-2
+// layout; config_json: the text of Hugging Face's config.json, or empty.
+int model_load(const ModelArgs& overrides, const std::string& config_json = "");
+
+// A checkpoint read in slices (engine.openModel; src/model/checkpoint.h):
+//   model_header_length(file_size): N from the 8 bytes in the arena's bytes section (file_size
+//     −1: unknown), or −1;
+//   model_open(overrides, file_size, config_json): from the first 8 + N bytes in the arena's
+//     bytes section, a loader handle ≥ 1 (the parameters allocated), or 0;
+//   model_open_copies(loader): the byte ranges to read, in file order; model_open_file_end(loader)
+//     where the file must end (8 + N + the buffer the header describes);
+//   model_open_buffer(loader, bytes): a staging buffer of that size for the next write;
+//   model_open_write(loader, copy, offset, n): the first n staged bytes are bytes
+//     [offset, offset + n) of that range: 1, or 0 (the loader is then gone);
+//   model_open_finish(loader): the model's handle, or 0; model_open_cancel(loader) frees it.
+// A failed call frees the loader and everything it allocated; models already open are untouched.
+struct CopyRange {
+  double begin = 0, end = 0;  // file bytes
+  std::string name;           // the tensor, as the file names it
+};
+double model_header_length(double file_size);
+int model_open(const ModelArgs& overrides, double file_size, const std::string& config_json);
+std::vector<CopyRange> model_open_copies(int loader);
+double model_open_file_end(int loader);
+std::uintptr_t model_open_buffer(int loader, int bytes);
+int model_open_write(int loader, int copy, double offset, int n);
+int model_open_finish(int loader);
+void model_open_cancel(int loader);
 void model_delete(int handle);
 ModelArgs model_config(int handle);  // the config as created or loaded (every field given)
 double model_steps(int handle);      // steps taken, or −1
@@ -178,14 +207,46 @@ std::string model_kernel(int handle);
 StepReport model_step(int handle, const StepArgs& args);
 EvalReport model_evaluate(int handle, int batch, int context);
 std::uintptr_t model_logits(int handle, int batch, int context);  // ResultHeader of "modelLogits"
-// One sequence (context tokens in the input) through the model with its attention kept; returns
-// the number of layers, or −1. model_attention_layer then gives layer l's q, k, v, scores and
-// weights (H, T, ·) as the ResultHeader of "modelAttention".
-int model_attention(int handle, int context);
-std::uintptr_t model_attention_layer(int handle, int layer);
-// nanoGPT's generate from the prompt (prompt_length tokens in the input); returns count, the new
-// tokens in the output, or −1.
-int model_generate(int handle, int prompt_length, int count, double temperature, int top_k, double seed);
+// One sequence through the model keeping what is asked (src/model/inference.h: model.trace and
+// model.attention). The input holds the context tokens, then layer_count layer indices, then
+// head_count head indices (0 of either: all). parts: a sum of kTrace* below; logits: 0 none,
+// 1 the last row, 2 every row. Returns the number of layers captured, or −1. Then
+// model_trace_layer(i) gives the i-th captured layer's q (H', T, hs), k, v (H', T, hs), scores,
+// weights (H', T, T) as the ResultHeader of "modelAttention", and model_trace_stream the
+// "modelTrace" tensors residual (L + 1, T, C), logits (1 or T, V) and timings (linear,
+// attention and total milliseconds), those asked for.
+constexpr int kTraceQkv = 1, kTraceScores = 2, kTraceWeights = 4, kTraceResidual = 8, kTraceTimings = 16;
+int model_trace(int handle, int context, int layer_count, int head_count, int parts, int logits);
+// The clock model_trace's timings read (milliseconds), set by the host: performance.now() in the
+// WASM engines (bindings.cpp). Without one, asking for timings is an error naming timings.
+void set_clock(double (*clock_ms)());
+std::uintptr_t model_trace_layer(int handle, int index);
+std::uintptr_t model_trace_stream(int handle);
+// nanoGPT's generate from the prompt (prompt_length tokens in the input), with top-p; returns
+// count, the new tokens in the output, or −1.
+int model_generate(int handle, int prompt_length, int count, double temperature, int top_k, double top_p, double seed);
+
+// Generation one token at a time with a KV cache (model.session): a session of a model, by
+// handle, from the prompt in the input; 0 on error. A session dies with its model, and refuses to
+// step once the model's weights have changed (a training step, setParams). session_step draws
+// the next token (or takes `forced` ≥ 0) and returns its scalars; its tensors are the
+// ResultHeader of "sessionStep" at session_step_result(): attention (L, H, keys), topTokens (10,
+// as floats), topProbs (10). session_tokens gives the count, the tokens in the output.
+struct SessionStepReport {
+  int failed = 0;
+  int token = 0, position = 0, keys = 0, recomputed = 0;
+  double macs_cached = 0, macs_full = 0;
+};
+int session_create(int model, int prompt_length, double temperature, int top_k, double top_p, double seed);
+SessionStepReport session_step(int session, int forced);
+std::uintptr_t session_step_result();
+int session_tokens(int session);
+void session_delete(int session);
+
+// The next-token distribution of the arena's "logits" (V) as call "nextToken": probs (V) after
+// temperature, top-k and top-p; the `top` most likely as topTokens (as floats) and topProbs; and,
+// when sample, "token" (1): the draw of torch.multinomial after torch.manual_seed(seed).
+std::uintptr_t next_token(double temperature, int top_k, double top_p, double seed, int sample, int top);
 std::vector<ParamInfo> model_param_table(int handle);  // empty (and lastError) for a dead handle
 std::uintptr_t model_params(int handle);               // 0 for a dead handle
 // setParams: model_stage() copies the parameters into a staging buffer engine.js writes the new

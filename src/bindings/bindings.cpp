@@ -5,6 +5,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <emscripten/emscripten.h>
 #include <malloc.h>
 
 #include <string>
@@ -17,6 +18,7 @@
 #ifndef ATTN_ENGINE_EMBED
 #include "config.h"
 #include "gpt.h"
+#include "inference.h"
 #endif
 
 using emscripten::val;
@@ -119,6 +121,8 @@ val limits() {
   model.set("maxHeads", attn::model::ModelLimits::kMaxHeads);
   model.set("maxWidth", attn::model::ModelLimits::kMaxEmbd);
   model.set("maxParams", static_cast<double>(attn::model::ModelLimits::kMaxParams));
+  model.set("maxTrainParams", static_cast<double>(attn::model::ModelLimits::kMaxTrainParams));
+  model.set("maxCapture", static_cast<double>(attn::model::kMaxCaptureFloats));
   model.set("maxActivations", static_cast<double>(attn::model::kMaxActivationFloats));
   out.set("model", model);
 #endif
@@ -130,21 +134,53 @@ val limits() {
 // would add imports the element's glue does not have (scripts/build-dist.mjs loads the whole
 // engine with the small engine's glue, so the two must import the same functions).
 attn::abi::ModelArgs model_args(int vocab_size, int context_length, int layers, int heads, int width, int bias,
-                                double dropout, int mlp, int layer_norm, double seed) {
+                                double dropout, int mlp, int layer_norm, int gelu, double layer_norm_eps, double seed) {
   attn::abi::ModelArgs a;
   a.vocab_size = vocab_size, a.context_length = context_length, a.layers = layers, a.heads = heads;
-  a.width = width, a.bias = bias, a.dropout = dropout, a.mlp = mlp, a.layer_norm = layer_norm, a.seed = seed;
+  a.width = width, a.bias = bias, a.dropout = dropout, a.mlp = mlp, a.layer_norm = layer_norm, a.gelu = gelu;
+  a.layer_norm_eps = layer_norm_eps, a.seed = seed;
   return a;
 }
 int model_create(int vocab_size, int context_length, int layers, int heads, int width, int bias, double dropout,
-                 int mlp, int layer_norm, double seed) {
-  return attn::abi::model_create(
-      model_args(vocab_size, context_length, layers, heads, width, bias, dropout, mlp, layer_norm, seed));
+                 int mlp, int layer_norm, int gelu, double layer_norm_eps, double seed) {
+  return attn::abi::model_create(model_args(vocab_size, context_length, layers, heads, width, bias, dropout, mlp,
+                                            layer_norm, gelu, layer_norm_eps, seed));
 }
 int model_load(int vocab_size, int context_length, int layers, int heads, int width, int bias, double dropout, int mlp,
-               int layer_norm, double seed) {
-  return attn::abi::model_load(
-      model_args(vocab_size, context_length, layers, heads, width, bias, dropout, mlp, layer_norm, seed));
+               int layer_norm, int gelu, double layer_norm_eps, std::string config_json) {
+  return attn::abi::model_load(model_args(vocab_size, context_length, layers, heads, width, bias, dropout, mlp,
+                                          layer_norm, gelu, layer_norm_eps, 0),
+                               config_json);
+}
+int model_open(int vocab_size, int context_length, int layers, int heads, int width, int bias, double dropout, int mlp,
+               int layer_norm, int gelu, double layer_norm_eps, double file_size, std::string config_json) {
+  return attn::abi::model_open(model_args(vocab_size, context_length, layers, heads, width, bias, dropout, mlp,
+                                          layer_norm, gelu, layer_norm_eps, 0),
+                               file_size, config_json);
+}
+// model_open_copies as [{begin, end, name}].
+val model_open_copies(int loader) {
+  val out = val::array();
+  for (const attn::abi::CopyRange& c : attn::abi::model_open_copies(loader)) {
+    val entry = val::object();
+    entry.set("begin", c.begin);
+    entry.set("end", c.end);
+    entry.set("name", c.name);
+    out.call<void>("push", entry);
+  }
+  return out;
+}
+val session_step(int session, int forced) {
+  const attn::abi::SessionStepReport r = attn::abi::session_step(session, forced);
+  val out = val::object();
+  out.set("failed", r.failed);
+  out.set("token", r.token);
+  out.set("position", r.position);
+  out.set("keys", r.keys);
+  out.set("recomputed", r.recomputed);
+  out.set("macsCached", r.macs_cached);
+  out.set("macsFull", r.macs_full);
+  return out;
 }
 val model_config(int handle) {
   const attn::abi::ModelArgs a = attn::abi::model_config(handle);
@@ -158,6 +194,8 @@ val model_config(int handle) {
   out.set("mlp", a.mlp);
   out.set("layerNorm", a.layer_norm);
   out.set("dropout", a.dropout);
+  out.set("gelu", a.gelu);
+  out.set("layerNormEps", a.layer_norm_eps);
   return out;
 }
 val model_step(int handle, int batch, int context, std::string optimizer, double lr, double beta1, double beta2,
@@ -215,6 +253,10 @@ double heap_bytes() { return static_cast<double>(__builtin_wasm_memory_size(0)) 
 // than the memory's spare room.
 double heap_used() { return static_cast<double>(mallinfo().uordblks); }
 std::string version() { return ATTN_VERSION; }
+// performance.now(), the clock of model.trace's timings (abi::set_clock): the core reads none
+// of its own, so that both engines import the same functions (scripts/build-dist.mjs loads the
+// whole engine with the element's glue).
+double clock_ms() { return emscripten_get_now(); }
 
 }  // namespace
 
@@ -244,9 +286,24 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("modelStep", &model_step);
   emscripten::function("modelEvaluate", &model_evaluate);
   emscripten::function("modelLogits", &attn::abi::model_logits);
-  emscripten::function("modelAttention", &attn::abi::model_attention);
-  emscripten::function("modelAttentionLayer", &attn::abi::model_attention_layer);
+  emscripten::function("modelTrace", &attn::abi::model_trace);
+  emscripten::function("modelTraceLayer", &attn::abi::model_trace_layer);
+  emscripten::function("modelTraceStream", &attn::abi::model_trace_stream);
   emscripten::function("modelGenerate", &attn::abi::model_generate);
+  emscripten::function("modelHeaderLength", &attn::abi::model_header_length);
+  emscripten::function("modelOpen", &model_open);
+  emscripten::function("modelOpenCopies", &model_open_copies);
+  emscripten::function("modelOpenFileEnd", &attn::abi::model_open_file_end);
+  emscripten::function("modelOpenBuffer", &attn::abi::model_open_buffer);
+  emscripten::function("modelOpenWrite", &attn::abi::model_open_write);
+  emscripten::function("modelOpenFinish", &attn::abi::model_open_finish);
+  emscripten::function("modelOpenCancel", &attn::abi::model_open_cancel);
+  emscripten::function("sessionCreate", &attn::abi::session_create);
+  emscripten::function("sessionStep", &session_step);
+  emscripten::function("sessionStepResult", &attn::abi::session_step_result);
+  emscripten::function("sessionTokens", &attn::abi::session_tokens);
+  emscripten::function("sessionDelete", &attn::abi::session_delete);
+  emscripten::function("nextToken", &attn::abi::next_token);
   emscripten::function("modelParamTable", &model_param_table);
   emscripten::function("modelParams", &attn::abi::model_params);
   emscripten::function("modelStage", &attn::abi::model_stage);
@@ -262,4 +319,8 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("version", &version);
   emscripten::function("heapBytes", &heap_bytes);
   emscripten::function("heapUsed", &heap_used);
+  emscripten::function("clockMs", &clock_ms);
+#ifndef ATTN_ENGINE_EMBED
+  attn::abi::set_clock(&clock_ms);
+#endif
 }

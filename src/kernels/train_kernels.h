@@ -36,4 +36,19 @@ template <typename Real>
 void gelu_backward_ref(Real* dx, const Real* dy, const Real* x, long long n);
 void gelu_backward_simd(float* dx, const float* dy, const float* x, long long n);
 
+// GELU, tanh form: GPT-2's gelu_new (Hugging Face's NewGELUActivation), in its order of operations:
+//   u = √(2/π)·(x + 0.044715·x³),   y = 0.5·x·(1 + tanh(u))
+//   dy/dx = 0.5·(1 + tanh u) + 0.5·x·(1 − tanh²u)·√(2/π)·(1 + 3·0.044715·x²)
+// _ref calls std::tanh as torch does. _simd uses 1 + tanh(u) = 2/(1 + e^(−2u)) (no cancellation
+// near u = 0, and e^(−2u) overflowing to +∞ gives exactly 0 for large negative x) with the f32x4
+// exp (relative error < 2e-7).
+// y (n) = gelu_tanh(x (n)); y may alias x.
+template <typename Real>
+void gelu_tanh_forward_ref(Real* y, const Real* x, long long n);
+void gelu_tanh_forward_simd(float* y, const float* x, long long n);
+// dx (n) += dy (n) · gelu_tanh'(x (n)).
+template <typename Real>
+void gelu_tanh_backward_ref(Real* dx, const Real* dy, const Real* x, long long n);
+void gelu_tanh_backward_simd(float* dx, const float* dy, const float* x, long long n);
+
 }  // namespace attn::kernels

@@ -57,6 +57,38 @@ void gelu_backward_ref(Real* dx, const Real* dy, const Real* x, long long n) {
   }
 }
 
+namespace {
+// GPT-2's constants as Python floats (doubles), which torch rounds to float for a float tensor.
+constexpr double kSqrtTwoOverPi = 0.79788456080286535588;  // math.sqrt(2.0 / math.pi)
+constexpr double kGeluCubic = 0.044715;
+}  // namespace
+
+template <typename Real>
+void gelu_tanh_forward_ref(Real* y, const Real* x, long long n) {
+  // y: (n), x: (n)
+  const Real beta = static_cast<Real>(kSqrtTwoOverPi), kappa = static_cast<Real>(kGeluCubic);
+  // 1. u = √(2/π)·(x + 0.044715·x³) with torch.pow(x, 3.0) = x·x·x;  2. y = (0.5·x)·(1 + tanh u)
+  for (long long i = 0; i < n; ++i) {
+    const Real v = x[i];
+    const Real u = beta * (v + kappa * (v * v * v));
+    y[i] = Real(0.5) * v * (Real(1) + std::tanh(u));
+  }
+}
+
+template <typename Real>
+void gelu_tanh_backward_ref(Real* dx, const Real* dy, const Real* x, long long n) {
+  // dx: (n) +=, dy: (n), x: (n)
+  const Real beta = static_cast<Real>(kSqrtTwoOverPi), kappa = static_cast<Real>(kGeluCubic);
+  // 2 (reversed). d/dx [0.5·x·(1 + tanh u)] = 0.5·(1 + tanh u) + 0.5·x·(1 − tanh²u)·du/dx;
+  // 1 (reversed). du/dx = √(2/π)·(1 + 3·0.044715·x²)
+  for (long long i = 0; i < n; ++i) {
+    const Real v = x[i];
+    const Real t = std::tanh(beta * (v + kappa * (v * v * v)));
+    const Real du = beta * (Real(1) + Real(3) * kappa * v * v);
+    dx[i] += dy[i] * (Real(0.5) * (Real(1) + t) + Real(0.5) * v * (Real(1) - t * t) * du);
+  }
+}
+
 template void matmul_acc_ref<float>(float*, const float*, const float*, int, int, int);
 template void matmul_acc_ref<double>(double*, const double*, const double*, int, int, int);
 template void matmul_tn_ref<float>(float*, const float*, const float*, int, int, int);
@@ -65,5 +97,9 @@ template void gelu_forward_ref<float>(float*, const float*, long long);
 template void gelu_forward_ref<double>(double*, const double*, long long);
 template void gelu_backward_ref<float>(float*, const float*, const float*, long long);
 template void gelu_backward_ref<double>(double*, const double*, const double*, long long);
+template void gelu_tanh_forward_ref<float>(float*, const float*, long long);
+template void gelu_tanh_forward_ref<double>(double*, const double*, long long);
+template void gelu_tanh_backward_ref<float>(float*, const float*, const float*, long long);
+template void gelu_tanh_backward_ref<double>(double*, const double*, const double*, long long);
 
 }  // namespace attn::kernels

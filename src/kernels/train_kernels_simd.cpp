@@ -171,6 +171,36 @@ inline f32x4 gelu_grad4(f32x4 dy, f32x4 x) {
   return simd::mul(dy, simd::add(cdf, simd::mul(x, pdf)));
 }
 
+constexpr float kSqrtTwoOverPi = 0.79788456080286535588f;  // √(2/π), GPT-2's gelu_new
+constexpr float kGeluCubic = 0.044715f;
+
+// s = 0.5·(1 + tanh u) = 1/(1 + e^(−2u)) and e^(−2u) for 4 lanes, u = √(2/π)·(x + 0.044715·x³).
+// Where −2u > 87 (e^(−2u) beyond float's range), s is exactly 0, as 1 + tanh u is in float.
+inline f32x4 gelu_tanh_sigmoid4(f32x4 x, f32x4& e) {
+  const f32x4 u = simd::mul(simd::splat(kSqrtTwoOverPi),
+                            simd::add(x, simd::mul(simd::splat(kGeluCubic), simd::mul(simd::mul(x, x), x))));
+  const f32x4 minus_2u = simd::mul(u, simd::splat(-2.0f));
+  e = simd::exp(minus_2u);
+  const f32x4 s = simd::div(simd::splat(1.0f), simd::add(simd::splat(1.0f), e));
+  return simd::select(simd::less(simd::splat(87.0f), minus_2u), s, simd::zero());
+}
+
+// y = x · s for 4 lanes.
+inline f32x4 gelu_tanh4(f32x4 x) {
+  f32x4 e;
+  return simd::mul(x, gelu_tanh_sigmoid4(x, e));
+}
+
+// dy · (s + 2·x·s·(1 − s)·√(2/π)·(1 + 3·0.044715·x²)) for 4 lanes, with 1 − s = e·s (exact where s ≈ 1).
+inline f32x4 gelu_tanh_grad4(f32x4 dy, f32x4 x) {
+  f32x4 e;
+  const f32x4 s = gelu_tanh_sigmoid4(x, e);
+  const f32x4 du = simd::mul(simd::splat(kSqrtTwoOverPi),
+                             simd::add(simd::splat(1.0f), simd::mul(simd::splat(3.0f * kGeluCubic), simd::mul(x, x))));
+  const f32x4 slope = simd::mul(simd::mul(simd::mul(simd::splat(2.0f), x), simd::mul(s, simd::mul(e, s))), du);
+  return simd::mul(dy, simd::add(s, slope));
+}
+
 }  // namespace
 
 void matmul_acc_simd(float* c, const float* a, const float* b, int M, int K, int N) {
@@ -183,30 +213,44 @@ void matmul_tn_simd(float* c, const float* a, const float* b, int M, int K, int 
   gemm_acc(c, a, 1, M, b, M, K, N);
 }
 
-void gelu_forward_simd(float* y, const float* x, long long n) {
-  // y: (n), x: (n). The last n mod 4 values go through the same vector code, padded.
+namespace {
+
+// y (n) = op(x (n)) lane by lane; the last n mod 4 values go through the same vector code, padded.
+template <f32x4 (*op)(f32x4)>
+void map_lanes(float* y, const float* x, long long n) {
   long long i = 0;
-  for (; i + 4 <= n; i += 4) simd::store(y + i, gelu4(simd::load(x + i)));
+  for (; i + 4 <= n; i += 4) simd::store(y + i, op(simd::load(x + i)));
   if (i < n) {
     float in[4] = {}, out[4];
     for (long long k = i; k < n; ++k) in[k - i] = x[k];
-    simd::store(out, gelu4(simd::load(in)));
+    simd::store(out, op(simd::load(in)));
     for (long long k = i; k < n; ++k) y[k] = out[k - i];
   }
 }
 
-void gelu_backward_simd(float* dx, const float* dy, const float* x, long long n) {
-  // dx: (n) +=, dy: (n), x: (n)
+// dx (n) += grad(dy, x) lane by lane, padded likewise.
+template <f32x4 (*grad)(f32x4, f32x4)>
+void accumulate_lanes(float* dx, const float* dy, const float* x, long long n) {
   long long i = 0;
-  for (; i + 4 <= n; i += 4) {
-    simd::store(dx + i, simd::add(simd::load(dx + i), gelu_grad4(simd::load(dy + i), simd::load(x + i))));
-  }
+  for (; i + 4 <= n; i += 4)
+    simd::store(dx + i, simd::add(simd::load(dx + i), grad(simd::load(dy + i), simd::load(x + i))));
   if (i < n) {
     float g[4] = {}, in[4] = {}, out[4];
     for (long long k = i; k < n; ++k) g[k - i] = dy[k], in[k - i] = x[k];
-    simd::store(out, gelu_grad4(simd::load(g), simd::load(in)));
+    simd::store(out, grad(simd::load(g), simd::load(in)));
     for (long long k = i; k < n; ++k) dx[k] += out[k - i];
   }
+}
+
+}  // namespace
+
+void gelu_forward_simd(float* y, const float* x, long long n) { map_lanes<gelu4>(y, x, n); }
+void gelu_backward_simd(float* dx, const float* dy, const float* x, long long n) {
+  accumulate_lanes<gelu_grad4>(dx, dy, x, n);
+}
+void gelu_tanh_forward_simd(float* y, const float* x, long long n) { map_lanes<gelu_tanh4>(y, x, n); }
+void gelu_tanh_backward_simd(float* dx, const float* dy, const float* x, long long n) {
+  accumulate_lanes<gelu_tanh_grad4>(dx, dy, x, n);
 }
 
 }  // namespace attn::kernels

@@ -31,6 +31,8 @@ long long count(const ModelConfig& c) {
 
 }  // namespace
 
+const char* gelu_name(Gelu gelu) { return gelu == Gelu::kTanh ? "tanh" : "exact"; }
+
 void validate(const ModelConfig& c) {
   check_range("vocab_size", c.vocab_size, 1, ModelLimits::kMaxVocab);
   check_range("block_size", c.block_size, 1, ModelLimits::kMaxBlockSize);
@@ -46,10 +48,29 @@ void validate(const ModelConfig& c) {
     std::snprintf(value, sizeof value, "%g", c.dropout);
     throw Error(std::string("dropout: expected 0 ≤ dropout < 1, got ") + value);
   }
+  if (c.gelu != Gelu::kExact && c.gelu != Gelu::kTanh) throw Error("gelu: expected 'exact' or 'tanh'");
+  // !(eps > 0 && eps <= 1) also rejects NaN.
+  if (!(c.layer_norm_eps > 0.0 && c.layer_norm_eps <= 1.0)) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%g", c.layer_norm_eps);
+    throw Error(std::string("layer_norm_eps: expected 0 < layer_norm_eps ≤ 1, got ") + value);
+  }
   const long long n = count(c);
   if (n > ModelLimits::kMaxParams) {
     throw Error("config: " + std::to_string(n) + " parameters; at most " + std::to_string(ModelLimits::kMaxParams) +
-                " (2^26): lower vocab_size, block_size, n_layer or n_embd");
+                " (2^29, 2 GiB of float32 in a 4 GiB WebAssembly memory): lower vocab_size, block_size, n_layer or "
+                "n_embd");
+  }
+}
+
+void validate_for_training(const ModelConfig& c, const char* what) {
+  validate(c);
+  const long long n = count(c);
+  if (n > ModelLimits::kMaxTrainParams) {
+    throw Error(std::string(what) + ": this model has " + std::to_string(n) + " parameters; training is limited to " +
+                std::to_string(ModelLimits::kMaxTrainParams) +
+                " (2^26): gradients and AdamW's two moments make it ×4 in memory. It can still be run "
+                "(logits, attention, generate)");
   }
 }
 

@@ -38,42 +38,54 @@ const GptKernels kGptReference = {linear_forward_ref<float>,
                                   gelu_backward<float, gelu_backward_ref<float>>,
                                   &detail::kReferenceKernels,
                                   nullptr,
-                                  nullptr};
+                                  nullptr,
+                                  gelu_forward<float, gelu_tanh_forward_ref<float>>,
+                                  gelu_backward<float, gelu_tanh_backward_ref<float>>};
 const GptKernels kGptEigen = {linear_forward_simd,
                               linear_backward_simd,
                               gelu_forward<float, gelu_forward_simd>,
                               gelu_backward<float, gelu_backward_simd>,
                               &detail::kEigenKernels,
                               nullptr,
-                              nullptr};
+                              nullptr,
+                              gelu_forward<float, gelu_tanh_forward_simd>,
+                              gelu_backward<float, gelu_tanh_backward_simd>};
 const GptKernels kGptSimd = {linear_forward_simd,
                              linear_backward_simd,
                              gelu_forward<float, gelu_forward_simd>,
                              gelu_backward<float, gelu_backward_simd>,
                              &detail::kSimdKernels,
                              nullptr,
-                             nullptr};
+                             nullptr,
+                             gelu_forward<float, gelu_tanh_forward_simd>,
+                             gelu_backward<float, gelu_tanh_backward_simd>};
 const GptKernels kGptTiled = {linear_forward_simd,
                               linear_backward_simd,
                               gelu_forward<float, gelu_forward_simd>,
                               gelu_backward<float, gelu_backward_simd>,
                               &detail::kSimdKernels,
                               kernels::attention_tiled_simd,
-                              kernels::attention_tiled_backward_simd};
+                              kernels::attention_tiled_backward_simd,
+                              gelu_forward<float, gelu_tanh_forward_simd>,
+                              gelu_backward<float, gelu_tanh_backward_simd>};
 const GptKernelsOf<double> kGptReferenceDouble = {linear_forward_ref<double>,
                                                   linear_backward_ref<double>,
                                                   gelu_forward<double, gelu_forward_ref<double>>,
                                                   gelu_backward<double, gelu_backward_ref<double>>,
                                                   &detail::kReferenceKernelsDouble,
                                                   nullptr,
-                                                  nullptr};
+                                                  nullptr,
+                                                  gelu_forward<double, gelu_tanh_forward_ref<double>>,
+                                                  gelu_backward<double, gelu_tanh_backward_ref<double>>};
 const GptKernelsOf<double> kGptTiledDouble = {linear_forward_ref<double>,
                                               linear_backward_ref<double>,
                                               gelu_forward<double, gelu_forward_ref<double>>,
                                               gelu_backward<double, gelu_backward_ref<double>>,
                                               &detail::kReferenceKernelsDouble,
                                               kernels::attention_tiled_ref<double>,
-                                              kernels::attention_tiled_backward_ref<double>};
+                                              kernels::attention_tiled_backward_ref<double>,
+                                              gelu_forward<double, gelu_tanh_forward_ref<double>>,
+                                              gelu_backward<double, gelu_tanh_backward_ref<double>>};
 
 std::string str(double value) {
   if (std::isnan(value)) return "NaN";
@@ -250,7 +262,7 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
     const Real* a = x;
     if (cfg.layer_norm) {
       layernorm_forward_ref<Real>(S.ln1.data(), S.ln1_mean.data(), S.ln1_rstd.data(), x, param(E.ln_1_weight),
-                                  param(E.ln_1_bias), N, C);
+                                  param(E.ln_1_bias), N, C, cfg.layer_norm_eps);
       a = S.ln1.data();
     }
     // 4. c_attn: qkv (N, 3C)
@@ -308,12 +320,12 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
     const Real* a2 = S.mid.data();
     if (cfg.layer_norm) {
       layernorm_forward_ref<Real>(S.ln2.data(), S.ln2_mean.data(), S.ln2_rstd.data(), S.mid.data(),
-                                  param(E.ln_2_weight), param(E.ln_2_bias), N, C);
+                                  param(E.ln_2_weight), param(E.ln_2_bias), N, C, cfg.layer_norm_eps);
       a2 = S.ln2.data();
     }
     // 11. c_fc (N, 4C), GELU
     K.linear_forward(S.fc.data(), a2, param(E.c_fc_weight), param(E.c_fc_bias), N, C, 4 * C);
-    K.gelu_forward(S.gelu.data(), S.fc.data(), 4 * NC);
+    (cfg.gelu == Gelu::kTanh ? K.gelu_tanh_forward : K.gelu_forward)(S.gelu.data(), S.fc.data(), 4 * NC);
     // 12. c_proj, dropout;  13. residual: mid + m
     K.linear_forward(x_out, S.gelu.data(), param(E.mlp_proj_weight), param(E.mlp_proj_bias), N, 4 * C, C);
     if (dropping) {
@@ -326,7 +338,7 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
   const Real* h = A.stream[static_cast<std::size_t>(L)].data();
   if (cfg.layer_norm) {
     layernorm_forward_ref<Real>(A.lnf.data(), A.lnf_mean.data(), A.lnf_rstd.data(), h, param(table.ln_f_weight()),
-                                param(table.ln_f_bias()), N, C);
+                                param(table.ln_f_bias()), N, C, cfg.layer_norm_eps);
     h = A.lnf.data();
   }
   // 15. lm_head: logits = h · wteᵀ
@@ -392,7 +404,8 @@ void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, co
                         param(E.mlp_proj_weight), N, 4 * C, C);
       // 11. GELU, then c_fc: d_a2 = d_fc · W
       zero(A.d_fc);
-      K.gelu_backward(A.d_fc.data(), A.d_hidden.data(), S.fc.data(), 4 * NC);
+      (cfg.gelu == Gelu::kTanh ? K.gelu_tanh_backward : K.gelu_backward)(A.d_fc.data(), A.d_hidden.data(), S.fc.data(),
+                                                                         4 * NC);
       Real* d_a2 = cfg.layer_norm ? A.d_a.data() : d_stream;
       if (cfg.layer_norm) zero(A.d_a);
       K.linear_backward(d_a2, grad(E.c_fc_weight), grad(E.c_fc_bias), A.d_fc.data(),
@@ -495,9 +508,15 @@ InitFill torch_fill(TorchGenerator& generator) {
 
 Gpt::Gpt(const ModelConfig& config, std::uint64_t seed) : table_(config) {
   params_.assign(table_.total(), 0.0f);
-  grads_.assign(table_.total(), 0.0f);
   TorchGenerator generator(seed);
   init_params(params_.data(), table_, torch_fill(generator));
+}
+
+Gpt::Gpt(const ModelConfig& config, ZeroParams) : table_(config) { params_.assign(table_.total(), 0.0f); }
+
+void Gpt::prepare_training(const char* what) {
+  validate_for_training(config(), what);
+  if (grads_.size() != table_.total()) grads_.assign(table_.total(), 0.0f);
 }
 
 namespace {
@@ -562,6 +581,7 @@ float Gpt::forward(const Batch& batch, const ForwardOptions& options) {
 
 void Gpt::backward() {
   if (acts_.B == 0 || !has_targets_) throw Error("backward: the last forward had no targets to differentiate");
+  prepare_training("backward");
   gpt_backward<float>(grads_.data(), acts_, params_.data(), table_, tokens_.data(), targets_.data(),
                       gpt_kernels(last_kernel_), dropout_active_ ? &dropout_ : nullptr);
 }
@@ -581,6 +601,7 @@ StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
   if (o.optimizer == OptimizerKind::kAdamW) validate(o.adamw);
   if (o.optimizer == OptimizerKind::kSGD) validate(o.sgd);
   const std::string after = "the weights and optimizer state are those after step " + std::to_string(steps_);
+  model_.prepare_training("step");
 
   // zero grads → forward → backward
   std::vector<float>& grads = model_.grads();
@@ -671,69 +692,6 @@ void Trainer::undo_last_update() {
   }
   --steps_;
   undo_.valid = false;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Sampling
-
-std::vector<int> generate(Gpt& model, const std::vector<int>& prompt, int count, const GenerateOptions& o) {
-  const ModelConfig& cfg = model.config();
-  const int V = cfg.vocab_size;
-  if (prompt.empty()) throw Error("prompt: expected at least one token id");
-  check_tokens(prompt.data(), static_cast<long long>(prompt.size()), V, "prompt");
-  if (count < 0 || count > (1 << 16)) {
-    throw Error("count: expected 0 ≤ count ≤ 65536 new tokens, got " + std::to_string(count));
-  }
-  if (!(o.temperature >= 0.0) || !std::isfinite(o.temperature)) {
-    throw Error("temperature: expected a finite number ≥ 0 (0: always the most likely token), got " +
-                str(o.temperature));
-  }
-  if (o.top_k < 0) throw Error("topK: expected an integer ≥ 0 (0: no cut), got " + std::to_string(o.top_k));
-  TorchGenerator generator(o.seed);
-  std::vector<int> context = prompt, out;
-  std::vector<double> weights(static_cast<std::size_t>(V)), sorted;
-  out.reserve(static_cast<std::size_t>(count));
-  for (int n = 0; n < count; ++n) {
-    // nanoGPT: idx_cond = idx if it fits, else its last block_size tokens
-    const int T = std::min(static_cast<int>(context.size()), cfg.block_size);
-    Batch batch;
-    batch.tokens = context.data() + (context.size() - static_cast<std::size_t>(T));
-    batch.B = 1, batch.T = T;
-    model.forward(batch);
-    const float* row = model.logits().data() + static_cast<std::size_t>(T - 1) * V;
-    int next = static_cast<int>(std::max_element(row, row + V) - row);  // the first of equal maxima
-    if (o.temperature > 0.0) {
-      // top-k: logits below the k-th largest become −∞ (nanoGPT keeps ties at the k-th)
-      float floor = -std::numeric_limits<float>::infinity();
-      if (o.top_k > 0 && o.top_k < V) {
-        sorted.assign(row, row + V);
-        std::nth_element(sorted.begin(), sorted.begin() + (o.top_k - 1), sorted.end(), std::greater<double>());
-        floor = static_cast<float>(sorted[static_cast<std::size_t>(o.top_k - 1)]);
-      }
-      // softmax(logits / temperature), shifted by the max first so tiny temperatures stay finite,
-      // held in float as torch holds probs
-      const double max = row[next];
-      double sum = 0.0;
-      for (int v = 0; v < V; ++v) {
-        weights[v] = row[v] < floor ? 0.0 : std::exp((row[v] - max) / o.temperature);
-        sum += weights[v];
-      }
-      // torch.multinomial(probs, num_samples=1), drawn as torch 1.13 draws one sample on the CPU:
-      // q = empty_like(probs).exponential_(1) — for each of the V entries in order one random64(),
-      // u = (word & (2^53 − 1)) · 2^−53 and q = float(−log(1 − u)) — then argmax(probs / q), the
-      // first of equal maxima (a race of exponential clocks: P(v wins) = probs[v]).
-      float best = -1.0f;
-      for (int v = 0; v < V; ++v) {
-        const double u = static_cast<double>(generator.random64() & ((std::uint64_t{1} << 53) - 1)) * 0x1.0p-53;
-        const float q = static_cast<float>(-std::log(1.0 - u));
-        const float ratio = static_cast<float>(weights[v] / sum) / q;
-        if (ratio > best) best = ratio, next = v;
-      }
-    }
-    context.push_back(next);
-    out.push_back(next);
-  }
-  return out;
 }
 
 }  // namespace attn::model

@@ -18,7 +18,7 @@
 //   8. c_proj      z = drop(y·Wᵀ + b)
 //   9. residual    x = x + z
 //   10. ln_2       a = LayerNorm(x)                  (10–13 only with mlp)
-//   11. c_fc, GELU g = gelu(a·Wᵀ + b)                                       (N, 4C)
+//   11. c_fc, GELU g = gelu(a·Wᵀ + b)    (the config's GELU: exact or tanh)  (N, 4C)
 //   12. c_proj     m = drop(g·Wᵀ + b)
 //   13. residual   x = x + m
 //   then:
@@ -26,8 +26,9 @@
 //   15. lm_head    logits = h·wteᵀ (the tied weight)                        (N, V)
 //   16. loss       mean cross-entropy over the targets ≠ −1 (ignore_index)
 //
-// GELU is the exact (erf) form: nanoGPT's MLP calls nn.GELU() since it dropped its tanh
-// `new_gelu` in 2023 (layers.h). The mask is causal by index (nanoGPT's tril buffer).
+// GELU is the exact (erf) form by default: nanoGPT's MLP calls nn.GELU() since it dropped its
+// tanh `new_gelu` in 2023 (layers.h); config.gelu = kTanh gives GPT-2's gelu_new, and every
+// LayerNorm uses config.layer_norm_eps. The mask is causal by index (nanoGPT's tril buffer).
 //
 // Everything is written once as templates over the scalar type and a table of kernels: the
 // float tables differ only in which kernels they call (reference loops, f32x4, tiled attention),
@@ -76,6 +77,9 @@ struct GptKernelsOf {
   void (*tiled_backward)(Real* dq, Real* dk, Real* dv, const Real* dout, const Real* q, const Real* k, const Real* v,
                          const Real* out, const Real* lse, const std::uint8_t* key_keep, int T, int hk, int hv,
                          Real alpha, bool causal);
+  // GPT-2's tanh GELU (config.gelu = Gelu::kTanh), in place of gelu_forward / gelu_backward.
+  void (*gelu_tanh_forward)(Real* y, const Real* x, std::ptrdiff_t n);
+  void (*gelu_tanh_backward)(Real* dx, const Real* dy, const Real* x, std::ptrdiff_t n);
 };
 using GptKernels = GptKernelsOf<float>;
 
@@ -203,13 +207,22 @@ class Gpt {
  public:
   // Validates the config; parameters start as GPT(config) after torch.manual_seed(seed).
   explicit Gpt(const ModelConfig& config, std::uint64_t seed = 0);
+  // Validates the config; parameters start at zero, to be filled by the caller (a checkpoint
+  // being loaded), with none of the initialisation's random draws.
+  struct ZeroParams {};
+  Gpt(const ModelConfig& config, ZeroParams);
 
   const ModelConfig& config() const { return table_.config(); }
   const ParamTable& table() const { return table_; }
   std::vector<float>& params() { return params_; }
   const std::vector<float>& params() const { return params_; }
+  // The gradient buffer (table().total() floats) exists once training starts (backward, or
+  // Trainer::step): a model that is only run holds its weights alone. Empty before.
   std::vector<float>& grads() { return grads_; }
   const std::vector<float>& grads() const { return grads_; }
+  // Allocates the gradient buffer (zeroed) if there is none, after validate_for_training:
+  // attn::Error naming `what` for a model above the training cap.
+  void prepare_training(const char* what = "step");
 
   // Which kernels run (kAuto by default: resolve_kernel per batch).
   Kernel kernel() const { return kernel_; }
@@ -221,7 +234,8 @@ class Gpt {
   void check(const Batch& batch) const;
   // Checks, then passes 1–16. Returns the mean loss (0 without targets).
   float forward(const Batch& batch, const ForwardOptions& options = {});
-  // grads += d loss / d params for the last forward, which must have had targets.
+  // grads += d loss / d params for the last forward, which must have had targets
+  // (prepare_training("backward") first).
   void backward();
   // (B·T, V) of the last forward.
   const std::vector<float>& logits() const { return acts_.logits; }
@@ -298,22 +312,7 @@ class Trainer {
   void undo_last_update();
 };
 
-// ---------------------------------------------------------------------------------------------
-// Sampling
-
-struct GenerateOptions {
-  double temperature = 1.0;  // ≥ 0; 0 takes the most likely token (the first of equals)
-  int top_k = 0;             // ≥ 0; 0 samples from all V, k keeps the k largest logits (ties at the k-th kept)
-  std::uint64_t seed = 0;    // torch.manual_seed(seed) before the first draw
-};
-
-// nanoGPT's generate(): `count` times, crop the context to its last block_size tokens, run the
-// model (eval) on it, take the last position's logits / temperature, keep the top k, softmax,
-// sample one token as torch.multinomial(probs, 1) draws it after torch.manual_seed(seed) (torch
-// 1.13's CPU path: V exponential draws, argmax of probs / q; the same tokens as nanoGPT's
-// generate for the same weights and seed, unless two candidates tie within float rounding) and
-// append it. Returns the `count` new tokens. attn::Error for an
-// empty prompt, a token outside [0, V), count outside [0, 2^16], or a bad option.
-std::vector<int> generate(Gpt& model, const std::vector<int>& prompt, int count, const GenerateOptions& options);
+// Sampling and generation (nanoGPT's generate, and one token at a time with a KV cache) are in
+// inference.h.
 
 }  // namespace attn::model

@@ -67,9 +67,10 @@ void linear_backward_simd(float* dx, float* dw, float* db, const float* dy, cons
 // LayerNorm
 
 template <typename Real>
-void layernorm_forward_ref(Real* y, Real* mean, Real* rstd, const Real* x, const Real* w, const Real* b, int N, int C) {
+void layernorm_forward_ref(Real* y, Real* mean, Real* rstd, const Real* x, const Real* w, const Real* b, int N, int C,
+                           double epsilon) {
   // y: (N, C), mean: (N) or null, rstd: (N) or null; x: (N, C), w: (C), b: (C) or null
-  const Real eps = static_cast<Real>(kLayerNormEps);
+  const Real eps = static_cast<Real>(epsilon);
   for (ptrdiff_t n = 0; n < N; ++n) {
     const Real* xr = x + n * C;
     Real* yr = y + n * C;
@@ -289,7 +290,8 @@ void check_targets(const int* targets, long long n, int V, const char* what) {
 #define ATTN_MODEL_INSTANTIATE(Real)                                                                                  \
   template void linear_forward_ref<Real>(Real*, const Real*, const Real*, const Real*, int, int, int);                \
   template void linear_backward_ref<Real>(Real*, Real*, Real*, const Real*, const Real*, const Real*, int, int, int); \
-  template void layernorm_forward_ref<Real>(Real*, Real*, Real*, const Real*, const Real*, const Real*, int, int);    \
+  template void layernorm_forward_ref<Real>(Real*, Real*, Real*, const Real*, const Real*, const Real*, int, int,     \
+                                            double);                                                                  \
   template void layernorm_backward_ref<Real>(Real*, Real*, Real*, const Real*, const Real*, const Real*, const Real*, \
                                              const Real*, int, int);                                                  \
   template void embedding_forward_ref<Real>(Real*, const int*, const Real*, const Real*, int, int, int);              \

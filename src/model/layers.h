@@ -48,15 +48,17 @@ void linear_backward_simd(float* dx, float* dw, float* db, const float* dy, cons
                           int I, int O);
 
 // ---------------------------------------------------------------------------------------------
-// LayerNorm over the last dimension, eps = 1e-5 (nanoGPT's LayerNorm(ndim, bias) calls
-// F.layer_norm(x, (C,), weight, bias, 1e-5)): biased variance, y = (x − mean)·rstd·w + b.
+// LayerNorm over the last dimension: biased variance, y = (x − mean)·rstd·w + b. eps is the
+// config's layer_norm_eps, 1e-5 by default (nanoGPT's LayerNorm(ndim, bias) calls
+// F.layer_norm(x, (C,), weight, bias, 1e-5); Hugging Face's GPT-2 reads layer_norm_epsilon).
 
 constexpr double kLayerNormEps = 1e-5;
 
 // y (N, C), mean (N), rstd (N) = 1/√(var + eps) — the two saved for backward, either may be
 // null; x (N, C), w (C), b (C) or null (bias=False). y may alias x.
 template <typename Real>
-void layernorm_forward_ref(Real* y, Real* mean, Real* rstd, const Real* x, const Real* w, const Real* b, int N, int C);
+void layernorm_forward_ref(Real* y, Real* mean, Real* rstd, const Real* x, const Real* w, const Real* b, int N, int C,
+                           double eps = kLayerNormEps);
 
 // dx (N, C) +=, dw (C) +=, db (C) += (any may be null); dy (N, C), x (N, C) the forward's input,
 // w (C), mean (N), rstd (N) as the forward saved them.
@@ -80,6 +82,12 @@ using kernels::gelu_backward_ref;
 using kernels::gelu_backward_simd;
 using kernels::gelu_forward_ref;
 using kernels::gelu_forward_simd;
+// The tanh form, GPT-2's gelu_new (ModelConfig::gelu = Gelu::kTanh), likewise in train_kernels.h:
+//   y = 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
+using kernels::gelu_tanh_backward_ref;
+using kernels::gelu_tanh_backward_simd;
+using kernels::gelu_tanh_forward_ref;
+using kernels::gelu_tanh_forward_simd;
 
 // ---------------------------------------------------------------------------------------------
 // Token + position embedding: x[b, t] = wte[idx[b, t]] + wpe[t] (nanoGPT: tok_emb + pos_emb).

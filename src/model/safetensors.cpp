@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string>
@@ -11,26 +13,24 @@
 #include <nlohmann/json.hpp>
 
 #include "attention.h"
+#include "layers.h"
 
 namespace attn::model {
 
-namespace {
-
 using json = nlohmann::json;
-using Limits = SafetensorsLimits;
 
-[[noreturn]] void fail(const std::string& message) { throw Error("safetensors: " + message); }
+[[noreturn]] void safetensors_fail(const std::string& message) { throw Error("safetensors: " + message); }
 
 // A name as it appears in a message: JSON-quoted (so control bytes and quotes are visible),
 // cut at 120 characters. Never throws (invalid UTF-8 is replaced).
-std::string quote_name(const std::string& name) {
+std::string quote_tensor_name(const std::string& name) {
   const std::string cut = name.size() > 120 ? name.substr(0, 120) : name;
   std::string out = json(cut).dump(-1, ' ', false, json::error_handler_t::replace);
   if (cut.size() < name.size()) out += "… (" + std::to_string(name.size()) + " bytes)";
   return out;
 }
 
-std::string tensor_label(const std::string& name) { return "tensor " + quote_name(name); }
+std::string tensor_label(const std::string& name) { return "tensor " + quote_tensor_name(name); }
 
 std::string shape_text(const std::vector<std::uint64_t>& shape) {
   std::string out = "(";
@@ -40,9 +40,12 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 }
 
 std::string shape_text(const std::vector<int>& shape) {
-  std::vector<std::uint64_t> s(shape.begin(), shape.end());
-  return shape_text(s);
+  return shape_text(std::vector<std::uint64_t>(shape.begin(), shape.end()));
 }
+
+namespace {
+
+using Limits = SafetensorsLimits;
 
 std::string range_text(std::uint64_t begin, std::uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + ")";
@@ -117,13 +120,13 @@ class HeaderSax {
   }
   bool key(json::string_t& key) {
     if (!keys_.back().insert(key).second) {
-      if (open_.size() == 1) fail("duplicate tensor name " + quote_name(key) + " in the header");
-      fail(tensor_label(tensor_) + ": duplicate key " + quote_name(key));
+      if (open_.size() == 1) safetensors_fail("duplicate tensor name " + quote_tensor_name(key) + " in the header");
+      safetensors_fail(tensor_label(tensor_) + ": duplicate key " + quote_tensor_name(key));
     }
     if (open_.size() == 1) {
       tensor_ = key;
       if (key != "__metadata__" && ++tensors_ > Limits::kMaxTensors) {
-        fail("the header lists more than " + std::to_string(Limits::kMaxTensors) + " tensors");
+        safetensors_fail("the header lists more than " + std::to_string(Limits::kMaxTensors) + " tensors");
       }
     }
     key_ = std::move(key);
@@ -147,7 +150,8 @@ class HeaderSax {
     std::string what = e.what();
     const std::size_t bracket = what.find("] ");
     if (what.compare(0, 1, "[") == 0 && bracket != std::string::npos) what = what.substr(bracket + 2);
-    fail("header is not valid JSON (file byte " + std::to_string(8 + (position > 0 ? position - 1 : 0)) + "): " + what);
+    safetensors_fail("header is not valid JSON (file byte " + std::to_string(8 + (position > 0 ? position - 1 : 0)) +
+                     "): " + what);
   }
 
  private:
@@ -173,7 +177,8 @@ class HeaderSax {
   }
   void open(json::value_t type) {
     // Open containers: the header (1), an entry (2), its shape or offsets (3); no deeper.
-    if (open_.size() >= 3) fail(tensor_label(tensor_) + ": the header nests deeper than {name: {key: [values]}}");
+    if (open_.size() >= 3)
+      safetensors_fail(tensor_label(tensor_) + ": the header nests deeper than {name: {key: [values]}}");
     open_.push_back(put(json(type)));
   }
 
@@ -188,73 +193,93 @@ class HeaderSax {
 json parse_header_json(const std::uint8_t* begin, std::uint64_t n) {
   // nlohmann stops reading at a NUL byte as if the input ended; JSON text never holds a raw one.
   if (const void* nul = std::memchr(begin, 0, static_cast<std::size_t>(n))) {
-    fail("header holds a NUL byte at file byte " + std::to_string(8 + (static_cast<const std::uint8_t*>(nul) - begin)) +
-         "; it must be JSON text");
+    safetensors_fail("header holds a NUL byte at file byte " +
+                     std::to_string(8 + (static_cast<const std::uint8_t*>(nul) - begin)) + "; it must be JSON text");
   }
   json root;
   HeaderSax sax(root);
   try {
     json::sax_parse(begin, begin + n, &sax);
   } catch (const json::exception& e) {
-    fail(std::string("header is not valid JSON: ") + e.what());
+    safetensors_fail(std::string("header is not valid JSON: ") + e.what());
   }
   return root;
 }
 
 const char* kEntryShape = "expected an object {\"dtype\", \"shape\", \"data_offsets\"}";
 
+// The format's dtypes by name, in Dtype's order, with their widths in bytes.
+struct DtypeInfo {
+  const char* name;
+  std::size_t width;
+};
+const DtypeInfo kDtypes[] = {{"F32", 4}, {"F16", 2}, {"BF16", 2}, {"F64", 8},     {"I64", 8},
+                             {"U64", 8}, {"I32", 4}, {"U32", 4},  {"I16", 2},     {"U16", 2},
+                             {"I8", 1},  {"U8", 1},  {"BOOL", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1}};
+static_assert(sizeof kDtypes / sizeof kDtypes[0] == static_cast<std::size_t>(Dtype::kF8E5M2) + 1, "one per Dtype");
+
+bool dtype_of(const std::string& name, Dtype& dtype) {
+  for (std::size_t i = 0; i < sizeof kDtypes / sizeof kDtypes[0]; ++i) {
+    if (name == kDtypes[i].name) {
+      dtype = static_cast<Dtype>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
 TensorRecord parse_entry(const std::string& name, const json& value, std::uint64_t buffer_size) {
   const std::string label = tensor_label(name);
-  if (!value.is_object()) fail(label + ": " + kEntryShape);
+  if (!value.is_object()) safetensors_fail(label + ": " + kEntryShape);
   for (const auto& item : value.items()) {
     const std::string& key = item.key();
-    if (key != "dtype" && key != "shape" && key != "data_offsets") fail(label + ": unexpected key " + quote_name(key));
+    if (key != "dtype" && key != "shape" && key != "data_offsets")
+      safetensors_fail(label + ": unexpected key " + quote_tensor_name(key));
   }
   TensorRecord r;
   r.name = name;
 
   // dtype
-  if (!value.contains("dtype")) fail(label + ": missing dtype");
+  if (!value.contains("dtype")) safetensors_fail(label + ": missing dtype");
   const json& dtype = value.at("dtype");
-  if (!dtype.is_string()) fail(label + ": dtype must be a string such as \"F32\"");
+  if (!dtype.is_string()) safetensors_fail(label + ": dtype must be a string such as \"F32\"");
   const std::string& d = dtype.get_ref<const std::string&>();
-  if (d == "F32") {
-    r.dtype = Dtype::kF32;
-  } else if (d == "F16") {
-    r.dtype = Dtype::kF16;
-  } else if (d == "BF16") {
-    r.dtype = Dtype::kBF16;
-  } else {
-    fail(label + ": dtype " + quote_name(d) + " is not supported (F32, F16, BF16)");
+  if (!dtype_of(d, r.dtype)) {
+    safetensors_fail(
+        label + ": dtype " + quote_tensor_name(d) +
+        " is not supported (F32, F16, BF16 for parameters; buffers may also be F64, I64, U64, I32, U32, I16, U16, "
+        "I8, U8, BOOL, F8_E4M3, F8_E5M2)");
   }
 
   // shape
-  if (!value.contains("shape")) fail(label + ": missing shape");
+  if (!value.contains("shape")) safetensors_fail(label + ": missing shape");
   const json& shape = value.at("shape");
-  if (!shape.is_array()) fail(label + ": shape must be an array of non-negative integers");
+  if (!shape.is_array()) safetensors_fail(label + ": shape must be an array of non-negative integers");
   if (shape.size() > Limits::kMaxRank) {
-    fail(label + ": shape has " + std::to_string(shape.size()) + " dimensions; at most " +
-         std::to_string(Limits::kMaxRank));
+    safetensors_fail(label + ": shape has " + std::to_string(shape.size()) + " dimensions; at most " +
+                     std::to_string(Limits::kMaxRank));
   }
   for (const json& dim : shape) {
-    if (!dim.is_number_unsigned()) fail(label + ": shape must be an array of non-negative integers, got " + dim.dump());
+    if (!dim.is_number_unsigned())
+      safetensors_fail(label + ": shape must be an array of non-negative integers, got " + dim.dump());
     r.shape.push_back(dim.get<std::uint64_t>());
   }
 
   // data_offsets
-  if (!value.contains("data_offsets")) fail(label + ": missing data_offsets");
+  if (!value.contains("data_offsets")) safetensors_fail(label + ": missing data_offsets");
   const json& offsets = value.at("data_offsets");
   if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
       !offsets[1].is_number_unsigned()) {
-    fail(label + ": data_offsets must be [begin, end], two non-negative integers, got " + offsets.dump());
+    safetensors_fail(label + ": data_offsets must be [begin, end], two non-negative integers, got " + offsets.dump());
   }
   r.begin = offsets[0].get<std::uint64_t>();
   r.end = offsets[1].get<std::uint64_t>();
   if (r.begin > r.end)
-    fail(label + ": data_offsets [" + std::to_string(r.begin) + ", " + std::to_string(r.end) + "] begin after end");
+    safetensors_fail(label + ": data_offsets [" + std::to_string(r.begin) + ", " + std::to_string(r.end) +
+                     "] begin after end");
   if (r.end > buffer_size) {
-    fail(label + ": data_offsets " + range_text(r.begin, r.end) + " run past the " + std::to_string(buffer_size) +
-         "-byte buffer");
+    safetensors_fail(label + ": data_offsets " + range_text(r.begin, r.end) + " run past the " +
+                     std::to_string(buffer_size) + "-byte buffer");
   }
 
   // elements × dtype size = end − begin, without overflow: any product beyond the buffer fails.
@@ -266,31 +291,31 @@ TensorRecord parse_entry(const std::string& name, const json& value, std::uint64
   } else {
     for (std::uint64_t dim : r.shape) {
       if (elements > buffer_size / width / dim) {
-        fail(label + ": shape " + shape_text(r.shape) + " of " + d + " needs more bytes than the " +
-             std::to_string(buffer_size) + "-byte buffer holds");
+        safetensors_fail(label + ": shape " + shape_text(r.shape) + " of " + d + " needs more bytes than the " +
+                         std::to_string(buffer_size) + "-byte buffer holds");
       }
       elements *= dim;
     }
   }
   if (elements * width != r.end - r.begin) {
-    fail(label + ": data_offsets " + range_text(r.begin, r.end) + " hold " + std::to_string(r.end - r.begin) +
-         " bytes; shape " + shape_text(r.shape) + " of " + d + " needs " + std::to_string(elements * width));
+    safetensors_fail(label + ": data_offsets " + range_text(r.begin, r.end) + " hold " +
+                     std::to_string(r.end - r.begin) + " bytes; shape " + shape_text(r.shape) + " of " + d + " needs " +
+                     std::to_string(elements * width));
   }
   return r;
 }
 
 }  // namespace
 
-const char* dtype_name(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::kF32: return "F32";
-    case Dtype::kF16: return "F16";
-    case Dtype::kBF16: return "BF16";
-  }
-  return "?";
-}
+const char* dtype_name(Dtype dtype) { return kDtypes[static_cast<std::size_t>(dtype)].name; }
 
-std::size_t dtype_size(Dtype dtype) { return dtype == Dtype::kF32 ? 4 : 2; }
+std::size_t dtype_size(Dtype dtype) { return kDtypes[static_cast<std::size_t>(dtype)].width; }
+
+bool is_float_param(Dtype dtype) { return dtype == Dtype::kF32 || dtype == Dtype::kF16 || dtype == Dtype::kBF16; }
+
+float float_at(Dtype dtype, const std::uint8_t* p) {
+  return dtype == Dtype::kF32 ? f32_at(p) : dtype == Dtype::kF16 ? f16_at(p) : bf16_at(p);
+}
 
 std::uint64_t TensorRecord::elements() const {
   std::uint64_t n = 1;
@@ -347,38 +372,59 @@ InferredConfig infer_config(const SafetensorsHeader& header) {
 // ---------------------------------------------------------------------------------------------
 // Parsing
 
-SafetensorsHeader parse_safetensors(const std::uint8_t* bytes, std::size_t size) {
-  // 1. the header length
-  if (size < 8) fail("file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
-  const std::uint64_t n = read_le64(bytes);
+std::uint64_t safetensors_header_length(const std::uint8_t* first8, std::uint64_t file_size) {
+  // first8: the file's bytes 0-7 (file_size ≥ 8, or kUnknownFileSize)
+  const std::uint64_t n = read_le64(first8);
   if (n > Limits::kMaxHeaderBytes) {
-    fail("header length " + std::to_string(n) + " (file bytes 0-7) exceeds the " +
-         std::to_string(Limits::kMaxHeaderBytes) + "-byte limit");
+    safetensors_fail("header length " + std::to_string(n) + " (file bytes 0-7) exceeds the " +
+                     std::to_string(Limits::kMaxHeaderBytes) + "-byte limit");
   }
-  if (n > size - 8) {
-    fail("header length " + std::to_string(n) + " (file bytes 0-7) runs past the end of the " + std::to_string(size) +
-         "-byte file");
+  if (file_size != kUnknownFileSize && n > file_size - 8) {
+    safetensors_fail("header length " + std::to_string(n) + " (file bytes 0-7) runs past the end of the " +
+                     std::to_string(file_size) + "-byte file");
   }
-  if (n == 0) fail("header is empty; it must be a JSON object beginning with '{' at file byte 8");
+  if (n == 0) safetensors_fail("header is empty; it must be a JSON object beginning with '{' at file byte 8");
+  return n;
+}
+
+SafetensorsHeader parse_safetensors(const std::uint8_t* bytes, std::size_t size) {
+  return parse_safetensors_header(bytes, size, size);
+}
+
+SafetensorsHeader parse_safetensors_header(const std::uint8_t* bytes, std::size_t available, std::uint64_t file_size) {
+  // bytes: the file's first `available` bytes; file_size: the file's length or kUnknownFileSize
+  // 1. the header length
+  const std::uint64_t size = file_size;
+  if (size < 8 || available < 8) {
+    safetensors_fail("file is " + std::to_string(std::min<std::uint64_t>(size, available)) +
+                     " bytes, shorter than the 8-byte header length");
+  }
+  const std::uint64_t n = safetensors_header_length(bytes, size);
+  if (n > available - 8) {
+    safetensors_fail("header length " + std::to_string(n) + " (file bytes 0-7): only " + std::to_string(available) +
+                     " bytes of the file were read");
+  }
   if (bytes[8] != '{') {
     const char* hex = "0123456789abcdef";
-    fail(std::string("header must begin with '{' at file byte 8, found byte 0x") + hex[bytes[8] >> 4] +
-         hex[bytes[8] & 15]);
+    safetensors_fail(std::string("header must begin with '{' at file byte 8, found byte 0x") + hex[bytes[8] >> 4] +
+                     hex[bytes[8] & 15]);
   }
   SafetensorsHeader header;
   header.header_size = n;
   header.buffer_offset = 8 + n;
+  // Unknown size: any end an entry claims is allowed here; the buffer then ends where the last does.
   header.buffer_size = size - 8 - n;
 
   // 2. the JSON, then each entry
   const json root = parse_header_json(bytes + 8, n);
-  if (!root.is_object()) fail("header must be a JSON object");
+  if (!root.is_object()) safetensors_fail("header must be a JSON object");
   for (const auto& item : root.items()) {
     if (item.key() == "__metadata__") {
-      if (!item.value().is_object()) fail("__metadata__ must be an object mapping strings to strings");
+      if (!item.value().is_object()) safetensors_fail("__metadata__ must be an object mapping strings to strings");
       for (const auto& m : item.value().items()) {
         if (!m.value().is_string()) {
-          fail("__metadata__ " + quote_name(m.key()) + " must be a string, got " + std::string(m.value().type_name()));
+          safetensors_fail("__metadata__ " + quote_tensor_name(m.key()) + " must be a string, got " +
+                           std::string(m.value().type_name()));
         }
         header.metadata[m.key()] = m.value().get<std::string>();
       }
@@ -395,19 +441,21 @@ SafetensorsHeader parse_safetensors(const std::uint8_t* bytes, std::size_t size)
   const TensorRecord* previous = nullptr;
   for (const TensorRecord& t : header.tensors) {
     if (t.begin < covered) {
-      fail("tensors " + quote_name(previous->name) + " " + range_text(previous->begin, previous->end) + " and " +
-           quote_name(t.name) + " " + range_text(t.begin, t.end) + " overlap");
+      safetensors_fail("tensors " + quote_tensor_name(previous->name) + " " +
+                       range_text(previous->begin, previous->end) + " and " + quote_tensor_name(t.name) + " " +
+                       range_text(t.begin, t.end) + " overlap");
     }
     if (t.begin > covered) {
-      fail("buffer bytes " + range_text(covered, t.begin) + " (file byte " +
-           std::to_string(header.buffer_offset + covered) + ") belong to no tensor");
+      safetensors_fail("buffer bytes " + range_text(covered, t.begin) + " (file byte " +
+                       std::to_string(header.buffer_offset + covered) + ") belong to no tensor");
     }
     covered = t.end;
     previous = &t;
   }
+  if (size == kUnknownFileSize) header.buffer_size = covered;
   if (covered != header.buffer_size) {
-    fail("buffer bytes " + range_text(covered, header.buffer_size) + " (file byte " +
-         std::to_string(header.buffer_offset + covered) + ") belong to no tensor");
+    safetensors_fail("buffer bytes " + range_text(covered, header.buffer_size) + " (file byte " +
+                     std::to_string(header.buffer_offset + covered) + ") belong to no tensor");
   }
   return header;
 }
@@ -416,22 +464,26 @@ std::vector<float> read_tensor(const std::uint8_t* bytes, std::size_t size, cons
                                const TensorRecord& tensor) {
   // The record was checked against the buffer when parsed; check again that it belongs to it.
   if (header.buffer_offset > size || tensor.end > size - header.buffer_offset || tensor.begin > tensor.end) {
-    fail(tensor_label(tensor.name) + ": data_offsets " + range_text(tensor.begin, tensor.end) +
-         " lie outside the file");
+    safetensors_fail(tensor_label(tensor.name) + ": data_offsets " + range_text(tensor.begin, tensor.end) +
+                     " lie outside the file");
+  }
+  if (!is_float_param(tensor.dtype)) {
+    safetensors_fail(tensor_label(tensor.name) + ": dtype " + dtype_name(tensor.dtype) +
+                     " is not supported for a parameter (F32, F16, BF16)");
   }
   const std::uint8_t* p = bytes + header.buffer_offset + tensor.begin;
   const std::size_t width = dtype_size(tensor.dtype);
   const std::size_t n = static_cast<std::size_t>((tensor.end - tensor.begin) / width);
   std::vector<float> out(n);
   for (std::size_t i = 0; i < n; ++i, p += width) {
-    const float v = tensor.dtype == Dtype::kF32 ? f32_at(p) : tensor.dtype == Dtype::kF16 ? f16_at(p) : bf16_at(p);
+    const float v = float_at(tensor.dtype, p);
     if (!std::isfinite(v)) {
-      fail(tensor_label(tensor.name) + ": element " + std::to_string(i) + " is " +
-           (std::isnan(v) ? "nan"
-            : v > 0       ? "inf"
-                          : "-inf") +
-           " (file byte " + std::to_string(header.buffer_offset + tensor.begin + i * width) +
-           "); every parameter must be finite");
+      safetensors_fail(tensor_label(tensor.name) + ": element " + std::to_string(i) + " is " +
+                       (std::isnan(v) ? "nan"
+                        : v > 0       ? "inf"
+                                      : "-inf") +
+                       " (file byte " + std::to_string(header.buffer_offset + tensor.begin + i * width) +
+                       "); every parameter must be finite");
     }
     out[i] = v;
   }
@@ -455,6 +507,16 @@ std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const floa
       {"mlp", c.mlp ? "true" : "false"},
       {"layer_norm", c.layer_norm ? "true" : "false"},
   };
+  if (c.gelu != Gelu::kExact) metadata["gelu"] = gelu_name(c.gelu);
+  if (c.layer_norm_eps != kLayerNormEps) {
+    // The shortest decimal that reads back as the same double.
+    char eps[32];
+    for (int digits = 1; digits <= 17; ++digits) {
+      std::snprintf(eps, sizeof eps, "%.*g", digits, c.layer_norm_eps);
+      if (std::strtod(eps, nullptr) == c.layer_norm_eps) break;
+    }
+    metadata["layer_norm_eps"] = eps;
+  }
   for (const auto& [key, value] : options.metadata) metadata[key] = value;
 
   // 1. the tensors in state_dict order, each with its shape and byte range
@@ -484,7 +546,7 @@ std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const floa
       first = false;
     }
   } catch (const json::exception&) {
-    fail("export: a metadata key or value is not valid UTF-8");
+    safetensors_fail("export: a metadata key or value is not valid UTF-8");
   }
   header += "}";
   for (const Item& item : items) {
@@ -497,13 +559,15 @@ std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const floa
 
   const std::uint64_t total = 8 + header.size() + offset;
   if (total > Limits::kMaxExportBytes) {
-    fail("export: the file would be " + std::to_string(total) + " bytes; at most " +
-         std::to_string(Limits::kMaxExportBytes) + (options.causal_mask_buffers ? " (drop causal_mask_buffers)" : ""));
+    safetensors_fail("export: the file would be " + std::to_string(total) + " bytes; at most " +
+                     std::to_string(Limits::kMaxExportBytes) +
+                     (options.causal_mask_buffers ? " (drop causal_mask_buffers)" : ""));
   }
 
   // 3. the bytes
   std::vector<std::uint8_t> out(static_cast<std::size_t>(total));
-  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(header.size() >> (8 * i));
+  for (int i = 0; i < 8; ++i)
+    out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(header.size()) >> (8 * i));
   std::memcpy(out.data() + 8, header.data(), header.size());
   std::uint8_t* buffer = out.data() + 8 + header.size();
   for (const Item& item : items) {
@@ -517,102 +581,6 @@ std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const floa
     }
   }
   return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Import
-
-namespace {
-
-// transformer.h.{digits}.attn.bias / .attn.masked_bias: torch's causal-mask buffers.
-bool is_mask_buffer(const std::string& name) {
-  const std::string prefix = "transformer.h.";
-  if (name.compare(0, prefix.size(), prefix) != 0) return false;
-  std::size_t i = prefix.size();
-  const std::size_t digits = i;
-  while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i;
-  if (i == digits) return false;
-  const std::string rest = name.substr(i);
-  return rest == ".attn.bias" || rest == ".attn.masked_bias";
-}
-
-// Why a name is not in this model, when a switch of the config explains it.
-std::string absent_reason(const ModelConfig& c, const std::string& name) {
-  const std::string prefix = "transformer.h.";
-  if (name.compare(0, prefix.size(), prefix) == 0) {
-    std::size_t i = prefix.size();
-    long long layer = 0;
-    bool digits = false;
-    while (i < name.size() && name[i] >= '0' && name[i] <= '9' && layer < 1000000) {
-      layer = layer * 10 + (name[i] - '0');
-      ++i;
-      digits = true;
-    }
-    if (digits && layer >= c.n_layer) return " (the model has n_layer = " + std::to_string(c.n_layer) + ")";
-  }
-  if (!c.mlp && (name.find(".mlp.") != std::string::npos || name.find(".ln_2.") != std::string::npos)) {
-    return " (the model has mlp = false)";
-  }
-  if (!c.layer_norm && name.find("ln_") != std::string::npos) return " (the model has layer_norm = false)";
-  if (!c.bias && name.size() >= 5 && name.compare(name.size() - 5, 5, ".bias") == 0) {
-    return " (the model has bias = false)";
-  }
-  return "";
-}
-
-}  // namespace
-
-std::vector<float> import_safetensors(const ParamTable& table, const std::uint8_t* bytes, std::size_t size) {
-  const SafetensorsHeader header = parse_safetensors(bytes, size);
-  const ModelConfig& c = table.config();
-
-  // 1. match names and shapes (nothing read yet)
-  std::vector<const TensorRecord*> source(table.entries().size(), nullptr);
-  const TensorRecord* lm_head = nullptr;
-  for (const TensorRecord& t : header.tensors) {
-    if (is_mask_buffer(t.name)) continue;
-    const ParamEntry* e = table.find(t.name);
-    if (!e)
-      fail("unexpected tensor " + quote_name(t.name) + ": not a parameter of this model" + absent_reason(c, t.name));
-    const std::vector<std::uint64_t> want(e->shape.begin(), e->shape.end());
-    if (t.shape != want) {
-      fail(tensor_label(t.name) + ": shape " + shape_text(t.shape) + ", expected " + shape_text(e->shape));
-    }
-    if (t.name == "lm_head.weight") {
-      lm_head = &t;
-    } else {
-      source[static_cast<std::size_t>(e - table.entries().data())] = &t;
-    }
-  }
-  if (!source[0] && lm_head) source[0] = lm_head;  // wte stored under its tied name only
-  std::vector<std::string> missing;
-  for (std::size_t i = 0; i < source.size(); ++i)
-    if (!source[i]) missing.push_back(table.entries()[i].name);
-  if (!missing.empty()) {
-    std::string list;
-    for (std::size_t i = 0; i < missing.size() && i < 5; ++i) list += (i ? ", " : "") + missing[i];
-    if (missing.size() > 5) list += ", …";
-    fail("missing " + std::to_string(missing.size()) + " tensor" + (missing.size() > 1 ? "s" : "") + ": " + list);
-  }
-
-  // 2. read and convert, each value checked finite
-  std::vector<float> params(table.total());
-  for (std::size_t i = 0; i < source.size(); ++i) {
-    const std::vector<float> values = read_tensor(bytes, size, header, *source[i]);
-    std::copy(values.begin(), values.end(), params.begin() + static_cast<std::ptrdiff_t>(table.entries()[i].offset));
-  }
-  // 3. tied weights stored twice must agree
-  if (lm_head && source[0] != lm_head) {
-    const std::vector<float> values = read_tensor(bytes, size, header, *lm_head);
-    const float* wte = params.data() + table.wte().offset;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if (values[i] != wte[i]) {
-        fail("lm_head.weight differs from transformer.wte.weight at element " + std::to_string(i) +
-             "; nanoGPT ties them (one storage), so they must be equal");
-      }
-    }
-  }
-  return params;
 }
 
 }  // namespace attn::model

@@ -11,7 +11,9 @@
 // Every file is treated as hostile: parse_safetensors checks the header length against the file
 // and a 100 MB cap (the reference implementation's); the JSON (valid, an object, no NUL byte, no
 // duplicate keys, nesting ≤ 3, ≤ 16384 tensors; parsed in linear time); each entry (exactly
-// dtype, shape and data_offsets; dtype F32, F16 or BF16; shape of ≤ 8 non-negative integers;
+// dtype, shape and data_offsets; dtype one of the format's (parameters must be F32, F16 or BF16;
+// buffers that import ignores, such as GPT-2's BOOL causal masks, may be any); shape of ≤ 8
+// non-negative integers;
 // offsets two integers with begin ≤ end ≤ buffer size and end − begin = elements × dtype size,
 // computed without overflow); and the offsets together (ordered, non-overlapping, covering the
 // whole buffer). Only then is anything read or allocated, and import allocates only what the
@@ -36,9 +38,14 @@ struct SafetensorsLimits {
   static constexpr std::uint64_t kMaxExportBytes = 1ULL << 30;
 };
 
-enum class Dtype { kF32, kF16, kBF16 };
-const char* dtype_name(Dtype dtype);  // "F32", "F16", "BF16"
-std::size_t dtype_size(Dtype dtype);  // 4, 2, 2
+// Every dtype of the format. Parameters are read from the first three only (is_float_param).
+enum class Dtype { kF32, kF16, kBF16, kF64, kI64, kU64, kI32, kU32, kI16, kU16, kI8, kU8, kBool, kF8E4M3, kF8E5M2 };
+const char* dtype_name(Dtype dtype);  // "F32", "F16", "BF16", "F64", …, "BOOL", "F8_E4M3", "F8_E5M2"
+std::size_t dtype_size(Dtype dtype);  // 4, 2, 2, 8, …, 1
+bool is_float_param(Dtype dtype);     // F32, F16 or BF16
+
+// Element i of a tensor of a float dtype (F32, F16, BF16) at `p`, as float32 (exact).
+float float_at(Dtype dtype, const std::uint8_t* p);
 
 struct TensorRecord {
   std::string name;
@@ -60,8 +67,19 @@ struct SafetensorsHeader {
 // Parses and checks the whole layout (see above) of a file held in memory.
 SafetensorsHeader parse_safetensors(const std::uint8_t* bytes, std::size_t size);
 
+// The same from the header alone, for a file read in slices: `bytes` holds the file's first
+// `available` bytes (at least 8 + N), file_size is the whole file's length, or kUnknownFileSize
+// (a download without Content-Length): then the buffer is taken to end where the last tensor
+// does, and the caller checks that the file ends there.
+constexpr std::uint64_t kUnknownFileSize = ~std::uint64_t{0};
+SafetensorsHeader parse_safetensors_header(const std::uint8_t* bytes, std::size_t available, std::uint64_t file_size);
+
+// N, the header length, from the file's first 8 bytes, checked against the cap and file_size
+// (or kUnknownFileSize) before anything else is read: the first check of parse_safetensors.
+std::uint64_t safetensors_header_length(const std::uint8_t* first8, std::uint64_t file_size);
+
 // One tensor of a parsed file as float32 (F16 and BF16 converted exactly). Throws attn::Error
-// naming the tensor and element when a value is NaN or ±inf.
+// naming the tensor and element when a value is NaN or ±inf, or the dtype is not a float one.
 std::vector<float> read_tensor(const std::uint8_t* bytes, std::size_t size, const SafetensorsHeader& header,
                                const TensorRecord& tensor);
 
@@ -74,7 +92,9 @@ struct ExportOptions {
   bool causal_mask_buffers = false;
   // Extra "__metadata__" entries. The file always records "format": "pt" and the ModelConfig
   // (vocab_size, block_size, n_layer, n_head, n_embd as decimals; bias, mlp, layer_norm as
-  // "true"/"false"); an entry here with the same key replaces it.
+  // "true"/"false"; gelu ("tanh") and layer_norm_eps (shortest round-trip decimal) only when they
+  // are not nanoGPT's exact GELU and 1e-5, so a nanoGPT model's file is as before); an entry here
+  // with the same key replaces it.
   std::map<std::string, std::string> metadata;
 };
 
@@ -97,11 +117,12 @@ InferredConfig infer_config(const SafetensorsHeader& header);
 std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const float* params,
                                              const ExportOptions& options = {});
 
-// The parameters of `table` from a safetensors file: every parameter must be present under its
-// state_dict name with exactly its shape (transformer.wte.weight and/or lm_head.weight; when
-// both, they must be equal), nothing else may be (transformer.h.{i}.attn.bias and
-// attn.masked_bias buffers are ignored), and every value finite. Returns table.total() floats
-// in the table's layout; attn::Error naming the tensor otherwise.
-std::vector<float> import_safetensors(const ParamTable& table, const std::uint8_t* bytes, std::size_t size);
+// Messages: every one starts "safetensors: " and names a tensor JSON-quoted (control bytes
+// visible, cut at 120 characters), as checkpoint.cpp's do too.
+[[noreturn]] void safetensors_fail(const std::string& message);
+std::string quote_tensor_name(const std::string& name);
+std::string tensor_label(const std::string& name);                // tensor "name"
+std::string shape_text(const std::vector<std::uint64_t>& shape);  // (2, 3) or (4,)
+std::string shape_text(const std::vector<int>& shape);
 
 }  // namespace attn::model

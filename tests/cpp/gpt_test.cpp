@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "gpt.h"
+#include "inference.h"
 #include "layers.h"
 #include "test_util.h"
 #include "torch_random.h"

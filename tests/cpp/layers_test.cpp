@@ -264,6 +264,22 @@ TEST(FiniteDifferences, GeluBackwardMatchesCentralDifferences) {
   report("gelu", stats);
 }
 
+TEST(FiniteDifferences, GeluTanhBackwardMatchesCentralDifferences) {
+  std::mt19937 rng(23);
+  FdStats stats;
+  auto x = random_values<double>(200, rng, -6.0, 6.0);
+  const auto G = random_values<double>(200, rng);
+  auto loss = [&] {
+    std::vector<double> y(x.size());
+    gelu_tanh_forward_ref<double>(y.data(), x.data(), static_cast<long long>(x.size()));
+    return dot(y, G);
+  };
+  std::vector<double> dx(x.size(), 0.0);
+  gelu_tanh_backward_ref<double>(dx.data(), G.data(), x.data(), static_cast<long long>(x.size()));
+  EXPECT_TRUE(MatchesFiniteDifferences("dx", x, dx, loss, stats));
+  report("gelu tanh", stats);
+}
+
 TEST(FiniteDifferences, EmbeddingBackwardMatchesCentralDifferences) {
   std::mt19937 rng(14);
   FdStats stats;

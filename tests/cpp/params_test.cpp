@@ -55,15 +55,22 @@ const std::vector<BadConfig>& bad_configs() {
       {"too_many_parameters",
        [](ModelConfig& c) {
          c.vocab_size = 131072;
-         c.n_embd = 1024;
+         c.n_embd = 4096;
        },
-       {"config: ", "parameters; at most 67108864 (2^26)"}},
+       {"config: ", "parameters; at most 536870912 (2^29"}},
       {"too_many_parameters_by_depth",
        [](ModelConfig& c) {
          c.n_layer = 64;
-         c.n_embd = 512;
+         c.n_embd = 1024;
        },
-       {"config: 201", "at most 67108864"}},
+       {"config: 806", "at most 536870912"}},
+      {"layer_norm_eps_zero",
+       [](ModelConfig& c) { c.layer_norm_eps = 0.0; },
+       {"layer_norm_eps: expected 0 < layer_norm_eps ≤ 1, got 0"}},
+      {"layer_norm_eps_nan",
+       [](ModelConfig& c) { c.layer_norm_eps = std::numeric_limits<double>::quiet_NaN(); },
+       {"layer_norm_eps", "nan"}},
+      {"gelu_unknown", [](ModelConfig& c) { c.gelu = static_cast<Gelu>(7); }, {"gelu: expected 'exact' or 'tanh'"}},
   };
   return cases;
 }
@@ -99,8 +106,26 @@ TEST(ModelConfigValidation, LargestAllowedSizesCountWithoutOverflow) {
   c.block_size = 1;
   c.n_embd = ModelLimits::kMaxEmbd;
   c.n_head = 1;
-  // One block at C = 4096: 12·C² + 13·C (weights, biases, two LayerNorms) = 201.4M > 2^26.
-  EXPECT_TRUE(ThrowsNaming([&] { validate(c); }, {"config: 201"}));
+  // One block at C = 4096: 12·C² + 13·C (weights, biases, two LayerNorms) = 201.4M: run, not trained.
+  EXPECT_EQ(parameter_count(c), 12LL * 4096 * 4096 + 13 * 4096 + 2 * 4096 + 2 * 4096);
+  EXPECT_TRUE(ThrowsNaming([&] { validate_for_training(c); }, {"step: this model has 201", "2^26"}));
+  // Three such blocks (604M) are beyond the cap of a model that is only run.
+  c.n_layer = 3;
+  EXPECT_TRUE(ThrowsNaming([&] { validate(c); }, {"config: 604", "2^29"}));
+}
+
+TEST(ModelConfigValidation, GptTwoSmallAndMediumFitTheInferenceCapAndLargeDoesNot) {
+  // Hugging Face's gpt2, gpt2-medium and gpt2-large: V = 50257, T = 1024, C = 768/1024/1280.
+  auto gpt2 = [](int layers, int width, int heads) {
+    ModelConfig c;
+    c.vocab_size = 50257, c.block_size = 1024, c.n_layer = layers, c.n_embd = width, c.n_head = heads;
+    c.gelu = Gelu::kTanh;
+    return c;
+  };
+  EXPECT_EQ(parameter_count(gpt2(12, 768, 12)), 124439808);  // GPT2LMHeadModel's num_parameters()
+  EXPECT_EQ(parameter_count(gpt2(24, 1024, 16)), 354823168);
+  EXPECT_TRUE(ThrowsNaming([&] { validate(gpt2(36, 1280, 20)); }, {"config: 774030080", "2^29"}));
+  EXPECT_TRUE(ThrowsNaming([&] { validate_for_training(gpt2(12, 768, 12)); }, {"step", "124439808", "2^26"}));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint.h"
 #include "safetensors.h"
 #include "test_util.h"
 #include "training_fixtures.h"
@@ -339,10 +340,13 @@ std::vector<Hostile> hostile_files() {
       {"tensor \"w\": dtype must be a string"});
   add("DtypeUnknown",
       [] { return raw_file("{" + entry("w", "\"dtype\":\"F99\",\"shape\":[1],\"data_offsets\":[0,4]") + "}", 4); },
-      {"tensor \"w\": dtype \"F99\" is not supported (F32, F16, BF16)"});
-  add("DtypeF64NotSupported",
-      [] { return raw_file("{" + entry("w", "\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]") + "}", 8); },
-      {"dtype \"F64\" is not supported"});
+      {"tensor \"w\": dtype \"F99\" is not supported (F32, F16, BF16 for parameters"});
+  add("DtypeF64NotSupportedForAParameter", tensors([](std::vector<Spec>& s) {
+        Spec& w = spec_named(s, "transformer.wpe.weight");
+        w.dtype = "F64";
+        w.data.resize(w.data.size() * 2);
+      }),
+      {"tensor \"transformer.wpe.weight\": dtype F64 is not supported for a parameter (F32, F16, BF16)"});
   add("MissingShape", [] { return raw_file("{" + entry("w", "\"dtype\":\"F32\",\"data_offsets\":[0,4]") + "}", 4); },
       {"tensor \"w\": missing shape"});
   add("ShapeNotAnArray",

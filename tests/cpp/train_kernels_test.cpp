@@ -249,5 +249,75 @@ TEST(TrainKernels, GeluOfZeroIsZeroAndTheTailsAreExact) {
   for (int i = 1; i < 5; ++i) EXPECT_EQ(y[i], yr[i]);
 }
 
+// GELU, tanh form (GPT-2's gelu_new). Both versions compute u = √(2/π)·(x + 0.044715·x³) with
+// the same float operations in the same order, so they differ only after it: _ref takes
+// 0.5·x·(1 + tanh u) with libm's tanh (≤ 1 ulp; 1 + tanh u then carries an absolute error up to
+// ~2·2⁻²⁴ that cancellation makes relative when tanh u ≈ −1), _simd x/(1 + e^(−2u)) with the
+// f32x4 exp (relative error 2e-7, at most 0.5e-7 of s = 1/(1 + e)). So |y_simd − y_ref| is
+// within |x|·2e-7 plus a few roundings of y. The derivative adds x·(1 − tanh²u)·du/dx, where
+// _ref's 1 − t² carries the same absolute error (torch's tanh_backward computes it the same way):
+// |dx_simd − dx_ref| ≤ |dy|·(2e-7 + |x|·du/dx·4e-7) plus roundings.
+TEST(TrainKernels, GeluTanhSimdMatchesRefWithinTheExpApproximation) {
+  std::vector<float> x;
+  for (float v = -12.0f; v <= 12.0f; v += 0.00097f) x.push_back(v);
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-7f, 3e4f, -3e4f}) x.push_back(v);
+  const std::vector<float> dy = random_vector(x.size(), 22);
+  const long long n = static_cast<long long>(x.size());
+  std::vector<float> yr(x.size()), ys(x.size()), dxr(x.size(), 0.0f), dxs(x.size(), 0.0f);
+  gelu_tanh_forward_ref<float>(yr.data(), x.data(), n);
+  gelu_tanh_forward_simd(ys.data(), x.data(), n);
+  gelu_tanh_backward_ref<float>(dxr.data(), dy.data(), x.data(), n);
+  gelu_tanh_backward_simd(dxs.data(), dy.data(), x.data(), n);
+  double worst_y = 0, worst_dx = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double ax = std::fabs(x[i]);
+    const double du = 0.7978845608 * (1 + 3 * 0.044715 * ax * ax);
+    const double allowed_y = ax * 2e-7 + 4 * kU * std::fabs(yr[i]) + 1e-37;
+    const double allowed_dx = std::fabs(dy[i]) * (2e-7 + ax * du * 4e-7) + 8 * kU * std::fabs(dxr[i]) + 1e-37;
+    const double ey = std::fabs(static_cast<double>(ys[i]) - yr[i]),
+                 edx = std::fabs(static_cast<double>(dxs[i]) - dxr[i]);
+    worst_y = std::max(worst_y, ey / allowed_y);
+    worst_dx = std::max(worst_dx, edx / allowed_dx);
+    ASSERT_LE(ey, allowed_y) << "y at x = " << x[i] << ": simd " << ys[i] << ", ref " << yr[i];
+    ASSERT_LE(edx, allowed_dx) << "dx at x = " << x[i] << ": simd " << dxs[i] << ", ref " << dxr[i];
+  }
+  std::printf("  [gelu tanh] simd vs ref over %zu values: worst error %.2f (y) and %.2f (dx) of the bound\n", x.size(),
+              worst_y, worst_dx);
+}
+
+TEST(TrainKernels, GeluTanhSimdTailsAndMisalignedPointersGoThroughTheSameCode) {
+  const std::vector<float> x = random_vector(80, 33), dy = random_vector(80, 34);
+  std::vector<float> y_all(80), dx_all(80, 0.5f);
+  gelu_tanh_forward_simd(y_all.data(), x.data(), 80);
+  gelu_tanh_backward_simd(dx_all.data(), dy.data(), x.data(), 80);
+  for (int n : kSizes) {
+    for (int offset = 0; offset < 4; ++offset) {
+      if (offset + n > 80) continue;
+      Shifted xs(std::vector<float>(x.begin() + offset, x.begin() + offset + n), offset);
+      Shifted gs(std::vector<float>(dy.begin() + offset, dy.begin() + offset + n), (offset + 1) % 4);
+      Shifted ys(std::vector<float>(n, 0.0f), (offset + 2) % 4), dxs(std::vector<float>(n, 0.5f), (offset + 3) % 4);
+      gelu_tanh_forward_simd(ys.data(), xs.data(), n);
+      gelu_tanh_backward_simd(dxs.data(), gs.data(), xs.data(), n);
+      for (int i = 0; i < n; ++i) {
+        EXPECT_EQ(ys.values(n)[i], y_all[offset + i]) << "n " << n << " offset " << offset;
+        EXPECT_EQ(dxs.values(n)[i], dx_all[offset + i]) << "n " << n << " offset " << offset;
+      }
+    }
+  }
+}
+
+TEST(TrainKernels, GeluTanhOfZeroIsZeroAndTheTailsAreExact) {
+  const float x[] = {0.0f, -20.0f, 20.0f, -1e4f, 1e4f};
+  float y[5], yr[5];
+  gelu_tanh_forward_simd(y, x, 5);
+  gelu_tanh_forward_ref<float>(yr, x, 5);
+  EXPECT_EQ(y[0], 0.0f);
+  EXPECT_EQ(y[1], 0.0f);  // 0.5 · x · (1 + tanh(−∞)) = x · 0
+  EXPECT_EQ(y[2], 20.0f);
+  EXPECT_EQ(y[3], 0.0f);
+  EXPECT_EQ(y[4], 1e4f);
+  for (int i = 1; i < 5; ++i) EXPECT_EQ(y[i], yr[i]);
+}
+
 }  // namespace
 }  // namespace attn::kernels

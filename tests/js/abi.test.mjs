@@ -53,6 +53,9 @@ test('the table names every header field, call and enum engine.js uses, with 4-b
     'draw',
     'modelLogits',
     'modelAttention',
+    'modelTrace',
+    'sessionStep',
+    'nextToken',
   ]);
   assert.deepEqual(table.calls.modelAttention.results, ['q', 'k', 'v', 'scores', 'weights']);
   assert.deepEqual(table.calls.draw.shapes, ['shape']);

@@ -233,7 +233,9 @@ test('every bad config, batch, token and option is an AttentionError naming it',
   throwsNaming(() => engine.createModel({ ...base, seed: 0.5 }), 'seed');
   throwsNaming(() => engine.createModel({ ...base, colour: 'red' }), 'colour', /unknown option/);
   throwsNaming(() => engine.createModel({ vocabSize: 11 }), 'contextLength', /required/);
-  throwsNaming(() => engine.createModel({ ...base, vocabSize: 100000, width: 4096, heads: 1 }), 'config', /2\^26/);
+  throwsNaming(() => engine.createModel({ ...base, vocabSize: 131072, width: 4096, heads: 1 }), 'config', /2\^29/);
+  throwsNaming(() => engine.createModel({ ...base, gelu: 'relu' }), 'gelu', /'exact'.*'tanh'/);
+  throwsNaming(() => engine.createModel({ ...base, layerNormEps: 0 }), 'layerNormEps', /\(0, 1\]/);
   throwsNaming(() => engine.createModel(null), 'config');
 
   const model = engine.createModel(base);

@@ -219,5 +219,6 @@ test('Pca_ProjectsOntoTheDirectionsOfLargestSpread', () => {
     torchGenerator: true,
     createModel: true,
     loadModel: true,
+    openModel: true,
   });
 });

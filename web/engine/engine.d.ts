@@ -146,7 +146,11 @@ export interface Limits {
   maxHeads: number;
   maxInputElements: number;
   maxScoreElements: number;
-  /** The model's limits (whole engine only): config ranges, parameters ≤ 2^26, activations ≤ 2^26 floats. */
+  /**
+   * The model's limits (whole engine only): config ranges; parameters ≤ 2^29 for a model that
+   * is run (GPT-2 small and medium fit the 4 GB WebAssembly memory), ≤ 2^26 for one that is
+   * trained; a training batch's activations and a trace's capture ≤ 2^26 floats each.
+   */
   model?: {
     maxVocab: number;
     maxContext: number;
@@ -154,7 +158,9 @@ export interface Limits {
     maxHeads: number;
     maxWidth: number;
     maxParams: number;
+    maxTrainParams: number;
     maxActivations: number;
+    maxCapture: number;
   };
 }
 
@@ -235,7 +241,7 @@ export interface ModelConfig {
   layers: number;
   /** Attention heads; must divide width. Required, 1 … 256. */
   heads: number;
-  /** n_embd. Required, 1 … 4096. At most 2^26 parameters in all. */
+  /** n_embd. Required, 1 … 4096. At most 2^29 parameters in all (2^26 to train). */
   width: number;
   /** Biases in every Linear and LayerNorm. Default true. */
   bias?: boolean;
@@ -245,6 +251,13 @@ export interface ModelConfig {
   mlp?: boolean;
   /** false: no LayerNorms (ln_1, ln_2, ln_f become the identity). Default true. */
   layerNorm?: boolean;
+  /**
+   * The MLP's GELU: 'exact' (erf; nanoGPT's nn.GELU(), the default) or 'tanh' (GPT-2's
+   * gelu_new, 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), which Hugging Face's checkpoints use).
+   */
+  gelu?: 'exact' | 'tanh';
+  /** Every LayerNorm's eps, in (0, 1]. Default 1e-5 (GPT-2's layer_norm_epsilon too). */
+  layerNormEps?: number;
   /** The weights are PyTorch's GPT(config) after torch.manual_seed(seed), bit for bit (1.13, x86-64). Default 0. */
   seed?: number;
 }
@@ -303,7 +316,11 @@ export interface StepResult {
   step: number;
 }
 
-/** One layer's attention over one sequence: q, k, v (H, T, hs); scores = q·kᵀ unscaled, every pair (H, T, T); weights, the causal softmax (H, T, T). */
+/**
+ * One layer's attention over one sequence: q, k, v (H, T, hs); scores = q·kᵀ unscaled, every
+ * pair (H, T, T); weights, the causal softmax (H, T, T). From trace(), H' of the heads and only
+ * the tensors asked for (get() of another throws AttentionError).
+ */
 export interface LayerAttention {
   q: Tensor;
   k: Tensor;
@@ -318,8 +335,151 @@ export interface GenerateOptions {
   temperature?: number;
   /** Keep the k most likely tokens (ties at the k-th kept), 0 … vocabSize; 0: all. Default 0. */
   topK?: number;
+  /**
+   * Nucleus sampling, Hugging Face's TopPLogitsWarper after top-k: the tokens sorted by
+   * probability, ascending, are dropped while their running sum stays ≤ 1 − topP; the most
+   * likely is always kept. In (0, 1]; 1: all. Default 1.
+   */
+  topP?: number;
   /** torch.manual_seed(seed) before the first draw: the tokens nanoGPT's generate samples with torch.multinomial for the same weights. Default 0. */
   seed?: number;
+}
+
+/**
+ * What model.trace keeps of one forward over T tokens. Every layer and head of a long input can
+ * be too much (GPT-2 small at T = 1024: 2 · 12 · 12 · 1024² = 302M floats of scores and
+ * weights): a capture above limits.model.maxCapture (2^26 floats) is an AttentionError
+ * (argument 'capture') that says to ask for fewer layers or heads, or to leave out scores and
+ * weights.
+ */
+export interface TraceOptions {
+  /** Layers whose attention to keep: ascending, distinct, in [0, layers). [] (default): every layer. */
+  layers?: number[];
+  /** Heads of those layers to keep: ascending, distinct, in [0, heads). [] (default): every head. */
+  heads?: number[];
+  /** q (H', T, hs), k and v (H', T, hs). Default true. */
+  qkv?: boolean;
+  /** q·kᵀ, unscaled, for every pair, masked or not (H', T, T). Default true. */
+  scores?: boolean;
+  /** The causal softmax of the scaled scores (H', T, T): row i over keys 0 … i, zeros after. Default true. */
+  weights?: boolean;
+  /** The residual stream after the embedding and after every block, before ln_f (L + 1, T, C). Default true. */
+  residual?: boolean;
+  /** The logits of the last position (1, V), of every position (T, V), or none. Default 'last'. */
+  logits?: 'last' | 'all' | 'none';
+}
+
+/** model.trace's answer for one sequence of T tokens. */
+export interface ModelTrace {
+  /** T. */
+  tokens: number;
+  /** The layers and heads captured (every one when the options left them empty). */
+  layers: number[];
+  heads: number[];
+  /**
+   * One entry per captured layer (attention[i] is layer layers[i]), holding what was asked:
+   * q (H', T, hs), k (H', T, hs), v (H', T, hs), scores (H', T, T), weights (H', T, T), with
+   * H' = heads.length (heads[h] is row h).
+   */
+  attention: LayerAttention[];
+  /** (L + 1, T, C): residual[0] after the embedding, residual[l + 1] after block l; null when not asked. */
+  residual: Tensor | null;
+  /** (1, V) or (T, V); null for logits: 'none'. */
+  logits: Tensor | null;
+}
+
+/** One step of a generation session. */
+export interface SessionStep {
+  /** The token appended: drawn, or the one given. */
+  token: number;
+  /** Its position in the model's context, 0 … contextLength − 1. */
+  position: number;
+  /** Keys its query row attended to: every cached token and itself (position + 1). */
+  keys: number;
+  /**
+   * The context was full (contextLength tokens): the step cropped the sequence to its last
+   * contextLength tokens and recomputed them all, as nanoGPT's generate does (positions are
+   * absolute, so cached keys cannot slide). Its cached cost is then the full cost.
+   */
+  recomputed: boolean;
+  /** The 10 most likely tokens of the distribution the token was drawn from (after temperature, top-k, top-p), most likely first. */
+  topTokens: Int32Array;
+  topProbs: Float32Array;
+  /** The new token's query row against every key: (L, H, keys) weights; get() gives nested arrays. */
+  attention: Tensor & { get(): number[][][] };
+  /**
+   * Multiply-adds of this step, from the shapes: `cached` runs only the new token —
+   * L·(lin·C² + 2·C·keys) + C·V — and `full` recomputes the whole context of `keys` tokens —
+   * L·(lin·C²·keys + C·keys·(keys + 1)) + C·V — with lin = 12 (q, k, v, output projection 4C²
+   * and the MLP 8C² per token; 4 without an MLP), the causal pairs of q·k and weights·v only,
+   * and lm_head for the last position only (C·V). LayerNorm, GELU, softmax and the embedding
+   * (O(C) per token) are not counted.
+   */
+  macs: { cached: number; full: number };
+}
+
+/**
+ * Generation one token at a time with a KV cache: the session holds every layer's keys and
+ * values of the tokens so far; each step runs only the new token. Its tokens are
+ * model.generate()'s for the same prompt and options (the same torch.multinomial draws). A
+ * session dies with its model (AttentionError 'session' after), and refuses to step once the
+ * model's weights changed (a training step, setParams).
+ */
+export interface Session {
+  /** The prompt (its last contextLength tokens are the context) and every token appended. */
+  readonly tokens: number[];
+  /** Draws the next token — or appends options.token, drawing nothing — and runs it through the model. */
+  step(options?: { token?: number }): SessionStep;
+  /** Frees the session and its cache now (also freed when garbage-collected). */
+  dispose(): void;
+}
+
+/** engine.nextToken's answer for one position's logits (V). */
+export interface NextToken {
+  /** The distribution after temperature, top-k and top-p (V), zeros where cut. */
+  probs: Float32Array;
+  /** The `top` most likely tokens, most likely first (ties: smaller id first), and their probabilities. */
+  topTokens: Int32Array;
+  topProbs: Float32Array;
+  /** With a seed: the token torch.multinomial(probs, 1) draws after torch.manual_seed(seed); else null. */
+  token: number | null;
+}
+
+/**
+ * Where engine.openModel reads a checkpoint from: bytes in memory, a Blob or File (read slice by
+ * slice), a URL (one streaming GET, read forward; the server need not send Content-Length), or
+ * {size, read(offset, length)} returning (a promise of) exactly `length` bytes.
+ */
+export type CheckpointSource =
+  | Uint8Array
+  | ArrayBuffer
+  | Blob
+  | string
+  | URL
+  | {
+      size: number;
+      read(offset: number, length: number): Uint8Array | ArrayBuffer | Promise<Uint8Array | ArrayBuffer>;
+    };
+
+/** loadModel's and openModel's options: config fields that win over the file's, and config.json. */
+export interface LoadOptions extends Partial<Omit<ModelConfig, 'seed'>> {
+  /**
+   * Hugging Face's config.json: its text, parsed object or bytes (openModel: or a Blob).
+   * model_type must be gpt2 (or absent); n_embd, n_head, n_layer, n_positions, vocab_size,
+   * layer_norm_epsilon and activation_function (gelu_new, gelu_pytorch_tanh, gelu_fast: 'tanh';
+   * gelu: 'exact') are read; an option this engine cannot run (another activation, n_inner ≠
+   * 4·n_embd, scale_attn_by_inverse_layer_idx, cross-attention) is an AttentionError naming it.
+   */
+  config?: string | object | Uint8Array | ArrayBuffer | Blob;
+}
+
+export interface OpenOptions extends LoadOptions {
+  /** Called after every slice: bytes of tensors read so far, of `total`. */
+  onProgress?: (progress: { loaded: number; total: number }) => void;
+  /** Aborts the read (and a download): the promise rejects with AttentionError 'signal'. */
+  signal?: AbortSignal;
+  /** Bytes per slice, 1 … 2^26. Default 8 MiB: what JavaScript holds of the file at a time. */
+  sliceBytes?: number;
 }
 
 /**
@@ -343,18 +503,34 @@ export interface Model {
    * One training step (dropout applies). A non-finite loss or gradient norm, or an update that
    * would make a weight non-finite, throws AttentionError (argument 'step') saying so, and leaves
    * the weights and the optimizer's state as they were before the call.
+   * A model above limits.model.maxTrainParams (2^26 parameters: GPT-2 is one) is run, not
+   * trained: step throws AttentionError 'step' naming that cap, and nothing is allocated.
    */
   step(batch: Batch, options?: StepOptions): StepResult;
   /** Eval mode (no dropout): mean loss, accuracy over the targets ≠ −1, and each position's argmax (B·T). */
   evaluate(batch: Batch): { loss: number; accuracy: number; predictions: Int32Array };
   /** Logits of one sequence (T, V), or of a batch {tokens, batch, context} (B, T, V); get() gives nested arrays. */
   logits(tokens: Int32Array | number[] | Omit<Batch, 'targets'>): Tensor & { get(): number[][] | number[][][] };
-  /** Every layer's attention over one sequence of 1 … contextLength tokens (eval mode). */
+  /** Every layer's attention over one sequence of 1 … contextLength tokens (eval mode): trace(tokens).attention without the stream and logits. */
   attention(tokens: Int32Array | number[]): LayerAttention[];
   /**
+   * One sequence of 1 … contextLength tokens through the model (eval mode), keeping what
+   * `options` asks: every (or the chosen) layer's and head's q, k, v, scores and weights, the
+   * residual stream after the embedding and after every block, and the logits. For the page:
+   * per-head pictures, and the cosine of one word's vector between two sentences after every
+   * layer (residual[l][t]). Its last logits equal logits(tokens)'s last row within float rounding.
+   */
+  trace(tokens: Int32Array | number[], options?: TraceOptions): ModelTrace;
+  /**
+   * Generation one token at a time with a KV cache, after the prompt (1 … 65536 token ids; its
+   * last contextLength tokens are run into the cache now). Options as generate's.
+   */
+  session(prompt: Int32Array | number[], options?: GenerateOptions): Session;
+  /**
    * nanoGPT's generate: `count` (0 … 65536) times, crop the context to its last contextLength
-   * tokens, take the last position's logits / temperature, keep the top k, softmax, and sample as
-   * torch.multinomial(probs, 1) does after torch.manual_seed(seed) (torch 1.13, CPU). Returns the new tokens only.
+   * tokens, take the last position's logits / temperature, keep the top k, then the top p,
+   * softmax, and sample as torch.multinomial(probs, 1) does after torch.manual_seed(seed) (torch
+   * 1.13, CPU). Every token is a full forward of the context (session() caches). Returns the new tokens only.
    */
   generate(prompt: Int32Array | number[], count: number, options?: GenerateOptions): number[];
   /** Every parameter by nanoGPT's name (named_parameters order; lm_head.weight is transformer.wte.weight): copies. */
@@ -378,14 +554,38 @@ export interface Engine {
   /** A new model, initialised as PyTorch's GPT(config) after torch.manual_seed(config.seed). Not in the element's small engine. */
   createModel(config: ModelConfig): Model;
   /**
-   * A model from a safetensors file (F32, F16 or BF16; every file is treated as hostile). The
-   * config comes from `overrides`, which win, then the file's metadata (toSafetensors writes
-   * it), then what its tensors show: a file without metadata (PyTorch's own save_file of a
-   * nanoGPT state_dict) gives the sizes and switches by its tensors' names and shapes, but not the
-   * head count — pass `heads` (an AttentionError with argument 'heads' says so). Not in the
-   * element's small engine.
+   * A model from a safetensors file held in memory (F32, F16 or BF16; every file is treated as
+   * hostile), in nanoGPT's layout or Hugging Face's GPT-2 (GPT2LMHeadModel / GPT2Model:
+   * gpt2, distilgpt2, gpt2-medium, …: names with or without "transformer.", Conv1D weights
+   * (in, out) transposed on the way in, attn.bias / attn.masked_bias buffers ignored,
+   * lm_head.weight optional and equal to wte). The config comes from `overrides`, which win,
+   * then overrides.config (config.json), then the file's metadata (toSafetensors writes it),
+   * then what its tensors show — all but the head count: pass `heads` (an AttentionError with
+   * argument 'heads' says so; GPT-2's heads are 64 wide). A GPT-2 file's GELU is 'tanh' and eps
+   * 1e-5 unless config.json says otherwise. A model above 2^26 parameters is run, not trained.
+   * Not in the element's small engine.
    */
-  loadModel(bytes: Uint8Array | ArrayBuffer, overrides?: Partial<ModelConfig>): Model;
+  loadModel(bytes: Uint8Array | ArrayBuffer, overrides?: LoadOptions): Model;
+  /**
+   * The same, read slice by slice so that a large checkpoint (GPT-2 small: 500 MB as F32) is
+   * never held twice: the 8-byte header length is checked first, then the header (names,
+   * shapes, dtypes, the config; a file claiming more than fits is refused before anything is
+   * allocated), then the parameters are allocated in the engine and each tensor's bytes are read
+   * (sliceBytes at a time) and converted into place. Any failure — a bad file, a truncated
+   * download (the error names the byte offset), abort — rejects with an AttentionError and frees
+   * what was allocated; models already open are untouched. Not in the element's small engine.
+   */
+  openModel(source: CheckpointSource, options?: OpenOptions): Promise<Model>;
+  /**
+   * The next-token distribution of one position's logits (V): temperature (0: all on the most
+   * likely), top-k, top-p as generate() applies them; the `top` (default 10, 0 … V) most likely;
+   * and with `seed`, the token torch.multinomial draws after torch.manual_seed(seed) — the first
+   * token generate() would give. Not in the element's small engine.
+   */
+  nextToken(
+    logits: Float32Array | number[] | TensorLike,
+    options?: { temperature?: number; topK?: number; topP?: number; seed?: number; top?: number },
+  ): NextToken;
   /**
    * The backward pass of attend(): the gradient of a loss by every input, from gradOutput (the
    * loss's gradient by the output), as PyTorch's autograd computes it (tests/fixtures/backward).
@@ -407,6 +607,7 @@ export interface Engine {
     torchGenerator: boolean;
     createModel: boolean;
     loadModel: boolean;
+    openModel: boolean;
   }>;
   /** Self-attention with every intermediate. Throws AttentionError naming the bad argument. */
   attend(options: AttendOptions): Trace;

@@ -232,9 +232,10 @@ function flags(context, value, name) {
 // renamed or added on either side fails loudly there rather than garbling a call.
 
 const HEAPS = { i32: 'HEAP32', u32: 'HEAPU32', f32: 'HEAPF32' };
-const CALLS = ['attend', 'attendBackward', 'project', 'averaging', 'pca', 'draw', 'modelLogits', 'modelAttention'];
+const MODEL_CALLS = ['modelLogits', 'modelAttention', 'modelTrace', 'sessionStep', 'nextToken'];
+const CALLS = ['attend', 'attendBackward', 'project', 'averaging', 'pca', 'draw', ...MODEL_CALLS];
 // Calls the embeddable element's small engine (attention_engine_embed) leaves out.
-const OPTIONAL_CALLS = ['attendBackward', 'pca', 'draw', 'modelLogits', 'modelAttention'];
+const OPTIONAL_CALLS = ['attendBackward', 'pca', 'draw', ...MODEL_CALLS];
 const SECTION_FIELDS = ['floats', 'ints', 'bytes'];
 const RESULT_FIELDS = ['failed', 'data', 'dataLength', 'layout', 'layoutLength', 'kernel', 'batched', 'scale'];
 // attend's option fields, each computed from the checked options (o) and the table (abi).
@@ -338,16 +339,16 @@ export function bindAbi(module, table = module.abi()) {
         if (list) ints.push(list.length, ...list);
         else ints.push(0);
       }
-      const base = module.prepare(floatCount, ints.length, byteCount) >> 2;
+      const base = module.prepare(floatCount, ints.length, byteCount) >>> 2;
       // Read the heap views after prepare(): growing memory replaces them.
-      let floats = get(base, floatsAt) >> 2;
+      let floats = get(base, floatsAt) >>> 2;
       for (const { name } of tensorArgs) {
         const t = tensors[name];
         if (!t) continue;
         module.HEAPF32.set(t.data, floats);
         floats += t.data.length;
       }
-      module.HEAP32.set(ints, get(base, intsAt) >> 2);
+      module.HEAP32.set(ints, get(base, intsAt) >>> 2);
       let bytes = get(base, bytesAt);
       for (const name of flagArgs) {
         const f = flags[name];
@@ -360,7 +361,7 @@ export function bindAbi(module, table = module.abi()) {
 
     /** Puts `bytes` (a Uint8Array) in the arena's bytes section, for a call that reads a file. */
     writeBytes(bytes) {
-      const base = module.prepare(0, 0, bytes.length) >> 2;
+      const base = module.prepare(0, 0, bytes.length) >>> 2;
       module.HEAPU8.set(bytes, get(base, bytesAt));
     },
 
@@ -370,10 +371,10 @@ export function bindAbi(module, table = module.abi()) {
      * its index in names (the call's result names), rank and dims.
      */
     read(call, address) {
-      const base = address >> 2;
+      const base = address >>> 2;
       if (get(base, results.failed) !== 0) throw coreError(module);
-      const data = get(base, results.data) >> 2,
-        layout = get(base, results.layout) >> 2;
+      const data = get(base, results.data) >>> 2,
+        layout = get(base, results.layout) >>> 2;
       return {
         names: table.calls[call].results,
         data: module.HEAPF32.slice(data, data + get(base, results.dataLength)),
@@ -605,7 +606,12 @@ const noModels = (what) => () => {
     what,
   );
 };
-const withoutModels = { createModel: noModels('createModel'), loadModel: noModels('loadModel') };
+const withoutModels = {
+  createModel: noModels('createModel'),
+  loadModel: noModels('loadModel'),
+  openModel: async (...args) => noModels('openModel')(...args),
+  nextToken: noModels('nextToken'),
+};
 // What model.js shares with this file, handed over rather than exported (not public API).
 const MODEL_KIT = Object.freeze({
   AttentionError,
@@ -726,6 +732,7 @@ function makeEngine(module) {
       torchGenerator: Boolean(abi.calls.draw),
       createModel: Boolean(modelMethods && module.modelCreate),
       loadModel: Boolean(modelMethods && module.modelLoad),
+      openModel: Boolean(modelMethods && module.modelOpen),
     }),
 
     ...(modelMethods && module.modelCreate ? modelMethods(module, abi, limits, MODEL_KIT) : withoutModels),
