@@ -148,10 +148,12 @@ const ResultTensor<LayerAttention> kModelAttentionResults[] = {{"q", &LayerAtten
                                                                {"weights", &LayerAttention::weights}};
 // The stream and logits of a trace: residual (L + 1, T, C), logits (1 or T, V).
 struct TraceStream {
-  Tensor residual, logits, timings;
+  Tensor residual, after_attention, logits, timings;
 };
-const ResultTensor<TraceStream> kTraceStreamResults[] = {
-    {"residual", &TraceStream::residual}, {"logits", &TraceStream::logits}, {"timings", &TraceStream::timings}};
+const ResultTensor<TraceStream> kTraceStreamResults[] = {{"residual", &TraceStream::residual},
+                                                         {"afterAttention", &TraceStream::after_attention},
+                                                         {"logits", &TraceStream::logits},
+                                                         {"timings", &TraceStream::timings}};
 // A session step's tensors: attention (L, H, keys), the 10 most likely tokens (as floats, exact
 // below 2^24) and their probabilities.
 struct SessionStepTensors {
@@ -908,6 +910,7 @@ int model_trace(int handle, int context, int layer_count, int head_count, int pa
     request.heads.assign(at + layer_count, at + layer_count + head_count);
     request.qkv = (parts & kTraceQkv) != 0, request.scores = (parts & kTraceScores) != 0;
     request.weights = (parts & kTraceWeights) != 0, request.residual = (parts & kTraceResidual) != 0;
+    request.after_attention = (parts & kTraceAfterAttention) != 0;
     if (parts & kTraceTimings) {
       if (!trace_clock) throw Error("timings: this build of the engine has no clock");
       request.clock_ms = trace_clock;
@@ -946,6 +949,7 @@ std::uintptr_t model_trace_stream(int handle) {
     const model::ModelConfig& cfg = m.gpt.config();
     TraceStream out;
     if (!c.residual.empty()) out.residual = {{cfg.n_layer + 1, c.rows, cfg.n_embd}, c.residual};
+    if (!c.after_attention.empty()) out.after_attention = {{cfg.n_layer, c.rows, cfg.n_embd}, c.after_attention};
     if (!c.logits.empty()) {
       out.logits = {{static_cast<int>(c.logits.size() / static_cast<size_t>(cfg.vocab_size)), cfg.vocab_size},
                     c.logits};

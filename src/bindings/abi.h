@@ -215,7 +215,8 @@ std::uintptr_t model_logits(int handle, int batch, int context);  // ResultHeade
 // weights (H', T, T) as the ResultHeader of "modelAttention", and model_trace_stream the
 // "modelTrace" tensors residual (L + 1, T, C), logits (1 or T, V) and timings (linear,
 // attention and total milliseconds), those asked for.
-constexpr int kTraceQkv = 1, kTraceScores = 2, kTraceWeights = 4, kTraceResidual = 8, kTraceTimings = 16;
+constexpr int kTraceQkv = 1, kTraceScores = 2, kTraceWeights = 4, kTraceResidual = 8, kTraceTimings = 16,
+              kTraceAfterAttention = 32;
 int model_trace(int handle, int context, int layer_count, int head_count, int parts, int logits);
 // The clock model_trace's timings read (milliseconds), set by the host: performance.now() in the
 // WASM engines (bindings.cpp). Without one, asking for timings is an error naming timings.

@@ -58,6 +58,7 @@ long long capture_floats(const ModelConfig& c, int rows, int keys, const Capture
   if (r.weights) per_layer += H * n * K;
   long long total = layers * per_layer;
   if (r.residual) total += (c.n_layer + 1LL) * n * c.n_embd;
+  if (r.after_attention) total += static_cast<long long>(c.n_layer) * n * c.n_embd;
   if (r.logits == LogitRows::kLast) total += c.vocab_size;
   if (r.logits == LogitRows::kAll) total += n * c.vocab_size;
   return total;
@@ -135,6 +136,7 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
     }
   }
   if (request.residual) out.residual.resize(static_cast<std::size_t>(L + 1) * nC);
+  if (request.after_attention) out.after_attention.resize(static_cast<std::size_t>(L) * nC);
   // Timing, when asked: what runs inside a `timed` call counts towards one of the totals.
   const auto clock = request.clock_ms;
   const double started = clock ? clock() : 0.0;
@@ -148,6 +150,10 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
   double& attention_ms = out.timings.attention_ms;
   auto keep_residual = [&](int after, const float* x) {
     if (request.residual) std::copy(x, x + nC, out.residual.begin() + static_cast<std::ptrdiff_t>(after * nC));
+  };
+  auto keep_after_attention = [&](int l, const float* x) {
+    if (request.after_attention)
+      std::copy(x, x + nC, out.after_attention.begin() + static_cast<std::ptrdiff_t>(l * nC));
   };
 
   // 1. embed: x = wte[token] + wpe[P + i]
@@ -238,6 +244,7 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
     });
     if (cfg.mlp) {
       residual_forward_ref<float>(mid_.data(), x_.data(), mid_.data(), static_cast<long long>(nC));
+      keep_after_attention(l, mid_.data());
       // 10. ln_2;  11. c_fc, GELU;  12. c_proj;  13. residual
       const float* a2 = mid_.data();
       if (cfg.layer_norm) {
@@ -255,6 +262,7 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
       residual_forward_ref<float>(x_.data(), mid_.data(), x_.data(), static_cast<long long>(nC));
     } else {
       residual_forward_ref<float>(x_.data(), x_.data(), a_.data(), static_cast<long long>(nC));
+      keep_after_attention(l, x_.data());
     }
     keep_residual(l + 1, x_.data());
   }

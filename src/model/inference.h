@@ -42,12 +42,13 @@ namespace attn::model {
 enum class LogitRows { kNone, kLast, kAll };
 
 struct CaptureRequest {
-  std::vector<int> layers;  // which layers' attention to keep, ascending; empty: every layer
-  std::vector<int> heads;   // which heads of those layers, ascending; empty: every head
-  bool qkv = true;          // q (H', n, hs) and the k, v of every key (H', K, hs)
-  bool scores = true;       // q·kᵀ unscaled, for every pair, masked or not (H', n, K)
-  bool weights = true;      // the causal softmax of the scaled scores (H', n, K)
-  bool residual = true;     // the stream after the embedding and after every block (L + 1, n, C)
+  std::vector<int> layers;       // which layers' attention to keep, ascending; empty: every layer
+  std::vector<int> heads;        // which heads of those layers, ascending; empty: every head
+  bool qkv = true;               // q (H', n, hs) and the k, v of every key (H', K, hs)
+  bool scores = true;            // q·kᵀ unscaled, for every pair, masked or not (H', n, K)
+  bool weights = true;           // the causal softmax of the scaled scores (H', n, K)
+  bool residual = true;          // the stream after the embedding and after every block (L + 1, n, C)
+  bool after_attention = false;  // the stream after each block's attention add, before its MLP (L, n, C)
   LogitRows logits = LogitRows::kLast;
   // Time the passes (SequenceCapture::timings) with this clock (milliseconds, monotonic); null:
   // no timings. The core reads no clock of its own: the WASM engines would then import libc's
@@ -61,9 +62,10 @@ struct SequenceCapture {
   struct Layer {
     std::vector<float> q, k, v, scores, weights;  // empty where not asked for
   };
-  std::vector<Layer> attention;  // one per entry of `layers`
-  std::vector<float> residual;   // (L + 1, n, C) or empty
-  std::vector<float> logits;     // (1, V), (n, V) or empty
+  std::vector<Layer> attention;        // one per entry of `layers`
+  std::vector<float> residual;         // (L + 1, n, C) or empty
+  std::vector<float> after_attention;  // (L, n, C) or empty: x + attention(x) of every block
+  std::vector<float> logits;           // (1, V), (n, V) or empty
   // With request.timings: milliseconds in the linear layers (c_attn, c_proj, c_fc, the MLP's
   // c_proj, lm_head), in attention (split, pass 6, merge), and in the whole append.
   struct Timings {

@@ -291,3 +291,66 @@ test('gelu and layerNormEps: a created tanh model round-trips through toSafetens
   const exact = engine.loadModel(model.toSafetensors(), { gelu: 'exact' });
   assert.notDeepEqual(exact.logits([1, 2, 3]).data, model.logits([1, 2, 3]).data);
 });
+
+test('trace afterAttention: each block split into its attention branch and its MLP branch', () => {
+  // Without an MLP the stream after the attention add is the block's output, bit for bit.
+  const plain = engine.createModel({
+    vocabSize: 13,
+    contextLength: 8,
+    layers: 2,
+    heads: 2,
+    width: 8,
+    mlp: false,
+    seed: 3,
+  });
+  const p = plain.trace([1, 2, 3, 4, 5], { afterAttention: true });
+  assert.deepEqual(p.afterAttention.shape, [2, 5, 8]);
+  assert.deepEqual(Array.from(p.afterAttention.data), Array.from(p.residual.data.subarray(5 * 8)));
+  plain.dispose();
+  // With an MLP, residual[l + 1] − afterAttention[l] is the MLP of ln_2(afterAttention[l]),
+  // recomputed here from the parameters (exact GELU, LayerNorm eps 1e-5).
+  const model = engine.createModel({
+    vocabSize: 13,
+    contextLength: 8,
+    layers: 1,
+    heads: 2,
+    width: 8,
+    mlp: true,
+    seed: 4,
+  });
+  const t = model.trace([3, 1, 4], { afterAttention: true });
+  const params = model.params();
+  const W = (name) => params[`transformer.h.0.${name}`];
+  const C = 8,
+    T = 3;
+  const erf = (x) => {
+    // Abramowitz & Stegun 7.1.26 is too coarse here: integrate erf' numerically instead.
+    let s = 0;
+    const n = 2000;
+    for (let k = 0; k < n; k++) {
+      const u = (x * (k + 0.5)) / n;
+      s += Math.exp(-u * u);
+    }
+    return ((2 / Math.sqrt(Math.PI)) * s * x) / n;
+  };
+  for (let i = 0; i < T; i++) {
+    const x = Array.from(t.afterAttention.data.subarray(i * C, (i + 1) * C));
+    const mean = x.reduce((a, b) => a + b, 0) / C;
+    const variance = x.reduce((a, b) => a + (b - mean) ** 2, 0) / C;
+    const a = x.map(
+      (v, c) => ((v - mean) / Math.sqrt(variance + 1e-5)) * W('ln_2.weight').data[c] + W('ln_2.bias').data[c],
+    );
+    const hidden = Array.from({ length: 4 * C }, (_, o) => {
+      let s = W('mlp.c_fc.bias').data[o];
+      for (let c = 0; c < C; c++) s += a[c] * W('mlp.c_fc.weight').data[o * C + c];
+      return 0.5 * s * (1 + erf(s / Math.SQRT2));
+    });
+    for (let o = 0; o < C; o++) {
+      let s = W('mlp.c_proj.bias').data[o];
+      for (let c = 0; c < 4 * C; c++) s += hidden[c] * W('mlp.c_proj.weight').data[o * 4 * C + c];
+      const branch = t.residual.data[(1 * T + i) * C + o] - x[o];
+      assert.ok(Math.abs(branch - s) <= 1e-5 * (1 + Math.abs(s)), `row ${i}, column ${o}: ${branch} vs ${s}`);
+    }
+  }
+  model.dispose();
+});

@@ -365,6 +365,12 @@ export interface TraceOptions {
   weights?: boolean;
   /** The residual stream after the embedding and after every block, before ln_f (L + 1, T, C). Default true. */
   residual?: boolean;
+  /**
+   * The stream after each block's attention add, before its MLP: x + c_proj(attention(ln_1(x)))
+   * (L, T, C). With residual, a block's attention branch is afterAttention[l] − residual[l] and
+   * its MLP branch residual[l + 1] − afterAttention[l]. Default false.
+   */
+  afterAttention?: boolean;
   /** The logits of the last position (1, V), of every position (T, V), or none. Default 'last'. */
   logits?: 'last' | 'all' | 'none';
 }
@@ -384,6 +390,8 @@ export interface ModelTrace {
   attention: LayerAttention[];
   /** (L + 1, T, C): residual[0] after the embedding, residual[l + 1] after block l; null when not asked. */
   residual: Tensor | null;
+  /** (L, T, C): the stream after block l's attention add; null when not asked. */
+  afterAttention: Tensor | null;
   /** (1, V) or (T, V); null for logits: 'none'. */
   logits: Tensor | null;
 }

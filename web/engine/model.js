@@ -57,10 +57,11 @@ const TRACE_DEFAULTS = {
   scores: true,
   weights: true,
   residual: true,
+  afterAttention: false,
   logits: 'last',
   timings: false,
 };
-const TRACE_PARTS = { qkv: 1, scores: 2, weights: 4, residual: 8, timings: 16 }; // abi.h's kTrace*
+const TRACE_PARTS = { qkv: 1, scores: 2, weights: 4, residual: 8, timings: 16, afterAttention: 32 }; // abi.h's kTrace*
 const LOGIT_ROWS = ['none', 'last', 'all'];
 const MAX_GENERATE = 1 << 16;
 const MAX_FILE_BYTES = 2 ** 31 - 1;
@@ -399,6 +400,7 @@ class Model {
         (_, i) => new Result(this.#abi.read('modelAttention', module.modelTraceLayer(handle, i)), () => false),
       ),
       residual: stream.residual ?? null,
+      afterAttention: stream.afterAttention ?? null,
       logits: stream.logits ?? null,
       ...(o.timings && {
         timings: { linear: stream.timings.data[0], attention: stream.timings.data[1], total: stream.timings.data[2] },
