@@ -89,7 +89,15 @@ export async function loadFullEngine() {
 // imports those sections from files beside it (they come with the whole engine anyway). The URLs
 // are literal new URL('./…', import.meta.url) in ES modules (bundlers copy those); classic
 // scripts ask document.currentScript while they run.
-const FULL_ENGINE_SECTIONS = ['plane', 'notebook', 'learn'];
+const FULL_ENGINE_SECTIONS = ['plane', 'notebook', 'learn', 'gpt', 'next'];
+// The real-model section's worker and files: the project's own model, its tokenizer, and GPT-2's
+// encoding (web/models/, copied to dist/models/).
+const MODEL_WORKER_FILE = 'attention-explorer.model-worker.js';
+const MODEL_FILES = {
+  model: 'brown-wordnet.safetensors',
+  tokenizer: 'brown-wordnet.tokenizer.json',
+  gpt2Tokenizer: 'gpt2-tokenizer.bin',
+};
 const sectionFile = (id) => `attention-explorer.${id}.js`;
 const sectionsSource = ({ format, engine }) => {
   const url = (file) =>
@@ -112,6 +120,12 @@ const sectionsSource = ({ format, engine }) => {
 ${loaders.join('\n')}
 });
 export function makeLearnWorker() { return new Worker(${url(LEARN_WORKER_FILE)}); }
+export function makeModelWorker() { return new Worker(${url(MODEL_WORKER_FILE)}); }
+export const MODEL_FILES = Object.freeze({
+${Object.entries(MODEL_FILES)
+  .map(([key, file]) => `  ${key}: () => ${url(`models/${file}`)},`)
+  .join('\n')}
+});
 `;
 };
 
@@ -254,6 +268,13 @@ await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explore
 // The Learn section's worker (the whole engine inlined) and, for the element, the sections that
 // need the whole engine.
 await bundle('learn-worker.js', path.join(DIST, LEARN_WORKER_FILE), { format: 'iife' });
+await bundle('model-worker.js', path.join(DIST, MODEL_WORKER_FILE), { format: 'iife' });
+fs.mkdirSync(path.join(DIST, 'models'), { recursive: true });
+for (const file of Object.values(MODEL_FILES)) {
+  const from = path.join(WEB, 'models', file);
+  if (!fs.existsSync(from)) throw new Error(`build-dist: web/models/${file} is missing (npm run pretrain writes the model; node scripts/build-tokenizers.mjs GPT-2's encoding)`);
+  fs.copyFileSync(from, path.join(DIST, 'models', file));
+}
 for (const id of FULL_ENGINE_SECTIONS)
   await bundle(`views/${id}.js`, path.join(DIST, sectionFile(id)), { format: 'esm' });
 

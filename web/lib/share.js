@@ -14,6 +14,7 @@ export const FORMAT_VERSION = '1';
 import { LIMITS } from './limits.js';
 import { clip, describe } from './text.js';
 import { sanitizeLearn, linkLearn } from './learn/learn-state.js';
+import { sanitizeGpt } from './real/gpt-state.js';
 
 export { LIMITS };
 
@@ -36,6 +37,7 @@ const TOP_LEVEL = [
   'theme',
   'notebook',
   'learn',
+  'gpt',
 ];
 export const NOTEBOOK_IDS = Object.freeze(['000', '001', '002', '003', '004']);
 const OPTION_KEYS = [
@@ -546,6 +548,12 @@ export function sanitizeState(untrusted, defaults) {
   if (has('learn')) {
     const out = sanitizeLearn(untrusted.learn);
     state.learn = out.learn;
+    problems.push(...out.problems);
+  }
+
+  if (has('gpt')) {
+    const out = sanitizeGpt(untrusted.gpt);
+    state.gpt = out.gpt;
     problems.push(...out.problems);
   }
 

@@ -24,6 +24,8 @@ export const VIEWS = [
   'order',
   'learn',
   'model',
+  'gpt',
+  'next',
 ];
 export const KERNELS = ['reference', 'vectorized', 'simd'];
 
@@ -67,6 +69,7 @@ export function defaultState(examples) {
     selected: null,
     theme: 'auto',
     learn: null, // the Learn section's run (lib/learn/learn-state.js); null until the reader changes it
+    gpt: null, // the real-model section's sentence and options (lib/real/gpt-state.js); null: its defaults
   };
 }
 

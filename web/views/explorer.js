@@ -8,7 +8,7 @@ import { explainCell, modelFor, covers } from '../lib/explain.js';
 import { h } from '../ui/dom.js';
 import * as header from './header.js';
 import * as contexts from './contexts.js';
-import { SECTION_LOADERS, makeLearnWorker } from './full-engine-sections.js';
+import { SECTION_LOADERS, MODEL_FILES, makeLearnWorker, makeModelWorker } from './full-engine-sections.js';
 
 // Sections in teaching order, one idea each: the bank contrast as the hook (seed 003), averaging —
 // the dullest rule (002), naive scores X·Xᵀ and why queries and keys are needed, the plane of
@@ -35,12 +35,14 @@ export const SECTIONS = [
     title: 'Step by step',
   },
   { load: () => import('./lines.js'), id: 'lines', views: ['lines'], title: 'Lines' },
+  { load: SECTION_LOADERS.next, id: 'next', views: ['next'], needs: 'openModel', title: 'What happens next' },
   { load: () => import('./scaling.js'), id: 'scaling', views: ['scaling'], title: 'Why ÷√dₖ' },
   { load: () => import('./stepper.js'), id: 'loops', views: ['loops'], title: 'Loops' },
   { load: () => import('./heads.js'), id: 'heads', views: ['heads'], title: 'Many heads' },
   { load: () => import('./order.js'), id: 'order', views: ['order'], title: 'Order' },
   { load: () => import('./formula.js'), id: 'formula', views: ['formula'], title: 'Formula' },
   { load: SECTION_LOADERS.learn, id: 'learn', views: ['learn', 'model'], needs: 'createModel', title: 'Learn' },
+  { load: SECTION_LOADERS.gpt, id: 'gpt', views: ['gpt'], needs: 'openModel', title: 'A real model' },
   {
     load: SECTION_LOADERS.notebook,
     id: 'notebook',
@@ -342,6 +344,9 @@ export function mountExplorer(root, options) {
     notify,
     /** A new training worker for the Learn section, or null where the entry point has none. */
     learnWorker: options.learnWorker === undefined ? makeLearnWorker : options.learnWorker,
+    /** A new worker for the real model, or null; and where its files are served. */
+    modelWorker: options.modelWorker === undefined ? makeModelWorker : options.modelWorker,
+    modelFiles: MODEL_FILES,
     setOptions(patch) {
       store.set((s) => ({ ...s, options: { ...s.options, ...patch } }));
     },

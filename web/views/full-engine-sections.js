@@ -9,9 +9,23 @@ export const SECTION_LOADERS = Object.freeze({
   plane: () => import('./plane.js'),
   notebook: () => import('./notebook.js'),
   learn: () => import('./learn.js'),
+  gpt: () => import('./gpt.js'),
+  next: () => import('./next.js'),
 });
 
 /** A new training worker (the trainer falls back to the page when this throws or fails). */
 export function makeLearnWorker() {
   return new Worker(new URL('../learn-worker.js', import.meta.url), { type: 'module' });
 }
+
+/** A new worker for the real model (the host falls back to the page when this throws or fails). */
+export function makeModelWorker() {
+  return new Worker(new URL('../model-worker.js', import.meta.url), { type: 'module' });
+}
+
+/** Where the project's own model, its tokenizer and GPT-2's encoding are served. */
+export const MODEL_FILES = Object.freeze({
+  model: () => new URL('../models/brown-wordnet.safetensors', import.meta.url).href,
+  tokenizer: () => new URL('../models/brown-wordnet.tokenizer.json', import.meta.url).href,
+  gpt2Tokenizer: () => new URL('../models/gpt2-tokenizer.bin', import.meta.url).href,
+});

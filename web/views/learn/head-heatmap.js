@@ -8,7 +8,8 @@ import { fmt } from '../../lib/format.js';
 /**
  * @param {Element} parent
  * @param {{doc, id?: string}} ctx
- * @returns {{el, update({layer: {weights, scores, q}, chosen: {layer, head}, labels, caption}), clear()}}
+ * @returns {{el, update({layer: {weights, scores, q?}, chosen: {layer, head}, labels, caption, hs?}), clear()}}
+ *   hs: the head size (else read from q)
  */
 export function render(parent, { doc, id = 'learn-weights' }) {
   const explainLine = h(doc, 'p', { class: 'ae-help ae-learn-explain', 'aria-live': 'polite' });
@@ -39,7 +40,7 @@ export function render(parent, { doc, id = 'learn-weights' }) {
       return;
     }
     // The engine's scores are q·k unscaled; the softmax sees them divided by √(head size).
-    const hs = layer.q[chosen.head][0].length;
+    const hs = shown.hs ?? layer.q[chosen.head][0].length;
     const scaled = s.slice(0, i + 1).map((x) => x / Math.sqrt(hs));
     const max = Math.max(...scaled);
     const sum = scaled.reduce((a, x) => a + Math.exp(x - max), 0);
@@ -48,8 +49,8 @@ export function render(parent, { doc, id = 'learn-weights' }) {
 
   return {
     el: figure,
-    update({ layer, chosen, labels, caption }) {
-      shown = { layer, chosen };
+    update({ layer, chosen, labels, caption, hs }) {
+      shown = { layer, chosen, hs };
       heatmap.el.hidden = false;
       heatmap.update({
         caption,

@@ -1,0 +1,123 @@
+// The real-model section's part of the explorer state (state.gpt): which model (the project's
+// own, or one the page or a blogger names by URL — never the weights), the sentence, the head and
+// picture on screen, the next-token options, and the two sentences of the shared-word chart. A
+// link carries it. Pure; sanitizeGpt checks an untrusted value the way lib/share.js checks the
+// rest (tests/js/real-state.test.mjs).
+import { describe, clip } from '../text.js';
+
+export const GPT_LIMITS = Object.freeze({
+  sentenceChars: 2000, // longer text is refused before it is tokenized
+  urlChars: 2048,
+  wordChars: 32,
+  topK: 50257,
+  temperatureMax: 5,
+});
+export const PICTURES = Object.freeze(['head', 'mean', 'rollout']);
+
+export function defaultGpt() {
+  return {
+    // {kind: 'shipped'}, {kind: 'url', url, config?, tokenizer?, heads?}, or {kind: 'file'}: a file
+    // the reader opened on this page (a link cannot carry it; opened elsewhere it is the shipped one)
+    model: { kind: 'shipped' },
+    sentence: 'She sat on the bank of the river and watched the water go by.',
+    layer: 0,
+    head: 0,
+    picture: 'head',
+    temperature: 1,
+    topK: 0,
+    topP: 1,
+    seed: 0,
+    bank: { a: 'He sat on the river bank.', b: 'She took the money to the bank.', word: 'bank' },
+  };
+}
+
+// A URL a blogger hosts: http(s), or relative to the page; no javascript:, data: or blob:.
+function checkUrl(value, name, problems) {
+  if (typeof value !== 'string' || value.length < 1 || value.length > GPT_LIMITS.urlChars) {
+    problems.push(`gpt.${name}: expected a URL of 1 to ${GPT_LIMITS.urlChars} characters, got ${describe(value)}`);
+    return undefined;
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(value)?.[1]?.toLowerCase();
+  if (scheme && scheme !== 'http' && scheme !== 'https') {
+    problems.push(`gpt.${name}: expected an http(s) or relative URL, got "${clip(value, 40)}"`);
+    return undefined;
+  }
+  return value;
+}
+
+/**
+ * @param {unknown} untrusted  state.gpt from a link or the element (null: the defaults)
+ * @returns {{gpt: object|null, problems: string[]}}  every problem names the field
+ */
+export function sanitizeGpt(untrusted) {
+  const problems = [];
+  if (untrusted === null || untrusted === undefined) return { gpt: null, problems };
+  if (typeof untrusted !== 'object' || Array.isArray(untrusted)) {
+    return { gpt: null, problems: [`gpt: expected an object, got ${describe(untrusted)}`] };
+  }
+  const out = defaultGpt();
+  const has = (k) => Object.prototype.hasOwnProperty.call(untrusted, k);
+  for (const k of Object.keys(untrusted))
+    if (!(k in out)) problems.push(`gpt.${clip(k, 24)}: unknown field, ignored`);
+  if (has('model')) {
+    const m = untrusted.model;
+    if (m && typeof m === 'object' && (m.kind === 'shipped' || m.kind === 'file')) out.model = { kind: m.kind };
+    else if (m && typeof m === 'object' && m.kind === 'url') {
+      const url = checkUrl(m.url, 'model.url', problems);
+      if (url) {
+        out.model = { kind: 'url', url };
+        for (const k of ['config', 'tokenizer']) {
+          if (m[k] === undefined) continue;
+          const u = checkUrl(m[k], `model.${k}`, problems);
+          if (u) out.model[k] = u;
+        }
+        if (m.heads !== undefined) {
+          if (Number.isInteger(m.heads) && m.heads >= 1 && m.heads <= 256) out.model.heads = m.heads;
+          else problems.push(`gpt.model.heads: expected a whole number in [1, 256], got ${describe(m.heads)}`);
+        }
+      }
+    } else problems.push(`gpt.model: expected {kind: 'shipped'} or {kind: 'url', url}, got ${describe(m)}`);
+  }
+  if (has('sentence')) {
+    const s = untrusted.sentence;
+    if (typeof s === 'string' && s.length >= 1 && s.length <= GPT_LIMITS.sentenceChars) out.sentence = s;
+    else problems.push(`gpt.sentence: expected text of 1 to ${GPT_LIMITS.sentenceChars} characters, got ${describe(s)}`);
+  }
+  const int = (k, lo, hi) => {
+    if (!has(k)) return;
+    const v = untrusted[k];
+    if (Number.isInteger(v) && v >= lo && v <= hi) out[k] = v;
+    else problems.push(`gpt.${k}: expected a whole number in [${lo}, ${hi}], got ${describe(v)}`);
+  };
+  const num = (k, lo, hi, open = false) => {
+    if (!has(k)) return;
+    const v = untrusted[k];
+    if (typeof v === 'number' && Number.isFinite(v) && (open ? v > lo : v >= lo) && v <= hi) out[k] = v;
+    else problems.push(`gpt.${k}: expected a number in ${open ? '(' : '['}${lo}, ${hi}], got ${describe(v)}`);
+  };
+  int('layer', 0, 255);
+  int('head', 0, 255);
+  int('topK', 0, GPT_LIMITS.topK);
+  int('seed', 0, 2 ** 31 - 1);
+  num('temperature', 0, GPT_LIMITS.temperatureMax);
+  num('topP', 0, 1, true);
+  if (has('picture')) {
+    if (PICTURES.includes(untrusted.picture)) out.picture = untrusted.picture;
+    else problems.push(`gpt.picture: expected one of ${PICTURES.join(', ')}, got ${describe(untrusted.picture)}`);
+  }
+  if (has('bank')) {
+    const b = untrusted.bank;
+    if (!b || typeof b !== 'object' || Array.isArray(b)) problems.push(`gpt.bank: expected {a, b, word}, got ${describe(b)}`);
+    else
+      for (const [k, max] of [
+        ['a', GPT_LIMITS.sentenceChars],
+        ['b', GPT_LIMITS.sentenceChars],
+        ['word', GPT_LIMITS.wordChars],
+      ]) {
+        if (b[k] === undefined) continue;
+        if (typeof b[k] === 'string' && b[k].trim().length >= 1 && b[k].length <= max) out.bank[k] = b[k];
+        else problems.push(`gpt.bank.${k}: expected text of 1 to ${max} characters, got ${describe(b[k])}`);
+      }
+  }
+  return { gpt: out, problems };
+}

@@ -1,0 +1,116 @@
+// What the "A real language model" section derives from a model's trace. Pure (plain arrays and
+// the engine and tokenizer they are handed); unit-tested in tests/js/real-view.test.mjs.
+//
+// Legend: L layers, H heads, T tokens, C width; weights (L, H, T, T) row-major, each row of a
+// head a causal softmax (zeros after the diagonal).
+
+/** The longest sentence the section shows (tokens): readable pictures, a bounded capture. */
+export function traceLimits(config) {
+  return { tokens: Math.min(config.contextLength, 128) };
+}
+
+/** Parameters of a nanoGPT/GPT-2 config (lm_head tied to wte), for "the model's size". */
+export function parameterCount(c) {
+  const C = c.width;
+  const bias = c.bias === false ? 0 : 1;
+  const norm = c.layerNorm === false ? 0 : 1;
+  const mlp = c.mlp === false ? 0 : 1;
+  const attention = 4 * C * C + bias * 4 * C + norm * (1 + bias) * C;
+  const feedForward = mlp * (8 * C * C + bias * 5 * C + norm * (1 + bias) * C);
+  return c.vocabSize * C + c.contextLength * C + c.layers * (attention + feedForward) + norm * (1 + bias) * C;
+}
+
+/** The mean over heads of each layer's weights: (L, T, T). */
+export function meanOverHeads(weights, L, H, T) {
+  const out = new Float32Array(L * T * T);
+  for (let l = 0; l < L; l++)
+    for (let h = 0; h < H; h++) {
+      const base = (l * H + h) * T * T;
+      for (let k = 0; k < T * T; k++) out[l * T * T + k] += weights[base + k] / H;
+    }
+  return out;
+}
+
+/**
+ * Attention rollout (Abnar & Zuidema, 2020): each layer's mean over heads mixed half and half
+ * with the identity (the residual connection), rows renormalised, multiplied from the first layer
+ * up — how much of each token's stream after the last layer traces back to each input token,
+ * if attention were the only way information moved (it is not: the MLPs, the values' sizes and
+ * the output projections are all left out). (T, T).
+ */
+export function attentionRollout(weights, L, H, T) {
+  const mean = meanOverHeads(weights, L, H, T);
+  let rollout = null;
+  for (let l = 0; l < L; l++) {
+    const a = new Float64Array(T * T);
+    for (let i = 0; i < T; i++) {
+      let sum = 0;
+      for (let j = 0; j < T; j++) {
+        a[i * T + j] = 0.5 * mean[l * T * T + i * T + j] + (i === j ? 0.5 : 0);
+        sum += a[i * T + j];
+      }
+      for (let j = 0; j < T; j++) a[i * T + j] /= sum;
+    }
+    if (!rollout) rollout = a;
+    else {
+      const next = new Float64Array(T * T);
+      for (let i = 0; i < T; i++)
+        for (let k = 0; k < T; k++) {
+          const aik = a[i * T + k];
+          if (aik === 0) continue;
+          for (let j = 0; j < T; j++) next[i * T + j] += aik * rollout[k * T + j];
+        }
+      rollout = next;
+    }
+  }
+  return Float32Array.from(rollout ?? []);
+}
+
+/**
+ * Where `word` ends in `text`'s tokens: the index of the token holding its last character, found
+ * by tokenizing the text up to the end of the word (a prefix ending at a word boundary tokenizes
+ * as the same first tokens). null when the word is not in the text as a whole word.
+ */
+export function wordPosition(tokenizer, text, word) {
+  const escaped = word.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  if (!escaped) return null;
+  const m = new RegExp(`(^|[^\\p{L}\\p{N}])(${escaped})(?![\\p{L}\\p{N}])`, 'iu').exec(text);
+  if (!m) return null;
+  const end = m.index + m[1].length + m[2].length;
+  const all = tokenizer.encode(text);
+  const prefix = tokenizer.encode(text.slice(0, end));
+  if (prefix.length === 0 || prefix.some((id, i) => all[i] !== id)) return null;
+  return { index: prefix.length - 1, ids: all };
+}
+
+/**
+ * The shared word's vector after the embedding and after every layer (the residual stream at its
+ * last token) in two sentences, compared by cosine: {cosines (L + 1), tokens: {a, b}}.
+ */
+export function bankCosines(engine, model, tokenizer, { a, b, word }) {
+  const at = {};
+  for (const [key, text] of Object.entries({ a, b })) {
+    const pos = wordPosition(tokenizer, text, word);
+    if (!pos)
+      throw Object.assign(new RangeError(`sentence ${key.toUpperCase()}: “${word}” is not a whole word in it`), {
+        argument: key,
+      });
+    if (pos.ids.length > traceLimits(model.config).tokens)
+      throw Object.assign(new RangeError(`sentence ${key.toUpperCase()}: ${pos.ids.length} tokens; at most ${traceLimits(model.config).tokens}`), {
+        argument: key,
+      });
+    at[key] = pos;
+  }
+  const C = model.config.width;
+  const stream = (pos) =>
+    model.trace(pos.ids, { qkv: false, scores: false, weights: false, residual: true, logits: 'none' }).residual;
+  const [ra, rb] = [stream(at.a), stream(at.b)];
+  const T = { a: at.a.ids.length, b: at.b.ids.length };
+  const cosines = [];
+  for (let l = 0; l <= model.config.layers; l++) {
+    const va = ra.data.subarray((l * T.a + at.a.index) * C, (l * T.a + at.a.index + 1) * C);
+    const vb = rb.data.subarray((l * T.b + at.b.index) * C, (l * T.b + at.b.index + 1) * C);
+    cosines.push(engine.cosine(Array.from(va), Array.from(vb)));
+  }
+  return { cosines, positions: { a: at.a.index, b: at.b.index } };
+}

@@ -1,0 +1,146 @@
+// What happens after "output = weights · V", in a whole transformer, with a real model's numbers:
+// the heads' outputs are mixed by the output projection and added to the token's vector (the
+// residual stream); an MLP transforms each token on its own and is added too; the next layer does
+// it all again; after the last, a LayerNorm and the unembedding give logits, and a softmax with a
+// temperature gives the next token's probabilities. The numbers are the project's own small
+// model's (views/gpt.js opens it) on the last token of the sentence of "A real model".
+import { h } from '../ui/dom.js';
+import { slider } from '../ui/controls.js';
+import { fmt } from '../lib/format.js';
+import { defaultGpt } from '../lib/real/gpt-state.js';
+import { realModelOf } from '../tools/real-model.js';
+
+const TEXT = {
+  title: 'What happens next',
+  intro:
+    'Self-attention’s output is not the end. In a transformer it goes on through four more steps, then the whole block repeats, and the last layer’s vectors become a prediction of the next token. The numbers below are a real model’s — this project’s small one, on the last token of the sentence in “A real model” below — showing the first 8 of each vector’s numbers.',
+  steps: [
+    ['Output projection', 'the heads’ outputs, side by side, times W_O: what attention adds to the token (its “branch”)'],
+    ['Add to the residual stream', 'the token’s vector plus that branch: attention changes the vector, it does not replace it'],
+    ['MLP', 'LayerNorm, then two linear layers with a GELU between, on this token alone: another branch'],
+    ['Add again', 'the vector after block 1; each further block repeats attention and MLP on it'],
+  ],
+  final: 'After the last layer: LayerNorm, then a dot product with every token’s embedding (the logits), then a softmax divided by the temperature — the next token’s probabilities.',
+  temperature: 'Temperature',
+  waiting: 'The model opens when this section comes on screen.',
+};
+
+export function render(section, app) {
+  const { doc, store } = app;
+  const real = realModelOf(app);
+  const gptOf = () => store.get().gpt || defaultGpt();
+  const status = h(doc, 'p', { class: 'ae-help' }, TEXT.waiting);
+  const claim = h(doc, 'p', { class: 'ae-claim', 'aria-live': 'polite' });
+  const steps = h(
+    doc,
+    'ol',
+    { class: 'ae-next-steps ae-prose' },
+    TEXT.steps.map(([name, what]) => h(doc, 'li', {}, h(doc, 'strong', {}, name), ': ', what)),
+  );
+  const vectors = app.heatmap({ id: 'next-vectors', caption: '', rowLabels: [], colLabels: [], values: [[0]] });
+  const temperature = slider(doc, {
+    label: TEXT.temperature,
+    min: 0.1,
+    max: 2,
+    step: 0.05,
+    digits: 2,
+    onInput: (v) => store.set({ gpt: { ...gptOf(), temperature: v } }),
+  });
+  const bars = h(doc, 'ol', { class: 'ae-gpt-bars' });
+  section.append(
+    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
+    steps,
+    status,
+    vectors.el,
+    claim,
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.final),
+    h(doc, 'div', { class: 'ae-knobs' }, temperature.el),
+    bars,
+  );
+
+  let seen = null;
+  async function run() {
+    const g = gptOf();
+    const key = JSON.stringify([g.model, g.sentence, g.temperature, real.info?.name]);
+    if (key === seen) return;
+    seen = key;
+    try {
+      await real.ensure(store.get());
+      const encoded = await real.call('encode', g.sentence);
+      const t = await real.call('trace', encoded.ids, { layer: 0, head: 0 });
+      const next = await real.call('next', t.logits, { temperature: g.temperature, top: 5 });
+      if (key !== seen) return;
+      draw(g, encoded, t, next);
+    } catch (error) {
+      seen = null;
+      status.textContent = `The model could not run: ${error.message}`;
+    }
+  }
+
+  function draw(g, encoded, t, next) {
+    const C = t.width,
+      T = t.T,
+      L = t.L,
+      i = T - 1;
+    const show = Math.min(8, C);
+    const at = (data, layer) => Array.from(data.subarray((layer * T + i) * C, (layer * T + i) * C + C));
+    const x0 = at(t.residual, 0);
+    const mid = at(t.afterAttention, 0);
+    const x1 = at(t.residual, 1);
+    const xL = at(t.residual, L);
+    const attnBranch = mid.map((v, c) => v - x0[c]);
+    const mlpBranch = x1.map((v, c) => v - mid[c]);
+    const norm = (v) => Math.sqrt(v.reduce((s, a) => s + a * a, 0));
+    const token = encoded.pieces[i].display.replace(/ /g, '␣');
+    status.textContent = `The last token, “${token}”, in a model of ${L} layers and width ${C}.`;
+    const rows = [
+      ['x: the token’s vector (embedding + position)', x0],
+      ['the attention branch (after W_O)', attnBranch],
+      ['x + attention', mid],
+      ['the MLP branch', mlpBranch],
+      ['after block 1', x1],
+      [`after block ${L}, the last`, xL],
+    ];
+    vectors.update({
+      values: rows.map(([, v]) => v.slice(0, show)),
+      rowLabels: rows.map(([label]) => label),
+      colLabels: Array.from({ length: show }, (_, c) => `d${c}`),
+      caption: `“${token}” through the model: the first ${show} of ${C} numbers of each vector`,
+    });
+    claim.textContent = `In block 1 the attention branch has length ${fmt(norm(attnBranch), 2)} and the MLP branch ${fmt(norm(mlpBranch), 2)}, both added to a vector of length ${fmt(norm(x0), 2)}; after ${L} blocks the vector has length ${fmt(norm(xL), 2)}.`;
+    temperature.sync(g.temperature);
+    const max = next.topProbs[0] || 1;
+    bars.replaceChildren(
+      ...Array.from(next.topTokens, (id, n) =>
+        h(
+          doc,
+          'li',
+          { class: 'ae-gpt-bar', dataset: { id, p: next.topProbs[n] } },
+          h(doc, 'span', { class: 'ae-gpt-bar-token' }, next.topText[n].replace(/ /g, '␣')),
+          h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${(100 * next.topProbs[n]) / max}%` }),
+          h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(next.topProbs[n], 3)),
+        ),
+      ),
+    );
+  }
+
+  let started = false;
+  const io = app.win.IntersectionObserver
+    ? new app.win.IntersectionObserver((entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          started = true;
+          io.disconnect();
+          run();
+        }
+      }, { rootMargin: '300px 0px' })
+    : null;
+  if (io) io.observe(section);
+  else started = true;
+  return {
+    update() {
+      if (started) run();
+    },
+    destroy: () => io?.disconnect(),
+  };
+}
