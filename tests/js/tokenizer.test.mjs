@@ -205,6 +205,18 @@ test('Loaders_RefuseHostileFilesNamingTheFileAndTheFault', () => {
     () => fromVocabAndMerges(vocab, 'Ġ t\nz q\n'),
     /^merges\.txt line 2: "zq" \(the merge of "z" and "q"\) is not in vocab\.json/,
   );
+  // Names that are properties of every JS object are tokens like any other.
+  const bytesOnly = Object.fromEntries(BYTE_TO_CHAR.map((c, b) => [c, b]));
+  const tiny = JSON.stringify({ ...bytesOnly, con: 256, structor: 257, __: 258, proto: 259 });
+  throwsTokenizer(
+    () => fromVocabAndMerges(tiny, 'con structor\n'),
+    /line 1: "constructor" \(the merge of "con" and "structor"\) is not in vocab\.json/,
+  );
+  throwsTokenizer(() => fromVocabAndMerges(tiny, '__ proto\n'), /line 1: "__proto" \(the merge/);
+  const withProto = fromVocabAndMerges('{"__proto__": 260, "proto__": 261, ' + tiny.slice(1), '_ _\n__ proto__\n');
+  assert.equal(withProto.vocabSize, 262);
+  assert.equal(withProto.decode([260]), '__proto__');
+  assert.deepEqual(withProto.encode('__'), [258]);
   const huge = new Uint8Array(TOKENIZER_LIMITS.maxFileBytes + 1);
   throwsTokenizer(() => fromVocabAndMerges(huge, merges), /^vocab\.json: 67108865 bytes; at most 67108864/);
   throwsTokenizer(

@@ -53,6 +53,8 @@ const kind = (v) =>
 function buildTokenizer({ name, vocab, merges, specials, addPrefixSpace, vocabFile, mergesFile }) {
   const fail = (file, what) => new TokenizerError(`${file}: ${what}`, file, file);
   const entries = Object.entries(vocab);
+  // A Map, so that a token named "constructor" or "__proto__" is a token like any other.
+  const idOf = new Map(entries);
   if (entries.length > TOKENIZER_LIMITS.maxVocab) {
     throw fail(vocabFile, `${entries.length} tokens; at most ${TOKENIZER_LIMITS.maxVocab}`);
   }
@@ -86,7 +88,7 @@ function buildTokenizer({ name, vocab, merges, specials, addPrefixSpace, vocabFi
     tokens[id] = bytes;
   }
   for (let b = 0; b < 256; b++) {
-    if (vocab[BYTE_TO_CHAR[b]] === undefined) {
+    if (!idOf.has(BYTE_TO_CHAR[b])) {
       throw fail(
         vocabFile,
         `byte 0x${b.toString(16).padStart(2, '0')} (${show(BYTE_TO_CHAR[b])}) has no token: not a byte-level BPE vocabulary`,
@@ -98,9 +100,9 @@ function buildTokenizer({ name, vocab, merges, specials, addPrefixSpace, vocabFi
   }
   const triples = new Int32Array(merges.length * 3);
   merges.forEach(([left, right, where], r) => {
-    const a = vocab[left];
-    const b = vocab[right];
-    const c = vocab[left + right];
+    const a = idOf.get(left);
+    const b = idOf.get(right);
+    const c = idOf.get(left + right);
     const at = `${mergesFile} ${where}`;
     if (a === undefined || specials.has(left)) throw fail(at, `${show(left)} is not a token of ${vocabFile}`);
     if (b === undefined || specials.has(right)) throw fail(at, `${show(right)} is not a token of ${vocabFile}`);
@@ -151,7 +153,7 @@ export function fromVocabAndMerges(
       mergesFile,
     );
   }
-  const specials = new Set(GPT2_SPECIALS.filter((s) => vocab[s] !== undefined));
+  const specials = new Set(GPT2_SPECIALS.filter((s) => Object.hasOwn(vocab, s)));
   return buildTokenizer({ name: vocabFile, vocab, merges, specials, addPrefixSpace: false, vocabFile, mergesFile });
 }
 
@@ -201,7 +203,7 @@ export function fromTokenizerJson(data, { file = 'tokenizer.json' } = {}) {
     }
     throw fail(`${where}: expected "left right" or ["left", "right"], got ${kind(m)}`);
   });
-  const vocab = { ...model.vocab };
+  const vocab = Object.assign(Object.create(null), model.vocab);
   const specials = new Set();
   const added = json.added_tokens ?? [];
   if (!Array.isArray(added)) throw fail(`added_tokens: expected an array, got ${kind(added)}`);
@@ -232,7 +234,7 @@ export function toTokenizerJson(tokenizer) {
   const specialText = new Map(specials.map(([text, id]) => [id, text]));
   const symbol = (id) => bytesSymbol(tokenizer.tokenBytes(id));
   // Special tokens are in model.vocab too, as in Hugging Face's GPT-2 tokenizer.json.
-  const vocab = {};
+  const vocab = Object.create(null); // "__proto__" is a possible token
   for (let id = 0; id < tokenizer.vocabSize; id++) vocab[specialText.get(id) ?? symbol(id)] = id;
   return {
     version: '1.0',
