@@ -68,6 +68,7 @@ export async function writeReport({
     induction: uniformScore(1 + INDUCTION.R, 1 + 2 * INDUCTION.R),
   };
   const strongest = Object.fromEntries(Object.keys(uniform).map((k) => [k, strongestHeads(scores[k], 3)]));
+  const profile = headProfile(model, tokenizer, heldOutText);
   model.dispose();
 
   // Per held-out file, and both together (their windows' token-weighted mean).
@@ -105,12 +106,71 @@ export async function writeReport({
       scores,
       uniform,
       strongest,
+      profile,
       text: { tokens: T, source: 'the first tokens of held-out Brown (val-brown.bin)' },
       induction: INDUCTION,
     },
     trials,
   };
   return { json, markdown: markdown(json) };
+}
+
+// Where each head looks on held-out prose, beyond the four scores: over PROFILE_WINDOWS windows of T
+// tokens spread over held-out Brown, for the query rows 8…T−1, the mean weight on the keys 0…4
+// positions back, the mean entropy of a row (nats), the mean largest weight of a row, and the
+// tokens that receive the most weight (each one's share of all the head's weight).
+const PROFILE_WINDOWS = 20;
+function headProfile(model, tokenizer, heldOutText) {
+  const { contextLength: T } = model.config;
+  const stride = Math.floor((heldOutText.length - T - 1) / PROFILE_WINDOWS);
+  const heads = [];
+  let rows = 0;
+  for (let w = 0; w < PROFILE_WINDOWS; w++) {
+    const ids = Array.from(heldOutText.subarray(w * stride, w * stride + T));
+    model.attention(ids).forEach((layer, l) => {
+      const { shape, data } = layer.weights;
+      for (let h = 0; h < shape[0]; h++) {
+        const s = (heads[l * shape[0] + h] ??= {
+          layer: l,
+          head: h,
+          back: [0, 0, 0, 0, 0],
+          entropy: 0,
+          max: 0,
+          received: new Map(),
+        });
+        for (let i = 8; i < T; i++) {
+          let max = 0;
+          for (let j = 0; j <= i; j++) {
+            const p = data[h * T * T + i * T + j];
+            if (i - j < 5) s.back[i - j] += p;
+            if (p > max) max = p;
+            if (p > 0) s.entropy -= p * Math.log(p);
+            s.received.set(ids[j], (s.received.get(ids[j]) ?? 0) + p);
+          }
+          s.max += max;
+        }
+      }
+    });
+    rows += T - 8;
+  }
+  return heads.map((s) => ({
+    layer: s.layer,
+    head: s.head,
+    back: s.back.map((v) => v / rows),
+    entropy: s.entropy / rows,
+    maxWeight: s.max / rows,
+    topKeys: [...s.received]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([id, v]) => ({ token: tokenizer.decode([id]), share: v / rows })),
+  }));
+}
+
+/** Mean over the query rows from…T−1 of log(i + 1): a uniform row's entropy. */
+function uniformEntropy(from, T) {
+  let s = 0;
+  for (let i = from; i < T; i++) s += Math.log(i + 1);
+  return s / (T - from);
 }
 
 function headTable(json, kind) {
@@ -143,11 +203,11 @@ function markdown(j) {
         '',
         `Each trial: ${j.trials.steps} steps of ${j.trials.batch} × ${c.block_size} tokens from the same data and seed, held-out loss on ${j.trials.windows} fixed windows of val.bin (\`node scripts/pretrain.mjs --trials\`).`,
         '',
-        '| trial | parameters | held-out loss | last-50-step training loss | ms per step |',
+        '| trial | parameters | held-out loss at step 100 | at step 200 | mean training loss, last 50 steps run |',
         '|---|---|---|---|---|',
         ...j.trials.results.map(
           (t) =>
-            `| ${t.name} | ${t.parameters.toLocaleString('en')} | ${f(t.heldOut)} | ${f(t.trainLoss)} | ${f(t.msPerStep, 0)} |`,
+            `| ${t.name} | ${t.parameters.toLocaleString('en')} | ${f(t.heldOut100)} | ${t.heldOut200 === null ? `stopped; last logged at step ${t.stepsRun}` : f(t.heldOut200)} | ${f(t.trainLoss)} |`,
         ),
         '',
       ]
@@ -225,6 +285,17 @@ function markdown(j) {
     ...strongest,
     '',
     ...Object.entries(kinds).flatMap(([k, name]) => [`### ${name}`, '', headTable(j, k), '']),
+    '### Where each head looks on held-out prose',
+    '',
+    `Over ${PROFILE_WINDOWS} windows of ${j.heads.text.tokens} tokens spread over held-out Brown, query rows 8…${j.heads.text.tokens - 1}: the mean weight on the token itself and on the 1–4 tokens before it, the mean entropy of a row in nats (a uniform row: ${f(uniformEntropy(8, j.heads.text.tokens), 2)}), the mean largest weight of a row, and the three tokens that receive the largest share of the head's attention.`,
+    '',
+    '| head | weight on 0, 1, 2, 3, 4 back | entropy | largest weight | most attended tokens (share) |',
+    '|---|---|---|---|---|',
+    ...j.heads.profile.map(
+      (p) =>
+        `| L${p.layer}H${p.head} | ${p.back.map((v) => f(v, 2)).join(', ')} | ${f(p.entropy, 2)} | ${f(p.maxWeight, 2)} | ${p.topKeys.map((t) => `\`${JSON.stringify(t.token).replace(/\|/g, '\\|')}\` ${f(t.share, 2)}`).join(', ')} |`,
+    ),
+    '',
     ...trials,
   ].join('\n');
 }

@@ -4,6 +4,7 @@
 //                               losses, the final evaluations, time, tokens seen, the weights' hash
 //   step-<k>.safetensors        checkpoints every --checkpoint-every steps (F32, config in metadata)
 //   final.safetensors           the last weights, F32; final-f16.safetensors the same in F16
+//                               without the tied lm_head.weight copy (what ships)
 //   record.json                 with --record K: the first K steps' batches, losses (float32 bits)
 //                               and the weights' hash after them (tests/cpp/pretrain_test.cpp
 //                               replays them)
@@ -200,9 +201,12 @@ void write_json(const std::string& path, const json& value) {
   write_file(path, text.data(), text.size());
 }
 
+// F32 checkpoints hold lm_head.weight too (PyTorch's strict load_state_dict wants it); the F16
+// file that ships has transformer.wte.weight only (the tied copy would add V·C values).
 void write_checkpoint(const std::string& path, const model::Gpt& gpt, model::Dtype dtype, long long step) {
   model::ExportOptions options;
   options.dtype = dtype;
+  options.lm_head = dtype == model::Dtype::kF32;
   options.metadata["step"] = std::to_string(step);
   const std::vector<std::uint8_t> bytes = model::export_safetensors(gpt.table(), gpt.params().data(), options);
   write_file(path, bytes.data(), bytes.size());
