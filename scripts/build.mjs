@@ -4,7 +4,9 @@
 //                                        files straight into web/engine/)
 //   web/vendor/d3-scale-chromatic.js     the page's one third-party library, bundled by esbuild
 //                                        so the page works offline with no CDN
-//   dist/                                the bundles (scripts/build-dist.mjs; esbuild, < 1 s)
+//   web/models/gpt2-tokenizer.bin        GPT-2's encoding for the page (scripts/build-tokenizers.mjs)
+//   dist/                                the bundles (scripts/build-dist.mjs; esbuild, < 1 s), and
+//                                        web/models/'s shipped files beside them
 // Prints the size of what ships when the engine changed.
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync, readFileSync, mkdirSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { buildTokenizers, copyModelsToDist } from './build-tokenizers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' }; // Debian's emcc needs acorn from there
@@ -44,4 +47,6 @@ await esbuild.build({
   target: 'es2020',
 });
 
+await buildTokenizers();
 run('node', ['scripts/build-dist.mjs']);
+copyModelsToDist();

@@ -30,6 +30,8 @@ if [ "${ATTN_WITH_TORCH:-0}" = 1 ]; then
   # The fixture scripts compute with the reference BLAS (tests/fixtures/reference_blas.py).
   NEEDS[libblas3]=/usr/lib/x86_64-linux-gnu/blas/libblas.so.3
   NEEDS[liblapack3]=/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3
+  # GPT-2's tokenizer fixture: the Python reference splits text with Python's regex module.
+  NEEDS[python3-regex]=/usr/lib/python3/dist-packages/regex/__init__.py
 fi
 
 missing=()

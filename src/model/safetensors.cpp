@@ -92,6 +92,30 @@ float bf16_at(const std::uint8_t* p) {
   return f;
 }
 
+// float32 → IEEE binary16, rounded to nearest, ties to even (the F16C instruction's and torch's
+// .half() rounding). Finite values beyond the largest half (65504 plus half an ulp) become ±inf,
+// which the caller refuses.
+std::uint16_t f16_bits(float value) {
+  std::uint32_t f;
+  std::memcpy(&f, &value, 4);
+  const std::uint32_t sign = (f >> 16) & 0x8000u;
+  const std::uint32_t magnitude = f & 0x7fffffffu;
+  if (magnitude >= 0x7f800000u)
+    return static_cast<std::uint16_t>(sign | 0x7c00u | (magnitude > 0x7f800000u ? 0x200u : 0));
+  if (magnitude >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // ≥ 65520: rounds to inf
+  if (magnitude < 0x38800000u) {                                                    // below 2^-14: subnormal or zero
+    // value · 2^24 rounded to an integer, ties to even (exact in float: the product is < 2^10).
+    const float scaled = std::ldexp(std::fabs(value), 24);
+    const float whole = std::nearbyint(scaled);  // the default rounding mode: to nearest, ties to even
+    return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(whole));
+  }
+  // Normal: rebias the exponent, keep 10 mantissa bits, round on the 13 dropped ones.
+  std::uint32_t h = ((magnitude >> 13) - (112u << 10));
+  const std::uint32_t dropped = magnitude & 0x1fffu;
+  if (dropped > 0x1000u || (dropped == 0x1000u && (h & 1u))) ++h;  // a carry into the exponent is right
+  return static_cast<std::uint16_t>(sign | h);
+}
+
 void put_le32(std::uint8_t* p, float value) {
   std::uint32_t bits;
   std::memcpy(&bits, &value, 4);
@@ -519,6 +543,10 @@ std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const floa
   }
   for (const auto& [key, value] : options.metadata) metadata[key] = value;
 
+  if (options.dtype == Dtype::kBF16) fail("export: dtype BF16 is not written (F32 or F16)");
+  const bool half = options.dtype == Dtype::kF16;
+  const std::uint64_t bytes_per_value = half ? 2 : 4;
+
   // 1. the tensors in state_dict order, each with its shape and byte range
   struct Item {
     std::string name;
@@ -532,7 +560,7 @@ std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const floa
   for (const std::string& name : table.state_dict_names(options.lm_head, options.causal_mask_buffers)) {
     const ParamEntry* e = table.find(name);
     Item item{name, e ? e->shape : std::vector<int>{1, 1, c.block_size, c.block_size}, e, offset, 0};
-    offset += 4 * (e ? static_cast<std::uint64_t>(e->size) : T * T);
+    offset += bytes_per_value * (e ? static_cast<std::uint64_t>(e->size) : T * T);
     item.end = offset;
     items.push_back(std::move(item));
   }
@@ -550,7 +578,7 @@ std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const floa
   }
   header += "}";
   for (const Item& item : items) {
-    header += ",\"" + item.name + "\":{\"dtype\":\"F32\",\"shape\":[";
+    header += ",\"" + item.name + "\":{\"dtype\":\"" + dtype_name(options.dtype) + "\",\"shape\":[";
     for (std::size_t i = 0; i < item.shape.size(); ++i) header += (i ? "," : "") + std::to_string(item.shape[i]);
     header += "],\"data_offsets\":[" + std::to_string(item.begin) + "," + std::to_string(item.end) + "]}";
   }
@@ -572,12 +600,27 @@ std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const floa
   std::uint8_t* buffer = out.data() + 8 + header.size();
   for (const Item& item : items) {
     std::uint8_t* p = buffer + item.begin;
+    const auto put = [&](float value, std::size_t i) {
+      if (!half) {
+        put_le32(p, value);
+        p += 4;
+        return;
+      }
+      const std::uint16_t h = f16_bits(value);
+      if ((h & 0x7c00u) == 0x7c00u && std::isfinite(value)) {
+        fail("export: " + item.name + "[" + std::to_string(i) + "] = " + std::to_string(value) +
+             " does not fit F16 (|value| ≤ 65504); export as F32");
+      }
+      p[0] = static_cast<std::uint8_t>(h);
+      p[1] = static_cast<std::uint8_t>(h >> 8);
+      p += 2;
+    };
     if (item.entry) {
       const float* src = params + item.entry->offset;
-      for (std::size_t i = 0; i < item.entry->size; ++i, p += 4) put_le32(p, src[i]);
+      for (std::size_t i = 0; i < item.entry->size; ++i) put(src[i], i);
     } else {  // tril(ones(T, T)): row i keeps columns j ≤ i
       for (std::uint64_t i = 0; i < T; ++i)
-        for (std::uint64_t j = 0; j < T; ++j, p += 4) put_le32(p, j <= i ? 1.0f : 0.0f);
+        for (std::uint64_t j = 0; j < T; ++j) put(j <= i ? 1.0f : 0.0f, 0);
     }
   }
   return out;

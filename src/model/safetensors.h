@@ -90,6 +90,10 @@ struct ExportOptions {
   // Also write transformer.h.{i}.attn.bias, the (1, 1, T, T) tril(ones) buffer that nanoGPT
   // registers under torch < 2.0, so a strict load works there too.
   bool causal_mask_buffers = false;
+  // The stored type: F32, or F16 (half the bytes; each value rounded to the nearest half, ties to
+  // even, as torch's .half() rounds; attn::Error naming the tensor for a value beyond ±65504).
+  // BF16 is not written.
+  Dtype dtype = Dtype::kF32;
   // Extra "__metadata__" entries. The file always records "format": "pt" and the ModelConfig
   // (vocab_size, block_size, n_layer, n_head, n_embd as decimals; bias, mlp, layer_norm as
   // "true"/"false"; gelu ("tanh") and layer_norm_eps (shortest round-trip decimal) only when they
