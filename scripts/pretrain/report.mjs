@@ -250,7 +250,7 @@ function markdown(j) {
         `| ${name} | ${x.documents.toLocaleString('en')} | ${x.brownDocuments} | ${x.wordnetSynsets.toLocaleString('en')} | ${x.characters.toLocaleString('en')} | ${x.tokens.toLocaleString('en')} |`,
     ),
     '',
-    `Tokens include one \`<|endoftext|>\` after each document. The tokenizer (${j.data.vocabSize} tokens) was trained on the training split in ${f(j.data.bpeSeconds, 1)} s (Node, one thread).`,
+    `Tokens include one \`<|endoftext|>\` after each document. Reading and cleaning the corpus and training the tokenizer (${j.data.vocabSize} tokens) on the training split took ${f(j.data.bpeSeconds, 1)} s (Node, one thread, on the shared machine while other jobs ran; 9–12 s when it is quiet).`,
     '',
     '## Training',
     '',
