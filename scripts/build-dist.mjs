@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
+import { MODEL_FILES as DIST_MODEL_FILES, copyModelsToDist } from './build-tokenizers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const WEB = path.join(ROOT, 'web');
@@ -89,14 +90,16 @@ export async function loadFullEngine() {
 // imports those sections from files beside it (they come with the whole engine anyway). The URLs
 // are literal new URL('./…', import.meta.url) in ES modules (bundlers copy those); classic
 // scripts ask document.currentScript while they run.
-const FULL_ENGINE_SECTIONS = ['plane', 'notebook', 'learn', 'gpt', 'next'];
-// The real-model section's worker and files: the project's own model, its tokenizer, and GPT-2's
-// encoding (web/models/, copied to dist/models/).
+// Also the sections only controls="full" shows (overview, editor, engineers): out of the
+// element's own file, which stays within its budget.
+const FULL_ENGINE_SECTIONS = ['plane', 'notebook', 'learn', 'gpt', 'next', 'overview', 'editor', 'engineers'];
+// The real-model section's worker and files beside the bundle: the project's own model, its
+// tokenizer, and GPT-2's encoding (web/models/, copied by copyModelsToDist).
 const MODEL_WORKER_FILE = 'attention-explorer.model-worker.js';
 const MODEL_FILES = {
-  model: 'brown-wordnet.safetensors',
-  tokenizer: 'brown-wordnet.tokenizer.json',
-  gpt2Tokenizer: 'gpt2-tokenizer.bin',
+  model: DIST_MODEL_FILES['brown-wordnet.safetensors'],
+  tokenizer: DIST_MODEL_FILES['brown-wordnet.tokenizer.json'],
+  gpt2Tokenizer: DIST_MODEL_FILES['gpt2-tokenizer.bin'],
 };
 const sectionFile = (id) => `attention-explorer.${id}.js`;
 const sectionsSource = ({ format, engine }) => {
@@ -123,7 +126,7 @@ export function makeLearnWorker() { return new Worker(${url(LEARN_WORKER_FILE)})
 export function makeModelWorker() { return new Worker(${url(MODEL_WORKER_FILE)}); }
 export const MODEL_FILES = Object.freeze({
 ${Object.entries(MODEL_FILES)
-  .map(([key, file]) => `  ${key}: () => ${url(`models/${file}`)},`)
+  .map(([key, file]) => `  ${key}: () => ${url(file)},`)
   .join('\n')}
 });
 `;
@@ -269,12 +272,12 @@ await bundle('element/attention-explorer.js', path.join(DIST, 'attention-explore
 // need the whole engine.
 await bundle('learn-worker.js', path.join(DIST, LEARN_WORKER_FILE), { format: 'iife' });
 await bundle('model-worker.js', path.join(DIST, MODEL_WORKER_FILE), { format: 'iife' });
-fs.mkdirSync(path.join(DIST, 'models'), { recursive: true });
-for (const file of Object.values(MODEL_FILES)) {
-  const from = path.join(WEB, 'models', file);
-  if (!fs.existsSync(from)) throw new Error(`build-dist: web/models/${file} is missing (npm run pretrain writes the model; node scripts/build-tokenizers.mjs GPT-2's encoding)`);
-  fs.copyFileSync(from, path.join(DIST, 'models', file));
-}
+for (const file of Object.keys(DIST_MODEL_FILES))
+  if (!fs.existsSync(path.join(WEB, 'models', file)))
+    throw new Error(
+      `build-dist: web/models/${file} is missing (node scripts/build-tokenizers.mjs writes GPT-2's encoding)`,
+    );
+copyModelsToDist(DIST);
 for (const id of FULL_ENGINE_SECTIONS)
   await bundle(`views/${id}.js`, path.join(DIST, sectionFile(id)), { format: 'esm' });
 

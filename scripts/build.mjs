@@ -14,7 +14,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
-import { buildTokenizers, copyModelsToDist } from './build-tokenizers.mjs';
+import { buildTokenizers } from './build-tokenizers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' }; // Debian's emcc needs acorn from there
@@ -49,4 +49,3 @@ await esbuild.build({
 
 await buildTokenizers();
 run('node', ['scripts/build-dist.mjs']);
-copyModelsToDist();

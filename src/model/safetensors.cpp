@@ -543,7 +543,7 @@ std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const floa
   }
   for (const auto& [key, value] : options.metadata) metadata[key] = value;
 
-  if (options.dtype == Dtype::kBF16) fail("export: dtype BF16 is not written (F32 or F16)");
+  if (options.dtype == Dtype::kBF16) safetensors_fail("export: dtype BF16 is not written (F32 or F16)");
   const bool half = options.dtype == Dtype::kF16;
   const std::uint64_t bytes_per_value = half ? 2 : 4;
 
@@ -608,8 +608,8 @@ std::vector<std::uint8_t> export_safetensors(const ParamTable& table, const floa
       }
       const std::uint16_t h = f16_bits(value);
       if ((h & 0x7c00u) == 0x7c00u && std::isfinite(value)) {
-        fail("export: " + item.name + "[" + std::to_string(i) + "] = " + std::to_string(value) +
-             " does not fit F16 (|value| ≤ 65504); export as F32");
+        safetensors_fail("export: " + item.name + "[" + std::to_string(i) + "] = " + std::to_string(value) +
+                         " does not fit F16 (|value| ≤ 65504); export as F32");
       }
       p[0] = static_cast<std::uint8_t>(h);
       p[1] = static_cast<std::uint8_t>(h >> 8);

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checkpoint.h"
 #include "pretraining.h"
 #include "safetensors.h"
 #include "torch_random.h"

@@ -175,3 +175,10 @@ export async function takeDownload(dir, name, { timeout = 10000 } = {}) {
   fs.rmSync(file);
   return bytes;
 }
+
+/** Opens the Edit section's body (collapsed under its summary) the way a reader does: a click. */
+export async function openEditor(page) {
+  const details = page.locator('section[data-section="edit"] details.ae-editor');
+  await details.scrollIntoViewIfNeeded();
+  if (!(await details.evaluate((d) => d.open))) await details.locator(':scope > summary').click();
+}

@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchBrowser, CSP } from './helpers.mjs';
+import { serveStatic, launchBrowser, CSP, openEditor } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState } from '../../web/lib/state.js';
 import { encodeState } from '../../web/lib/share.js';
@@ -248,6 +248,14 @@ test('page: hostile names typed into the edit box render as inert text', async (
   // comes on screen as the context grows, and starts (its head grid is an SVG of its own).
   await page.locator('section[data-section="learn"]').scrollIntoViewIfNeeded();
   await page.waitForSelector('section[data-section="learn"] .ae-learn-cell svg', { state: 'attached' });
+  // So does the real model below it: its section opens the model and draws once it is near.
+  await page.locator('section[data-section="gpt"]').scrollIntoViewIfNeeded();
+  await page.waitForFunction(
+    () => document.querySelector('section[data-section="gpt"] .ae-gpt-bank-claim')?.textContent,
+    null,
+    { timeout: 30000 },
+  );
+  await openEditor(page);
   await settle(page);
   const baseline = await audit(page, []);
   const maxLength = Number(await page.getAttribute('input[placeholder="e.g. river"]', 'maxlength')) || Infinity;
@@ -358,7 +366,8 @@ test('element: hostile names by attribute, inline JSON and setState render as in
 test('element: hostile attribute values show a notice and stay inert', async () => {
   const { context, page, problems } = await newPage();
   // The baseline shows what the bad attributes fall back to: a view that cannot be read shows everything.
-  await elementPage(page, '<attention-explorer example="river" view="all" controls="full"></attention-explorer>');
+  // (an example that names no sentence falls back to the seed's pair, so both sentences are drawn).
+  await elementPage(page, '<attention-explorer view="all" controls="full"></attention-explorer>');
   const baseline = await audit(page, []);
   const BAD = {
     example: '<img src=x onerror=alert(5)>',
@@ -409,6 +418,7 @@ test('page: UI input bounds show a message and keep the last good numbers', asyn
     await notice.waitFor({ state: 'visible' });
     assert.match(await notice.textContent(), pattern, what);
   };
+  await openEditor(page);
   // a word longer than the limit, set by script (as an extension or autofill could; typing stops at maxlength)
   await page.$eval('input[placeholder="e.g. river"]', (input) => {
     input.value = 'w'.repeat(40);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchBrowser, openPage } from './helpers.mjs';
+import { serveStatic, launchBrowser, openPage, openEditor } from './helpers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const WEB = path.join(ROOT, 'web');
@@ -446,6 +446,7 @@ test('editing tokens and words, bounds, and engine errors show visible notices',
   await page.keyboard.press('3');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => window.__explorer.store.get().weights.wv[0][0] === 3);
+  await openEditor(page);
   // add a word with its vector, put it in the river sentence, reorder and remove a token
   await page.fill('input[placeholder="e.g. river"]', 'water');
   await page.fill('input[placeholder="0.5, 0, 0, 0.5"]', '1, 0, 0, 0.6');
@@ -507,7 +508,8 @@ test('heads, dropout, kernel, formula and causal averaging views', async () => {
   await page.getByLabel('Show head').selectOption('1');
   await settle(page);
   assert.match(await page.textContent(pipe('q') + ' caption'), /head 1 of 2/);
-  // dropout
+  // dropout (one click deeper, under the softmax step)
+  await page.getByText('Dropout on the weights (training only)').click();
   await page.getByLabel('training').check();
   await page.$eval('input[type="range"]:not(.ae-temperature)', (el) => {
     el.value = '0.5';

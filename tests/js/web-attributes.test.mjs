@@ -156,3 +156,45 @@ test('RemovedAttributes_ReturnToWhatTheyControlByDefault', () => {
   assert.equal(removedAttributeText('tokens'), null);
   assert.ok(ATTRIBUTES.includes('height') && ATTRIBUTES.includes('controls'));
 });
+
+test('Attributes_TheRealModelFromASentenceAndAModelUrl', () => {
+  const compact = { defaultView: true };
+  // A sentence alone: the real model's figure on the project's own model.
+  const a = applyAttributes({}, { sentence: 'The cat sat on the mat.' }, defaults, compact);
+  assert.deepEqual(a.problems, []);
+  assert.deepEqual(a.state.view, ['gpt']);
+  assert.equal(a.state.gpt.sentence, 'The cat sat on the mat.');
+  assert.equal(a.state.gpt.model, undefined, 'no model-url: the project’s own model');
+  // A checkpoint the blogger hosts, with its config, tokenizer and head count.
+  const b = applyAttributes(
+    {},
+    {
+      'model-url': ' /models/gpt2/model.safetensors ',
+      'config-url': '/models/gpt2/config.json',
+      'tokenizer-url': '/models/gpt2/tokenizer.json',
+      'model-heads': '12',
+      view: 'gpt next',
+    },
+    defaults,
+    compact,
+  );
+  assert.deepEqual(b.problems, []);
+  assert.deepEqual(b.state.view, ['gpt', 'next']);
+  assert.deepEqual(b.state.gpt.model, {
+    kind: 'url',
+    url: '/models/gpt2/model.safetensors',
+    config: '/models/gpt2/config.json',
+    tokenizer: '/models/gpt2/tokenizer.json',
+    heads: 12,
+  });
+  // The rest of the gpt state (from inline JSON) is kept.
+  const c = applyAttributes({ gpt: { layer: 2 } }, { sentence: 'x' }, defaults);
+  assert.deepEqual(c.state.gpt, { layer: 2, sentence: 'x' });
+  // Problems name the attribute.
+  const d = applyAttributes({}, { 'model-url': 'm.safetensors', 'model-heads': 'twelve' }, defaults);
+  assert.match(d.problems.join(' '), /model-heads="twelve": expected a whole number/);
+  const e = applyAttributes({}, { 'config-url': 'c.json' }, defaults);
+  assert.match(e.problems.join(' '), /config-url: it goes with model-url, which is missing/);
+  for (const name of ['sentence', 'model-url', 'config-url', 'tokenizer-url', 'model-heads'])
+    assert.ok(ATTRIBUTES.includes(name), name);
+});

@@ -22,7 +22,14 @@ export const ATTRIBUTES = Object.freeze([
   'autoplay',
   'figure',
   'caption',
+  'sentence',
+  'model-url',
+  'config-url',
+  'tokenizer-url',
+  'model-heads',
 ]);
+// The real-model attributes: any of them makes the element's default figure the real model.
+const GPT_ATTRIBUTES = Object.freeze(['sentence', 'model-url', 'config-url', 'tokenizer-url', 'model-heads']);
 export const CONTROLS = Object.freeze(['none', 'minimal', 'full']);
 
 // What a removed attribute returns to (null: removing it keeps what is shown).
@@ -75,9 +82,11 @@ export function parseControls(text) {
 /**
  * The element's figure when it names no view (its compact default): the Learn section for
  * example="learn:<task>", the averaging figure for "averaging", and for the bank examples (or a
- * context of the blogger's own) the contrast of the two sentences. view="all" shows everything.
+ * context of the blogger's own) the contrast of the two sentences; with a real-model attribute
+ * (sentence, model-url…) the real model. view="all" shows everything.
  */
-export function defaultViewFor(example) {
+export function defaultViewFor(example, { real = false } = {}) {
+  if (real) return ['gpt'];
   const ex = typeof example === 'string' ? example.trim() : '';
   if (ex.startsWith('learn:')) return ['learn'];
   if (ex === 'averaging') return ['averaging'];
@@ -115,8 +124,11 @@ export function applyAttributes(base, attrs, defaults, { defaultView = false } =
     out.example = example;
     if (Object.prototype.hasOwnProperty.call(contextsOf(), example)) out.focus = example;
   }
+  const real = GPT_ATTRIBUTES.some(has);
   if (has('view')) out.view = attrs.view.split(/[\s,]+/).filter(Boolean);
-  else if (defaultView) out.view = defaultViewFor(example ?? (typeof out.example === 'string' ? out.example : ''));
+  else if (defaultView)
+    out.view = defaultViewFor(example ?? (typeof out.example === 'string' ? out.example : ''), { real });
+  if (real) applyModelAttributes(out, attrs, has, problems);
   if (has('tokens')) {
     // "stream bank mud" sets the focused context; "river: stream bank; finance: money bank" names them.
     const text = attrs.tokens;
@@ -184,6 +196,28 @@ export function applyAttributes(base, attrs, defaults, { defaultView = false } =
   }
   if (Object.keys(options).length) out.options = options;
   return { state: out, problems };
+}
+
+// sentence="…", model-url (with config-url, tokenizer-url, model-heads) → state.gpt; the URLs and
+// the sentence are checked by sanitizeGpt with the rest of the state (problems name gpt.model.url…,
+// said here by attribute).
+function applyModelAttributes(out, attrs, has, problems) {
+  const gpt = { ...(out.gpt && typeof out.gpt === 'object' ? out.gpt : {}) };
+  if (has('sentence')) gpt.sentence = attrs.sentence;
+  if (has('model-url')) {
+    const model = { kind: 'url', url: attrs['model-url'].trim() };
+    if (has('config-url')) model.config = attrs['config-url'].trim();
+    if (has('tokenizer-url')) model.tokenizer = attrs['tokenizer-url'].trim();
+    if (has('model-heads')) {
+      const v = parseNumber('model-heads', attrs['model-heads'], problems, { integer: true });
+      if (v !== undefined) model.heads = v;
+    }
+    gpt.model = model;
+  } else {
+    for (const name of ['config-url', 'tokenizer-url', 'model-heads'])
+      if (has(name)) problems.push(`${name}: it goes with model-url, which is missing; ignored`);
+  }
+  out.gpt = gpt;
 }
 
 /**

@@ -62,7 +62,10 @@ export function modelRequests(enginePromise) {
     if (t.json !== undefined) return fromTokenizerJson(await textOf(t.json), { file: t.name || 'tokenizer.json' });
     if (t.vocab !== undefined || t.merges !== undefined) {
       if (t.vocab === undefined || t.merges === undefined)
-        throw new ModelError('tokenizer: vocab.json and merges.txt go together; give both, or tokenizer.json', 'tokenizer');
+        throw new ModelError(
+          'tokenizer: vocab.json and merges.txt go together; give both, or tokenizer.json',
+          'tokenizer',
+        );
       return fromVocabAndMerges(await textOf(t.vocab), await textOf(t.merges), { file: 'vocab.json + merges.txt' });
     }
     if (t.jsonUrl) {
@@ -231,7 +234,8 @@ export function modelRequests(enginePromise) {
       if (roles) return roles;
       const ids = tokenizer.encode(text).slice(0, Math.min(traceLimits(m.config).tokens, 96));
       const endOfText = tokenizer.specials?.['<|endoftext|>'];
-      const weightsOf = (tokens) => m.trace(tokens, { qkv: false, scores: false, residual: false, logits: 'none' }).attention;
+      const weightsOf = (tokens) =>
+        m.trace(tokens, { qkv: false, scores: false, residual: false, logits: 'none' }).attention;
       const R = Math.max(4, Math.min(50, Math.floor((traceLimits(m.config).tokens - 1) / 2)));
       const scores = headScores(weightsOf, {
         tokens: ids,

@@ -38,10 +38,12 @@ function createRealModel(app) {
       },
     );
     opening = run;
-    run.catch(() => {}).finally(() => {
-      if (opening === run) opening = null;
-      notify();
-    });
+    run
+      .catch(() => {})
+      .finally(() => {
+        if (opening === run) opening = null;
+        notify();
+      });
     return run;
   }
 
@@ -76,7 +78,9 @@ function createRealModel(app) {
             source: new URL(m.url, app.doc.baseURI).href,
             config: m.config ? { url: new URL(m.config, app.doc.baseURI).href } : undefined,
             heads: m.heads,
-            tokenizer: m.tokenizer ? { jsonUrl: new URL(m.tokenizer, app.doc.baseURI).href } : { gpt2Url: app.modelFiles.gpt2Tokenizer() },
+            tokenizer: m.tokenizer
+              ? { jsonUrl: new URL(m.tokenizer, app.doc.baseURI).href }
+              : { gpt2Url: app.modelFiles.gpt2Tokenizer() },
           },
           specKey,
         );

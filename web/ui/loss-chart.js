@@ -35,7 +35,7 @@ export function createLossChart(
     for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
     return el;
   };
-  const pad = { left: 44, right: 10, top: 10, bottom: 26 };
+  const pad = { left: 44, right: 10, top: 20, bottom: 26 };
   const svg = svgEl('svg', {
     class: 'ae-chart',
     viewBox: `0 0 ${width} ${height}`,
@@ -97,7 +97,8 @@ export function createLossChart(
       label.textContent = String(t);
       grid.append(label);
     }
-    const axis = svgEl('text', { x: 4, y: pad.top + 8, class: 'ae-chart-axis' });
+    // The y axis's name above the plot, clear of the top tick's label.
+    const axis = svgEl('text', { x: 4, y: 11, class: 'ae-chart-axis' });
     axis.textContent = yLabel;
     const xAxis = svgEl('text', {
       x: width - pad.right,
@@ -119,7 +120,7 @@ export function createLossChart(
           ...pts.map((p) => svgEl('circle', { cx: X(p[0]).toFixed(1), cy: Y(p[1]).toFixed(1), r: 2.6 })),
         );
       paths[s.id].dataset.points = JSON.stringify(pts.slice(-1));
-      if (pts.length) words.push(`${s.label} ${fmt(pts[pts.length - 1][1])} at step ${pts[pts.length - 1][0]}`);
+      if (pts.length) words.push(`${s.label} ${fmt(pts[pts.length - 1][1])} at ${xLabel} ${pts[pts.length - 1][0]}`);
     }
     latest.textContent = words.join('; ');
   }

@@ -16,16 +16,23 @@ import {
   validateWord,
 } from '../lib/state.js';
 
-export function render(section, app) {
+export function render(page, app) {
   const { doc } = app;
-  section.append(
+  // The editor is one click deeper: its body opens from its summary, or when the contents or the
+  // overview jump here (data-opens-on-jump, see app.goTo).
+  const section = h(doc, 'details', { class: 'ae-details ae-editor', dataset: { opensOnJump: '' } });
+  page.append(
     h(doc, 'h2', {}, 'Edit the example'),
     h(
       doc,
       'p',
-      {},
+      { class: 'ae-prose' },
       `Change the sentences and the vectors, then watch every view above follow. Limits: ${LIMITS.tokens} tokens per sentence, ${LIMITS.words} words, widths up to ${LIMITS.width}, values within ±${LIMITS.absValue}.`,
     ),
+    section,
+  );
+  section.append(
+    h(doc, 'summary', {}, 'Sentences, words, vectors and widths'),
     h(
       doc,
       'button',

@@ -22,7 +22,7 @@ import { SECTION_LOADERS, MODEL_FILES, makeLearnWorker, makeModelWorker } from '
 // load in parallel right after it, keeping the first paint's module graph small.
 export const SECTIONS = [
   { load: () => import('./minimal-bar.js'), id: 'minimal-bar', views: [], controls: 'minimal' },
-  { load: () => import('./overview.js'), id: 'overview', views: [], controls: 'full' },
+  { load: SECTION_LOADERS.overview, id: 'overview', views: [], controls: 'full' },
   { mod: contexts, id: 'contexts', views: ['contexts'], title: 'Two sentences, one word' },
   { load: () => import('./averaging.js'), id: 'averaging', views: ['averaging'], title: 'Averaging the past' },
   { load: () => import('./naive.js'), id: 'naive', views: ['naive', 'x'], title: 'Naive scores X·Xᵀ' },
@@ -50,8 +50,8 @@ export const SECTIONS = [
     needs: 'torchGenerator',
     title: 'Notebooks',
   },
-  { load: () => import('./editor.js'), id: 'edit', views: [], controls: 'full', title: 'Edit' },
-  { load: () => import('./engineers.js'), id: 'engineers', views: [], controls: 'full', title: 'For engineers' },
+  { load: SECTION_LOADERS.editor, id: 'edit', views: [], controls: 'full', title: 'Edit' },
+  { load: SECTION_LOADERS.engineers, id: 'engineers', views: [], controls: 'full', title: 'For engineers' },
 ];
 
 /**
@@ -355,6 +355,7 @@ export function mountExplorer(root, options) {
       const target = container.querySelector(`[data-section="${id}"]`);
       const heading = target?.querySelector('h2') || target;
       if (!heading) return;
+      for (const details of target.querySelectorAll('details[data-opens-on-jump]')) details.open = true;
       heading.tabIndex = -1;
       heading.scrollIntoView({ block: 'start' });
       heading.focus({ preventScroll: true });

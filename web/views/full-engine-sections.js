@@ -11,6 +11,10 @@ export const SECTION_LOADERS = Object.freeze({
   learn: () => import('./learn.js'),
   gpt: () => import('./gpt.js'),
   next: () => import('./next.js'),
+  // Not the whole engine's, but only for controls="full": kept out of the element's own file.
+  overview: () => import('./overview.js'),
+  editor: () => import('./editor.js'),
+  engineers: () => import('./engineers.js'),
 });
 
 /** A new training worker (the trainer falls back to the page when this throws or fails). */
@@ -23,7 +27,7 @@ export function makeModelWorker() {
   return new Worker(new URL('../model-worker.js', import.meta.url), { type: 'module' });
 }
 
-/** Where the project's own model, its tokenizer and GPT-2's encoding are served. */
+/** Where the project's own model, its tokenizer and GPT-2's encoding are served (dist/: beside the bundle). */
 export const MODEL_FILES = Object.freeze({
   model: () => new URL('../models/brown-wordnet.safetensors', import.meta.url).href,
   tokenizer: () => new URL('../models/brown-wordnet.tokenizer.json', import.meta.url).href,

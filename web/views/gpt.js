@@ -21,7 +21,7 @@ import * as bankChart from './gpt/bank-chart.js';
 const TEXT = {
   title: 'A real language model',
   intro:
-    'Everything so far ran on hand-set numbers and tiny models. Here is a language model trained on real English, on a sentence you type: the same attention, with every number computed in your browser. The model that opens first is this project’s own: 4 layers of 4 heads, trained on two cores on the Brown corpus and WordNet — it has learnt how English words follow one another, not what GPT-2 knows; a GPT-2 checkpoint opens the same way.',
+    'Everything so far ran on hand-set numbers and tiny models. Here is a language model trained on real English, running on a sentence you type: the same attention, every number computed in your browser.',
   pictures: { head: 'one head', mean: 'mean of the layer’s heads', rollout: 'rollout across layers' },
   picture: 'Enlarged:',
   rollout:
@@ -51,7 +51,19 @@ export function render(section, app) {
   });
   section.append(status);
   const tokens = tokensView.render(section, { ...ctx, onSentence: (sentence) => setGpt({ sentence }) });
-  const grid = headGrid.render(section, { ...ctx, onPick: (layer, head) => setGpt({ layer, head, picture: 'head' }) });
+  // Side by side where there is room: every head beside the one enlarged, the next token beside
+  // the generation that appends it (one column on a phone).
+  const pair = (cls) => {
+    const left = h(doc, 'div', { class: 'ae-gpt-col' });
+    const right = h(doc, 'div', { class: 'ae-gpt-col' });
+    section.append(h(doc, 'div', { class: `ae-gpt-pair ${cls}` }, left, right));
+    return [left, right];
+  };
+  const [gridColumn, enlargedColumn] = pair('ae-gpt-pictures');
+  const grid = headGrid.render(gridColumn, {
+    ...ctx,
+    onPick: (layer, head) => setGpt({ layer, head, picture: 'head' }),
+  });
   // The enlarged picture: one head (with its softmax explained), the layer's mean, or the rollout.
   const modeName = `gpt-picture-${Math.random().toString(36).slice(2, 7)}`;
   const modes = h(
@@ -64,23 +76,37 @@ export function render(section, app) {
         doc,
         'span',
         {},
-        h(doc, 'input', { type: 'radio', name: modeName, id: `${modeName}-${value}`, value, onchange: () => setGpt({ picture: value }) }),
+        h(doc, 'input', {
+          type: 'radio',
+          name: modeName,
+          id: `${modeName}-${value}`,
+          value,
+          onchange: () => setGpt({ picture: value }),
+        }),
         h(doc, 'label', { for: `${modeName}-${value}` }, label),
       ),
     ),
   );
-  section.append(modes);
   const enlarged = h(doc, 'div', { class: 'ae-gpt-enlarged' });
-  section.append(enlarged);
+  enlargedColumn.append(modes, enlarged);
   const head = headHeatmap.render(enlarged, { doc, id: 'gpt-head' });
-  const summary = createHeatmap(doc, { id: 'gpt-summary', caption: '', rowLabels: [], colLabels: [], values: [[0]], kind: 'weights', digits: 2 });
+  const summary = createHeatmap(doc, {
+    id: 'gpt-summary',
+    caption: '',
+    rowLabels: [],
+    colLabels: [],
+    values: [[0]],
+    kind: 'weights',
+    digits: 2,
+  });
   const summaryNote = h(doc, 'p', { class: 'ae-help' });
   enlarged.append(summary.el, summaryNote);
   const rolesBox = h(doc, 'details', { class: 'ae-details ae-gpt-roles' }, h(doc, 'summary', {}, TEXT.roles));
   const roleView = roles.render(rolesBox, ctx);
   rolesBox.addEventListener('toggle', () => rolesBox.open && showRoles());
   section.append(rolesBox);
-  const next = nextToken.render(section, {
+  const [nextColumn, kvColumn] = pair('ae-gpt-writing');
+  const next = nextToken.render(nextColumn, {
     ...ctx,
     onOptions: (patch) => setGpt(patch),
     onAppend: async (token) => {
@@ -88,7 +114,7 @@ export function render(section, app) {
       setGpt({ sentence: gptOf().sentence + text });
     },
   });
-  const kv = kvCache.render(section, {
+  const kv = kvCache.render(kvColumn, {
     ...ctx,
     onStep: (count) => generate(count),
     onReset: () => resetGeneration(),
@@ -102,7 +128,17 @@ export function render(section, app) {
   const say = (text) => (status.textContent = text);
   async function run(force = false) {
     const g = gptOf();
-    const key = JSON.stringify([g.model, g.sentence, g.layer, g.head, g.temperature, g.topK, g.topP, g.seed, real.info?.name]);
+    const key = JSON.stringify([
+      g.model,
+      g.sentence,
+      g.layer,
+      g.head,
+      g.temperature,
+      g.topK,
+      g.topP,
+      g.seed,
+      real.info?.name,
+    ]);
     if (!force && key === seen) return draw();
     seen = key;
     const mine = ++version;
@@ -123,7 +159,9 @@ export function render(section, app) {
       });
       if (mine !== version) return;
       picture = { ...encoded, trace, next: dist, layer, head: headIndex };
-      say(`${encoded.ids.length} tokens through ${c.layers} layers (${real.host.mode === 'worker' ? 'in a worker' : 'on the page'}).`);
+      say(
+        `${encoded.ids.length} tokens through ${c.layers} layers (${real.host.mode === 'worker' ? 'in a worker' : 'on the page'}).`,
+      );
       resetGeneration(false);
       draw();
       if (!bankResult && !bankError) compareBank();
@@ -195,12 +233,19 @@ export function render(section, app) {
     try {
       const g = gptOf();
       if (!generated.length)
-        await real.call('generate', picture.ids, { temperature: g.temperature, topK: g.topK, topP: g.topP, seed: g.seed });
+        await real.call('generate', picture.ids, {
+          temperature: g.temperature,
+          topK: g.topK,
+          topP: g.topP,
+          seed: g.seed,
+        });
       for (let n = 0; n < count; n++) {
         const s = await real.call('step');
         generated.push({ token: s.token, text: s.text });
         totals = { cached: totals.cached + s.macs.cached, full: totals.full + s.macs.full };
-        const labels = [...picture.pieces.map((p) => p.display), ...generated.map((x) => x.text)].map((t) => t.replace(/ /g, '␣'));
+        const labels = [...picture.pieces.map((p) => p.display), ...generated.map((x) => x.text)].map((t) =>
+          t.replace(/ /g, '␣'),
+        );
         lastStep = { ...s, keyLabels: labels.slice(-s.keys) };
         draw();
       }
@@ -217,7 +262,9 @@ export function render(section, app) {
     if (!real.info || rolesShown === real.info) return;
     rolesShown = real.info;
     try {
-      roleView.update({ roles: await real.call('roles', gptOf().sentence + ' ' + gptOf().bank.a + ' ' + gptOf().bank.b) });
+      roleView.update({
+        roles: await real.call('roles', gptOf().sentence + ' ' + gptOf().bank.a + ' ' + gptOf().bank.b),
+      });
     } catch (error) {
       rolesShown = null;
       say(`The head scores could not be measured: ${error.message}`);
@@ -244,13 +291,16 @@ export function render(section, app) {
   // The model opens once the section comes near the screen (the whole engine is loaded by then).
   let started = false;
   const io = app.win.IntersectionObserver
-    ? new app.win.IntersectionObserver((entries) => {
-        if (entries.some((e) => e.isIntersecting)) {
-          started = true;
-          io.disconnect();
-          run();
-        }
-      }, { rootMargin: '300px 0px' })
+    ? new app.win.IntersectionObserver(
+        (entries) => {
+          if (entries.some((e) => e.isIntersecting)) {
+            started = true;
+            io.disconnect();
+            run();
+          }
+        },
+        { rootMargin: '300px 0px' },
+      )
     : null;
   if (io) io.observe(section);
   else started = true;

@@ -15,12 +15,19 @@ const TEXT = {
   intro:
     'Self-attention’s output is not the end. In a transformer it goes on through four more steps, then the whole block repeats, and the last layer’s vectors become a prediction of the next token. The numbers below are a real model’s — this project’s small one, on the last token of the sentence in “A real model” below — showing the first 8 of each vector’s numbers.',
   steps: [
-    ['Output projection', 'the heads’ outputs, side by side, times W_O: what attention adds to the token (its “branch”)'],
-    ['Add to the residual stream', 'the token’s vector plus that branch: attention changes the vector, it does not replace it'],
+    [
+      'Output projection',
+      'the heads’ outputs, side by side, times W_O: what attention adds to the token (its “branch”)',
+    ],
+    [
+      'Add to the residual stream',
+      'the token’s vector plus that branch: attention changes the vector, it does not replace it',
+    ],
     ['MLP', 'LayerNorm, then two linear layers with a GELU between, on this token alone: another branch'],
     ['Add again', 'the vector after block 1; each further block repeats attention and MLP on it'],
   ],
-  final: 'After the last layer: LayerNorm, then a dot product with every token’s embedding (the logits), then a softmax divided by the temperature — the next token’s probabilities.',
+  final:
+    'After the last layer: LayerNorm, then a dot product with every token’s embedding (the logits), then a softmax divided by the temperature — the next token’s probabilities.',
   temperature: 'Temperature',
   waiting: 'The model opens when this section comes on screen.',
 };
@@ -52,11 +59,21 @@ export function render(section, app) {
     h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
     steps,
     status,
-    vectors.el,
-    claim,
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.final),
-    h(doc, 'div', { class: 'ae-knobs' }, temperature.el),
-    bars,
+    // The block's vectors beside what the last layer's vector becomes (one column on a phone).
+    h(
+      doc,
+      'div',
+      { class: 'ae-gpt-pair' },
+      h(doc, 'div', { class: 'ae-gpt-col' }, vectors.el, claim),
+      h(
+        doc,
+        'div',
+        { class: 'ae-gpt-col' },
+        h(doc, 'p', { class: 'ae-prose' }, TEXT.final),
+        h(doc, 'div', { class: 'ae-knobs' }, temperature.el),
+        bars,
+      ),
+    ),
   );
 
   let seen = null;
@@ -127,13 +144,16 @@ export function render(section, app) {
 
   let started = false;
   const io = app.win.IntersectionObserver
-    ? new app.win.IntersectionObserver((entries) => {
-        if (entries.some((e) => e.isIntersecting)) {
-          started = true;
-          io.disconnect();
-          run();
-        }
-      }, { rootMargin: '300px 0px' })
+    ? new app.win.IntersectionObserver(
+        (entries) => {
+          if (entries.some((e) => e.isIntersecting)) {
+            started = true;
+            io.disconnect();
+            run();
+          }
+        },
+        { rootMargin: '300px 0px' },
+      )
     : null;
   if (io) io.observe(section);
   else started = true;

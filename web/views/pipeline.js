@@ -27,6 +27,7 @@ const TEXT = {
   temperatureHelp:
     'Every score is divided by it before the softmax: above 1 spreads the weight over more tokens, below 1 sharpens it toward the largest score.',
   dropout: 'Dropout p',
+  dropoutSummary: 'Dropout on the weights (training only)',
   dropoutTraining:
     'Training mode: each weight is kept with probability 1 − p (and scaled by 1/(1 − p)) or set to 0, drawn from the seed.',
   dropoutEval: 'Evaluation mode (as model.eval()): dropout does nothing. Switch to training to see it drop weights.',
@@ -131,8 +132,15 @@ export function render(section, app) {
   };
   const train = radio('train', 'training', true);
   const evalMode = radio('eval', 'evaluation', false);
+  // Dropout is a training-time detail: one click deeper, open by itself when it acts.
+  const dropDetails = h(
+    doc,
+    'details',
+    { class: 'ae-details ae-dropout-details' },
+    h(doc, 'summary', {}, TEXT.dropoutSummary),
+  );
   if (full)
-    c.append(
+    dropDetails.append(
       h(
         doc,
         'fieldset',
@@ -145,7 +153,11 @@ export function render(section, app) {
       ),
     );
   const dropBox = h(doc, 'div', {});
-  c.append(dropBox);
+  if (full) {
+    dropDetails.append(dropBox);
+    c.append(dropDetails);
+  } else c.append(dropBox);
+  let dropoutShown = false;
   add(dropBox, 'dropped', { caption: 'after dropout', kind: 'weights' });
 
   c = card('output', 'Output = weights · V', TEXT.output);
@@ -195,6 +207,8 @@ export function render(section, app) {
         ? `Every row sums to ${fmt(1)} (${rowSums.length} rows).`
         : 'Row sums: ' + rowSums.map((x, i) => `${tokens[i]} ${fmt(x)}`).join(', ');
       dropBox.hidden = !f.dropping;
+      // Dropout that acts (a shared link, an embed's attributes) opens its details once.
+      if (f.dropping && !dropoutShown) dropDetails.open = dropoutShown = true;
       if (f.dropping)
         maps.dropped.update({
           ...tt,

@@ -19,6 +19,7 @@ const TEXT = {
     'With two numbers per query and key (the seed’s W_Q and W_K make them two-wide) each vector is an arrow. A score is a dot product: the length of a key’s shadow on the query’s line, times the query’s length. Pick a query to see every key’s shadow on it.',
   query: 'Query',
   outputs: 'Where the shared word ends up',
+  outputsTable: 'The vectors as numbers',
   outputsIntro:
     'Each point is one token’s new vector in one sentence. With self-attention, the shared word takes in its neighbours and the two copies land apart; through the plain linear layer (a layer that treats each token alone) they land on the same spot.',
   mode: 'Vectors after',
@@ -84,29 +85,41 @@ export function render(section, app) {
     h(doc, 'span', {}, h(doc, 'span', { class: 'ae-swatch ae-plane-s' }), TEXT.legendShadow),
   );
   const outLegend = h(doc, 'p', { class: 'ae-plane-legend' });
+  // The two pictures side by side where there is room (one column on a phone); the vectors of
+  // the second as numbers one click deeper.
   section.append(
     h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
     h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
-    h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: queryId }, `${TEXT.query} `), querySel),
     h(
       doc,
       'div',
-      { class: 'ae-row' },
-      h(doc, 'figure', { class: 'ae-plane-figure' }, qkSvg, qkLegend, qkNote),
-      qkTable,
+      { class: 'ae-plane-pair' },
+      h(
+        doc,
+        'div',
+        { class: 'ae-plane-col' },
+        h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: queryId }, `${TEXT.query} `), querySel),
+        h(
+          doc,
+          'div',
+          { class: 'ae-row' },
+          h(doc, 'figure', { class: 'ae-plane-figure' }, qkSvg, qkLegend, qkNote),
+          qkTable,
+        ),
+        exportBar('queries-keys', qkSvg, qkTable),
+      ),
+      h(
+        doc,
+        'div',
+        { class: 'ae-plane-col' },
+        h(doc, 'h3', { class: 'ae-prose' }, TEXT.outputs),
+        h(doc, 'p', { class: 'ae-prose' }, TEXT.outputsIntro),
+        modeBox,
+        h(doc, 'figure', { class: 'ae-plane-figure' }, outSvg, outLegend, outNote),
+        h(doc, 'details', { class: 'ae-details' }, h(doc, 'summary', {}, TEXT.outputsTable), outTable),
+        exportBar('outputs', outSvg, outTable),
+      ),
     ),
-    exportBar('queries-keys', qkSvg, qkTable),
-    h(doc, 'h3', { class: 'ae-prose' }, TEXT.outputs),
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.outputsIntro),
-    modeBox,
-    h(
-      doc,
-      'div',
-      { class: 'ae-row' },
-      h(doc, 'figure', { class: 'ae-plane-figure' }, outSvg, outLegend, outNote),
-      outTable,
-    ),
-    exportBar('outputs', outSvg, outTable),
   );
 
   // PNG (2×, the table's numbers as CSV inside) and SVG of a picture as drawn now.

@@ -105,7 +105,9 @@ export function render(section, app) {
     probeBody,
   );
   const offNote = h(doc, 'p', { class: 'ae-help', hidden: true }, TEXT.off);
-  section.append(wBox, offNote, qBox, h(doc, 'div', { class: 'ae-card ae-probe-card' }, probe));
+  // The probe sits beside Q, K and V: the row of numbers the claim above reads.
+  qBox.append(h(doc, 'div', { class: 'ae-card ae-probe-card' }, probe));
+  section.append(wBox, offNote, qBox);
 
   return {
     update() {

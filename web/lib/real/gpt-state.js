@@ -57,8 +57,7 @@ export function sanitizeGpt(untrusted) {
   }
   const out = defaultGpt();
   const has = (k) => Object.prototype.hasOwnProperty.call(untrusted, k);
-  for (const k of Object.keys(untrusted))
-    if (!(k in out)) problems.push(`gpt.${clip(k, 24)}: unknown field, ignored`);
+  for (const k of Object.keys(untrusted)) if (!(k in out)) problems.push(`gpt.${clip(k, 24)}: unknown field, ignored`);
   if (has('model')) {
     const m = untrusted.model;
     if (m && typeof m === 'object' && (m.kind === 'shipped' || m.kind === 'file')) out.model = { kind: m.kind };
@@ -81,7 +80,8 @@ export function sanitizeGpt(untrusted) {
   if (has('sentence')) {
     const s = untrusted.sentence;
     if (typeof s === 'string' && s.length >= 1 && s.length <= GPT_LIMITS.sentenceChars) out.sentence = s;
-    else problems.push(`gpt.sentence: expected text of 1 to ${GPT_LIMITS.sentenceChars} characters, got ${describe(s)}`);
+    else
+      problems.push(`gpt.sentence: expected text of 1 to ${GPT_LIMITS.sentenceChars} characters, got ${describe(s)}`);
   }
   const int = (k, lo, hi) => {
     if (!has(k)) return;
@@ -107,7 +107,8 @@ export function sanitizeGpt(untrusted) {
   }
   if (has('bank')) {
     const b = untrusted.bank;
-    if (!b || typeof b !== 'object' || Array.isArray(b)) problems.push(`gpt.bank: expected {a, b, word}, got ${describe(b)}`);
+    if (!b || typeof b !== 'object' || Array.isArray(b))
+      problems.push(`gpt.bank: expected {a, b, word}, got ${describe(b)}`);
     else
       for (const [k, max] of [
         ['a', GPT_LIMITS.sentenceChars],

@@ -96,9 +96,14 @@ export function bankCosines(engine, model, tokenizer, { a, b, word }) {
         argument: key,
       });
     if (pos.ids.length > traceLimits(model.config).tokens)
-      throw Object.assign(new RangeError(`sentence ${key.toUpperCase()}: ${pos.ids.length} tokens; at most ${traceLimits(model.config).tokens}`), {
-        argument: key,
-      });
+      throw Object.assign(
+        new RangeError(
+          `sentence ${key.toUpperCase()}: ${pos.ids.length} tokens; at most ${traceLimits(model.config).tokens}`,
+        ),
+        {
+          argument: key,
+        },
+      );
     at[key] = pos;
   }
   const C = model.config.width;

@@ -22,11 +22,44 @@ export function render(parent, { doc, onBank }) {
   const a = field(TEXT.a, { class: 'ae-gpt-bank-a', maxlength: 2000, size: 40 });
   const b = field(TEXT.b, { class: 'ae-gpt-bank-b', maxlength: 2000, size: 40 });
   const word = field(TEXT.word, { class: 'ae-gpt-bank-word', maxlength: 32, size: 10 });
-  const chart = createLossChart(doc, { series: [{ id: 'cosine', label: 'cosine of the word’s two vectors', markers: true }], caption: '', yLabel: 'cosine', xLabel: 'layer' });
+  const chart = createLossChart(doc, {
+    series: [{ id: 'cosine', label: 'cosine of the word’s two vectors', markers: true }],
+    caption: '',
+    yLabel: 'cosine',
+    xLabel: 'layer',
+  });
   const claim = h(doc, 'p', { class: 'ae-claim ae-gpt-bank-claim', 'aria-live': 'polite' });
   const message = h(doc, 'p', { class: 'ae-learn-message', role: 'alert', hidden: true });
-  const compare = h(doc, 'button', { type: 'button', class: 'ae-btn ae-gpt-bank-go', onclick: () => onBank({ a: a.input.value, b: b.input.value, word: word.input.value }) }, TEXT.compare);
-  parent.append(h(doc, 'h3', { class: 'ae-prose' }, TEXT.title), h(doc, 'p', { class: 'ae-help ae-prose' }, TEXT.help), a.el, b.el, h(doc, 'div', { class: 'ae-row' }, word.el, compare), message, claim, chart.el);
+  const compare = h(
+    doc,
+    'button',
+    {
+      type: 'button',
+      class: 'ae-btn ae-gpt-bank-go',
+      onclick: () => onBank({ a: a.input.value, b: b.input.value, word: word.input.value }),
+    },
+    TEXT.compare,
+  );
+  parent.append(
+    h(doc, 'h3', { class: 'ae-prose' }, TEXT.title),
+    h(doc, 'p', { class: 'ae-help ae-prose' }, TEXT.help),
+    h(
+      doc,
+      'div',
+      { class: 'ae-gpt-pair ae-gpt-bank' },
+      h(
+        doc,
+        'div',
+        { class: 'ae-gpt-col' },
+        a.el,
+        b.el,
+        h(doc, 'div', { class: 'ae-row' }, word.el, compare),
+        message,
+        claim,
+      ),
+      h(doc, 'div', { class: 'ae-gpt-col' }, chart.el),
+    ),
+  );
   const quiet = (input) => input.getRootNode?.().activeElement !== input;
   return {
     update({ bank, result, error }) {

@@ -18,7 +18,12 @@ const TEXT = {
 export function render(parent, { doc, onPick }) {
   const grid = h(doc, 'div', { class: 'ae-gpt-grid', role: 'group', 'aria-label': TEXT.title });
   const legend = h(doc, 'p', { class: 'ae-legend ae-gpt-grid-legend' });
-  parent.append(h(doc, 'h3', { class: 'ae-prose' }, TEXT.title), h(doc, 'p', { class: 'ae-help ae-prose' }, TEXT.help), grid, legend);
+  parent.append(
+    h(doc, 'h3', { class: 'ae-prose' }, TEXT.title),
+    h(doc, 'p', { class: 'ae-help ae-prose' }, TEXT.help),
+    grid,
+    legend,
+  );
   let tiles = [];
   let shape = '';
 
@@ -62,7 +67,10 @@ export function render(parent, { doc, onPick }) {
       const parse = (c) => {
         if (!rgb.has(c)) {
           const m = /#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(c) || /(\d+),\s*(\d+),\s*(\d+)/.exec(c);
-          rgb.set(c, m[0].startsWith('#') ? [1, 2, 3].map((i) => parseInt(m[i], 16)) : [1, 2, 3].map((i) => Number(m[i])));
+          rgb.set(
+            c,
+            m[0].startsWith('#') ? [1, 2, 3].map((i) => parseInt(m[i], 16)) : [1, 2, 3].map((i) => Number(m[i])),
+          );
         }
         return rgb.get(c);
       };
@@ -91,7 +99,10 @@ export function render(parent, { doc, onPick }) {
       const l = legendFor('weights', [0, 1], theme);
       legend.replaceChildren(
         h(doc, 'span', { class: 'ae-legend-end' }, '0'),
-        h(doc, 'span', { class: 'ae-legend-bar', style: `background: linear-gradient(to right, ${l.stops.join(', ')})` }),
+        h(doc, 'span', {
+          class: 'ae-legend-bar',
+          style: `background: linear-gradient(to right, ${l.stops.join(', ')})`,
+        }),
         h(doc, 'span', { class: 'ae-legend-end' }, '1'),
         h(doc, 'span', { class: 'ae-legend-text' }, TEXT.legend),
       );

@@ -21,20 +21,37 @@ const TEXT = {
 export function render(parent, { doc, onStep, onReset }) {
   const text = h(doc, 'p', { class: 'ae-gpt-generated', 'aria-live': 'polite' });
   const cost = h(doc, 'p', { class: 'ae-claim ae-gpt-macs' });
-  const row = createHeatmap(doc, { id: 'gpt-kv-row', caption: '', rowLabels: [], colLabels: [], values: [[0]], kind: 'weights' });
+  const row = createHeatmap(doc, {
+    id: 'gpt-kv-row',
+    caption: '',
+    rowLabels: [],
+    colLabels: [],
+    values: [[0]],
+    kind: 'weights',
+  });
   row.el.hidden = true;
   const button = (label, onclick, cls) => h(doc, 'button', { type: 'button', class: `ae-btn ${cls}`, onclick }, label);
   parent.append(
     h(doc, 'h3', { class: 'ae-prose' }, TEXT.title),
     h(doc, 'p', { class: 'ae-help ae-prose' }, TEXT.help),
-    h(doc, 'div', { class: 'ae-row' }, button(TEXT.one, () => onStep(1), 'ae-gpt-step'), button(TEXT.ten, () => onStep(10), 'ae-gpt-step10'), button(TEXT.reset, () => onReset(), 'ae-gpt-reset')),
+    h(
+      doc,
+      'div',
+      { class: 'ae-row' },
+      button(TEXT.one, () => onStep(1), 'ae-gpt-step'),
+      button(TEXT.ten, () => onStep(10), 'ae-gpt-step10'),
+      button(TEXT.reset, () => onReset(), 'ae-gpt-reset'),
+    ),
     text,
     cost,
     row.el,
   );
   return {
     update({ sentence, generated, step, chosen, totals }) {
-      text.replaceChildren(sentence, ...generated.map((g) => h(doc, 'mark', { class: 'ae-gpt-new', title: `id ${g.token}` }, g.text)));
+      text.replaceChildren(
+        sentence,
+        ...generated.map((g) => h(doc, 'mark', { class: 'ae-gpt-new', title: `id ${g.token}` }, g.text)),
+      );
       if (!step) {
         cost.textContent = '';
         row.el.hidden = true;

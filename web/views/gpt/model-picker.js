@@ -32,7 +32,15 @@ export function render(parent, { doc, onFiles, onShipped }) {
   const tokenizer = input('tokenizer.json or vocab.json + merges.txt (optional)', '.json,.txt', 'tokenizer');
   tokenizer.el.multiple = true;
   const headsId = uid('gpt');
-  const heads = h(doc, 'input', { type: 'number', id: headsId, min: 1, max: 256, step: 1, value: 12, class: 'ae-gpt-heads' });
+  const heads = h(doc, 'input', {
+    type: 'number',
+    id: headsId,
+    min: 1,
+    max: 256,
+    step: 1,
+    value: 12,
+    class: 'ae-gpt-heads',
+  });
   const load = h(
     doc,
     'button',

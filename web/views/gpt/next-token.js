@@ -22,8 +22,22 @@ const TEXT = {
  * @returns {{update({options, next})}}
  */
 export function render(parent, { doc, onOptions, onAppend }) {
-  const temperature = slider(doc, { label: TEXT.temperature, min: 0, max: 2, step: 0.05, digits: 2, onInput: (v) => onOptions({ temperature: v }) });
-  const topP = slider(doc, { label: TEXT.topP, min: 0.05, max: 1, step: 0.05, digits: 2, onInput: (v) => onOptions({ topP: v }) });
+  const temperature = slider(doc, {
+    label: TEXT.temperature,
+    min: 0,
+    max: 2,
+    step: 0.05,
+    digits: 2,
+    onInput: (v) => onOptions({ temperature: v }),
+  });
+  const topP = slider(doc, {
+    label: TEXT.topP,
+    min: 0.05,
+    max: 1,
+    step: 0.05,
+    digits: 2,
+    onInput: (v) => onOptions({ topP: v }),
+  });
   const number = (label, key, max) => {
     const input = h(doc, 'input', {
       type: 'number',
@@ -42,7 +56,12 @@ export function render(parent, { doc, onOptions, onAppend }) {
   const bars = h(doc, 'ol', { class: 'ae-gpt-bars' });
   const drawn = h(doc, 'p', { class: 'ae-claim ae-gpt-drawn', 'aria-live': 'polite' });
   let last = null;
-  const append = h(doc, 'button', { type: 'button', class: 'ae-btn ae-gpt-append', onclick: () => last?.token !== null && onAppend(last.token) }, TEXT.append);
+  const append = h(
+    doc,
+    'button',
+    { type: 'button', class: 'ae-btn ae-gpt-append', onclick: () => last?.token !== null && onAppend(last.token) },
+    TEXT.append,
+  );
   parent.append(
     h(doc, 'h3', { class: 'ae-prose' }, TEXT.title),
     h(doc, 'p', { class: 'ae-help ae-prose' }, TEXT.help),
@@ -64,7 +83,10 @@ export function render(parent, { doc, onOptions, onAppend }) {
           h(
             doc,
             'li',
-            { class: `ae-gpt-bar${id === next.token ? ' ae-gpt-bar-drawn' : ''}`, dataset: { id, p: next.topProbs[n] } },
+            {
+              class: `ae-gpt-bar${id === next.token ? ' ae-gpt-bar-drawn' : ''}`,
+              dataset: { id, p: next.topProbs[n] },
+            },
             h(doc, 'span', { class: 'ae-gpt-bar-token' }, next.topText[n].replace(/ /g, '␣')),
             h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${(100 * next.topProbs[n]) / max}%` }),
             h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(next.topProbs[n], 3)),

@@ -16,10 +16,23 @@ export function render(parent, { doc }) {
   const strongest = h(doc, 'ul', { class: 'ae-gpt-strongest' });
   const row = h(doc, 'div', { class: 'ae-row' });
   for (const [k, label] of Object.entries(TEXT.kinds)) {
-    maps[k] = createHeatmap(doc, { id: `gpt-role-${k}`, caption: label, rowLabels: [], colLabels: [], values: [[0]], kind: 'weights', digits: 2 });
+    maps[k] = createHeatmap(doc, {
+      id: `gpt-role-${k}`,
+      caption: label,
+      rowLabels: [],
+      colLabels: [],
+      values: [[0]],
+      kind: 'weights',
+      digits: 2,
+    });
     row.append(maps[k].el);
   }
-  parent.append(h(doc, 'h3', { class: 'ae-prose' }, TEXT.title), h(doc, 'p', { class: 'ae-help ae-prose' }, TEXT.help), row, strongest);
+  parent.append(
+    h(doc, 'h3', { class: 'ae-prose' }, TEXT.title),
+    h(doc, 'p', { class: 'ae-help ae-prose' }, TEXT.help),
+    row,
+    strongest,
+  );
   return {
     update({ roles }) {
       if (!roles) return;
@@ -35,7 +48,12 @@ export function render(parent, { doc }) {
       }
       strongest.replaceChildren(
         ...Object.entries(roles.strongest).map(([k, list]) =>
-          h(doc, 'li', {}, `${TEXT.kinds[k]}: ${list.map((x) => `layer ${x.layer + 1} head ${x.head + 1} (${fmt(x.score, 2)})`).join(', ')}`),
+          h(
+            doc,
+            'li',
+            {},
+            `${TEXT.kinds[k]}: ${list.map((x) => `layer ${x.layer + 1} head ${x.head + 1} (${fmt(x.score, 2)})`).join(', ')}`,
+          ),
         ),
       );
     },

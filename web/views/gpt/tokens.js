@@ -2,7 +2,10 @@
 // a token that holds part of a character shows it as bytes, honestly).
 import { h, uid } from '../../ui/dom.js';
 
-const TEXT = { sentence: 'Your sentence', help: 'Each chip is one token: the pieces of text the model reads (hover for its id).' };
+const TEXT = {
+  sentence: 'Your sentence',
+  help: 'Each chip is one token: the pieces of text the model reads (hover for its id).',
+};
 
 /**
  * @param {Element} parent
@@ -28,7 +31,11 @@ export function render(parent, { doc, onSentence }) {
           h(
             doc,
             'span',
-            { class: `ae-gpt-chip${p.special ? ' ae-gpt-special' : ''}`, title: `token ${i}: id ${p.id}`, dataset: { id: p.id } },
+            {
+              class: `ae-gpt-chip${p.special ? ' ae-gpt-special' : ''}`,
+              title: `token ${i}: id ${p.id}`,
+              dataset: { id: p.id },
+            },
             p.display.replace(/ /g, '␣'),
             h(doc, 'span', { class: 'ae-sr' }, ` (id ${p.id})`),
           ),
