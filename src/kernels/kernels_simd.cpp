@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "f32x4.h"
+#include "gemm.h"
 #include "kernels.h"
 
 namespace attn::kernels {
@@ -119,34 +120,6 @@ void pack_panels(float* out, const float* src, int K, int N, std::ptrdiff_t sp, 
   }
 }
 
-// One block of MR rows of y = alpha · a · panels (+ bias), for every panel.
-template <int MR>
-void gemm_rows(float* y, std::ptrdiff_t ldy, const float* a, std::ptrdiff_t lda, const float* panels,
-               const float* bias_padded, int K, int N, float alpha) {
-  f32x4 acc[MR][2];
-  for (int j0 = 0; j0 < N; j0 += kNr) {
-    micro<MR>(acc, a, lda, panels + static_cast<std::ptrdiff_t>(j0 / kNr) * K * kNr, K);
-    store_block<MR>(y + j0, ldy, acc, std::min(kNr, N - j0), alpha, bias_padded ? bias_padded + j0 : nullptr);
-  }
-}
-
-// y (M, N) = a (M, K) · B (K, N) + bias, with B already packed into panels.
-void gemm_packed(float* y, const float* a, const float* panels, const float* bias, int M, int K, int N) {
-  std::vector<float> bias_padded;
-  if (bias) {
-    bias_padded.assign(round_up(N, kNr), 0.0f);
-    std::copy(bias, bias + N, bias_padded.begin());
-  }
-  const float* bp = bias ? bias_padded.data() : nullptr;
-  int i = 0;
-  for (; i + kMr <= M; i += kMr)
-    gemm_rows<kMr>(y + static_cast<std::ptrdiff_t>(i) * N, N, a + static_cast<std::ptrdiff_t>(i) * K, K, panels, bp, K,
-                   N, 1.0f);
-  for (; i < M; ++i)
-    gemm_rows<1>(y + static_cast<std::ptrdiff_t>(i) * N, N, a + static_cast<std::ptrdiff_t>(i) * K, K, panels, bp, K, N,
-                 1.0f);
-}
-
 // Vectorised row max over n floats (n ≥ 0; −∞ when n = 0).
 inline float row_max(const float* x, int n) {
   int j = 0;
@@ -190,20 +163,15 @@ inline void scale_in_place(float* x, int n, float s) {
 
 }  // namespace
 
+// The projections are gemm_simd (gemm.h), equal to matmul_ref / matmul_nt_ref bit for bit.
 void matmul_simd(float* y, const float* x, const float* w, const float* bias, int M, int K, int N) {
   // y: (M, N), x: (M, K), w: (K, N), bias: (N) or null
-  if (M <= 0 || N <= 0) return;
-  Scratch panels(static_cast<std::size_t>(round_up(N, kNr)) * std::max(K, 1));
-  pack_panels(panels.data(), w, K, N, N, 1);
-  gemm_packed(y, x, panels.data(), bias, M, K, N);
+  gemm_simd(y, N, {x, K, 1}, {w, N, 1}, bias, false, M, K, N);
 }
 
 void matmul_nt_simd(float* y, const float* x, const float* w, const float* bias, int M, int K, int N) {
   // y: (M, N), x: (M, K), w: (N, K) nn.Linear layout, bias: (N) or null
-  if (M <= 0 || N <= 0) return;
-  Scratch panels(static_cast<std::size_t>(round_up(N, kNr)) * std::max(K, 1));
-  pack_panels(panels.data(), w, K, N, 1, K);
-  gemm_packed(y, x, panels.data(), bias, M, K, N);
+  gemm_simd(y, N, {x, K, 1}, {w, 1, K}, bias, false, M, K, N);
 }
 
 void qk_scores_simd(float* scores, const float* q, const float* k, int T, int hk, float alpha, bool causal) {
