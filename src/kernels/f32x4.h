@@ -207,4 +207,24 @@ inline f32x4 exp(f32x4 x) {
   return select(underflow, mul(p, pow2_from_magic(t)), zero());
 }
 
+// 2^x, lane by lane, relative error below 2e-7 for x in [−126, 127] (Cephes exp2f: x = n + f
+// with |f| ≤ ½, then 1 + f·P(f), P of degree 5): no ln 2 range reduction, so cheaper than exp
+// where the caller can work in base 2 (the attention kernels fold log₂e into their scale).
+// x ≤ −127 (including −∞) gives exactly 0; −127 < x < −126.5 gives 0 too (2^x is subnormal).
+inline f32x4 exp2(f32x4 x) {
+  x = min(max(x, splat(-127.0f)), splat(127.0f));
+  // n = round(x) by the 1.5·2²³ trick (t keeps n in its low mantissa bits), f = x − n.
+  const f32x4 magic = splat(12582912.0f);
+  const f32x4 t = add(x, magic);
+  const f32x4 f = sub(x, sub(t, magic));
+  f32x4 p = splat(1.535336188319500e-4f);
+  p = add(mul(p, f), splat(1.339887440266574e-3f));
+  p = add(mul(p, f), splat(9.618437357674640e-3f));
+  p = add(mul(p, f), splat(5.550332471162809e-2f));
+  p = add(mul(p, f), splat(2.402264791363012e-1f));
+  p = add(mul(p, f), splat(6.931472028550421e-1f));
+  p = add(mul(p, f), splat(1.0f));
+  return mul(p, pow2_from_magic(t));  // n = −127 gives the float 0
+}
+
 }  // namespace attn::kernels::simd

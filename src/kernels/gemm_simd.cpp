@@ -4,19 +4,15 @@
 // Legend: M/K/N matrix sizes; MR = 4 rows and NR = 8 columns (2 vectors) of C per micro-kernel
 // call; NB panels per column block.
 //
-// The micro-kernel keeps an MR × 8 block of C in 2·MR vector registers for the whole K loop:
-// per step of K it loads one row of the B panel (2 vectors), broadcasts MR values of A and does
-// 2·MR multiplies and 2·MR adds, no horizontal sums. MR = 4: 8 accumulators + 2 B vectors + 1
-// broadcast fit the 15 vector registers V8 allocates on x86-64 without spills (the layout of
-// XNNPACK's 4x8 wasmsimd GEMMs). Both operands are packed first, so the loop walks two pointers
-// with constant offsets and nothing else:
+// The micro-kernel (micro_kernel.h) keeps an MR × 8 block of C in 2·MR vector registers for the
+// whole K loop, over both operands packed first:
 //   B: each 8 columns for all K rows into a (K × 8) panel, zero-padded on the right;
 //   A: each MR rows into (K × MR), element (r, p) at p·MR + r (a 4 × 4 transpose per step
 //      when A's rows are contiguous, a plain copy when its columns are).
 // K is not cut into slices: an element's sum runs from p = 0 to K − 1 in one register, which is
-// what makes it equal to the reference's. Columns are cut into blocks of NB panels holding at
-// most kBlockFloats, so the panels of one block stay in L2 while every row block of A (in L1)
-// runs over them.
+// what makes it equal to the reference's. Rows are cut into bands of packed A (kBandFloats),
+// packed once; within a band, columns into blocks of NB panels (kBlockFloats, in L2), packed
+// once per band, which every row block of the band (in L1) runs over.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -24,15 +20,17 @@
 
 #include "f32x4.h"
 #include "gemm.h"
+#include "micro_kernel.h"
 
 namespace attn::kernels {
 
 namespace {
 
+using micro::kMr;
+using micro::kNr;
 using simd::f32x4;
-constexpr int kMr = 4;
-constexpr int kNr = 8;
-constexpr std::size_t kBlockFloats = 64 * 1024;  // 256 KB of panels per column block
+constexpr std::size_t kBlockFloats = 64 * 1024;  // 256 KB of B panels per column block
+constexpr std::size_t kBandFloats = 96 * 1024;   // 384 KB of packed A rows per band
 
 // A float buffer aligned to a 64-byte line that only grows, one per thread, so a product does
 // not allocate (and page-fault) each time it runs.
@@ -53,13 +51,6 @@ thread_local Workspace t_panels, t_rows;
 // Packs columns [j0, j0 + n) of b (n ≤ 8), rows [0, K), into panel (K × 8), zero-padded.
 void pack_b_panel(float* panel, MatrixOf<float> b, int K, int j0, int n) {
   const float* src = b.data + j0 * b.cols;
-  if (n == kNr && b.cols == 1) {  // rows of b contiguous: two vectors per row
-    for (int p = 0; p < K; ++p) {
-      simd::store(panel + p * kNr, simd::load(src + p * b.rows));
-      simd::store(panel + p * kNr + 4, simd::load(src + p * b.rows + 4));
-    }
-    return;
-  }
   int p = 0;
   if (n == kNr && b.rows == 1) {  // columns of b contiguous (w (N, K) read as wᵀ): 4 × 4 transposes
     for (; p + 4 <= K; p += 4) {
@@ -80,6 +71,27 @@ void pack_b_panel(float* panel, MatrixOf<float> b, int K, int j0, int n) {
     for (int j = 0; j < n; ++j) panel[p * kNr + j] = src[p * b.rows + j * b.cols];
     for (int j = n; j < kNr; ++j) panel[p * kNr + j] = 0.0f;
   }
+}
+
+// Packs columns [j0, j1) of b, rows [0, K), into consecutive panels of (K × 8). Rows of b that
+// are contiguous are walked once, row by row, for all the panels (one pass over b's rows
+// instead of one per panel).
+void pack_b_block(float* panels, MatrixOf<float> b, int K, int j0, int j1) {
+  const std::size_t panel_floats = static_cast<std::size_t>(std::max(K, 1)) * kNr;
+  const int full = (j1 - j0) / kNr;  // whole panels
+  if (b.cols == 1 && full > 0) {
+    for (int p = 0; p < K; ++p) {
+      const float* row = b.data + p * b.rows + j0;
+      float* out = panels + p * kNr;
+      for (int q = 0; q < full; ++q, row += kNr, out += panel_floats) {
+        simd::store(out, simd::load(row));
+        simd::store(out + 4, simd::load(row + 4));
+      }
+    }
+  } else {
+    for (int q = 0; q < full; ++q) pack_b_panel(panels + q * panel_floats, b, K, j0 + q * kNr, kNr);
+  }
+  if (j0 + full * kNr < j1) pack_b_panel(panels + full * panel_floats, b, K, j0 + full * kNr, j1 - j0 - full * kNr);
 }
 
 // Packs rows [i0, i0 + mr) of a, columns [0, K), into out (K × mr): element (r, p) at p·mr + r.
@@ -105,33 +117,15 @@ void pack_a_rows(float* out, MatrixOf<float> a, int K, int i0, int mr) {
     for (int r = 0; r < mr; ++r) out[p * mr + r] = src[r * a.rows + p * a.cols];
 }
 
-// One step of K: acc (MR × 8) += A'(:, p) · panel(p, :), A' and panel at step u of the pointers.
-template <int MR>
-inline void step(f32x4 (&acc)[MR][2], const float* ap, const float* bp) {
-  const f32x4 b0 = simd::load(bp), b1 = simd::load(bp + 4);
-  for (int r = 0; r < MR; ++r) {
-    const f32x4 x = simd::load_splat(ap + r);
-    acc[r][0] = simd::add(acc[r][0], simd::mul(x, b0));
-    acc[r][1] = simd::add(acc[r][1], simd::mul(x, b1));
-  }
-}
-
 // c (MR × n, row stride ldc, n ≤ 8) = [c +] (init + A' (MR × K) · panel (K × 8)), A' packed
 // (K × MR), init8 the 8 starting values of each row's sums (the bias, or zeros).
 template <int MR>
-void micro(float* c, std::ptrdiff_t ldc, int n, const float* ap, const float* bp, int K, const float* init8,
-           bool accumulate) {
+void micro_block(float* c, std::ptrdiff_t ldc, int n, const float* ap, const float* bp, int K, const float* init8,
+                 bool accumulate) {
   f32x4 acc[MR][2];
   const f32x4 i0 = simd::load(init8), i1 = simd::load(init8 + 4);
   for (int r = 0; r < MR; ++r) acc[r][0] = i0, acc[r][1] = i1;
-  int p = 0;
-  for (; p + 4 <= K; p += 4, ap += 4 * MR, bp += 4 * kNr) {
-    step<MR>(acc, ap, bp);
-    step<MR>(acc, ap + MR, bp + kNr);
-    step<MR>(acc, ap + 2 * MR, bp + 2 * kNr);
-    step<MR>(acc, ap + 3 * MR, bp + 3 * kNr);
-  }
-  for (; p < K; ++p, ap += MR, bp += kNr) step<MR>(acc, ap, bp);
+  micro::kernel<MR>(acc, ap, bp, K);
   for (int r = 0; r < MR; ++r) {
     float* row = c + r * ldc;
     if (n == kNr) {
@@ -154,10 +148,10 @@ void micro(float* c, std::ptrdiff_t ldc, int n, const float* ap, const float* bp
 void micro_rows(int mr, float* c, std::ptrdiff_t ldc, int n, const float* ap, const float* bp, int K,
                 const float* init8, bool accumulate) {
   switch (mr) {
-    case 4: micro<4>(c, ldc, n, ap, bp, K, init8, accumulate); break;
-    case 3: micro<3>(c, ldc, n, ap, bp, K, init8, accumulate); break;
-    case 2: micro<2>(c, ldc, n, ap, bp, K, init8, accumulate); break;
-    default: micro<1>(c, ldc, n, ap, bp, K, init8, accumulate); break;
+    case 4: micro_block<4>(c, ldc, n, ap, bp, K, init8, accumulate); break;
+    case 3: micro_block<3>(c, ldc, n, ap, bp, K, init8, accumulate); break;
+    case 2: micro_block<2>(c, ldc, n, ap, bp, K, init8, accumulate); break;
+    default: micro_block<1>(c, ldc, n, ap, bp, K, init8, accumulate); break;
   }
 }
 
@@ -168,24 +162,30 @@ void gemm_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<float> 
   // c: (M, N) row stride ldc; a: (M, K), b: (K, N) strided; bias: (N) or null
   if (M <= 0 || N <= 0) return;
   K = std::max(K, 0);
+  const std::size_t k_floats = static_cast<std::size_t>(std::max(K, 1));
   const int panels = (N + kNr - 1) / kNr;
-  const std::size_t panel_floats = static_cast<std::size_t>(std::max(K, 1)) * kNr;
+  const std::size_t panel_floats = k_floats * kNr;
   const int block = static_cast<int>(std::clamp<std::size_t>(kBlockFloats / panel_floats, 1, panels));
+  const int band = static_cast<int>(std::max<std::size_t>(1, kBandFloats / (k_floats * kMr))) * kMr;
   float* packed_b = t_panels.get(panel_floats * block);
-  float* packed_a = t_rows.get(static_cast<std::size_t>(std::max(K, 1)) * kMr);
-  for (int q0 = 0; q0 < panels; q0 += block) {
-    const int q1 = std::min(panels, q0 + block);
-    for (int q = q0; q < q1; ++q)
-      pack_b_panel(packed_b + (q - q0) * panel_floats, b, K, q * kNr, std::min(kNr, N - q * kNr));
-    for (int i0 = 0; i0 < M; i0 += kMr) {
-      const int mr = std::min(kMr, M - i0);
-      pack_a_rows(packed_a, a, K, i0, mr);
-      float* crow = c + i0 * ldc;
-      for (int q = q0; q < q1; ++q) {
-        const int j0 = q * kNr, n = std::min(kNr, N - j0);
-        alignas(16) float init8[kNr] = {};
-        if (bias) std::copy(bias + j0, bias + j0 + n, init8);
-        micro_rows(mr, crow + j0, ldc, n, packed_a, packed_b + (q - q0) * panel_floats, K, init8, accumulate);
+  float* packed_a = t_rows.get(k_floats * std::min(band, (M + kMr - 1) / kMr * kMr));
+  for (int r0 = 0; r0 < M; r0 += band) {  // a band of rows, packed once
+    const int r1 = std::min(M, r0 + band);
+    for (int i0 = r0; i0 < r1; i0 += kMr)
+      pack_a_rows(packed_a + (i0 - r0) * k_floats, a, K, i0, std::min(kMr, r1 - i0));
+    for (int q0 = 0; q0 < panels; q0 += block) {  // a block of columns, packed once per band
+      const int q1 = std::min(panels, q0 + block);
+      pack_b_block(packed_b, b, K, q0 * kNr, std::min(N, q1 * kNr));
+      for (int i0 = r0; i0 < r1; i0 += kMr) {
+        const int mr = std::min(kMr, r1 - i0);
+        float* crow = c + i0 * ldc;
+        for (int q = q0; q < q1; ++q) {
+          const int j0 = q * kNr, n = std::min(kNr, N - j0);
+          alignas(16) float init8[kNr] = {};
+          if (bias) std::copy(bias + j0, bias + j0 + n, init8);
+          micro_rows(mr, crow + j0, ldc, n, packed_a + (i0 - r0) * k_floats, packed_b + (q - q0) * panel_floats, K,
+                     init8, accumulate);
+        }
       }
     }
   }
