@@ -119,3 +119,25 @@ export function mhaModel({ H, T, hs, causal }) {
   ];
   return new Uint8Array(model.flat());
 }
+
+// A float initializer with its data (TensorProto: dims (1), data_type FLOAT = 1 (2), name (8),
+// raw_data little-endian (9)).
+function tensorInit(name, dims, data) {
+  return [...dims.map((d) => fInt(1, d)), fInt(2, 1), fStr(8, name), fBytes(9, new Uint8Array(data.buffer))];
+}
+
+// The linear layer's forward, y (R, O) = x (R, I) · wᵀ + b: one Gemm node (transB = 1), w (O, I)
+// and b (O) as initializers, as an exported nn.Linear has them (onnxruntime packs them once at
+// session creation), x the input.
+export function linearModel({ R, I, O, w, b }) {
+  const graph = [
+    fMsg(1, node('Gemm', ['X', 'W', 'B'], ['Y'], [attrInt('transB', 1)])),
+    fStr(2, 'linear'),
+    fMsg(5, tensorInit('W', [O, I], w)),
+    fMsg(5, tensorInit('B', [O], b)),
+    fMsg(11, valueInfo('X', [R, I])),
+    fMsg(12, valueInfo('Y', [R, O])),
+  ];
+  const model = [fInt(1, 8), fStr(2, 'attention-explorer bench'), fMsg(7, graph), fMsg(8, [fStr(1, ''), fInt(2, 17)])];
+  return new Uint8Array(model.flat());
+}
