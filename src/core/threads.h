@@ -48,9 +48,10 @@ class TaskRef {
 // Below this many flops in a whole loop, waking the pool costs more than it saves: the loop
 // runs inline on the caller. Measured here (2-core Xeon, Linux): publishing a loop costs the
 // caller ~3 µs and a parked worker starts on it ~3 µs later when its core is free (p90 6 µs);
-// 2·10⁶ flops are 100–200 µs of one core, so a loop that small gains little and risks waiting on
-// a worker whose core is busy elsewhere.
-constexpr double kParallelMinFlops = 2e6;
+// 10⁶ flops are 50–100 µs of one core. (The caller never waits for a worker that has not
+// started: it takes the tasks itself, so a busy second core costs only the ~3 µs.) Callers
+// give non-GEMM work in the flops of the vector kernels it would take as long as.
+constexpr double kParallelMinFlops = 1e6;
 
 // Runs task(i) for every i in [0, count), each exactly once, spread over thread_count() threads
 // (the caller runs tasks too). Runs inline, in order, when count < 2, thread_count() is 1,

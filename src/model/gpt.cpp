@@ -205,6 +205,32 @@ void zero(std::vector<Real>& v) {
   std::fill(v.begin(), v.end(), Real(0));
 }
 
+// LayerNorm over the thread pool, in chunks of rows: rows are independent in the forward and in
+// the backward's dx; dw and db are sums over rows and stay on the caller, in the row order of
+// the reference (layers.h), so every thread count gives the reference's bits.
+constexpr int kLayerNormRows = 32;
+constexpr double kLayerNormFlops = 30;  // per element: the cost of ~30 flops of the vector kernels
+template <typename Real>
+void layernorm_forward_rows(Real* y, Real* mean, Real* rstd, const Real* x, const Real* w, const Real* b, int N,
+                            int C) {
+  parallel_for((N + kLayerNormRows - 1) / kLayerNormRows, kLayerNormFlops * N * C, [&](int chunk) {
+    const int n0 = chunk * kLayerNormRows, rows = std::min(kLayerNormRows, N - n0);
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(n0) * C;
+    layernorm_forward_ref<Real>(y + at, mean ? mean + n0 : nullptr, rstd ? rstd + n0 : nullptr, x + at, w, b, rows, C);
+  });
+}
+template <typename Real>
+void layernorm_backward_rows(Real* dx, Real* dw, Real* db, const Real* dy, const Real* x, const Real* w,
+                             const Real* mean, const Real* rstd, int N, int C) {
+  if (dw || db) layernorm_backward_ref<Real>(nullptr, dw, db, dy, x, w, mean, rstd, N, C);
+  if (!dx) return;
+  parallel_for((N + kLayerNormRows - 1) / kLayerNormRows, kLayerNormFlops * N * C, [&](int chunk) {
+    const int n0 = chunk * kLayerNormRows, rows = std::min(kLayerNormRows, N - n0);
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(n0) * C;
+    layernorm_backward_ref<Real>(dx + at, nullptr, nullptr, dy + at, x + at, w, mean + n0, rstd + n0, rows, C);
+  });
+}
+
 // Passes 5 and 7 and their reverses: one head's (T, hs) block of a (B·T, width) matrix whose
 // columns [column, column + hs) belong to it. to_head copies the block out, from_head back in.
 template <typename Real>
@@ -256,8 +282,8 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
     // 3. ln_1
     const Real* a = x;
     if (cfg.layer_norm) {
-      layernorm_forward_ref<Real>(S.ln1.data(), S.ln1_mean.data(), S.ln1_rstd.data(), x, param(E.ln_1_weight),
-                                  param(E.ln_1_bias), N, C);
+      layernorm_forward_rows<Real>(S.ln1.data(), S.ln1_mean.data(), S.ln1_rstd.data(), x, param(E.ln_1_weight),
+                                   param(E.ln_1_bias), N, C);
       a = S.ln1.data();
     }
     // 4. c_attn: qkv (N, 3C)
@@ -320,8 +346,8 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
     // 10. ln_2
     const Real* a2 = S.mid.data();
     if (cfg.layer_norm) {
-      layernorm_forward_ref<Real>(S.ln2.data(), S.ln2_mean.data(), S.ln2_rstd.data(), S.mid.data(),
-                                  param(E.ln_2_weight), param(E.ln_2_bias), N, C);
+      layernorm_forward_rows<Real>(S.ln2.data(), S.ln2_mean.data(), S.ln2_rstd.data(), S.mid.data(),
+                                   param(E.ln_2_weight), param(E.ln_2_bias), N, C);
       a2 = S.ln2.data();
     }
     // 11. c_fc (N, 4C), GELU
@@ -338,8 +364,8 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
   // 14. ln_f
   const Real* h = A.stream[static_cast<std::size_t>(L)].data();
   if (cfg.layer_norm) {
-    layernorm_forward_ref<Real>(A.lnf.data(), A.lnf_mean.data(), A.lnf_rstd.data(), h, param(table.ln_f_weight()),
-                                param(table.ln_f_bias()), N, C);
+    layernorm_forward_rows<Real>(A.lnf.data(), A.lnf_mean.data(), A.lnf_rstd.data(), h, param(table.ln_f_weight()),
+                                 param(table.ln_f_bias()), N, C);
     h = A.lnf.data();
   }
   // 15. lm_head: logits = h · wteᵀ
@@ -387,8 +413,8 @@ void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, co
                     param(&table.wte()), N, C, V);
   // 14. ln_f
   if (cfg.layer_norm) {
-    layernorm_backward_ref<Real>(d_stream, grad(table.ln_f_weight()), grad(table.ln_f_bias()), A.d_a.data(), x_final,
-                                 param(table.ln_f_weight()), A.lnf_mean.data(), A.lnf_rstd.data(), N, C);
+    layernorm_backward_rows<Real>(d_stream, grad(table.ln_f_weight()), grad(table.ln_f_bias()), A.d_a.data(), x_final,
+                                  param(table.ln_f_weight()), A.lnf_mean.data(), A.lnf_rstd.data(), N, C);
   }
 
   for (int l = L - 1; l >= 0; --l) {
@@ -412,8 +438,8 @@ void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, co
                         cfg.layer_norm ? S.ln2.data() : S.mid.data(), param(E.c_fc_weight), N, C, 4 * C);
       // 10. ln_2: d_mid += LayerNorm's backward
       if (cfg.layer_norm) {
-        layernorm_backward_ref<Real>(d_stream, grad(E.ln_2_weight), grad(E.ln_2_bias), A.d_a.data(), S.mid.data(),
-                                     param(E.ln_2_weight), S.ln2_mean.data(), S.ln2_rstd.data(), N, C);
+        layernorm_backward_rows<Real>(d_stream, grad(E.ln_2_weight), grad(E.ln_2_bias), A.d_a.data(), S.mid.data(),
+                                      param(E.ln_2_weight), S.ln2_mean.data(), S.ln2_rstd.data(), N, C);
       }
     }
     // 9. residual, mid = x + z: both get d_stream (x's share stays in d_stream)
@@ -456,8 +482,8 @@ void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, co
                       cfg.layer_norm ? S.ln1.data() : x, param(E.c_attn_weight), N, C, 3 * C);
     // 3. ln_1: d_x += LayerNorm's backward
     if (cfg.layer_norm) {
-      layernorm_backward_ref<Real>(d_stream, grad(E.ln_1_weight), grad(E.ln_1_bias), A.d_a.data(), x,
-                                   param(E.ln_1_weight), S.ln1_mean.data(), S.ln1_rstd.data(), N, C);
+      layernorm_backward_rows<Real>(d_stream, grad(E.ln_1_weight), grad(E.ln_1_bias), A.d_a.data(), x,
+                                    param(E.ln_1_weight), S.ln1_mean.data(), S.ln1_rstd.data(), N, C);
     }
   }
 

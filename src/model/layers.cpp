@@ -173,28 +173,31 @@ void layernorm_backward_ref(Real* dx, Real* dw, Real* db, const Real* dy, const 
     const Real* xr = x + n * C;
     const Real* dyr = dy + n * C;
     const Real m = mean[n], s = rstd[n];
-    // 4. scale and shift: db += dy, dw += dy·x̂, dx̂ = dy·w; with the two row means of dx̂ that
-    //    passes 3–1 need: mean(dx̂) and mean(dx̂·x̂).
+    // 4. scale and shift: db += dy, dw += dy·x̂ (sums over rows, in row order), dx̂ = dy·w
+    if (dw || db) {
+      for (ptrdiff_t c = 0; c < C; ++c) {
+        if (db) db[c] += dyr[c];
+        if (dw) dw[c] += dyr[c] * ((xr[c] - m) * s);
+      }
+    }
+    if (!dx) continue;
+    // 3, 2, 1. normalise, variance and mean together: x̂ depends on x directly and through mean
+    //    and rstd, which gives dx = rstd · (dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂)), with the two row
+    //    means of dx̂.
     Real mean_dxhat = 0, mean_dxhat_xhat = 0;
     for (ptrdiff_t c = 0; c < C; ++c) {
       const Real xhat = (xr[c] - m) * s;
       const Real dxhat = dyr[c] * w[c];
-      if (db) db[c] += dyr[c];
-      if (dw) dw[c] += dyr[c] * xhat;
       mean_dxhat += dxhat;
       mean_dxhat_xhat += dxhat * xhat;
     }
     mean_dxhat /= C;
     mean_dxhat_xhat /= C;
-    // 3, 2, 1. normalise, variance and mean together: x̂ depends on x directly and through mean
-    //    and rstd, which gives dx = rstd · (dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂)).
-    if (dx) {
-      Real* dxr = dx + n * C;
-      for (ptrdiff_t c = 0; c < C; ++c) {
-        const Real xhat = (xr[c] - m) * s;
-        const Real dxhat = dyr[c] * w[c];
-        dxr[c] += s * (dxhat - mean_dxhat - xhat * mean_dxhat_xhat);
-      }
+    Real* dxr = dx + n * C;
+    for (ptrdiff_t c = 0; c < C; ++c) {
+      const Real xhat = (xr[c] - m) * s;
+      const Real dxhat = dyr[c] * w[c];
+      dxr[c] += s * (dxhat - mean_dxhat - xhat * mean_dxhat_xhat);
     }
   }
 }
