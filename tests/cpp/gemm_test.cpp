@@ -7,8 +7,8 @@
 // multiply and per add, then add c when accumulating), so they must agree bit for bit; any
 // reordering, a fused multiply-add or a missed term shows up as a differing bit. Sizes break
 // vector assumptions: every M, K, N in {1, 3, 4, 5, 7, 16, 17, 67} (around the 4-lane vector,
-// the 4-row micro-kernel, the 8-column panel and the 4-step unrolled loop), K up to 1000 with N
-// across the kernel's column blocks, every operand layout (each of a and b row-major or
+// the 4-row micro-kernel and the 8-column panel), K up to 3072 with N across the kernel's column
+// blocks and M across its bands of rows, every operand layout (each of a and b row-major or
 // transposed), with and without bias, accumulating or not, pointers misaligned by 0–3 floats
 // and C with a row stride wider than N (the padding must stay untouched).
 #include <gtest/gtest.h>
@@ -102,6 +102,9 @@ TEST(Gemm, SimdEqualsRefAcrossColumnBlocksAndLongSums) {
       EXPECT_TRUE(SimdEqualsRef({9, K, 150, (layout & 1) != 0, (layout & 2) != 0, true, false, 1, 0}));
       EXPECT_TRUE(SimdEqualsRef({6, K, 67, (layout & 1) != 0, (layout & 2) != 0, false, true, 3, 5}));
     }
+  // 40 rows at K = 3072 are two bands of packed A: a row-major b is then packed whole, once.
+  for (bool accumulate : {false, true})
+    EXPECT_TRUE(SimdEqualsRef({40, 3072, 67, false, false, true, accumulate, 2, 1}));
 }
 
 TEST(Gemm, EmptySumsGiveTheBiasOrLeaveCUnchanged) {
