@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 
 #include "attention.h"
 
@@ -63,9 +64,18 @@ void run_inline(int count, TaskRef task) {
 
 class Pool {
  public:
+  // Starts up to threads − 1 workers. A thread the system refuses (std::system_error: a resource
+  // limit, or an exhausted pthread pool in a WASM -pthread build with PTHREAD_POOL_SIZE_STRICT=2)
+  // leaves the pool with the workers that did start: loops still run, on fewer threads.
   explicit Pool(int threads) {
     workers_.reserve(static_cast<std::size_t>(threads - 1));
-    for (int w = 1; w < threads; ++w) workers_.emplace_back([this] { worker(); });
+    for (int w = 1; w < threads; ++w) {
+      try {
+        workers_.emplace_back([this] { worker(); });
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
   }
   ~Pool() {
     {
