@@ -12,13 +12,22 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.join(root, 'build-bench');
 const out = path.join(outDir, 'bench_kernels.cjs');
-const sources = ['src/kernels/kernels_simd.cpp', 'src/kernels/kernels_ref.cpp', 'bench/wasm_kernels.cpp'];
-const headers = ['src/kernels/kernels.h', 'src/kernels/f32x4.h'];
+const sources = [
+  'src/kernels/kernels_simd.cpp',
+  'src/kernels/kernels_ref.cpp',
+  'src/kernels/gemm_simd.cpp',
+  'src/kernels/gemm_ref.cpp',
+  'bench/wasm_kernels.cpp',
+];
+const headers = ['src/kernels/kernels.h', 'src/kernels/gemm.h', 'src/kernels/micro_kernel.h', 'src/kernels/f32x4.h'];
 const EXPORTS = [
   '_bk_attention_tiled',
+  '_bk_attention_tiled_lse',
+  '_bk_attention_tiled_backward',
   '_bk_attention_3pass',
   '_bk_attention_stage',
   '_bk_attention_ref',
+  '_bk_linear',
   '_bk_peak',
   '_bk_simd_enabled',
   '_bk_malloc',

@@ -1,5 +1,6 @@
 // Native Google Benchmark of the attention kernels (src/kernels/), same workload as
-// bench/run.mjs: float32, B = 1, H heads of hs = 64, one thread,
+// bench/run.mjs (and the linear products of bench/kernels.mjs, and the thread pool's dispatch
+// cost): float32, B = 1, H heads of hs = 64, one thread,
 //   O (H, T, hs) = softmax(Q Kᵀ / √hs [causal]) V.
 // Counters: GFLOP/s of useful flops (4·hs per computed query–key pair, causal T(T+1)/2 pairs)
 // and the peak of independent f32x4 mul+add chains for the same build (BM_Peak).
@@ -15,7 +16,9 @@
 #include <vector>
 
 #include "f32x4.h"
+#include "gemm.h"
 #include "kernels.h"
+#include "threads.h"
 
 namespace {
 
@@ -66,8 +69,8 @@ void run_heads(benchmark::State& state, bool with_scratch, PerHead per_head) {
 
 void BM_Tiled(benchmark::State& state) {
   run_heads(state, false, [](Inputs& in, std::ptrdiff_t o, int T, float alpha, bool causal) {
-    k::attention_tiled_simd(in.out.data() + o, in.q.data() + o, in.k.data() + o, in.v.data() + o, nullptr, T, kHs, kHs,
-                            alpha, causal);
+    k::attention_tiled_simd(in.out.data() + o, nullptr, in.q.data() + o, in.k.data() + o, in.v.data() + o, nullptr, T,
+                            kHs, kHs, alpha, causal);
   });
 }
 
@@ -81,8 +84,8 @@ void BM_ThreePass(benchmark::State& state) {
 
 void BM_Reference(benchmark::State& state) {
   run_heads(state, false, [](Inputs& in, std::ptrdiff_t o, int T, float alpha, bool causal) {
-    k::attention_tiled_ref(in.out.data() + o, in.q.data() + o, in.k.data() + o, in.v.data() + o, nullptr, T, kHs, kHs,
-                           alpha, causal);
+    k::attention_tiled_ref<float>(in.out.data() + o, nullptr, in.q.data() + o, in.k.data() + o, in.v.data() + o,
+                                  nullptr, T, kHs, kHs, alpha, causal);
   });
 }
 
@@ -143,11 +146,54 @@ void BM_PeakBroadcast(benchmark::State& state) {
   state.SetLabel(simd::kF32x4Name);
 }
 
+// The linear layer's three products on GPT-2-small shapes (bench/kernels.mjs's, natively):
+// args R rows, I in, O out features, form 0 y = x·wᵀ + b, 1 dx += dy·w, 2 dw += dyᵀ·x.
+void BM_Linear(benchmark::State& state) {
+  const int R = static_cast<int>(state.range(0)), I = static_cast<int>(state.range(1)),
+            O = static_cast<int>(state.range(2)), form = static_cast<int>(state.range(3));
+  std::mt19937 gen(R + I + O);
+  std::uniform_real_distribution<float> dist(-0.5f, 0.5f);
+  std::vector<float> x(static_cast<std::size_t>(R) * I), dy(static_cast<std::size_t>(R) * O),
+      w(static_cast<std::size_t>(O) * I), b(static_cast<std::size_t>(O)),
+      out(static_cast<std::size_t>(std::max(R, O)) * std::max(I, O));
+  for (auto* v : {&x, &dy, &w, &b})
+    for (float& e : *v) e = dist(gen);
+  for (auto _ : state) {
+    if (form == 0) k::gemm_simd(out.data(), O, {x.data(), I, 1}, {w.data(), 1, I}, b.data(), false, R, I, O);
+    if (form == 1) k::gemm_simd(out.data(), I, {dy.data(), O, 1}, {w.data(), I, 1}, nullptr, true, R, O, I);
+    if (form == 2) k::gemm_simd(out.data(), I, {dy.data(), 1, O}, {x.data(), I, 1}, nullptr, true, O, R, I);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * R * I * O * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void LinearShapes(benchmark::internal::Benchmark* b) {
+  for (int R : {16, 64, 256})
+    for (auto io : {std::pair<int, int>{768, 2304}, {768, 768}, {768, 3072}, {3072, 768}})
+      for (int form : {0, 1, 2}) b->Args({R, io.first, io.second, form});
+  b->ArgNames({"R", "I", "O", "form"})->Unit(benchmark::kMillisecond);
+}
+
+// The thread pool's cost for a loop of 2 empty tasks (src/core/threads.h's kParallelMinFlops):
+// arg the thread count (1: inline).
+void BM_ParallelForDispatch(benchmark::State& state) {
+  attn::set_thread_count(static_cast<int>(state.range(0)));
+  int sink = 0;
+  for (auto _ : state) {
+    attn::parallel_for(2, 1e12, [&](int i) { benchmark::DoNotOptimize(sink += i); });
+  }
+  attn::set_thread_count(attn::default_thread_count());
+  state.SetLabel(attn::threads_available() ? "std::thread pool" : "no threads");
+}
+
 BENCHMARK(BM_Peak);
 BENCHMARK(BM_PeakBroadcast);
 BENCHMARK(BM_Tiled)->Apply(Shapes);
 BENCHMARK(BM_ThreePass)->Apply(Shapes);
 BENCHMARK(BM_Reference)->Apply(SmallShapes);
+BENCHMARK(BM_Linear)->Apply(LinearShapes);
+BENCHMARK(BM_ParallelForDispatch)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -119,3 +119,43 @@ export function mhaModel({ H, T, hs, causal }) {
   ];
   return new Uint8Array(model.flat());
 }
+
+// The concatenation of `parts` (number arrays or Uint8Arrays) as one Uint8Array; fMsgBytes wraps it
+// as length-delimited field `field`. The linear model's weights run to 150 MB (lm_head), too large
+// for the number arrays the helpers above build.
+function concat(parts) {
+  const chunks = parts.map((p) => (p instanceof Uint8Array ? p : Uint8Array.from(p.flat())));
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) (out.set(c, at), (at += c.length));
+  return out;
+}
+function fMsgBytes(field, parts) {
+  const body = concat(parts);
+  return concat([[...key(field, 2), ...varint(body.length)], body]);
+}
+
+// A float initializer with its data (TensorProto: dims (1), data_type FLOAT = 1 (2), name (8),
+// raw_data little-endian (9)), as GraphProto field 5.
+function tensorInit(name, dims, data) {
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return fMsgBytes(5, [
+    [...dims.map((d) => fInt(1, d)).flat(), ...fInt(2, 1), ...fStr(8, name)],
+    fMsgBytes(9, [bytes]),
+  ]);
+}
+
+// The linear layer's forward, y (R, O) = x (R, I) · wᵀ + b: one Gemm node (transB = 1), w (O, I)
+// and b (O) as initializers, as an exported nn.Linear has them (onnxruntime packs them once at
+// session creation), x the input.
+export function linearModel({ R, I, O, w, b }) {
+  const graph = fMsgBytes(7, [
+    fMsg(1, node('Gemm', ['X', 'W', 'B'], ['Y'], [attrInt('transB', 1)])),
+    fStr(2, 'linear'),
+    tensorInit('W', [O, I], w),
+    tensorInit('B', [O], b),
+    fMsg(11, valueInfo('X', [R, I])),
+    fMsg(12, valueInfo('Y', [R, O])),
+  ]);
+  return concat([fInt(1, 8), fStr(2, 'attention-explorer bench'), graph, fMsg(8, [fStr(1, ''), fInt(2, 17)])]);
+}

@@ -3,9 +3,14 @@
 //   node bench/run.mjs            full run; writes bench/results/<date>.md and latest.md
 //   node bench/run.mjs --quick    small T, few reps: checks everything runs and outputs match
 //                                 (used by npm test; exit code 1 on a mismatch or a failure)
-//   options: --T 256,1024   --H 8   --no-js   --no-memory   --no-native   --no-train   --out <file.md>
-// Then the training benchmark (bench/train.mjs; alone: node bench/train.mjs): full runs write
-// bench/results/train-<date>.md, --quick checks that every trainer's losses agree.
+//   options: --T 256,1024   --H 8   --no-js   --no-memory   --no-native   --no-train   --no-kernels
+//            --no-threads   --out <file.md>
+// Then the GEMM and attention kernels against the peak (bench/kernels.mjs: full runs write
+// bench/results/kernels-<date>.md; --quick checks gemm_simd = gemm_ref bit for bit and the
+// peers' outputs), the native thread speed-ups (bench/threads.mjs, full runs only:
+// bench/results/threads-<date>.md) and the training benchmark (bench/train.mjs; alone: node
+// bench/train.mjs): full runs write bench/results/train-<date>.md, --quick checks that every
+// trainer's losses agree.
 // Full runs also add two native anchors when available: PyTorch with one thread
 // (/usr/bin/python3 bench/torch_anchor.py) and our kernels compiled natively with SSE4.1
 // (Google Benchmark, build-bench-native/bench/attn_native_bench; see bench/native_bench.cpp).
@@ -24,6 +29,8 @@ import { quantile, fmtMs, pushList } from './report.mjs';
 
 import { loadBenchModule } from './build_wasm.mjs';
 import { oursPeer, ortMhaPeer, ortPeer, plainJsPeer, tfjsPeer } from './peers.mjs';
+import { measurePeak, runKernelsBench } from './kernels.mjs';
+import { runThreadsBench } from './threads.mjs';
 import { runTrainBench } from './train.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -83,33 +90,6 @@ function maxAbsDiff(a, b) {
 }
 const usefulFlops = (H, T, hs, causal) => H * (causal ? (T * (T + 1)) / 2 : T * T) * 4 * hs;
 
-function measurePeak(M, samples = QUICK ? 2 : 40) {
-  // Independent f32x4 mul+add chains in two forms (see bench/wasm_kernels.cpp); the best form
-  // and chain count, and the fastest of many short samples (the machine is shared, so a slow
-  // sample is someone else's load), is the peak.
-  const iters = QUICK ? 2e5 : 2e6;
-  let best = { gflops: 0 };
-  const forms = [];
-  for (const form of [0, 1]) {
-    let formBest = 0;
-    for (const chains of form === 0 ? [8, 12, 16] : [4, 6, 7]) {
-      M._bk_peak(form, chains, iters);
-      let ms = Infinity;
-      for (let r = 0; r < samples; r++) {
-        const t0 = performance.now();
-        M._bk_peak(form, chains, iters);
-        ms = Math.min(ms, performance.now() - t0);
-      }
-      const gflops = (chains * iters * 8) / ms / 1e6;
-      formBest = Math.max(formBest, gflops);
-      if (gflops > best.gflops) best = { gflops, chains, form };
-    }
-    forms.push(formBest);
-  }
-  best.forms = forms;
-  return best;
-}
-
 // ---------------------------------------------------------------------------------------
 // Main.
 
@@ -125,9 +105,9 @@ const M = await loadBenchModule();
 if (!M._bk_simd_enabled()) problems.push('bench module was built without SIMD128');
 // The peak is re-measured between shapes and at the end; the highest value counts, since
 // load from other jobs can only make a sample slower.
-const peak = measurePeak(M);
+const peak = measurePeak(M, { quick: QUICK });
 const remeasurePeak = (samples = 8) => {
-  const p = measurePeak(M, samples);
+  const p = measurePeak(M, { quick: QUICK, samples: QUICK ? 2 : samples });
   if (p.gflops > peak.gflops) Object.assign(peak, p);
   peak.forms = peak.forms.map((g, i) => Math.max(g, p.forms[i]));
 };
@@ -559,6 +539,34 @@ if (!QUICK) {
   log(`bench: wrote ${path.relative(root, outFile)} and bench/results/latest.md`);
 }
 
+// The GEMM and attention kernels against the peak, then the native thread speed-ups.
+let kernels = null,
+  threads = null;
+if (!flag('--no-kernels')) {
+  try {
+    kernels = await runKernelsBench({ quick: QUICK, log });
+    if (!QUICK) {
+      const file = path.join(here, 'results', `kernels-${date.slice(0, 10)}.md`);
+      writeFileSync(file, kernels.markdown + '\n');
+      process.stdout.write('\n' + kernels.markdown + '\n');
+      log(`bench: wrote ${path.relative(root, file)}`);
+    }
+  } catch (e) {
+    problems.push(`kernel benchmark: ${e.message.split('\n')[0]}`);
+  }
+}
+if (!QUICK && !flag('--no-threads')) {
+  try {
+    threads = await runThreadsBench({ log });
+    const file = path.join(here, 'results', `threads-${date.slice(0, 10)}.md`);
+    writeFileSync(file, threads.markdown + '\n');
+    process.stdout.write('\n' + threads.markdown + '\n');
+    log(`bench: wrote ${path.relative(root, file)}`);
+  } catch (e) {
+    problems.push(`thread benchmark: ${e.message.split('\n')[0]}`);
+  }
+}
+
 // The training benchmark, after the kernels (it loads tfjs's backends into this process too).
 let train = null;
 if (!flag('--no-train')) {
@@ -581,9 +589,12 @@ const summary =
   `peers ${peerNames.join(', ')}${notes.length ? ` (${notes.length} peer failure(s), see report)` : ''}; ${problems.length ? `${problems.length} problem(s): ${problems[0]}` : 'all outputs match'}` +
   (seedResult ? `; seed example ${seedResult.us.toFixed(1)} µs/call` : '');
 console.log(summary);
+if (kernels) console.log(kernels.summary);
+if (threads) console.log(threads.summary);
 if (train) console.log(train.summary);
 // Each implementation's output on each shape is one check against ours; each trainer's loss
 // curve on each model one check against the reference trainer's.
-const failed = problems.length + (train?.problems.length ?? 0);
-console.log(`bench: ${checked + (train?.checked ?? 0)} passed, ${failed} failed`);
+const failed =
+  problems.length + (train?.problems.length ?? 0) + (kernels?.problems.length ?? 0) + (threads?.problems.length ?? 0);
+console.log(`bench: ${checked + (train?.checked ?? 0) + (kernels?.checked ?? 0)} passed, ${failed} failed`);
 process.exitCode = failed ? 1 : 0;

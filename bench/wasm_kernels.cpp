@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "f32x4.h"
+#include "gemm.h"
 #include "kernels.h"
 
 namespace k = attn::kernels;
@@ -66,6 +67,26 @@ void bk_attention_tiled(float* out, const float* q, const float* kk, const float
                             alpha, causal != 0);
 }
 
+// The tiled backward, head by head: dq, dk, dv (H, T, hs) from dout and the forward's out and
+// lse (H, T), which bk_attention_tiled_lse fills.
+void bk_attention_tiled_lse(float* out, float* lse, const float* q, const float* kk, const float* v, int H, int T,
+                            int hs, int causal) {
+  const float alpha = 1.0f / std::sqrt(static_cast<float>(hs));
+  const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * hs;
+  for (int h = 0; h < H; ++h)
+    k::attention_tiled_simd(out + h * step, lse + h * T, q + h * step, kk + h * step, v + h * step, nullptr, T, hs, hs,
+                            alpha, causal != 0);
+}
+void bk_attention_tiled_backward(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* kk,
+                                 const float* v, const float* out, const float* lse, int H, int T, int hs, int causal) {
+  const float alpha = 1.0f / std::sqrt(static_cast<float>(hs));
+  const std::ptrdiff_t step = static_cast<std::ptrdiff_t>(T) * hs;
+  for (int h = 0; h < H; ++h)
+    k::attention_tiled_backward_simd(dq + h * step, dk + h * step, dv + h * step, dout + h * step, q + h * step,
+                                     kk + h * step, v + h * step, out + h * step, lse + h * T, nullptr, T, hs, hs,
+                                     alpha, causal != 0);
+}
+
 // Three passes with a (T, T) scratch: scores, row softmax, weights·V (what the page uses
 // when it shows the weights).
 void bk_attention_3pass(float* out, float* scratch, const float* q, const float* kk, const float* v, int H, int T,
@@ -117,6 +138,25 @@ float bk_peak(int form, int chains, int iters) {
     }
   }
   return -1.0f;
+}
+
+// The linear layer's three products, one thread (legend: R rows, I in features, O out features):
+//   form 0  y (R, O) = x (R, I) · w (O, I)ᵀ + b    forward: a = x, b = w, bias = b
+//   form 1  dx (R, I) += dy (R, O) · w (O, I)      a = dy, b = w
+//   form 2  dw (O, I) += dy (R, O)ᵀ · x (R, I)     a = dy, b = x
+// ref != 0 runs gemm_ref (the scalar loops) instead of gemm_simd.
+void bk_linear(int form, int ref, float* c, const float* a, const float* b, const float* bias, int R, int I, int O) {
+  auto gemm = [ref](float* out, std::ptrdiff_t ldc, k::MatrixOf<float> x, k::MatrixOf<float> y, const float* add,
+                    bool accumulate, int M, int K, int N) {
+    if (ref) {
+      k::gemm_ref<float>(out, ldc, x, y, add, accumulate, M, K, N);
+    } else {
+      k::gemm_simd(out, ldc, x, y, add, accumulate, M, K, N);
+    }
+  };
+  if (form == 0) gemm(c, O, {a, I, 1}, {b, 1, I}, bias, false, R, I, O);
+  if (form == 1) gemm(c, I, {a, O, 1}, {b, I, 1}, nullptr, true, R, O, I);
+  if (form == 2) gemm(c, I, {a, 1, O}, {b, I, 1}, nullptr, true, O, R, I);
 }
 
 int bk_simd_enabled() { return k::simd_enabled() ? 1 : 0; }

@@ -9,6 +9,7 @@
 
 #include "internal.h"
 #include "kernels.h"
+#include "threads.h"
 
 namespace attn {
 
@@ -239,29 +240,31 @@ Trace attend(const Inputs& in, const Options& opt) {
     }
   }
 
-  // Without T×T tensors in the trace: the tiled kernel, or the passes in one reused (T, T) scratch.
+  // The B·H heads are independent tasks over the thread pool (threads.h). Without T×T tensors in
+  // the trace: the tiled kernel, or the passes in a (T, T) scratch of the task's own.
   const long long square = static_cast<long long>(T) * T;
-  std::vector<float> scratch(opt.materialize || plan.kernel == Kernel::kTiled ? 0 : static_cast<size_t>(square));
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
-      const long long head = static_cast<long long>(b) * H + h;
-      const detail::HeadInputs head_in = detail::head_inputs(trace.q, trace.k, trace.v, keep, opt, plan, b, h);
-      float* out = trace.head_outputs.data.data() + head * T * plan.hv;
+  const bool need_scratch = !opt.materialize && plan.kernel != Kernel::kTiled;
+  const double flops = 2.0 * B * H * square * (plan.hk + plan.hv);
+  parallel_for(B * H, flops, [&](int head_index) {
+    const int b = head_index / H, h = head_index % H;
+    const long long head = head_index;
+    const detail::HeadInputs head_in = detail::head_inputs(trace.q, trace.k, trace.v, keep, opt, plan, b, h);
+    float* out = trace.head_outputs.data.data() + head * T * plan.hv;
 
-      if (plan.kernel == Kernel::kTiled) {
-        attn::kernels::attention_tiled_simd(out, nullptr, head_in.q, head_in.k, head_in.v, head_in.key_keep, T, plan.hk,
-                                            plan.hv, plan.alpha, opt.causal);
-        continue;
-      }
-      detail::HeadIntermediates kept;
-      if (opt.materialize) {
-        kept = {trace.scores.data.data() + head * square, trace.scaled.data.data() + head * square,
-                trace.masked.data.data() + head * square, trace.weights.data.data() + head * square,
-                trace.dropped.data.data() + head * square};
-      }
-      detail::head_forward(out, kept, scratch.data(), head_in, kernels);
+    if (plan.kernel == Kernel::kTiled) {
+      attn::kernels::attention_tiled_simd(out, nullptr, head_in.q, head_in.k, head_in.v, head_in.key_keep, T, plan.hk,
+                                          plan.hv, plan.alpha, opt.causal);
+      return;
     }
-  }
+    std::vector<float> scratch(need_scratch ? static_cast<size_t>(square) : 0);
+    detail::HeadIntermediates kept;
+    if (opt.materialize) {
+      kept = {trace.scores.data.data() + head * square, trace.scaled.data.data() + head * square,
+              trace.masked.data.data() + head * square, trace.weights.data.data() + head * square,
+              trace.dropped.data.data() + head * square};
+    }
+    detail::head_forward(out, kept, scratch.data(), head_in, kernels);
+  });
 
   detail::merge_heads(trace.merged, trace.head_outputs, plan, plan.hv);
   apply_output_projection(trace.output, trace.merged, in, plan);

@@ -49,6 +49,20 @@ inline f32x4 select(f32x4 mask, f32x4 a, f32x4 b) { return wasm_v128_bitselect(b
 // 2^n from t = n + 1.5·2²³ (n integral, −126 ≤ n ≤ 127): the low mantissa bits of t hold
 // n, so (bits(t) << 23) + (127 << 23) is the float 2^n. Two integer ops, no conversion.
 inline f32x4 pow2_from_magic(f32x4 t) { return wasm_i32x4_add(wasm_i32x4_shl(t, 23), wasm_i32x4_splat(127 << 23)); }
+// Lane L in every lane.
+template <int L>
+inline f32x4 broadcast_lane(f32x4 v) {
+  return wasm_i32x4_shuffle(v, v, L, L, L, L);
+}
+// Rows r0..r3 of a 4×4 block become its columns.
+inline void transpose4(f32x4& r0, f32x4& r1, f32x4& r2, f32x4& r3) {
+  const f32x4 t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
+  const f32x4 t2 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+  r0 = wasm_i64x2_shuffle(t0, t1, 0, 2);
+  r1 = wasm_i64x2_shuffle(t0, t1, 1, 3);
+  r2 = wasm_i64x2_shuffle(t2, t3, 0, 2);
+  r3 = wasm_i64x2_shuffle(t2, t3, 1, 3);
+}
 inline float hsum(f32x4 v) {
   const f32x4 s = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   return wasm_f32x4_extract_lane(wasm_f32x4_add(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2)), 0);
@@ -80,6 +94,11 @@ inline f32x4 select(f32x4 mask, f32x4 a, f32x4 b) { return _mm_blendv_ps(a, b, m
 inline f32x4 pow2_from_magic(f32x4 t) {
   return _mm_castsi128_ps(_mm_add_epi32(_mm_slli_epi32(_mm_castps_si128(t), 23), _mm_set1_epi32(127 << 23)));
 }
+template <int L>
+inline f32x4 broadcast_lane(f32x4 v) {
+  return _mm_shuffle_ps(v, v, _MM_SHUFFLE(L, L, L, L));
+}
+inline void transpose4(f32x4& r0, f32x4& r1, f32x4& r2, f32x4& r3) { _MM_TRANSPOSE4_PS(r0, r1, r2, r3); }
 inline float hsum(f32x4 v) {
   const f32x4 s = _mm_add_ps(v, _mm_movehl_ps(v, v));
   return _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)));
@@ -142,6 +161,17 @@ inline f32x4 pow2_from_magic(f32x4 t) {
   }
   return r;
 }
+template <int L>
+inline f32x4 broadcast_lane(f32x4 v) {
+  return splat(v.v[L]);
+}
+inline void transpose4(f32x4& r0, f32x4& r1, f32x4& r2, f32x4& r3) {
+  f32x4* rows[4] = {&r0, &r1, &r2, &r3};
+  f32x4 t[4];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) t[j].v[i] = rows[i]->v[j];
+  r0 = t[0], r1 = t[1], r2 = t[2], r3 = t[3];
+}
 inline float hsum(f32x4 a) { return (a.v[0] + a.v[2]) + (a.v[1] + a.v[3]); }
 inline float hmax(f32x4 a) {
   const float x = a.v[0] > a.v[2] ? a.v[0] : a.v[2];
@@ -175,6 +205,26 @@ inline f32x4 exp(f32x4 x) {
   const f32x4 r2 = mul(r, r);
   p = add(add(mul(p, r2), r), splat(1.0f));
   return select(underflow, mul(p, pow2_from_magic(t)), zero());
+}
+
+// 2^x, lane by lane, relative error below 2e-7 for x in [−126, 127] (Cephes exp2f: x = n + f
+// with |f| ≤ ½, then 1 + f·P(f), P of degree 5): no ln 2 range reduction, so cheaper than exp
+// where the caller can work in base 2 (the attention kernels fold log₂e into their scale).
+// x ≤ −127 (including −∞) gives exactly 0; −127 < x < −126.5 gives 0 too (2^x is subnormal).
+inline f32x4 exp2(f32x4 x) {
+  x = min(max(x, splat(-127.0f)), splat(127.0f));
+  // n = round(x) by the 1.5·2²³ trick (t keeps n in its low mantissa bits), f = x − n.
+  const f32x4 magic = splat(12582912.0f);
+  const f32x4 t = add(x, magic);
+  const f32x4 f = sub(x, sub(t, magic));
+  f32x4 p = splat(1.535336188319500e-4f);
+  p = add(mul(p, f), splat(1.339887440266574e-3f));
+  p = add(mul(p, f), splat(9.618437357674640e-3f));
+  p = add(mul(p, f), splat(5.550332471162809e-2f));
+  p = add(mul(p, f), splat(2.402264791363012e-1f));
+  p = add(mul(p, f), splat(6.931472028550421e-1f));
+  p = add(mul(p, f), splat(1.0f));
+  return mul(p, pow2_from_magic(t));  // n = −127 gives the float 0
 }
 
 }  // namespace attn::kernels::simd

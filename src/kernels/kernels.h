@@ -12,6 +12,7 @@
 
 namespace attn::kernels {
 
+// The two products are gemm.h's (matmul_simd equals matmul_ref bit for bit, and so on).
 // y (M, N) = x (M, K) · w (K, N) [+ bias (N)]. bias may be null.
 template <typename Real>
 void matmul_ref(Real* y, const Real* x, const Real* w, const Real* bias, int M, int K, int N);

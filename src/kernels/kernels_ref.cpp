@@ -7,32 +7,22 @@
 #include <cstdint>
 #include <limits>
 
+#include "gemm.h"
 #include "kernels.h"
 
 namespace attn::kernels {
 
+// The two products are gemm_ref (gemm.h) with x's rows and w read as (K, N) or, transposed, as (N, K).
 template <typename Real>
 void matmul_ref(Real* y, const Real* x, const Real* w, const Real* bias, int M, int K, int N) {
   // y: (M, N), x: (M, K), w: (K, N), bias: (N) or null
-  for (int i = 0; i < M; ++i) {
-    for (int j = 0; j < N; ++j) {
-      Real sum = bias ? bias[j] : Real(0);
-      for (int p = 0; p < K; ++p) sum += x[i * K + p] * w[p * N + j];
-      y[i * N + j] = sum;
-    }
-  }
+  gemm_ref<Real>(y, N, {x, K, 1}, {w, N, 1}, bias, false, M, K, N);
 }
 
 template <typename Real>
 void matmul_nt_ref(Real* y, const Real* x, const Real* w, const Real* bias, int M, int K, int N) {
   // y: (M, N), x: (M, K), w: (N, K) nn.Linear layout, bias: (N) or null
-  for (int i = 0; i < M; ++i) {
-    for (int j = 0; j < N; ++j) {
-      Real sum = bias ? bias[j] : Real(0);
-      for (int p = 0; p < K; ++p) sum += x[i * K + p] * w[j * K + p];
-      y[i * N + j] = sum;
-    }
-  }
+  gemm_ref<Real>(y, N, {x, K, 1}, {w, 1, K}, bias, false, M, K, N);
 }
 
 template <typename Real>

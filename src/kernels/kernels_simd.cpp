@@ -2,23 +2,23 @@
 //
 // Legend: T tokens, hk query/key head width, hv value head width, M/K/N matrix sizes.
 //
-// Every product here is one micro-kernel: C (MR × 8) = A (MR × K) · B (K × 8), where a row of
-// A is broadcast one element at a time and B is a packed panel (8 consecutive columns stored
-// row after row, zero-padded). The MR × 8 block of C lives in 2·MR vector registers for the
-// whole K loop, so each loaded B vector is used MR times and each broadcast A value twice:
-// no horizontal reductions inside the hot loop. MR = 4 keeps 8 accumulators + 2 B vectors +
-// 1 broadcast within the 16 vector registers V8 and x86 have, with no spills.
+// Every product here runs on the micro-kernel of micro_kernel.h: C (4 × 8) += A' · B, A' four
+// rows packed (K × 4) and B a packed panel (8 consecutive columns stored row after row,
+// zero-padded), the 4 × 8 block of C in 8 vector registers for the whole K loop.
 //
 // Packing costs K·N copies per call (T·hk for the keys), small next to the T²·hk products.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
 #include "f32x4.h"
+#include "gemm.h"
 #include "kernels.h"
+#include "micro_kernel.h"
 
 namespace attn::kernels {
 
@@ -26,8 +26,10 @@ namespace {
 
 using simd::f32x4;
 constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
-constexpr int kNr = 8;  // panel width: 2 vectors
-constexpr int kMr = 4;  // rows per micro-kernel call
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2 = 0.693147180559945309f;
+using micro::kMr;  // rows per micro-kernel call
+using micro::kNr;  // panel width: 2 vectors
 
 inline int round_up(int n, int m) { return (n + m - 1) / m * m; }
 
@@ -49,51 +51,26 @@ class Scratch {
   float* data_;
 };
 
-// acc (MR × 8) += a (MR rows, stride lda) · b (K × 8 panel).
-// The sums live in a local array for the whole loop: accumulating through the `acc`
-// reference instead makes clang store every accumulator on every step (a v128 may alias
-// the float inputs), which halves the speed under V8.
-template <int MR>
-inline void micro_acc(f32x4 (&acc)[MR][2], const float* a, std::ptrdiff_t lda, const float* b, int K) {
-  f32x4 c[MR][2];
-  for (int r = 0; r < MR; ++r) {
-    c[r][0] = acc[r][0];
-    c[r][1] = acc[r][1];
-  }
-  for (int p = 0; p < K; ++p) {
-    const f32x4 b0 = simd::load(b + p * kNr);
-    const f32x4 b1 = simd::load(b + p * kNr + 4);
-    for (int r = 0; r < MR; ++r) {
-      const f32x4 x = simd::load_splat(a + r * lda + p);
-      c[r][0] = simd::add(c[r][0], simd::mul(x, b0));
-      c[r][1] = simd::add(c[r][1], simd::mul(x, b1));
-    }
-  }
-  for (int r = 0; r < MR; ++r) {
-    acc[r][0] = c[r][0];
-    acc[r][1] = c[r][1];
+// Packs rows [i0, i0 + 4) of the (rows × K) matrix whose element (r, p) is src[r·sr + p·sp] as
+// the micro-kernel's A operand (K × 4): element (r, p) at out[4·p + r]. Rows at or past `rows`,
+// and in each row r the columns at or past limit[r] (when limit is given), are zeros.
+void pack_group(float* out, const float* src, int rows, int K, std::ptrdiff_t sr, std::ptrdiff_t sp, int i0,
+                const int* limit = nullptr) {
+  for (int r = 0; r < kMr; ++r) {
+    const int i = i0 + r;
+    const int live = i >= rows ? 0 : limit ? std::min(limit[r], K) : K;
+    const float* row = src + static_cast<std::ptrdiff_t>(i) * sr;
+    for (int p = 0; p < live; ++p) out[p * kMr + r] = row[p * sp];
+    for (int p = live; p < K; ++p) out[p * kMr + r] = 0.0f;
   }
 }
 
-// acc (MR × 8) = a · b, same shapes as micro_acc().
-template <int MR>
-inline void micro(f32x4 (&acc)[MR][2], const float* a, std::ptrdiff_t lda, const float* b, int K) {
-  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = simd::zero();
-  micro_acc<MR>(acc, a, lda, b, K);
-}
-
-// Stores columns [0, n) of an MR × 8 block (n ≤ 8) into c (stride ldc), scaled by alpha and
-// plus bias (8 values, may be null).
-template <int MR>
-inline void store_block(float* c, std::ptrdiff_t ldc, const f32x4 (&acc)[MR][2], int n, float alpha,
-                        const float* bias8) {
+// Stores rows [0, mr) and columns [0, n) of a 4 × 8 block (n ≤ 8) into c (stride ldc), each
+// scaled by alpha.
+inline void store_block(float* c, std::ptrdiff_t ldc, const f32x4 (&acc)[kMr][2], int mr, int n, float alpha) {
   const f32x4 va = simd::splat(alpha);
-  for (int r = 0; r < MR; ++r) {
-    f32x4 v0 = simd::mul(acc[r][0], va), v1 = simd::mul(acc[r][1], va);
-    if (bias8) {
-      v0 = simd::add(v0, simd::load(bias8));
-      v1 = simd::add(v1, simd::load(bias8 + 4));
-    }
+  for (int r = 0; r < mr; ++r) {
+    const f32x4 v0 = simd::mul(acc[r][0], va), v1 = simd::mul(acc[r][1], va);
     if (n == kNr) {
       simd::store(c + r * ldc, v0);
       simd::store(c + r * ldc + 4, v1);
@@ -102,6 +79,31 @@ inline void store_block(float* c, std::ptrdiff_t ldc, const f32x4 (&acc)[MR][2],
       simd::store(tmp, v0);
       simd::store(tmp + 4, v1);
       for (int j = 0; j < n; ++j) c[r * ldc + j] = tmp[j];
+    }
+  }
+}
+
+// c (mr × n, row stride ldc; mr ≤ 4, n ≤ 8) += A' (K × 4) · panel (K × 8): a sum held in the
+// output, loaded and stored around one micro-kernel call.
+void accumulate_block(float* c, std::ptrdiff_t ldc, int mr, int n, const float* ap, const float* bp, int K) {
+  f32x4 acc[kMr][2];
+  alignas(16) float tmp[kMr][kNr] = {};
+  const bool whole = mr == kMr && n == kNr;
+  for (int r = 0; r < kMr; ++r) {
+    if (whole) {
+      acc[r][0] = simd::load(c + r * ldc), acc[r][1] = simd::load(c + r * ldc + 4);
+    } else {
+      for (int j = 0; r < mr && j < n; ++j) tmp[r][j] = c[r * ldc + j];
+      acc[r][0] = simd::load(tmp[r]), acc[r][1] = simd::load(tmp[r] + 4);
+    }
+  }
+  micro::kernel<kMr>(acc, ap, bp, K);
+  for (int r = 0; r < mr; ++r) {
+    if (whole) {
+      simd::store(c + r * ldc, acc[r][0]), simd::store(c + r * ldc + 4, acc[r][1]);
+    } else {
+      simd::store(tmp[r], acc[r][0]), simd::store(tmp[r] + 4, acc[r][1]);
+      for (int j = 0; j < n; ++j) c[r * ldc + j] = tmp[r][j];
     }
   }
 }
@@ -117,34 +119,6 @@ void pack_panels(float* out, const float* src, int K, int N, std::ptrdiff_t sp, 
       for (int j = n; j < kNr; ++j) panel[p * kNr + j] = 0.0f;
     }
   }
-}
-
-// One block of MR rows of y = alpha · a · panels (+ bias), for every panel.
-template <int MR>
-void gemm_rows(float* y, std::ptrdiff_t ldy, const float* a, std::ptrdiff_t lda, const float* panels,
-               const float* bias_padded, int K, int N, float alpha) {
-  f32x4 acc[MR][2];
-  for (int j0 = 0; j0 < N; j0 += kNr) {
-    micro<MR>(acc, a, lda, panels + static_cast<std::ptrdiff_t>(j0 / kNr) * K * kNr, K);
-    store_block<MR>(y + j0, ldy, acc, std::min(kNr, N - j0), alpha, bias_padded ? bias_padded + j0 : nullptr);
-  }
-}
-
-// y (M, N) = a (M, K) · B (K, N) + bias, with B already packed into panels.
-void gemm_packed(float* y, const float* a, const float* panels, const float* bias, int M, int K, int N) {
-  std::vector<float> bias_padded;
-  if (bias) {
-    bias_padded.assign(round_up(N, kNr), 0.0f);
-    std::copy(bias, bias + N, bias_padded.begin());
-  }
-  const float* bp = bias ? bias_padded.data() : nullptr;
-  int i = 0;
-  for (; i + kMr <= M; i += kMr)
-    gemm_rows<kMr>(y + static_cast<std::ptrdiff_t>(i) * N, N, a + static_cast<std::ptrdiff_t>(i) * K, K, panels, bp, K,
-                   N, 1.0f);
-  for (; i < M; ++i)
-    gemm_rows<1>(y + static_cast<std::ptrdiff_t>(i) * N, N, a + static_cast<std::ptrdiff_t>(i) * K, K, panels, bp, K, N,
-                 1.0f);
 }
 
 // Vectorised row max over n floats (n ≥ 0; −∞ when n = 0).
@@ -190,46 +164,36 @@ inline void scale_in_place(float* x, int n, float s) {
 
 }  // namespace
 
+// The projections are gemm_simd (gemm.h), equal to matmul_ref / matmul_nt_ref bit for bit.
 void matmul_simd(float* y, const float* x, const float* w, const float* bias, int M, int K, int N) {
   // y: (M, N), x: (M, K), w: (K, N), bias: (N) or null
-  if (M <= 0 || N <= 0) return;
-  Scratch panels(static_cast<std::size_t>(round_up(N, kNr)) * std::max(K, 1));
-  pack_panels(panels.data(), w, K, N, N, 1);
-  gemm_packed(y, x, panels.data(), bias, M, K, N);
+  gemm_simd(y, N, {x, K, 1}, {w, N, 1}, bias, false, M, K, N);
 }
 
 void matmul_nt_simd(float* y, const float* x, const float* w, const float* bias, int M, int K, int N) {
   // y: (M, N), x: (M, K), w: (N, K) nn.Linear layout, bias: (N) or null
-  if (M <= 0 || N <= 0) return;
-  Scratch panels(static_cast<std::size_t>(round_up(N, kNr)) * std::max(K, 1));
-  pack_panels(panels.data(), w, K, N, 1, K);
-  gemm_packed(y, x, panels.data(), bias, M, K, N);
+  gemm_simd(y, N, {x, K, 1}, {w, 1, K}, bias, false, M, K, N);
 }
 
 void qk_scores_simd(float* scores, const float* q, const float* k, int T, int hk, float alpha, bool causal) {
-  // scores: (T, T), q: (T, hk), k: (T, hk); kᵀ is packed into panels of 8 keys (hk × 8).
+  // scores: (T, T), q: (T, hk), k: (T, hk); kᵀ packed into panels of 8 keys (hk × 8), each 4
+  // rows of q packed as the micro-kernel's A. Each score is alpha · (Σ_c q·k in order), as in
+  // the reference, bit for bit.
   if (T <= 0) return;
   Scratch kt(static_cast<std::size_t>(round_up(T, kNr)) * std::max(hk, 1));
   pack_panels(kt.data(), k, hk, T, 1, hk);
-  f32x4 acc4[kMr][2];
-  f32x4 acc1[1][2];
+  Scratch qg(static_cast<std::size_t>(std::max(hk, 1)) * kMr);
   for (int i0 = 0; i0 < T; i0 += kMr) {
     const int mr = std::min(kMr, T - i0);
-    // Causal: this block of rows needs keys j ≤ i0 + mr − 1 only; panels past it are skipped.
+    pack_group(qg.data(), q, T, hk, hk, 1, i0);
+    // Causal: this group of rows needs keys j ≤ i0 + mr − 1 only; panels past it are skipped.
     const int ncols = causal ? i0 + mr : T;
     float* srow = scores + static_cast<std::ptrdiff_t>(i0) * T;
     for (int j0 = 0; j0 < ncols; j0 += kNr) {
-      const float* panel = kt.data() + static_cast<std::ptrdiff_t>(j0 / kNr) * hk * kNr;
-      const int n = std::min(kNr, T - j0);
-      if (mr == kMr) {
-        micro<kMr>(acc4, q + static_cast<std::ptrdiff_t>(i0) * hk, hk, panel, hk);
-        store_block<kMr>(srow + j0, T, acc4, n, alpha, nullptr);
-      } else {
-        for (int r = 0; r < mr; ++r) {
-          micro<1>(acc1, q + static_cast<std::ptrdiff_t>(i0 + r) * hk, hk, panel, hk);
-          store_block<1>(srow + static_cast<std::ptrdiff_t>(r) * T + j0, T, acc1, n, alpha, nullptr);
-        }
-      }
+      f32x4 acc[kMr][2];
+      for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = simd::zero();
+      micro::kernel<kMr>(acc, qg.data(), kt.data() + static_cast<std::ptrdiff_t>(j0) * hk, hk);
+      store_block(srow + j0, T, acc, mr, std::min(kNr, T - j0), alpha);
     }
     if (causal) {  // the masked half: −∞, including the few entries the last panel computed
       for (int r = 0; r < mr; ++r) {
@@ -257,39 +221,24 @@ void softmax_rows_simd(float* w, int rows, int cols, bool causal) {
 }
 
 void weighted_sum_simd(float* out, const float* w, const float* v, int T, int hv, bool causal) {
-  // out: (T, hv), w: (T, T), v: (T, hv); v is packed into panels of 8 columns (T × 8).
+  // out: (T, hv), w: (T, T), v: (T, hv); v packed into panels of 8 columns (T × 8), each 4 rows
+  // of w packed as the micro-kernel's A. Causal: a group's sums stop at its last row's diagonal,
+  // and the packed copy holds zeros where a row's weights are masked (never read), so each
+  // output is Σ_j w·v in order as in the reference (plus exact zeros).
   if (T <= 0 || hv <= 0) return;
   Scratch vp(static_cast<std::size_t>(round_up(hv, kNr)) * T);
   pack_panels(vp.data(), v, T, hv, hv, 1);
-  f32x4 acc4[kMr][2];
-  f32x4 acc1[1][2];
+  Scratch wg(static_cast<std::size_t>(T) * kMr);
   for (int i0 = 0; i0 < T; i0 += kMr) {
     const int mr = std::min(kMr, T - i0);
-    const float* wrow = w + static_cast<std::ptrdiff_t>(i0) * T;
+    const int live = causal ? i0 + mr : T;  // keys the group reads
+    const int limit[kMr] = {i0 + 1, i0 + 2, i0 + 3, i0 + 4};
+    pack_group(wg.data(), w, T, live, T, 1, i0, causal ? limit : nullptr);
     for (int c0 = 0; c0 < hv; c0 += kNr) {
-      const float* panel = vp.data() + static_cast<std::ptrdiff_t>(c0 / kNr) * T * kNr;
-      const int n = std::min(kNr, hv - c0);
-      if (mr == kMr) {
-        // Keys j ≤ i0 are live for all four rows; the triangle j ∈ (i0, i0 + 3] row by row,
-        // so weights above the diagonal are never read.
-        const int shared = causal ? i0 + 1 : T;
-        micro<kMr>(acc4, wrow, T, panel, shared);
-        if (causal) {
-          for (int r = 1; r < kMr; ++r) {
-            f32x4 one[1][2] = {{acc4[r][0], acc4[r][1]}};
-            micro_acc<1>(one, wrow + static_cast<std::ptrdiff_t>(r) * T + shared, T, panel + shared * kNr, r);
-            acc4[r][0] = one[0][0];
-            acc4[r][1] = one[0][1];
-          }
-        }
-        store_block<kMr>(out + static_cast<std::ptrdiff_t>(i0) * hv + c0, hv, acc4, n, 1.0f, nullptr);
-      } else {
-        for (int r = 0; r < mr; ++r) {
-          const int live = causal ? i0 + r + 1 : T;
-          micro<1>(acc1, wrow + static_cast<std::ptrdiff_t>(r) * T, T, panel, live);
-          store_block<1>(out + static_cast<std::ptrdiff_t>(i0 + r) * hv + c0, hv, acc1, n, 1.0f, nullptr);
-        }
-      }
+      f32x4 acc[kMr][2];
+      for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = simd::zero();
+      micro::kernel<kMr>(acc, wg.data(), vp.data() + static_cast<std::ptrdiff_t>(c0) * T, live);
+      store_block(out + static_cast<std::ptrdiff_t>(i0) * hv + c0, hv, acc, mr, std::min(kNr, hv - c0), 1.0f);
     }
   }
 }
@@ -301,25 +250,30 @@ void weighted_sum_simd(float* out, const float* w, const float* v, int T, int hv
 // Keys that key_keep drops are removed while packing (they contribute nothing), so padding
 // costs nothing in the loops; cnt[i] = number of kept keys among 0..i is then the causal
 // limit of row i in the packed order. Memory beyond inputs and output: packed kᵀ and v
-// (T·hk + T·hv, rounded up to 8 columns) plus one (Br × Bc) score tile and (Br × hv)
-// accumulator: O(T·hs), never T×T.
+// (T·hk + T·hv, rounded up to 8 columns), the block's packed queries and output (Br·hk +
+// Br·hv) and one group's weights (Bc × 4): O(T·hs), never T×T.
 //
-// For each block of Br query rows, for each tile of Bc keys:
-//   1. scores   S = alpha · Q_blk · Kᵀ_tile (micro-kernel, MR rows at a time)
-//   2. row max  m_new = max(m, max_j S), masked entries −∞
-//   3. exp, sum P = e^(S − m_new), l = l · e^(m − m_new) + Σ P; O rescaled by e^(m − m_new)
-//   4. weighted sum  O_blk += P · V_tile (micro-kernel over panels of 8 value columns)
+// Queries go in groups of 4 rows, the micro-kernel's height (micro_kernel.h), packed as its A
+// operand; a group's scores for a tile of keys are written key-major (key j, row r at 4·j + r),
+// which is at once the A operand of the weighted sum and a layout where the online softmax of
+// the 4 rows is one vector per key: the rows' max, sum and rescale are vector operations.
+// For each block of Br query rows (8 groups), for each tile of Bc keys (the tile's kᵀ and v
+// panels stay in L1 across the groups), for each group:
+//   1. scores   S = alpha · Q_g · Kᵀ_tile (micro-kernel per 8 keys, then a 4 × 4 transpose into
+//               key-major order), −∞ where the key is masked for that row
+//   2. row max  m_new = max(m, max_j S)                                    (4 rows: one vector)
+//   3. exp, sum P = e^(S − m_new), l = l · e^(m − m_new) + Σ_j P  (in base 2, log₂e folded into
+//               alpha: the f32x4 exp2 needs no ln 2 range reduction)
+//   4. weighted sum  O_g = O_g · e^(m − m_new) + P · V_tile (micro-kernel per 8 value columns,
+//               the rescale applied as O_g is loaded)
 // and at the end 5. normalise O / l (0 for a row with no kept key).
 void attention_tiled_simd(float* out, float* lse, const float* q, const float* k, const float* v,
                           const std::uint8_t* key_keep, int T, int hk, int hv, float alpha, bool causal) {
   // out: (T, hv), lse: (T) or null, q: (T, hk), k: (T, hk), v: (T, hv), key_keep: (T) or null
   if (T <= 0 || hv <= 0) return;
-#ifndef ATTN_TILE_BR
-#define ATTN_TILE_BR 32
-#define ATTN_TILE_BC 64
-#endif
-  constexpr int kBr = ATTN_TILE_BR;  // query rows per block: a Kᵀ tile is reused by 8 micro-kernel calls
-  constexpr int kBc = ATTN_TILE_BC;  // keys per tile: Kᵀ and V tiles (64 × 64 floats each) stay in L1
+  constexpr int kBr = 32;  // query rows per block: the tile's panels serve 8 groups from L1
+  constexpr int kBc = 64;  // keys per tile: its kᵀ and v panels (64 × 64 floats each) stay in L1
+  constexpr int kGroups = kBr / kMr;
 
   // Compact the kept keys and count them per row.
   std::vector<int> cnt(T);
@@ -332,7 +286,7 @@ void attention_tiled_simd(float* out, float* lse, const float* q, const float* k
   const int Tk = static_cast<int>(kept.size());
   const int hvp = round_up(hv, kNr);
   const int Tkp = round_up(std::max(Tk, 1), kBc);
-  // kᵀ panels: (hk × 8) per 8 kept keys; v panels: (Tkp × 8) per 8 value columns.
+  // kᵀ panels: (hk × 8) per 8 kept keys; v panels: (Tkp × 8) per 8 value columns; zero-padded.
   Scratch kt(static_cast<std::size_t>(Tkp) * std::max(hk, 1));
   Scratch vp(static_cast<std::size_t>(hvp) * Tkp);
   for (int jj = 0; jj < Tk; ++jj) {
@@ -343,85 +297,105 @@ void attention_tiled_simd(float* out, float* lse, const float* q, const float* k
     for (int c = 0; c < hv; ++c) vp[static_cast<std::ptrdiff_t>(c / kNr) * Tkp * kNr + jj * kNr + c % kNr] = vrow[c];
   }
 
-  Scratch s_tile(static_cast<std::size_t>(kBr) * kBc);
-  Scratch o_blk(static_cast<std::size_t>(kBr) * hvp);
-  float m[kBr], l[kBr];
-  int limit[kBr];
-  f32x4 acc[kMr][2];
-  f32x4 acc1[1][2];
+  Scratch q_blk(static_cast<std::size_t>(kBr) * std::max(hk, 1));  // group g at g·4·hk: (hk × 4)
+  Scratch o_blk(static_cast<std::size_t>(kBr) * hvp);              // (Br × hvp), row-major
+  Scratch p_tile(static_cast<std::size_t>(kBc) * kMr);             // one group's weights, key-major
+  alignas(16) float m_blk[kBr], l_blk[kBr];
+  alignas(16) float rows_limit[kBr];  // kept keys visible to each row, as floats for the mask compare
+  const f32x4 minus_inf = simd::splat(kMinusInf), lowest = simd::splat(-std::numeric_limits<float>::max());
+  const float alpha2 = alpha * kLog2e;  // scores in base 2: e^(αs) = 2^(α·log₂e·s)
 
   for (int i0 = 0; i0 < T; i0 += kBr) {
-    const int br = std::min(kBr, T - i0);
-    for (int r = 0; r < br; ++r) {
-      m[r] = kMinusInf;
-      l[r] = 0.0f;
-      limit[r] = causal ? cnt[i0 + r] : Tk;  // kept keys visible to row i0 + r
+    const int br = std::min(kBr, T - i0), groups = (br + kMr - 1) / kMr;
+    // Pack the block's queries, rows past T zero (their outputs are never written).
+    for (int g = 0; g < groups; ++g) {
+      float* dst = q_blk.data() + static_cast<std::ptrdiff_t>(g) * hk * kMr;
+      for (int r = 0; r < kMr; ++r) {
+        const int i = i0 + g * kMr + r;
+        for (int c = 0; c < hk; ++c) dst[c * kMr + r] = i < T ? q[static_cast<std::ptrdiff_t>(i) * hk + c] : 0.0f;
+      }
+    }
+    int group_limit[kGroups];  // kept keys any row of the group sees
+    for (int r = 0; r < groups * kMr; ++r) {
+      const int i = i0 + r;
+      rows_limit[r] = static_cast<float>(i >= T ? 0 : causal ? cnt[i] : Tk);
+      m_blk[r] = kMinusInf;
+      l_blk[r] = 0.0f;
+    }
+    for (int g = 0; g < groups; ++g) {
+      const int last = std::min(T - 1, i0 + g * kMr + kMr - 1);
+      group_limit[g] = causal ? cnt[last] : Tk;
     }
     std::fill(o_blk.data(), o_blk.data() + static_cast<std::size_t>(kBr) * hvp, 0.0f);
     const int block_limit = causal ? cnt[i0 + br - 1] : Tk;
 
     for (int j0 = 0; j0 < block_limit; j0 += kBc) {
-      const int bc = std::min(kBc, block_limit - j0);
-      // 1. scores for the tile, MR rows at a time; sub-blocks entirely above the diagonal skipped.
-      for (int r0 = 0; r0 < br; r0 += kMr) {
-        const int mr = std::min(kMr, br - r0);
-        const int sub_limit = std::min(bc, limit[r0 + mr - 1] - j0);
-        for (int jp = 0; jp < sub_limit; jp += kNr) {
-          const float* panel = kt.data() + static_cast<std::ptrdiff_t>((j0 + jp) / kNr) * hk * kNr;
-          if (mr == kMr) {
-            micro<kMr>(acc, q + static_cast<std::ptrdiff_t>(i0 + r0) * hk, hk, panel, hk);
-            store_block<kMr>(s_tile.data() + r0 * kBc + jp, kBc, acc, kNr, alpha, nullptr);
-          } else {
-            for (int r = 0; r < mr; ++r) {
-              micro<1>(acc1, q + static_cast<std::ptrdiff_t>(i0 + r0 + r) * hk, hk, panel, hk);
-              store_block<1>(s_tile.data() + (r0 + r) * kBc + jp, kBc, acc1, kNr, alpha, nullptr);
+      for (int g = 0; g < groups; ++g) {
+        const int n = std::min(kBc, group_limit[g] - j0);  // keys of this tile any row of the group sees
+        if (n <= 0) continue;
+        const float* qg = q_blk.data() + static_cast<std::ptrdiff_t>(g) * hk * kMr;
+        const f32x4 row_limit = simd::load(rows_limit + g * kMr);
+        // A key vector may hold masked lanes when some row of the group sees fewer keys than
+        // the tile reaches.
+        const float min_limit = std::min(std::min(rows_limit[g * kMr], rows_limit[g * kMr + 1]),
+                                         std::min(rows_limit[g * kMr + 2], rows_limit[g * kMr + 3]));
+        // 1. scores, 8 keys at a time, into key-major order, in base 2: alpha·log₂e·q·k
+        const f32x4 va = simd::splat(alpha2);
+        const int n8 = round_up(n, kNr);
+        for (int jp = 0; jp < n8; jp += kNr) {
+          f32x4 acc[kMr][2];
+          for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = simd::zero();
+          micro::kernel<kMr>(acc, qg, kt.data() + static_cast<std::ptrdiff_t>(j0 + jp) * hk, hk);
+          for (int half = 0; half < 2; ++half) {
+            f32x4 c0 = simd::mul(acc[0][half], va), c1 = simd::mul(acc[1][half], va), c2 = simd::mul(acc[2][half], va),
+                  c3 = simd::mul(acc[3][half], va);
+            simd::transpose4(c0, c1, c2, c3);  // now c_u = key j0 + jp + 4·half + u, rows 0…3
+            const int key = j0 + jp + 4 * half;
+            float* dst = p_tile.data() + (jp + 4 * half) * kMr;
+            f32x4 cols[4] = {c0, c1, c2, c3};
+            for (int u = 0; u < 4; ++u) {
+              if (key + u + 1 > min_limit) {  // lanes whose row sees fewer than key + u + 1 keys: −∞
+                cols[u] =
+                    simd::select(simd::less(simd::splat(static_cast<float>(key + u)), row_limit), minus_inf, cols[u]);
+              }
+              simd::store(dst + u * kMr, cols[u]);
             }
           }
         }
-      }
-      // 2–3. online softmax per row over its live columns [0, n).
-      for (int r = 0; r < br; ++r) {
-        const int n = std::min(bc, limit[r] - j0);
-        float* srow = s_tile.data() + r * kBc;
-        if (n <= 0) {  // nothing visible in this tile: weight 0 for the whole row
-          std::fill(srow, srow + bc, 0.0f);
-          continue;
+        // 2. row max of the 4 rows over the tile (keys past n are −∞ by the mask above)
+        f32x4 mt = minus_inf;
+        for (int j = 0; j < n; ++j) mt = simd::max(mt, simd::load(p_tile.data() + j * kMr));
+        const f32x4 m_old = simd::load(m_blk + g * kMr);
+        const f32x4 m_new = simd::max(m_old, mt);
+        // A row with nothing visible yet keeps m = −∞: shift by 0 so e^(−∞ − 0) = 0, not NaN.
+        const f32x4 shift = simd::select(simd::less(m_new, lowest), m_new, simd::zero());
+        // 3. exp and sum; the rows' correction e^(m − m_new) (0 on the first tile: m = −∞)
+        const f32x4 correction = simd::exp2(simd::sub(m_old, shift));
+        f32x4 sum = simd::zero();
+        for (int j = 0; j < n; ++j) {
+          float* pj = p_tile.data() + j * kMr;
+          const f32x4 e = simd::exp2(simd::sub(simd::load(pj), shift));
+          simd::store(pj, e);
+          sum = simd::add(sum, e);
         }
-        const float m_new = std::max(m[r], row_max(srow, n));
-        const float correction = std::exp(m[r] - m_new);  // 0 on the first tile (m = −∞)
-        const float sum = exp_shift_sum(srow, n, m_new);
-        std::fill(srow + n, srow + bc, 0.0f);
-        l[r] = l[r] * correction + sum;
-        if (correction != 1.0f) scale_in_place(o_blk.data() + r * hvp, hvp, correction);
-        m[r] = m_new;
-      }
-      // 4. O_blk += P · V_tile, keeping each (MR × 8) block of O in registers over the tile.
-      for (int r0 = 0; r0 < br; r0 += kMr) {
-        const int mr = std::min(kMr, br - r0);
-        const int kk = std::max(0, std::min(bc, limit[r0 + mr - 1] - j0));
-        if (kk == 0) continue;
+        simd::store(l_blk + g * kMr, simd::add(simd::mul(simd::load(l_blk + g * kMr), correction), sum));
+        simd::store(m_blk + g * kMr, m_new);
+        // 4. O_g = O_g · correction + P · V_tile, per 8 value columns
+        const f32x4 corr[kMr] = {simd::broadcast_lane<0>(correction), simd::broadcast_lane<1>(correction),
+                                 simd::broadcast_lane<2>(correction), simd::broadcast_lane<3>(correction)};
+        float* og = o_blk.data() + static_cast<std::ptrdiff_t>(g) * kMr * hvp;
         for (int c0 = 0; c0 < hvp; c0 += kNr) {
           const float* panel =
               vp.data() + static_cast<std::ptrdiff_t>(c0 / kNr) * Tkp * kNr + static_cast<std::ptrdiff_t>(j0) * kNr;
-          float* o = o_blk.data() + r0 * hvp + c0;
-          if (mr == kMr) {
-            for (int r = 0; r < kMr; ++r) {
-              acc[r][0] = simd::load(o + r * hvp);
-              acc[r][1] = simd::load(o + r * hvp + 4);
-            }
-            micro_acc<kMr>(acc, s_tile.data() + r0 * kBc, kBc, panel, kk);
-            for (int r = 0; r < kMr; ++r) {
-              simd::store(o + r * hvp, acc[r][0]);
-              simd::store(o + r * hvp + 4, acc[r][1]);
-            }
-          } else {
-            for (int r = 0; r < mr; ++r) {
-              acc1[0][0] = simd::load(o + r * hvp);
-              acc1[0][1] = simd::load(o + r * hvp + 4);
-              micro_acc<1>(acc1, s_tile.data() + (r0 + r) * kBc, kBc, panel, kk);
-              simd::store(o + r * hvp, acc1[0][0]);
-              simd::store(o + r * hvp + 4, acc1[0][1]);
-            }
+          f32x4 acc[kMr][2];
+          for (int r = 0; r < kMr; ++r) {
+            acc[r][0] = simd::mul(simd::load(og + r * hvp + c0), corr[r]);
+            acc[r][1] = simd::mul(simd::load(og + r * hvp + c0 + 4), corr[r]);
+          }
+          micro::kernel<kMr>(acc, p_tile.data(), panel, n);
+          for (int r = 0; r < kMr; ++r) {
+            simd::store(og + r * hvp + c0, acc[r][0]);
+            simd::store(og + r * hvp + c0 + 4, acc[r][1]);
           }
         }
       }
@@ -430,9 +404,10 @@ void attention_tiled_simd(float* out, float* lse, const float* q, const float* k
     for (int r = 0; r < br; ++r) {
       float* dst = out + static_cast<std::ptrdiff_t>(i0 + r) * hv;
       const float* o = o_blk.data() + r * hvp;
-      const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+      const float inv = l_blk[r] > 0.0f ? 1.0f / l_blk[r] : 0.0f;
       for (int c = 0; c < hv; ++c) dst[c] = o[c] * inv;
-      if (lse) lse[i0 + r] = l[r] > 0.0f ? m[r] + std::log(l[r]) : kMinusInf;
+      // m is in base 2: log Σ e^(αs) = m·ln 2 + log l.
+      if (lse) lse[i0 + r] = l_blk[r] > 0.0f ? m_blk[r] * kLn2 + std::log(l_blk[r]) : kMinusInf;
     }
   }
 }
@@ -457,88 +432,152 @@ void softmax_rows_backward_simd(float* ds, const float* dw, const float* w, int 
   }
 }
 
-// FlashAttention's backward for one head (kernels.h), in tiles of Br query rows × Bc keys held
-// in scratch of O(Br·Bc + (Br + Bc)·hs), never T×T. Per tile, the forward's passes in reverse:
-//   1. scores  S = Q_blk · K_tileᵀ, then P = exp(α·S − lse) with masked pairs 0 (the weights again)
-//   6. weighted sum   dV_tile += Pᵀ · dO_blk,   dP = dO_blk · V_tileᵀ
+// FlashAttention's backward for one head (kernels.h), in tiles of Bc keys × Bq query rows held in
+// scratch of O((Bc + Bq)·Bc), never T×T, on the micro-kernel of micro_kernel.h. Keys go in
+// tiles (outer loop), each meeting the query rows that see it in blocks; per block, the
+// forward's passes in reverse:
+//   1. scores  S = Q_g · K_tileᵀ per group of 4 rows and 8 keys, then P = e^(α·S − lse), 0 where
+//              masked: the weights again
+//   6. weighted sum   dP = dO_g · V_tileᵀ (same shapes);   dV_tile += Pᵀ · dO_blk
 //   4. softmax        dS = P ⊙ (dP − D), D = rowsum(dO ⊙ O)
-//   2–1. scale, scores  dQ_blk += α·dS · K_tile,   dK_tile += α·dSᵀ · Q_blk
-// The products run on the same micro-kernels as the forward (matmul_simd / matmul_nt_simd).
+//   2–1. scale, scores  dK_tile += (α·dS)ᵀ · Q_blk,   dQ_blk += (α·dS) · K_tile
+// P and α·dS are kept in the order the first two products leave them: per group of 4 keys,
+// query-major (row p, key r at 4·p + r), which is the A operand of dV and dK (a sum over query
+// rows); dQ (a sum over keys) takes them through 4 × 4 transposes. Every operand is packed once
+// per head: q and dO as groups of 4 rows, kᵀ and vᵀ as panels of 8 keys, k, q and dO as panels
+// of 8 columns. dq, dk and dv are sums held in the outputs (loaded and stored per micro-kernel
+// call, whose sums run over 64 rows or keys).
 void attention_tiled_backward_simd(float* dq, float* dk, float* dv, const float* dout, const float* q, const float* k,
                                    const float* v, const float* out, const float* lse, const std::uint8_t* key_keep,
                                    int T, int hk, int hv, float alpha, bool causal) {
   // dq, dk, q, k: (T, hk); dv, dout, v, out: (T, hv); lse: (T); key_keep: (T) or null
-  constexpr int kBr = 32, kBc = 64;
   std::fill(dq, dq + static_cast<std::ptrdiff_t>(T) * hk, 0.0f);
   std::fill(dk, dk + static_cast<std::ptrdiff_t>(T) * hk, 0.0f);
   std::fill(dv, dv + static_cast<std::ptrdiff_t>(T) * hv, 0.0f);
-  if (T <= 0) return;
-  std::vector<float> D(static_cast<size_t>(T));
-  for (int i = 0; i < T; ++i) {
-    float d = 0.0f;
-    for (int c = 0; c < hv; ++c)
-      d += dout[static_cast<std::ptrdiff_t>(i) * hv + c] * out[static_cast<std::ptrdiff_t>(i) * hv + c];
-    D[static_cast<size_t>(i)] = d;
+  if (T <= 0 || hk <= 0 || hv <= 0) return;
+  constexpr int kBc = 64;  // keys per tile
+  constexpr int kBq = 64;  // query rows per block (the length of dV's and dK's sums per call)
+  const int T4 = round_up(T, kMr), T8 = round_up(T, kNr);
+  const std::size_t hk1 = static_cast<std::size_t>(hk), hv1 = static_cast<std::size_t>(hv);
+  // Packed operands (zero-padded): q, dO as groups of 4 rows (hs × 4); kᵀ, vᵀ as panels of 8
+  // keys (hs × 8); k, q, dO as panels of 8 columns (T × 8).
+  Scratch qg(T4 * hk1), dog(T4 * hv1), kt(T8 * hk1), vt(T8 * hv1);
+  Scratch kp(round_up(hk, kNr) * static_cast<std::size_t>(T)), qp(round_up(hk, kNr) * static_cast<std::size_t>(T)),
+      dop(round_up(hv, kNr) * static_cast<std::size_t>(T));
+  for (int i0 = 0; i0 < T; i0 += kMr) {
+    pack_group(qg.data() + i0 * hk1, q, T, hk, hk, 1, i0);
+    pack_group(dog.data() + i0 * hv1, dout, T, hv, hv, 1, i0);
   }
-  const int hmax = std::max(hk, hv);
-  std::vector<float> P(kBr * kBc), dP(kBr * kBc), Pt(kBc * kBr), tmp(static_cast<size_t>(std::max(kBr, kBc)) * hmax);
-  for (int i0 = 0; i0 < T; i0 += kBr) {
-    const int br = std::min(kBr, T - i0);
-    const int key_end = causal ? i0 + br : T;
-    for (int j0 = 0; j0 < key_end; j0 += kBc) {
-      const int bc = std::min(kBc, key_end - j0);
-      // 1. the tile's weights P (br × bc), recomputed
-      matmul_nt_simd(P.data(), q + static_cast<std::ptrdiff_t>(i0) * hk, k + static_cast<std::ptrdiff_t>(j0) * hk,
-                     nullptr, br, hk, bc);
-      bool any = false;
-      for (int r = 0; r < br; ++r) {
-        const int i = i0 + r;
-        float* row = P.data() + r * bc;
-        const float shift = lse[i];
-        if (shift == kMinusInf) {
-          std::fill(row, row + bc, 0.0f);
-          continue;
+  pack_panels(kt.data(), k, hk, T, 1, hk);
+  pack_panels(vt.data(), v, hv, T, 1, hv);
+  pack_panels(kp.data(), k, T, hk, hk, 1);
+  pack_panels(qp.data(), q, T, hk, hk, 1);
+  pack_panels(dop.data(), dout, T, hv, hv, 1);
+  // Per row: D = dO·O, and the shift of e^(α·S − lse) in base 2 (+∞ for a row with no weights: P = 0).
+  Scratch D(T4), shift(T4);
+  for (int i = 0; i < T4; ++i) {
+    float d = 0.0f;
+    if (i < T) {
+      for (int c = 0; c < hv; ++c)
+        d += dout[static_cast<std::ptrdiff_t>(i) * hv + c] * out[static_cast<std::ptrdiff_t>(i) * hv + c];
+    }
+    D[i] = d;
+    shift[i] = i < T && lse[i] != kMinusInf ? lse[i] * kLog2e : std::numeric_limits<float>::infinity();
+  }
+  // Kept keys as lane masks (all ones = kept), padded keys dropped.
+  std::vector<float> keep_bits(static_cast<std::size_t>(T8) + kNr);
+  for (int j = 0; j < T8; ++j) {
+    const std::uint32_t bits = j < T && (!key_keep || key_keep[j]) ? 0xffffffffu : 0u;
+    std::memcpy(&keep_bits[static_cast<std::size_t>(j)], &bits, 4);
+  }
+
+  Scratch p_t(kBc * kBq), ds_t(kBc * kBq);  // key group kg, row p, key r at (kg·Bq + p)·4 + r
+  Scratch ds_q(kBq * kBc);                  // row group g, key j, row r at (g·Bc + j)·4 + r
+  const f32x4 va = simd::splat(alpha), va2 = simd::splat(alpha * kLog2e);  // P = 2^(α·log₂e·S − lse·log₂e)
+
+  for (int j0 = 0; j0 < T; j0 += kBc) {
+    const int bc = std::min(kBc, T - j0), key_groups = (bc + kMr - 1) / kMr;
+    // Causal: rows before the tile see none of its keys.
+    for (int q0 = causal ? j0 : 0; q0 < T; q0 += kBq) {
+      const int bq = std::min(kBq, T - q0), row_groups = (bq + kMr - 1) / kMr;
+      // 1. P and 4. α·dS, per group of 4 rows and 8 keys
+      for (int g = 0; g < row_groups; ++g) {
+        const int p0 = q0 + g * kMr;
+        const float* qa = qg.data() + p0 * hk1;
+        const float* da = dog.data() + p0 * hv1;
+        for (int jp = 0; jp < bc; jp += kNr) {
+          const int key0 = j0 + jp;
+          float* pdst = p_t.data() + (static_cast<std::ptrdiff_t>(jp / kMr) * kBq + g * kMr) * kMr;
+          float* ddst = ds_t.data() + (static_cast<std::ptrdiff_t>(jp / kMr) * kBq + g * kMr) * kMr;
+          if (causal && key0 > p0 + kMr - 1) {  // every key after every row: no weight
+            for (int half = 0; half < 2; ++half)
+              for (int r = 0; r < kMr; ++r) {
+                simd::store(pdst + (half * kBq + r) * kMr, simd::zero());
+                simd::store(ddst + (half * kBq + r) * kMr, simd::zero());
+              }
+            continue;
+          }
+          f32x4 s[kMr][2], dp[kMr][2];
+          for (int r = 0; r < kMr; ++r) s[r][0] = s[r][1] = dp[r][0] = dp[r][1] = simd::zero();
+          micro::kernel<kMr>(s, qa, kt.data() + static_cast<std::ptrdiff_t>(key0) * hk, hk);
+          micro::kernel<kMr>(dp, da, vt.data() + static_cast<std::ptrdiff_t>(key0) * hv, hv);
+          for (int half = 0; half < 2; ++half) {
+            const int kk = key0 + 4 * half;  // lanes: keys kk … kk + 3
+            const f32x4 kept = simd::load(keep_bits.data() + kk);
+            for (int r = 0; r < kMr; ++r) {
+              f32x4 p = simd::exp2(simd::sub(simd::mul(s[r][half], va2), simd::splat(shift[p0 + r])));
+              f32x4 live = kept;
+              if (causal && kk + 3 > p0 + r) {  // keys after row p0 + r: no weight
+                alignas(16) float after[4];
+                for (int u = 0; u < 4; ++u) after[u] = static_cast<float>(kk + u);
+                live = simd::select(simd::less(simd::load(after), simd::splat(static_cast<float>(p0 + r) + 0.5f)),
+                                    simd::zero(), live);
+              }
+              p = simd::select(live, simd::zero(), p);
+              const f32x4 ds = simd::mul(va, simd::mul(p, simd::sub(dp[r][half], simd::splat(D[p0 + r]))));
+              simd::store(pdst + (half * kBq + r) * kMr, p);
+              simd::store(ddst + (half * kBq + r) * kMr, ds);
+            }
+          }
         }
-        const f32x4 va = simd::splat(alpha), vs = simd::splat(shift);
-        int c = 0;
-        for (; c + 4 <= bc; c += 4) simd::store(row + c, simd::exp(simd::sub(simd::mul(simd::load(row + c), va), vs)));
-        for (; c < bc; ++c) row[c] = std::exp(alpha * row[c] - shift);
-        for (int c2 = 0; c2 < bc; ++c2) {
-          const int j = j0 + c2;
-          if ((causal && j > i) || (key_keep && !key_keep[j])) row[c2] = 0.0f;
+      }
+      // 6. dV_tile += Pᵀ · dO_blk and 2–1. dK_tile += (α·dS)ᵀ · Q_blk, per group of 4 keys and
+      //    8 columns; causal: a key's sum starts at its own row (earlier rows gave it no weight).
+      for (int kg = 0; kg < key_groups; ++kg) {
+        const int key = j0 + kg * kMr, keys = std::min(kMr, T - key);
+        const int start = causal ? std::max(0, key - q0) : 0, rows = bq - start;
+        if (rows <= 0) continue;
+        const float* pa = p_t.data() + (static_cast<std::ptrdiff_t>(kg) * kBq + start) * kMr;
+        const float* sa = ds_t.data() + (static_cast<std::ptrdiff_t>(kg) * kBq + start) * kMr;
+        for (int c0 = 0; c0 < hv; c0 += kNr)
+          accumulate_block(dv + static_cast<std::ptrdiff_t>(key) * hv + c0, hv, keys, std::min(kNr, hv - c0), pa,
+                           dop.data() + static_cast<std::ptrdiff_t>(c0) * T + (q0 + start) * kNr, rows);
+        for (int c0 = 0; c0 < hk; c0 += kNr)
+          accumulate_block(dk + static_cast<std::ptrdiff_t>(key) * hk + c0, hk, keys, std::min(kNr, hk - c0), sa,
+                           qp.data() + static_cast<std::ptrdiff_t>(c0) * T + (q0 + start) * kNr, rows);
+      }
+      // 2–1. dQ_blk += (α·dS) · K_tile: α·dS per group of 4 rows, key-major (4 × 4 transposes)
+      for (int g = 0; g < row_groups; ++g)
+        for (int kg = 0; kg < key_groups; ++kg) {
+          const float* src = ds_t.data() + (static_cast<std::ptrdiff_t>(kg) * kBq + g * kMr) * kMr;
+          f32x4 r0 = simd::load(src), r1 = simd::load(src + 4), r2 = simd::load(src + 8), r3 = simd::load(src + 12);
+          simd::transpose4(r0, r1, r2, r3);
+          float* dst = ds_q.data() + (static_cast<std::ptrdiff_t>(g) * kBc + kg * kMr) * kMr;
+          simd::store(dst, r0);
+          simd::store(dst + 4, r1);
+          simd::store(dst + 8, r2);
+          simd::store(dst + 12, r3);
         }
-        any = true;
+      for (int g = 0; g < row_groups; ++g) {
+        const int p0 = q0 + g * kMr, rows = std::min(kMr, T - p0);
+        const int keys = causal ? std::min(bc, p0 + kMr - j0) : bc;  // keys after the group's last row: 0
+        if (keys <= 0) continue;
+        for (int c0 = 0; c0 < hk; c0 += kNr)
+          accumulate_block(dq + static_cast<std::ptrdiff_t>(p0) * hk + c0, hk, rows, std::min(kNr, hk - c0),
+                           ds_q.data() + static_cast<std::ptrdiff_t>(g) * kBc * kMr,
+                           kp.data() + static_cast<std::ptrdiff_t>(c0) * T + static_cast<std::ptrdiff_t>(j0) * kNr,
+                           keys);
       }
-      if (!any) continue;
-      // 6. dV_tile += Pᵀ · dO_blk;  dP = dO_blk · V_tileᵀ
-      for (int r = 0; r < br; ++r)
-        for (int c = 0; c < bc; ++c) Pt[static_cast<size_t>(c) * br + r] = P[static_cast<size_t>(r) * bc + c];
-      matmul_simd(tmp.data(), Pt.data(), dout + static_cast<std::ptrdiff_t>(i0) * hv, nullptr, bc, br, hv);
-      float* dv_tile = dv + static_cast<std::ptrdiff_t>(j0) * hv;
-      for (std::ptrdiff_t n = 0; n < static_cast<std::ptrdiff_t>(bc) * hv; ++n)
-        dv_tile[n] += tmp[static_cast<size_t>(n)];
-      matmul_nt_simd(dP.data(), dout + static_cast<std::ptrdiff_t>(i0) * hv, v + static_cast<std::ptrdiff_t>(j0) * hv,
-                     nullptr, br, hv, bc);
-      // 4. dS = P ⊙ (dP − D), in P's buffer
-      for (int r = 0; r < br; ++r) {
-        const f32x4 vd = simd::splat(D[static_cast<size_t>(i0 + r)]);
-        float* p = P.data() + r * bc;
-        const float* g = dP.data() + r * bc;
-        int c = 0;
-        for (; c + 4 <= bc; c += 4) simd::store(p + c, simd::mul(simd::load(p + c), simd::sub(simd::load(g + c), vd)));
-        for (; c < bc; ++c) p[c] = p[c] * (g[c] - D[static_cast<size_t>(i0 + r)]);
-      }
-      // 2–1. dQ_blk += α·dS·K_tile;  dK_tile += α·dSᵀ·Q_blk
-      matmul_simd(tmp.data(), P.data(), k + static_cast<std::ptrdiff_t>(j0) * hk, nullptr, br, bc, hk);
-      float* dq_blk = dq + static_cast<std::ptrdiff_t>(i0) * hk;
-      for (std::ptrdiff_t n = 0; n < static_cast<std::ptrdiff_t>(br) * hk; ++n)
-        dq_blk[n] += alpha * tmp[static_cast<size_t>(n)];
-      for (int r = 0; r < br; ++r)
-        for (int c = 0; c < bc; ++c) Pt[static_cast<size_t>(c) * br + r] = P[static_cast<size_t>(r) * bc + c];
-      matmul_simd(tmp.data(), Pt.data(), q + static_cast<std::ptrdiff_t>(i0) * hk, nullptr, bc, br, hk);
-      float* dk_tile = dk + static_cast<std::ptrdiff_t>(j0) * hk;
-      for (std::ptrdiff_t n = 0; n < static_cast<std::ptrdiff_t>(bc) * hk; ++n)
-        dk_tile[n] += alpha * tmp[static_cast<size_t>(n)];
     }
   }
 }

@@ -6,8 +6,9 @@
 // first, then inputs, then sizes. Gradients ACCUMULATE (C += …, dx += …): a weight used twice (a
 // tied embedding) or an activation read by two branches (a residual) sums its gradients for
 // free, and the caller zeroes the gradient buffers once per step (the llm.c convention).
-// The `_simd` versions agree with `_ref` within the bound stated in
-// tests/cpp/train_kernels_test.cpp; nothing here validates arguments.
+// The products are gemm.h's (the `_simd` ones equal their `_ref` twins bit for bit); GELU's
+// `_simd` agrees with `_ref` within the bound stated in tests/cpp/train_kernels_test.cpp.
+// Nothing here validates arguments.
 #pragma once
 
 namespace attn::kernels {

@@ -3,32 +3,22 @@
 #include <cmath>
 #include <cstddef>
 
+#include "gemm.h"
 #include "train_kernels.h"
 
 namespace attn::kernels {
 
+// The products are gemm_ref (gemm.h), accumulating, with a read as (M, K) or, transposed, as (K, M).
 template <typename Real>
 void matmul_acc_ref(Real* c, const Real* a, const Real* b, int M, int K, int N) {
   // c: (M, N) +=, a: (M, K), b: (K, N)
-  for (std::ptrdiff_t i = 0; i < M; ++i) {
-    for (std::ptrdiff_t j = 0; j < N; ++j) {
-      Real sum = 0;
-      for (std::ptrdiff_t p = 0; p < K; ++p) sum += a[i * K + p] * b[p * N + j];
-      c[i * N + j] += sum;
-    }
-  }
+  gemm_ref<Real>(c, N, {a, K, 1}, {b, N, 1}, nullptr, true, M, K, N);
 }
 
 template <typename Real>
 void matmul_tn_ref(Real* c, const Real* a, const Real* b, int M, int K, int N) {
   // c: (M, N) +=, a: (K, M) read transposed, b: (K, N)
-  for (std::ptrdiff_t i = 0; i < M; ++i) {
-    for (std::ptrdiff_t j = 0; j < N; ++j) {
-      Real sum = 0;
-      for (std::ptrdiff_t p = 0; p < K; ++p) sum += a[p * M + i] * b[p * N + j];
-      c[i * N + j] += sum;
-    }
-  }
+  gemm_ref<Real>(c, N, {a, 1, M}, {b, N, 1}, nullptr, true, M, K, N);
 }
 
 namespace {

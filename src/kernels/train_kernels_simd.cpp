@@ -1,28 +1,11 @@
-// f32x4 versions of the training kernels (train_kernels.h): the same sums as
-// train_kernels_ref.cpp in a different order, and GELU with a vector erf and exp.
+// f32x4 versions of the training kernels (train_kernels.h): the products are gemm_simd
+// (gemm.h), equal to their _ref twins bit for bit; GELU with a vector erf and exp.
 //
-// Legend: M/K/N matrix sizes, n element count; MR rows of C per micro-kernel call, 8 = panel
-// width (2 vectors), KC = the slice of K one packed panel holds.
-//
-// Products:
-// One micro-kernel serves both products: C (MR × 8) += A' (MR × KC) · B (KC × 8), where A' is
-// read in place through two strides (element (r, p) at a[r·ar + p·ap]: ar = K, ap = 1 for
-// a (M, K); ar = 1, ap = M for the transposed a (K, M), whose MR values for one p are
-// adjacent) and B is packed into zero-padded panels of 8 columns. The MR × 8 block of C is
-// loaded into 2·MR vector registers, updated for the whole slice and stored back, so each B
-// vector is used MR times and no horizontal sum is needed. K is cut into slices of KC = 256 so
-// a panel (8 KB) and the MR rows of A' it meets (4 KB) stay in L1 for K in the thousands (the
-// weight gradient has K = rows). MR = 4: 8 accumulators + 2 B vectors + 1 broadcast fit the
-// 16 vector registers of x86 and V8 without spills.
-//
-// This is the same register tiling as kernels_simd.cpp's attention products (C = A·B with a
-// scale and bias, no accumulation); that file's helpers are private to it.
-#include <algorithm>
+// Legend: M/K/N matrix sizes, n element count.
 #include <cstddef>
-#include <cstdint>
-#include <vector>
 
 #include "f32x4.h"
+#include "gemm.h"
 #include "train_kernels.h"
 
 namespace attn::kernels {
@@ -30,111 +13,6 @@ namespace attn::kernels {
 namespace {
 
 using simd::f32x4;
-constexpr int kNr = 8;    // panel width: 2 vectors
-constexpr int kMr = 4;    // rows per micro-kernel call
-constexpr int kKc = 256;  // rows of B per packed slice
-
-// A zero-filled float buffer whose data starts on a 64-byte line (std::vector's storage is
-// only 8- or 16-byte aligned under Emscripten's malloc; see kernels_simd.cpp's Scratch).
-class AlignedBuffer {
- public:
-  explicit AlignedBuffer(std::size_t n) : raw_(n + kPad, 0.0f) {
-    const auto addr = reinterpret_cast<std::uintptr_t>(raw_.data());
-    data_ = raw_.data() + ((64 - addr % 64) % 64) / sizeof(float);
-  }
-  float* data() { return data_; }
-
- private:
-  static constexpr std::size_t kPad = 64 / sizeof(float);
-  std::vector<float> raw_;
-  float* data_;
-};
-
-// Packs rows [k0, k0 + kc) of b (K, N) into ceil(N / 8) panels of (kc × 8), zero-padded on the
-// right. Panel q starts at out + q·kc·8.
-void pack_panels(float* out, const float* b, int N, int k0, int kc) {
-  for (int j0 = 0; j0 < N; j0 += kNr) {
-    float* panel = out + static_cast<std::ptrdiff_t>(j0 / kNr) * kc * kNr;
-    const int n = std::min(kNr, N - j0);
-    for (int p = 0; p < kc; ++p) {
-      const float* row = b + static_cast<std::ptrdiff_t>(k0 + p) * N + j0;
-      for (int j = 0; j < n; ++j) panel[p * kNr + j] = row[j];
-      for (int j = n; j < kNr; ++j) panel[p * kNr + j] = 0.0f;
-    }
-  }
-}
-
-// c (MR × n, row stride ldc, n ≤ 8) += A' (MR × kc) · panel (kc × 8), A'(r, p) = a[r·ar + p·ap].
-// The sums live in a local array for the whole loop (accumulating through memory makes clang
-// store every accumulator on every step: a v128 may alias the float inputs).
-template <int MR>
-inline void block_acc(float* c, std::ptrdiff_t ldc, int n, const float* a, std::ptrdiff_t ar, std::ptrdiff_t ap,
-                      const float* panel, int kc) {
-  f32x4 acc[MR][2];
-  for (int r = 0; r < MR; ++r) {
-    float* crow = c + r * ldc;
-    if (n == kNr) {
-      acc[r][0] = simd::load(crow);
-      acc[r][1] = simd::load(crow + 4);
-    } else {
-      float tmp[kNr] = {};
-      for (int j = 0; j < n; ++j) tmp[j] = crow[j];
-      acc[r][0] = simd::load(tmp);
-      acc[r][1] = simd::load(tmp + 4);
-    }
-  }
-  std::ptrdiff_t offset[MR];
-  for (int r = 0; r < MR; ++r) offset[r] = r * ar;
-  const float* ak = a;
-  for (int p = 0; p < kc; ++p, ak += ap) {
-    const f32x4 b0 = simd::load(panel + p * kNr);
-    const f32x4 b1 = simd::load(panel + p * kNr + 4);
-    for (int r = 0; r < MR; ++r) {
-      const f32x4 x = simd::load_splat(ak + offset[r]);
-      acc[r][0] = simd::add(acc[r][0], simd::mul(x, b0));
-      acc[r][1] = simd::add(acc[r][1], simd::mul(x, b1));
-    }
-  }
-  for (int r = 0; r < MR; ++r) {
-    float* crow = c + r * ldc;
-    if (n == kNr) {
-      simd::store(crow, acc[r][0]);
-      simd::store(crow + 4, acc[r][1]);
-    } else {
-      float tmp[kNr];
-      simd::store(tmp, acc[r][0]);
-      simd::store(tmp + 4, acc[r][1]);
-      for (int j = 0; j < n; ++j) crow[j] = tmp[j];
-    }
-  }
-}
-
-// c (M, N) += A' (M, K) · b (K, N) with A'(i, p) = a[i·ai + p·ap].
-void gemm_acc(float* c, const float* a, std::ptrdiff_t ai, std::ptrdiff_t ap, const float* b, int M, int K, int N) {
-  if (M <= 0 || N <= 0 || K <= 0) return;
-  const int panels_n = (N + kNr - 1) / kNr;
-  AlignedBuffer panels(static_cast<std::size_t>(panels_n) * kNr * std::min(K, kKc));
-  for (int k0 = 0; k0 < K; k0 += kKc) {
-    const int kc = std::min(kKc, K - k0);
-    pack_panels(panels.data(), b, N, k0, kc);
-    const float* a0 = a + k0 * ap;
-    for (int i0 = 0; i0 < M; i0 += kMr) {
-      const int mr = std::min(kMr, M - i0);
-      float* crow = c + static_cast<std::ptrdiff_t>(i0) * N;
-      for (int q = 0; q < panels_n; ++q) {
-        const float* panel = panels.data() + static_cast<std::ptrdiff_t>(q) * kc * kNr;
-        const int n = std::min(kNr, N - q * kNr);
-        if (mr == kMr) {
-          block_acc<kMr>(crow + q * kNr, N, n, a0 + i0 * ai, ai, ap, panel, kc);
-        } else {
-          for (int r = 0; r < mr; ++r)
-            block_acc<1>(crow + r * static_cast<std::ptrdiff_t>(N) + q * kNr, N, n, a0 + (i0 + r) * ai, ai, ap, panel,
-                         kc);
-        }
-      }
-    }
-  }
-}
 
 // erf(x) by Abramowitz & Stegun 7.1.26 (|error| ≤ 1.5e-7 for every x), as torch's
 // Vectorized<float>::erf: with t = 1/(1 + p·|x|),
@@ -204,13 +82,13 @@ inline f32x4 gelu_tanh_grad4(f32x4 dy, f32x4 x) {
 }  // namespace
 
 void matmul_acc_simd(float* c, const float* a, const float* b, int M, int K, int N) {
-  // c: (M, N) +=, a: (M, K) read in place (ai = K, ap = 1), b: (K, N) packed
-  gemm_acc(c, a, K, 1, b, M, K, N);
+  // c: (M, N) +=, a: (M, K), b: (K, N)
+  gemm_simd(c, N, {a, K, 1}, {b, N, 1}, nullptr, true, M, K, N);
 }
 
 void matmul_tn_simd(float* c, const float* a, const float* b, int M, int K, int N) {
-  // c: (M, N) +=, a: (K, M) read transposed in place (ai = 1, ap = M), b: (K, N) packed
-  gemm_acc(c, a, 1, M, b, M, K, N);
+  // c: (M, N) +=, a: (K, M) read transposed, b: (K, N)
+  gemm_simd(c, N, {a, 1, M}, {b, N, 1}, nullptr, true, M, K, N);
 }
 
 namespace {

@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "kernels.h"
 #include "layers.h"
+#include "threads.h"
 #include "torch_random.h"
 #include "train_kernels.h"
 
@@ -22,14 +23,25 @@ namespace attn::model {
 
 namespace {
 
-// GELU with the table's count type.
+// GELU with the table's count type, in chunks over the thread pool (elementwise: every element
+// is computed alone, in the same vector lanes code wherever its chunk starts).
+constexpr std::ptrdiff_t kGeluChunk = 1 << 14;
+constexpr double kGeluFlops = 40;  // per element, erf and exp included
 template <typename Real, void (*gelu)(Real*, const Real*, long long)>
 void gelu_forward(Real* y, const Real* x, std::ptrdiff_t n) {
-  gelu(y, x, n);
+  const int chunks = static_cast<int>((n + kGeluChunk - 1) / kGeluChunk);
+  parallel_for(chunks, kGeluFlops * static_cast<double>(n), [&](int c) {
+    const std::ptrdiff_t at = c * kGeluChunk;
+    gelu(y + at, x + at, std::min(kGeluChunk, n - at));
+  });
 }
 template <typename Real, void (*gelu)(Real*, const Real*, const Real*, long long)>
 void gelu_backward(Real* dx, const Real* dy, const Real* x, std::ptrdiff_t n) {
-  gelu(dx, dy, x, n);
+  const int chunks = static_cast<int>((n + kGeluChunk - 1) / kGeluChunk);
+  parallel_for(chunks, kGeluFlops * static_cast<double>(n), [&](int c) {
+    const std::ptrdiff_t at = c * kGeluChunk;
+    gelu(dx + at, dy + at, x + at, std::min(kGeluChunk, n - at));
+  });
 }
 
 const GptKernels kGptReference = {linear_forward_ref<float>,
@@ -164,7 +176,7 @@ template <typename Real>
 void GptActivationsOf<Real>::resize(const ModelConfig& c, int B_, int T_, bool tiled_) {
   B = B_, T = T_, tiled = tiled_;
   const std::size_t N = static_cast<std::size_t>(B) * T, C = static_cast<std::size_t>(c.n_embd);
-  const std::size_t H = static_cast<std::size_t>(c.n_head), hs = C / H, V = static_cast<std::size_t>(c.vocab_size);
+  const std::size_t H = static_cast<std::size_t>(c.n_head), V = static_cast<std::size_t>(c.vocab_size);
   const std::size_t NC = N * C, TT = static_cast<std::size_t>(T) * T;
   const std::size_t L = static_cast<std::size_t>(c.n_layer);
   // resize() keeps capacity: a repeated or smaller batch allocates nothing.
@@ -191,10 +203,8 @@ void GptActivationsOf<Real>::resize(const ModelConfig& c, int B_, int T_, bool t
   ln(lnf, lnf_mean, lnf_rstd);
   logits.resize(N * V), probs.resize(N * V), d_logits.resize(N * V);
   qkv.resize(3 * NC), d_qkv.resize(3 * NC);
-  scratch.resize(tiled ? 0 : 2 * TT);
   d_stream.resize(NC), d_branch.resize(NC), d_a.resize(NC), d_y.resize(NC), d_heads.resize(NC);
   d_hidden.resize(c.mlp ? 4 * NC : 0), d_fc.resize(c.mlp ? 4 * NC : 0);
-  dq.resize(static_cast<std::size_t>(T) * hs), dk.resize(dq.size()), dv.resize(dq.size());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -205,6 +215,33 @@ namespace {
 template <typename Real>
 void zero(std::vector<Real>& v) {
   std::fill(v.begin(), v.end(), Real(0));
+}
+
+// LayerNorm over the thread pool, in chunks of rows: rows are independent in the forward and in
+// the backward's dx; dw and db are sums over rows and stay on the caller, in the row order of
+// the reference (layers.h), so every thread count gives the reference's bits.
+constexpr int kLayerNormRows = 32;
+constexpr double kLayerNormFlops = 30;  // per element: the cost of ~30 flops of the vector kernels
+template <typename Real>
+void layernorm_forward_rows(Real* y, Real* mean, Real* rstd, const Real* x, const Real* w, const Real* b, int N,
+                            int C, double eps) {
+  parallel_for((N + kLayerNormRows - 1) / kLayerNormRows, kLayerNormFlops * N * C, [&](int chunk) {
+    const int n0 = chunk * kLayerNormRows, rows = std::min(kLayerNormRows, N - n0);
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(n0) * C;
+    layernorm_forward_ref<Real>(y + at, mean ? mean + n0 : nullptr, rstd ? rstd + n0 : nullptr, x + at, w, b, rows, C,
+                                eps);
+  });
+}
+template <typename Real>
+void layernorm_backward_rows(Real* dx, Real* dw, Real* db, const Real* dy, const Real* x, const Real* w,
+                             const Real* mean, const Real* rstd, int N, int C) {
+  if (dw || db) layernorm_backward_ref<Real>(nullptr, dw, db, dy, x, w, mean, rstd, N, C);
+  if (!dx) return;
+  parallel_for((N + kLayerNormRows - 1) / kLayerNormRows, kLayerNormFlops * N * C, [&](int chunk) {
+    const int n0 = chunk * kLayerNormRows, rows = std::min(kLayerNormRows, N - n0);
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(n0) * C;
+    layernorm_backward_ref<Real>(dx + at, nullptr, nullptr, dy + at, x + at, w, mean + n0, rstd + n0, rows, C);
+  });
 }
 
 // Passes 5 and 7 and their reverses: one head's (T, hs) block of a (B·T, width) matrix whose
@@ -242,10 +279,7 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
   const Real alpha = static_cast<Real>(1.0 / std::sqrt(static_cast<double>(hs)));  // nanoGPT's 1/√hs
   A.resize(cfg, B, T, tiled);
   auto param = [params](const ParamEntry* e) -> const Real* { return e ? params + e->offset : nullptr; };
-  if (capture) {
-    capture->blocks.resize(static_cast<std::size_t>(L));
-    if (A.scratch.size() < static_cast<std::size_t>(TT)) A.scratch.resize(static_cast<std::size_t>(TT));
-  }
+  if (capture) capture->blocks.resize(static_cast<std::size_t>(L));
 
   // 1. embed: x = wte[idx] + wpe[t];  2. dropout
   Real* x0 = A.stream[0].data();
@@ -261,51 +295,57 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
     // 3. ln_1
     const Real* a = x;
     if (cfg.layer_norm) {
-      layernorm_forward_ref<Real>(S.ln1.data(), S.ln1_mean.data(), S.ln1_rstd.data(), x, param(E.ln_1_weight),
-                                  param(E.ln_1_bias), N, C, cfg.layer_norm_eps);
+      layernorm_forward_rows<Real>(S.ln1.data(), S.ln1_mean.data(), S.ln1_rstd.data(), x, param(E.ln_1_weight),
+                                   param(E.ln_1_bias), N, C, cfg.layer_norm_eps);
       a = S.ln1.data();
     }
     // 4. c_attn: qkv (N, 3C)
     K.linear_forward(A.qkv.data(), a, param(E.c_attn_weight), param(E.c_attn_bias), N, C, 3 * C);
-    // 5. split into heads; 6. attend, each head; 7. merge
-    for (int b = 0; b < B; ++b)
-      for (int h = 0; h < H; ++h) {
-        const long long head = static_cast<long long>(b) * H + h, at = head * T * hs;
-        detail::HeadInputsOf<Real> in;
-        in.q = S.q.data() + at, in.k = S.k.data() + at, in.v = S.v.data() + at;
-        to_head(S.q.data() + at, A.qkv.data(), b, T, 3 * C, h * hs, hs);
-        to_head(S.k.data() + at, A.qkv.data(), b, T, 3 * C, C + h * hs, hs);
-        to_head(S.v.data() + at, A.qkv.data(), b, T, 3 * C, 2 * C + h * hs, hs);
-        in.alpha = alpha, in.causal = true, in.T = T, in.hk = hs, in.hv = hs;
-        Real* out = S.heads.data() + at;
-        if (tiled) {
-          K.tiled_forward(out, S.lse.data() + head * T, in.q, in.k, in.v, nullptr, T, hs, hs, alpha, true);
-        } else {
-          in.keep = dropping ? dropout->attention[static_cast<std::size_t>(l)].data() + head * TT : nullptr;
-          in.dropout = static_cast<float>(p);
-          detail::HeadIntermediatesOf<Real> kept;
-          kept.weights = S.weights.data() + head * TT;
-          detail::head_forward(out, kept, A.scratch.data(), in, *K.attention);
-        }
-        if (capture && b == capture->sequence) {
-          // The page's view of this head: its q, k, v, every score and the weights (no dropout).
-          typename GptCaptureOf<Real>::Block& cap = capture->blocks[static_cast<std::size_t>(l)];
-          const std::size_t head_size = static_cast<std::size_t>(H) * T * hs, square = static_cast<std::size_t>(H * TT);
-          cap.q.resize(head_size), cap.k.resize(head_size), cap.v.resize(head_size);
-          cap.scores.resize(square), cap.weights.resize(square);
-          const long long hat = static_cast<long long>(h) * T * hs;
-          std::copy(in.q, in.q + T * hs, cap.q.data() + hat);
-          std::copy(in.k, in.k + T * hs, cap.k.data() + hat);
-          std::copy(in.v, in.v + T * hs, cap.v.data() + hat);
-          detail::HeadInputsOf<Real> eval = in;
-          eval.keep = nullptr;
-          detail::HeadIntermediatesOf<Real> kept;
-          kept.scores = cap.scores.data() + h * TT;
-          kept.weights = cap.weights.data() + h * TT;
-          detail::head_forward(A.dq.data(), kept, A.scratch.data(), eval, *K.attention);
-        }
-        from_head(S.y.data(), out, b, T, C, h * hs, hs);
+    // 5. split into heads; 6. attend, each head; 7. merge. The B·H heads are independent tasks
+    // over the thread pool, each with its own scratch.
+    if (capture) {
+      typename GptCaptureOf<Real>::Block& cap = capture->blocks[static_cast<std::size_t>(l)];
+      const std::size_t head_size = static_cast<std::size_t>(H) * T * hs, square = static_cast<std::size_t>(H * TT);
+      cap.q.resize(head_size), cap.k.resize(head_size), cap.v.resize(head_size);
+      cap.scores.resize(square), cap.weights.resize(square);
+    }
+    parallel_for(B * H, static_cast<double>(B) * H * 4.0 * TT * hs, [&](int head_index) {
+      const int b = head_index / H, h = head_index % H;
+      const long long head = head_index, at = head * T * hs;
+      detail::HeadInputsOf<Real> in;
+      in.q = S.q.data() + at, in.k = S.k.data() + at, in.v = S.v.data() + at;
+      to_head(S.q.data() + at, A.qkv.data(), b, T, 3 * C, h * hs, hs);
+      to_head(S.k.data() + at, A.qkv.data(), b, T, 3 * C, C + h * hs, hs);
+      to_head(S.v.data() + at, A.qkv.data(), b, T, 3 * C, 2 * C + h * hs, hs);
+      in.alpha = alpha, in.causal = true, in.T = T, in.hk = hs, in.hv = hs;
+      Real* out = S.heads.data() + at;
+      std::vector<Real> scratch(tiled && !capture ? 0 : static_cast<std::size_t>(TT));  // one head's (T, T)
+      if (tiled) {
+        K.tiled_forward(out, S.lse.data() + head * T, in.q, in.k, in.v, nullptr, T, hs, hs, alpha, true);
+      } else {
+        in.keep = dropping ? dropout->attention[static_cast<std::size_t>(l)].data() + head * TT : nullptr;
+        in.dropout = static_cast<float>(p);
+        detail::HeadIntermediatesOf<Real> kept;
+        kept.weights = S.weights.data() + head * TT;
+        detail::head_forward(out, kept, scratch.data(), in, *K.attention);
       }
+      if (capture && b == capture->sequence) {
+        // The page's view of this head: its q, k, v, every score and the weights (no dropout).
+        typename GptCaptureOf<Real>::Block& cap = capture->blocks[static_cast<std::size_t>(l)];
+        const long long hat = static_cast<long long>(h) * T * hs;
+        std::copy(in.q, in.q + T * hs, cap.q.data() + hat);
+        std::copy(in.k, in.k + T * hs, cap.k.data() + hat);
+        std::copy(in.v, in.v + T * hs, cap.v.data() + hat);
+        detail::HeadInputsOf<Real> eval = in;
+        eval.keep = nullptr;
+        detail::HeadIntermediatesOf<Real> kept;
+        kept.scores = cap.scores.data() + h * TT;
+        kept.weights = cap.weights.data() + h * TT;
+        std::vector<Real> unused_out(static_cast<std::size_t>(T) * hs);
+        detail::head_forward(unused_out.data(), kept, scratch.data(), eval, *K.attention);
+      }
+      from_head(S.y.data(), out, b, T, C, h * hs, hs);
+    });
     // 8. c_proj, dropout;  9. residual: x + z (into mid when the MLP follows)
     Real* after_attention = cfg.mlp ? S.mid.data() : x_out;
     K.linear_forward(after_attention, S.y.data(), param(E.attn_proj_weight), param(E.attn_proj_bias), N, C, C);
@@ -319,8 +359,8 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
     // 10. ln_2
     const Real* a2 = S.mid.data();
     if (cfg.layer_norm) {
-      layernorm_forward_ref<Real>(S.ln2.data(), S.ln2_mean.data(), S.ln2_rstd.data(), S.mid.data(),
-                                  param(E.ln_2_weight), param(E.ln_2_bias), N, C, cfg.layer_norm_eps);
+      layernorm_forward_rows<Real>(S.ln2.data(), S.ln2_mean.data(), S.ln2_rstd.data(), S.mid.data(),
+                                   param(E.ln_2_weight), param(E.ln_2_bias), N, C, cfg.layer_norm_eps);
       a2 = S.ln2.data();
     }
     // 11. c_fc (N, 4C), GELU
@@ -337,8 +377,8 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
   // 14. ln_f
   const Real* h = A.stream[static_cast<std::size_t>(L)].data();
   if (cfg.layer_norm) {
-    layernorm_forward_ref<Real>(A.lnf.data(), A.lnf_mean.data(), A.lnf_rstd.data(), h, param(table.ln_f_weight()),
-                                param(table.ln_f_bias()), N, C, cfg.layer_norm_eps);
+    layernorm_forward_rows<Real>(A.lnf.data(), A.lnf_mean.data(), A.lnf_rstd.data(), h, param(table.ln_f_weight()),
+                                 param(table.ln_f_bias()), N, C, cfg.layer_norm_eps);
     h = A.lnf.data();
   }
   // 15. lm_head: logits = h · wteᵀ
@@ -386,8 +426,8 @@ void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, co
                     param(&table.wte()), N, C, V);
   // 14. ln_f
   if (cfg.layer_norm) {
-    layernorm_backward_ref<Real>(d_stream, grad(table.ln_f_weight()), grad(table.ln_f_bias()), A.d_a.data(), x_final,
-                                 param(table.ln_f_weight()), A.lnf_mean.data(), A.lnf_rstd.data(), N, C);
+    layernorm_backward_rows<Real>(d_stream, grad(table.ln_f_weight()), grad(table.ln_f_bias()), A.d_a.data(), x_final,
+                                  param(table.ln_f_weight()), A.lnf_mean.data(), A.lnf_rstd.data(), N, C);
   }
 
   for (int l = L - 1; l >= 0; --l) {
@@ -412,8 +452,8 @@ void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, co
                         cfg.layer_norm ? S.ln2.data() : S.mid.data(), param(E.c_fc_weight), N, C, 4 * C);
       // 10. ln_2: d_mid += LayerNorm's backward
       if (cfg.layer_norm) {
-        layernorm_backward_ref<Real>(d_stream, grad(E.ln_2_weight), grad(E.ln_2_bias), A.d_a.data(), S.mid.data(),
-                                     param(E.ln_2_weight), S.ln2_mean.data(), S.ln2_rstd.data(), N, C);
+        layernorm_backward_rows<Real>(d_stream, grad(E.ln_2_weight), grad(E.ln_2_bias), A.d_a.data(), S.mid.data(),
+                                      param(E.ln_2_weight), S.ln2_mean.data(), S.ln2_rstd.data(), N, C);
       }
     }
     // 9. residual, mid = x + z: both get d_stream (x's share stays in d_stream)
@@ -422,28 +462,33 @@ void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, co
     zero(A.d_y);
     K.linear_backward(A.d_y.data(), grad(E.attn_proj_weight), grad(E.attn_proj_bias), d_z, S.y.data(),
                       param(E.attn_proj_weight), N, C, C);
-    // 7. merge, undone; 6. attend, each head's passes in reverse; 5. split, undone into d_qkv
-    for (int b = 0; b < B; ++b)
-      for (int h = 0; h < H; ++h) {
-        const long long head = static_cast<long long>(b) * H + h, at = head * T * hs;
-        Real* d_out = A.d_heads.data() + at;
-        to_head(d_out, A.d_y.data(), b, T, C, h * hs, hs);
-        detail::HeadInputsOf<Real> in;
-        in.q = S.q.data() + at, in.k = S.k.data() + at, in.v = S.v.data() + at;
-        in.alpha = alpha, in.causal = true, in.T = T, in.hk = hs, in.hv = hs;
-        if (tiled) {
-          K.tiled_backward(A.dq.data(), A.dk.data(), A.dv.data(), d_out, in.q, in.k, in.v, S.heads.data() + at,
-                           S.lse.data() + head * T, nullptr, T, hs, hs, alpha, true);
-        } else {
-          in.keep = dropping ? dropout->attention[static_cast<std::size_t>(l)].data() + head * TT : nullptr;
-          in.dropout = static_cast<float>(p);
-          detail::head_backward(A.dq.data(), A.dk.data(), A.dv.data(), A.scratch.data(), d_out,
-                                S.weights.data() + head * TT, in, *K.attention);
-        }
-        from_head(A.d_qkv.data(), A.dq.data(), b, T, 3 * C, h * hs, hs);
-        from_head(A.d_qkv.data(), A.dk.data(), b, T, 3 * C, C + h * hs, hs);
-        from_head(A.d_qkv.data(), A.dv.data(), b, T, 3 * C, 2 * C + h * hs, hs);
+    // 7. merge, undone; 6. attend, each head's passes in reverse; 5. split, undone into d_qkv.
+    // The B·H heads over the thread pool, as in the forward: each writes its own columns of d_qkv.
+    parallel_for(B * H, static_cast<double>(B) * H * 8.0 * TT * hs, [&](int head_index) {
+      const int b = head_index / H, h = head_index % H;
+      const long long head = head_index, at = head * T * hs;
+      Real* d_out = A.d_heads.data() + at;
+      to_head(d_out, A.d_y.data(), b, T, C, h * hs, hs);
+      detail::HeadInputsOf<Real> in;
+      in.q = S.q.data() + at, in.k = S.k.data() + at, in.v = S.v.data() + at;
+      in.alpha = alpha, in.causal = true, in.T = T, in.hk = hs, in.hv = hs;
+      // dq, dk, dv (T, hs) and, without the tiled kernel, 2·(T, T) of scratch
+      std::vector<Real> grads(3 * static_cast<std::size_t>(T) * hs + (tiled ? 0 : 2 * static_cast<std::size_t>(TT)));
+      Real* dq = grads.data();
+      Real* dk = dq + T * hs;
+      Real* dv = dk + T * hs;
+      if (tiled) {
+        K.tiled_backward(dq, dk, dv, d_out, in.q, in.k, in.v, S.heads.data() + at, S.lse.data() + head * T, nullptr, T,
+                         hs, hs, alpha, true);
+      } else {
+        in.keep = dropping ? dropout->attention[static_cast<std::size_t>(l)].data() + head * TT : nullptr;
+        in.dropout = static_cast<float>(p);
+        detail::head_backward(dq, dk, dv, dv + T * hs, d_out, S.weights.data() + head * TT, in, *K.attention);
       }
+      from_head(A.d_qkv.data(), dq, b, T, 3 * C, h * hs, hs);
+      from_head(A.d_qkv.data(), dk, b, T, 3 * C, C + h * hs, hs);
+      from_head(A.d_qkv.data(), dv, b, T, 3 * C, 2 * C + h * hs, hs);
+    });
     // 4. c_attn: d_a = d_qkv · W,  dW += d_qkvᵀ · a,  db += Σ d_qkv
     Real* d_a = cfg.layer_norm ? A.d_a.data() : d_stream;
     if (cfg.layer_norm) zero(A.d_a);
@@ -451,8 +496,8 @@ void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, co
                       cfg.layer_norm ? S.ln1.data() : x, param(E.c_attn_weight), N, C, 3 * C);
     // 3. ln_1: d_x += LayerNorm's backward
     if (cfg.layer_norm) {
-      layernorm_backward_ref<Real>(d_stream, grad(E.ln_1_weight), grad(E.ln_1_bias), A.d_a.data(), x,
-                                   param(E.ln_1_weight), S.ln1_mean.data(), S.ln1_rstd.data(), N, C);
+      layernorm_backward_rows<Real>(d_stream, grad(E.ln_1_weight), grad(E.ln_1_bias), A.d_a.data(), x,
+                                    param(E.ln_1_weight), S.ln1_mean.data(), S.ln1_rstd.data(), N, C);
     }
   }
 

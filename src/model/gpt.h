@@ -138,15 +138,18 @@ struct GptActivationsOf {
   std::vector<Real> logits;                   // (N, V)
   std::vector<Real> probs;                    // (N, V) softmax of the logits (with targets)
   std::vector<Real> d_logits;                 // (N, V) its gradient (backward)
-  // Scratch of one forward or backward: qkv (N, 3C) and its gradient, one head's (T, T) ×2, the
-  // gradients of the stream and of a branch (N, C), of the MLP's hidden layer (N, 4C).
-  std::vector<Real> qkv, d_qkv, scratch, d_stream, d_branch, d_a, d_y, d_hidden, d_fc, d_heads, dq, dk, dv;
+  // Scratch of one forward or backward: qkv (N, 3C) and its gradient, the gradients of the
+  // stream and of a branch (N, C), of the MLP's hidden layer (N, 4C). (Each head's (T, T) ×2 and
+  // dq, dk, dv (T, hs) are the head's task's own, so heads can run on several threads.)
+  std::vector<Real> qkv, d_qkv, d_stream, d_branch, d_a, d_y, d_hidden, d_fc, d_heads;
 
   void resize(const ModelConfig& config, int B, int T, bool tiled);
 };
 using GptActivations = GptActivationsOf<float>;
 
-// The floats GptActivationsOf::resize allocates for a batch (B, T).
+// The floats one forward and backward hold for a batch (B, T): GptActivationsOf::resize's, and
+// one head's scratch ((T, T) ×2 and dq, dk, dv) — held once per thread while heads run in
+// parallel, which the cap below does not count.
 long long activation_floats(const ModelConfig& config, int B, int T, bool tiled);
 // Their cap: 2^26 floats (256 MiB), a training batch's worth within WASM's 2 GiB beside the
 // parameters, gradients and moments.

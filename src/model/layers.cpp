@@ -2,12 +2,15 @@
 // Legend: N rows, B batch, T tokens, C channels, I in features, O out features, V vocabulary.
 #include "layers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <string>
 
 #include "attention.h"
+#include "gemm.h"
 #include "kernels.h"
+#include "threads.h"
 #include "train_kernels.h"
 
 namespace attn::model {
@@ -30,9 +33,53 @@ void linear_forward_ref(Real* y, const Real* x, const Real* w, const Real* b, in
   }
 }
 
+namespace {
+
+// A product's output (rows × cols) cut into tiles for the thread pool: fixed by the shape alone,
+// never by the thread count, so the bits are the same for every count (each output element is
+// computed whole inside one tile; gemm.h: its value does not depend on the tile). Starting from
+// the whole product, the longer side is halved (in units of the micro-kernel's 4 rows and 8
+// columns) while there are fewer than kMaxTiles and a tile still has 2·kMinTileFlops.
+struct Tiling {
+  int rows = 1, cols = 1;  // of one tile
+  int row_tiles = 1, col_tiles = 1;
+  int count() const { return row_tiles * col_tiles; }
+};
+constexpr int kMaxTiles = 64;
+constexpr double kMinTileFlops = 2.5e5;  // ~25 µs of one core: the per-task cost is ~0.1 µs
+
+Tiling tile_product(int M, int N, int K) {
+  int row_units = (M + 3) / 4, col_units = (N + 7) / 8;  // tile size in units of 4 rows, 8 columns
+  auto tiles = [&](int rows, int cols) { return ((M + rows - 1) / rows) * ((N + cols - 1) / cols); };
+  for (;;) {
+    const int rows = std::min(M, row_units * 4), cols = std::min(N, col_units * 8);
+    const bool split_rows = rows >= cols ? row_units > 1 : col_units == 1;
+    const int next_rows = split_rows ? std::min(M, (row_units + 1) / 2 * 4) : rows;
+    const int next_cols = split_rows ? cols : std::min(N, (col_units + 1) / 2 * 8);
+    const double next_flops = 2.0 * next_rows * next_cols * std::max(K, 1);
+    if ((row_units == 1 && col_units == 1) || tiles(next_rows, next_cols) > kMaxTiles || next_flops < kMinTileFlops) {
+      Tiling t;
+      t.rows = rows, t.cols = cols;
+      t.row_tiles = (M + rows - 1) / rows, t.col_tiles = (N + cols - 1) / cols;
+      return t;
+    }
+    (split_rows ? row_units : col_units) = split_rows ? (row_units + 1) / 2 : (col_units + 1) / 2;
+  }
+}
+
+}  // namespace
+
 void linear_forward_simd(float* y, const float* x, const float* w, const float* b, int N, int I, int O) {
-  // y: (N, O), x: (N, I), w: (O, I), b: (O) or null — the attention core's f32x4 x·wᵀ + b
-  kernels::matmul_nt_simd(y, x, w, b, N, I, O);
+  // y: (N, O), x: (N, I), w: (O, I), b: (O) or null. y's tiles over the thread pool, each
+  // kernels::gemm_simd of x's rows and w's rows read as wᵀ (equal to linear_forward_ref bit for bit).
+  if (N <= 0 || O <= 0) return;
+  const Tiling t = tile_product(N, O, I);
+  parallel_for(t.count(), 2.0 * N * I * O, [&](int tile) {
+    const int n0 = tile / t.col_tiles * t.rows, o0 = tile % t.col_tiles * t.cols;
+    const int rows = std::min(t.rows, N - n0), cols = std::min(t.cols, O - o0);
+    kernels::gemm_simd(y + static_cast<ptrdiff_t>(n0) * O + o0, O, {x + static_cast<ptrdiff_t>(n0) * I, I, 1},
+                       {w + static_cast<ptrdiff_t>(o0) * I, 1, I}, b ? b + o0 : nullptr, false, rows, I, cols);
+  });
 }
 
 template <typename Real>
@@ -53,14 +100,39 @@ void linear_backward_ref(Real* dx, Real* dw, Real* db, const Real* dy, const Rea
 
 void linear_backward_simd(float* dx, float* dw, float* db, const float* dy, const float* x, const float* w, int N,
                           int I, int O) {
-  // Same passes as linear_backward_ref with the f32x4 products. The bias sum stays a plain loop:
-  // it is vectorised over o as written and is O(N·O) next to the products' O(N·O·I).
-  if (db) {
+  // The passes of linear_backward_ref (and its bits) with the products as kernels::gemm_simd, and
+  // dw's tiles and dx's in one loop over the thread pool: each tile owns its outputs, so no sum
+  // crosses threads. The bias sum db[o] += Σ_n dy[n, o] goes with dw's tiles of the first column,
+  // each over its own rows o, n in order as in the reference.
+  const Tiling tw = dw ? tile_product(O, I, N) : Tiling{0, 0, 0, 0};
+  const Tiling tx = dx ? tile_product(N, I, O) : Tiling{0, 0, 0, 0};
+  const int dw_tiles = dw ? tw.count() : 0, dx_tiles = dx ? tx.count() : 0;
+  if (db && !dw) {
     for (ptrdiff_t n = 0; n < N; ++n)
       for (ptrdiff_t o = 0; o < O; ++o) db[o] += dy[n * O + o];
   }
-  if (dw) kernels::matmul_tn_simd(dw, dy, x, O, N, I);
-  if (dx) kernels::matmul_acc_simd(dx, dy, w, N, O, I);
+  const double flops = 2.0 * N * I * O * ((dw ? 1 : 0) + (dx ? 1 : 0));
+  parallel_for(dw_tiles + dx_tiles, flops, [&](int tile) {
+    if (tile < dw_tiles) {
+      // 1w. dw (O, I) += dyᵀ (O, N) · x (N, I): rows o0…, columns i0… of dw
+      const int o0 = tile / tw.col_tiles * tw.rows, i0 = tile % tw.col_tiles * tw.cols;
+      const int rows = std::min(tw.rows, O - o0), cols = std::min(tw.cols, I - i0);
+      kernels::gemm_simd(dw + static_cast<ptrdiff_t>(o0) * I + i0, I, {dy + o0, 1, O}, {x + i0, I, 1}, nullptr, true,
+                         rows, N, cols);
+      // 1b. db[o] += Σ_n dy[n, o] for this tile's rows
+      if (db && i0 == 0) {
+        for (ptrdiff_t n = 0; n < N; ++n)
+          for (ptrdiff_t o = o0; o < o0 + rows; ++o) db[o] += dy[n * O + o];
+      }
+      return;
+    }
+    // 1x. dx (N, I) += dy (N, O) · w (O, I): rows n0…, columns i0… of dx
+    tile -= dw_tiles;
+    const int n0 = tile / tx.col_tiles * tx.rows, i0 = tile % tx.col_tiles * tx.cols;
+    const int rows = std::min(tx.rows, N - n0), cols = std::min(tx.cols, I - i0);
+    kernels::gemm_simd(dx + static_cast<ptrdiff_t>(n0) * I + i0, I, {dy + static_cast<ptrdiff_t>(n0) * O, O, 1},
+                       {w + i0, I, 1}, nullptr, true, rows, O, cols);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -102,28 +174,31 @@ void layernorm_backward_ref(Real* dx, Real* dw, Real* db, const Real* dy, const 
     const Real* xr = x + n * C;
     const Real* dyr = dy + n * C;
     const Real m = mean[n], s = rstd[n];
-    // 4. scale and shift: db += dy, dw += dy·x̂, dx̂ = dy·w; with the two row means of dx̂ that
-    //    passes 3–1 need: mean(dx̂) and mean(dx̂·x̂).
+    // 4. scale and shift: db += dy, dw += dy·x̂ (sums over rows, in row order), dx̂ = dy·w
+    if (dw || db) {
+      for (ptrdiff_t c = 0; c < C; ++c) {
+        if (db) db[c] += dyr[c];
+        if (dw) dw[c] += dyr[c] * ((xr[c] - m) * s);
+      }
+    }
+    if (!dx) continue;
+    // 3, 2, 1. normalise, variance and mean together: x̂ depends on x directly and through mean
+    //    and rstd, which gives dx = rstd · (dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂)), with the two row
+    //    means of dx̂.
     Real mean_dxhat = 0, mean_dxhat_xhat = 0;
     for (ptrdiff_t c = 0; c < C; ++c) {
       const Real xhat = (xr[c] - m) * s;
       const Real dxhat = dyr[c] * w[c];
-      if (db) db[c] += dyr[c];
-      if (dw) dw[c] += dyr[c] * xhat;
       mean_dxhat += dxhat;
       mean_dxhat_xhat += dxhat * xhat;
     }
     mean_dxhat /= C;
     mean_dxhat_xhat /= C;
-    // 3, 2, 1. normalise, variance and mean together: x̂ depends on x directly and through mean
-    //    and rstd, which gives dx = rstd · (dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂)).
-    if (dx) {
-      Real* dxr = dx + n * C;
-      for (ptrdiff_t c = 0; c < C; ++c) {
-        const Real xhat = (xr[c] - m) * s;
-        const Real dxhat = dyr[c] * w[c];
-        dxr[c] += s * (dxhat - mean_dxhat - xhat * mean_dxhat_xhat);
-      }
+    Real* dxr = dx + n * C;
+    for (ptrdiff_t c = 0; c < C; ++c) {
+      const Real xhat = (xr[c] - m) * s;
+      const Real dxhat = dyr[c] * w[c];
+      dxr[c] += s * (dxhat - mean_dxhat - xhat * mean_dxhat_xhat);
     }
   }
 }

@@ -34,6 +34,10 @@ namespace attn::model {
 // ---------------------------------------------------------------------------------------------
 // Linear, nn.Linear layout: w (O, I), y = x·wᵀ + b.
 
+// The _simd versions run kernels::gemm_simd (gemm.h) on tiles of the output over the thread
+// pool (threads.h): each tile owns its outputs, so no sum crosses threads, and they equal the
+// _ref versions bit for bit for every thread count.
+
 // y (N, O) = x (N, I) · w (O, I)ᵀ + b (O); b may be null (bias=False).
 template <typename Real>
 void linear_forward_ref(Real* y, const Real* x, const Real* w, const Real* b, int N, int I, int O);

@@ -1,11 +1,14 @@
 // AdamW, SGD, gradient clipping and nanoGPT's learning-rate schedule (optimizer.h).
 #include "optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "attention.h"
+#include "threads.h"
 
 namespace attn::model {
 
@@ -26,6 +29,25 @@ void check_segments(const std::vector<ParamSegment>& segments, std::size_t total
                   std::to_string(total) + "-float buffer");
     }
   }
+}
+
+// Runs body(segment, begin, end) over every segment in chunks of at most kChunk elements,
+// spread over the thread pool; chunks are fixed by the segments alone.
+constexpr std::size_t kChunk = 1 << 14;
+constexpr double kFlopsPerElement = 20;  // a step's multiply-adds, square root and division
+template <typename Body>
+void for_each_chunk(const std::vector<ParamSegment>& segments, const Body& body) {
+  std::vector<std::pair<std::size_t, std::size_t>> chunks;  // (segment, first element)
+  std::size_t total = 0;
+  for (std::size_t k = 0; k < segments.size(); ++k) {
+    for (std::size_t at = 0; at < segments[k].size; at += kChunk) chunks.emplace_back(k, at);
+    total += segments[k].size;
+  }
+  parallel_for(static_cast<int>(chunks.size()), kFlopsPerElement * static_cast<double>(total), [&](int c) {
+    const ParamSegment& s = segments[chunks[static_cast<std::size_t>(c)].first];
+    const std::size_t begin = chunks[static_cast<std::size_t>(c)].second;
+    body(s, begin, std::min(s.size, begin + kChunk));
+  });
 }
 
 void check_lr(double lr) {
@@ -94,13 +116,15 @@ void AdamW::step(float* params, const float* grads, double lr) {
   const float bc2_sqrt = static_cast<float>(bias_correction2_sqrt);
   const float eps = static_cast<float>(o.eps);
   const float neg_step_size = static_cast<float>(-step_size);
-  for (const ParamSegment& s : segments_) {
+  // Elementwise, so the segments go over the thread pool in chunks (threads.h): the same bits for
+  // every thread count.
+  for_each_chunk(segments_, [&](const ParamSegment& s, std::size_t begin, std::size_t end) {
     const float decay = static_cast<float>(1 - lr * (s.decay ? o.weight_decay : 0.0));
     float* __restrict p = params + s.offset;
     const float* __restrict g = grads + s.offset;
     float* __restrict m = m_.data() + s.offset;
     float* __restrict v = v_.data() + s.offset;
-    for (std::size_t i = 0; i < s.size; ++i) {
+    for (std::size_t i = begin; i < end; ++i) {
       p[i] = p[i] * decay;
       m[i] = m[i] * beta1;
       m[i] = m[i] + one_minus_beta1 * g[i];
@@ -109,7 +133,7 @@ void AdamW::step(float* params, const float* grads, double lr) {
       const float denom = std::sqrt(v[i]) / bc2_sqrt + eps;
       p[i] = p[i] + neg_step_size * m[i] / denom;
     }
-  }
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

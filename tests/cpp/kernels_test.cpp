@@ -87,6 +87,30 @@ TEST(KernelF32x4Exp, MinusInfinityAndDeepUnderflowGiveExactZero) {
   EXPECT_GT(out[3], 0.0f);
 }
 
+TEST(KernelF32x4Exp2, MatchesStdExp2WithinOneMicroRelativeAndUnderflowsToExactZero) {
+  std::vector<float> x;
+  for (float v = -126.0f; v <= 127.0f; v += 0.0173f) x.push_back(v);
+  for (float v : {0.0f, -1e-8f, 0.5f, -0.5f, 1.5f}) x.push_back(v);
+  while (x.size() % 4) x.push_back(0.25f);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < x.size(); i += 4) {
+    float out[4];
+    simd::store(out, simd::exp2(simd::load(&x[i])));
+    for (int t = 0; t < 4; ++t) {
+      const double want = std::exp2(static_cast<double>(x[i + t]));
+      worst = std::max(worst, std::abs(out[t] - want) / want);
+    }
+  }
+  EXPECT_LT(worst, 1e-6) << "worst relative error of the f32x4 exp2";
+  const float deep[4] = {-kInf, -1000.0f, -127.0f, -126.0f};
+  float out[4];
+  simd::store(out, simd::exp2(simd::load(deep)));
+  EXPECT_EQ(out[0], 0.0f);
+  EXPECT_EQ(out[1], 0.0f);
+  EXPECT_EQ(out[2], 0.0f);
+  EXPECT_GT(out[3], 0.0f);
+}
+
 TEST(KernelSimdEnabled, MatchesTheCompiledVectorBackend) {
 #if defined(__wasm_simd128__) || defined(__SSE4_1__)
   EXPECT_TRUE(simd_enabled()) << simd::kF32x4Name;

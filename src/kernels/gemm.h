@@ -1,0 +1,37 @@
+// The matrix product every linear layer and attention projection runs on, over operands read in
+// place through two strides, so one kernel serves x·wᵀ + b, dy·w and dyᵀ·x without transposed
+// copies. A `_ref` loop (the reference, float and double) and a float32 `_simd` version.
+//
+// Legend: M/K/N matrix sizes. An operand is a MatrixOf: element (r, c) at data[r·rows + c·cols]
+// (row-major (R, C): {data, C, 1}; its transpose: {data, 1, C}).
+//
+// Both versions compute every element in the same order,
+//   s = bias[j] (0 without bias);  s += a(i, p)·b(p, j) for p = 0, 1, …, K − 1;
+//   c(i, j) = accumulate ? c(i, j) + s : s,
+// one rounding per multiply and per add (no fused multiply-add: WASM SIMD128 has none, and the
+// native build is compiled without contraction), so _simd equals _ref bit for bit, and an
+// element's value does not depend on M, on N or on which block of a larger product it was
+// computed in. That is what lets the model split a product into tiles over threads and still get
+// the same bits for every thread count, and batch one sequence or many with the same result.
+#pragma once
+
+#include <cstddef>
+
+namespace attn::kernels {
+
+template <typename Real>
+struct MatrixOf {
+  const Real* data;
+  std::ptrdiff_t rows;  // stride between rows
+  std::ptrdiff_t cols;  // stride between columns
+};
+
+// c (M, N), row stride ldc:  c = [c +] (bias + a (M, K) · b (K, N)); bias (N) or null.
+// c must not overlap a, b or bias.
+template <typename Real>
+void gemm_ref(Real* c, std::ptrdiff_t ldc, MatrixOf<Real> a, MatrixOf<Real> b, const Real* bias, bool accumulate, int M,
+              int K, int N);
+void gemm_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<float> b, const float* bias, bool accumulate,
+               int M, int K, int N);
+
+}  // namespace attn::kernels

@@ -1,0 +1,28 @@
+// gemm_ref (gemm.h): the reference product, instantiated for float and double.
+// Legend: M/K/N matrix sizes.
+#include <cstddef>
+
+#include "gemm.h"
+
+namespace attn::kernels {
+
+template <typename Real>
+void gemm_ref(Real* c, std::ptrdiff_t ldc, MatrixOf<Real> a, MatrixOf<Real> b, const Real* bias, bool accumulate, int M,
+              int K, int N) {
+  // c: (M, N) row stride ldc; a: (M, K), b: (K, N) strided; bias: (N) or null
+  for (std::ptrdiff_t i = 0; i < M; ++i) {
+    for (std::ptrdiff_t j = 0; j < N; ++j) {
+      Real sum = bias ? bias[j] : Real(0);
+      for (std::ptrdiff_t p = 0; p < K; ++p) sum += a.data[i * a.rows + p * a.cols] * b.data[p * b.rows + j * b.cols];
+      Real& out = c[i * ldc + j];
+      out = accumulate ? out + sum : sum;
+    }
+  }
+}
+
+template void gemm_ref<float>(float*, std::ptrdiff_t, MatrixOf<float>, MatrixOf<float>, const float*, bool, int, int,
+                              int);
+template void gemm_ref<double>(double*, std::ptrdiff_t, MatrixOf<double>, MatrixOf<double>, const double*, bool, int,
+                               int, int);
+
+}  // namespace attn::kernels

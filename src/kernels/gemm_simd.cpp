@@ -1,0 +1,203 @@
+// gemm_simd (gemm.h): register-blocked f32x4 micro-kernels over packed panels, in the same
+// per-element order as gemm_ref, so the two agree bit for bit.
+//
+// Legend: M/K/N matrix sizes; MR = 4 rows and NR = 8 columns (2 vectors) of C per micro-kernel
+// call; NB panels per column block.
+//
+// The micro-kernel (micro_kernel.h) keeps an MR × 8 block of C in 2·MR vector registers for the
+// whole K loop, over both operands packed first:
+//   B: each 8 columns for all K rows into a (K × 8) panel, zero-padded on the right;
+//   A: each MR rows into (K × MR), element (r, p) at p·MR + r (a 4 × 4 transpose per step
+//      when A's rows are contiguous, a plain copy when its columns are).
+// K is not cut into slices: an element's sum runs from p = 0 to K − 1 in one register, which is
+// what makes it equal to the reference's. Rows are cut into bands of packed A (kBandFloats),
+// packed once; within a band, columns into blocks of NB panels (kBlockFloats, in L2), packed
+// once per band (or all of B once, see gemm_simd), which every row block of the band (in L1)
+// runs over.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "f32x4.h"
+#include "gemm.h"
+#include "micro_kernel.h"
+
+namespace attn::kernels {
+
+namespace {
+
+using micro::kMr;
+using micro::kNr;
+using simd::f32x4;
+constexpr std::size_t kBlockFloats = 64 * 1024;  // 256 KB of B panels per column block
+constexpr std::size_t kBandFloats = 96 * 1024;   // 384 KB of packed A rows per band
+constexpr std::size_t kWholeFloats = 4 << 20;    // 16 MB: the largest b packed whole
+
+// A float buffer aligned to a 64-byte line that only grows, one per thread, so a product does
+// not allocate (and page-fault) each time it runs.
+class Workspace {
+ public:
+  float* get(std::size_t n) {
+    if (n + kPad > raw_.size()) raw_.assign(n + kPad, 0.0f);
+    const auto addr = reinterpret_cast<std::uintptr_t>(raw_.data());
+    return raw_.data() + ((64 - addr % 64) % 64) / sizeof(float);
+  }
+
+ private:
+  static constexpr std::size_t kPad = 64 / sizeof(float);
+  std::vector<float> raw_;
+};
+thread_local Workspace t_panels, t_rows;
+
+// Packs columns [j0, j0 + n) of b (n ≤ 8), rows [0, K), into panel (K × 8), zero-padded.
+void pack_b_panel(float* panel, MatrixOf<float> b, int K, int j0, int n) {
+  const float* src = b.data + j0 * b.cols;
+  int p = 0;
+  if (n == kNr && b.rows == 1) {  // columns of b contiguous (w (N, K) read as wᵀ): 4 × 4 transposes
+    for (; p + 4 <= K; p += 4) {
+      for (int g = 0; g < 2; ++g) {
+        const float* col = src + (4 * g) * b.cols + p;
+        f32x4 r0 = simd::load(col), r1 = simd::load(col + b.cols), r2 = simd::load(col + 2 * b.cols),
+              r3 = simd::load(col + 3 * b.cols);
+        simd::transpose4(r0, r1, r2, r3);
+        float* out = panel + p * kNr + 4 * g;
+        simd::store(out, r0);
+        simd::store(out + kNr, r1);
+        simd::store(out + 2 * kNr, r2);
+        simd::store(out + 3 * kNr, r3);
+      }
+    }
+  }
+  for (; p < K; ++p) {
+    for (int j = 0; j < n; ++j) panel[p * kNr + j] = src[p * b.rows + j * b.cols];
+    for (int j = n; j < kNr; ++j) panel[p * kNr + j] = 0.0f;
+  }
+}
+
+// Packs columns [j0, j1) of b, rows [0, K), into consecutive panels of (K × 8). Rows of b that
+// are contiguous are walked once, row by row, for all the panels (one pass over b's rows
+// instead of one per panel).
+void pack_b_block(float* panels, MatrixOf<float> b, int K, int j0, int j1) {
+  const std::size_t panel_floats = static_cast<std::size_t>(std::max(K, 1)) * kNr;
+  const int full = (j1 - j0) / kNr;  // whole panels
+  if (b.cols == 1 && full > 0) {
+    for (int p = 0; p < K; ++p) {
+      const float* row = b.data + p * b.rows + j0;
+      float* out = panels + p * kNr;
+      for (int q = 0; q < full; ++q, row += kNr, out += panel_floats) {
+        simd::store(out, simd::load(row));
+        simd::store(out + 4, simd::load(row + 4));
+      }
+    }
+  } else {
+    for (int q = 0; q < full; ++q) pack_b_panel(panels + q * panel_floats, b, K, j0 + q * kNr, kNr);
+  }
+  if (j0 + full * kNr < j1) pack_b_panel(panels + full * panel_floats, b, K, j0 + full * kNr, j1 - j0 - full * kNr);
+}
+
+// Packs rows [i0, i0 + mr) of a, columns [0, K), into out (K × mr): element (r, p) at p·mr + r.
+void pack_a_rows(float* out, MatrixOf<float> a, int K, int i0, int mr) {
+  const float* src = a.data + i0 * a.rows;
+  if (mr == kMr && a.rows == 1) {  // the rows' values for one p are adjacent: one vector per p
+    for (int p = 0; p < K; ++p) simd::store(out + p * kMr, simd::load(src + p * a.cols));
+    return;
+  }
+  int p = 0;
+  if (mr == kMr && a.cols == 1) {  // rows contiguous: 4 × 4 transposes
+    for (; p + 4 <= K; p += 4) {
+      f32x4 r0 = simd::load(src + p), r1 = simd::load(src + a.rows + p), r2 = simd::load(src + 2 * a.rows + p),
+            r3 = simd::load(src + 3 * a.rows + p);
+      simd::transpose4(r0, r1, r2, r3);
+      simd::store(out + p * kMr, r0);
+      simd::store(out + p * kMr + 4, r1);
+      simd::store(out + p * kMr + 8, r2);
+      simd::store(out + p * kMr + 12, r3);
+    }
+  }
+  for (; p < K; ++p)
+    for (int r = 0; r < mr; ++r) out[p * mr + r] = src[r * a.rows + p * a.cols];
+}
+
+// c (MR × n, row stride ldc, n ≤ 8) = [c +] (init + A' (MR × K) · panel (K × 8)), A' packed
+// (K × MR), init8 the 8 starting values of each row's sums (the bias, or zeros).
+template <int MR>
+void micro_block(float* c, std::ptrdiff_t ldc, int n, const float* ap, const float* bp, int K, const float* init8,
+                 bool accumulate) {
+  f32x4 acc[MR][2];
+  const f32x4 i0 = simd::load(init8), i1 = simd::load(init8 + 4);
+  for (int r = 0; r < MR; ++r) acc[r][0] = i0, acc[r][1] = i1;
+  micro::kernel<MR>(acc, ap, bp, K);
+  for (int r = 0; r < MR; ++r) {
+    float* row = c + r * ldc;
+    if (n == kNr) {
+      if (accumulate) {
+        acc[r][0] = simd::add(simd::load(row), acc[r][0]);
+        acc[r][1] = simd::add(simd::load(row + 4), acc[r][1]);
+      }
+      simd::store(row, acc[r][0]);
+      simd::store(row + 4, acc[r][1]);
+    } else {
+      float tmp[kNr];
+      simd::store(tmp, acc[r][0]);
+      simd::store(tmp + 4, acc[r][1]);
+      for (int j = 0; j < n; ++j) row[j] = accumulate ? row[j] + tmp[j] : tmp[j];
+    }
+  }
+}
+
+// Rows [i0, i0 + mr) against one panel, by the micro-kernel of that height.
+void micro_rows(int mr, float* c, std::ptrdiff_t ldc, int n, const float* ap, const float* bp, int K,
+                const float* init8, bool accumulate) {
+  switch (mr) {
+    case 4: micro_block<4>(c, ldc, n, ap, bp, K, init8, accumulate); break;
+    case 3: micro_block<3>(c, ldc, n, ap, bp, K, init8, accumulate); break;
+    case 2: micro_block<2>(c, ldc, n, ap, bp, K, init8, accumulate); break;
+    default: micro_block<1>(c, ldc, n, ap, bp, K, init8, accumulate); break;
+  }
+}
+
+}  // namespace
+
+void gemm_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<float> b, const float* bias, bool accumulate,
+               int M, int K, int N) {
+  // c: (M, N) row stride ldc; a: (M, K), b: (K, N) strided; bias: (N) or null
+  if (M <= 0 || N <= 0) return;
+  K = std::max(K, 0);
+  const std::size_t k_floats = static_cast<std::size_t>(std::max(K, 1));
+  const int panels = (N + kNr - 1) / kNr;
+  const std::size_t panel_floats = k_floats * kNr;
+  const int block = static_cast<int>(std::clamp<std::size_t>(kBlockFloats / panel_floats, 1, panels));
+  const int band = static_cast<int>(std::max<std::size_t>(1, kBandFloats / (k_floats * kMr))) * kMr;
+  // With more than one band of rows, a row-major b (rows contiguous) not too large is packed
+  // whole, once, in one pass over its rows: packed block by block it was walked, all K rows, once
+  // per block and band, a TLB miss per row when K is in the thousands (dx += dy·w, K = out
+  // features): measured 10–20% faster at 64 and 256 rows, and slower at 16 (one band).
+  const bool whole = b.cols == 1 && M > band && panel_floats * panels <= kWholeFloats;
+  float* packed_b = t_panels.get(panel_floats * (whole ? panels : block));
+  if (whole) pack_b_block(packed_b, b, K, 0, N);
+  float* packed_a = t_rows.get(k_floats * std::min(band, (M + kMr - 1) / kMr * kMr));
+  for (int r0 = 0; r0 < M; r0 += band) {  // a band of rows, packed once
+    const int r1 = std::min(M, r0 + band);
+    for (int i0 = r0; i0 < r1; i0 += kMr)
+      pack_a_rows(packed_a + (i0 - r0) * k_floats, a, K, i0, std::min(kMr, r1 - i0));
+    for (int q0 = 0; q0 < panels; q0 += block) {  // a block of columns, packed once per band
+      const int q1 = std::min(panels, q0 + block);
+      if (!whole) pack_b_block(packed_b, b, K, q0 * kNr, std::min(N, q1 * kNr));
+      const float* block_b = whole ? packed_b + q0 * panel_floats : packed_b;
+      for (int i0 = r0; i0 < r1; i0 += kMr) {
+        const int mr = std::min(kMr, r1 - i0);
+        float* crow = c + i0 * ldc;
+        for (int q = q0; q < q1; ++q) {
+          const int j0 = q * kNr, n = std::min(kNr, N - j0);
+          alignas(16) float init8[kNr] = {};
+          if (bias) std::copy(bias + j0, bias + j0 + n, init8);
+          micro_rows(mr, crow + j0, ldc, n, packed_a + (i0 - r0) * k_floats, block_b + (q - q0) * panel_floats, K,
+                     init8, accumulate);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace attn::kernels
