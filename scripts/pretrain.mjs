@@ -17,7 +17,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -54,7 +54,8 @@ export const SETTINGS = {
   beta2: 0.99,
   'weight-decay': 0.1,
   clip: 1,
-  threads: 1,
+  // Every thread count gives the same weights (the core's pool); the default is the cores, at most 8.
+  threads: Math.min(8, availableParallelism()),
 };
 const RECORD_STEPS = 2;
 
