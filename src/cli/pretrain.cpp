@@ -21,8 +21,8 @@
 
 #include "attention.h"
 #include "pretraining.h"
-#include "threads.h"
 #include "safetensors.h"
+#include "threads.h"
 
 namespace {
 

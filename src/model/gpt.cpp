@@ -223,8 +223,8 @@ void zero(std::vector<Real>& v) {
 constexpr int kLayerNormRows = 32;
 constexpr double kLayerNormFlops = 30;  // per element: the cost of ~30 flops of the vector kernels
 template <typename Real>
-void layernorm_forward_rows(Real* y, Real* mean, Real* rstd, const Real* x, const Real* w, const Real* b, int N,
-                            int C, double eps) {
+void layernorm_forward_rows(Real* y, Real* mean, Real* rstd, const Real* x, const Real* w, const Real* b, int N, int C,
+                            double eps) {
   parallel_for((N + kLayerNormRows - 1) / kLayerNormRows, kLayerNormFlops * N * C, [&](int chunk) {
     const int n0 = chunk * kLayerNormRows, rows = std::min(kLayerNormRows, N - n0);
     const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(n0) * C;
