@@ -284,10 +284,13 @@ LinearParams TorchGenerator::linear_init(int in_features, int out_features, bool
   LinearParams out;
   out.has_bias = bias;
   out.weight.shape = {out_features, in_features};
-  out.weight.data.resize(static_cast<size_t>(checked_numel(out.weight.shape, "in_features × out_features")));
+  const long long weights = checked_numel(out.weight.shape, "in_features × out_features");
+  // The bias has its own limit: with in_features = 0 the weight is empty whatever out_features is.
+  const long long biases = bias ? checked_numel({out_features}, "out_features") : 0;
+  out.weight.data.resize(static_cast<size_t>(weights));
   if (bias) {
     out.bias.shape = {out_features};
-    out.bias.data.resize(static_cast<size_t>(out_features));
+    out.bias.data.resize(static_cast<size_t>(biases));
   }
   // Python doubles, as torch/nn/init.py computes them (a ** 2 is math.pow(a, 2) = a · a here).
   if (in_features > 0 && out_features > 0) {

@@ -476,6 +476,8 @@ TEST(TorchGeneratorErrors, BadArgumentsThrowNamingTheArgumentAndDrawNothing) {
   EXPECT_TRUE(ThrowsNaming([&] { g.linear_init(-1, 3, true); }, {"in_features", "≥ 0", "-1"}));
   EXPECT_TRUE(ThrowsNaming([&] { g.linear_init(3, -2, false); }, {"out_features", "≥ 0"}));
   EXPECT_TRUE(ThrowsNaming([&] { g.linear_init(5000, 5000, true); }, {"in_features × out_features", "16777216"}));
+  // tests/fuzz F6: an empty weight (in_features 0) no longer lets the bias past the limit.
+  EXPECT_TRUE(ThrowsNaming([&] { g.linear_init(0, 2147483647, true); }, {"out_features", "16777216"}));
   EXPECT_TRUE(ThrowsNaming([&] { g.embedding_init(3, -2); }, {"embedding_dim", "≥ 0"}));
   EXPECT_TRUE(ThrowsNaming([&] { g.embedding_init(-3, 2); }, {"num_embeddings", "≥ 0"}));
   EXPECT_TRUE(ThrowsNaming([] { TorchGenerator::seed_from_number(0.5); }, {"seed", "integer"}));
