@@ -210,12 +210,15 @@ class Reader {
     if (rank == 0) return {};
     if (rank < 0 || rank > 8) malformed();
     std::vector<int> dims(static_cast<size_t>(rank));
-    count = 1;
     for (int& dim : dims) {
       dim = next_int();
       if (dim < 0) malformed();
-      count = dim == 0 || count == 0 ? 0 : count * dim;
-      if (count > (1LL << 40)) malformed();
+    }
+    // A zero anywhere makes an empty tensor, however large the dims before it (tests/fuzz F7).
+    count = std::find(dims.begin(), dims.end(), 0) != dims.end() ? 0 : 1;
+    for (int dim : dims) {
+      if (count > 0 && count > (1LL << 40) / dim) malformed();
+      count *= dim;
     }
     return dims;
   }

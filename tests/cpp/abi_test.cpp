@@ -321,6 +321,25 @@ TEST(AbiCalls, MalformedPackingFailsNamingTheCallAndTheNextCallAnswers) {
   EXPECT_EQ(get<std::int32_t>(attn::abi::averaging(), result, "failed"), 0);
 }
 
+TEST(AbiCalls, AnEmptyShapeIsEmptyHoweverLargeItsOtherDims) {
+  // tests/fuzz F7: (2^31 − 1, 2^31 − 1, 0) is torch's empty tensor, not a malformed packing.
+  const auto& result = attn::abi::describe().result;
+  const int handle = attn::abi::generator_create(1);
+  ASSERT_GT(handle, 0);
+  Packed empty;
+  empty.ints = {0, 3, 2147483647, 2147483647, 0};  // no input tensor; the shape
+  empty.write();
+  const std::uintptr_t drawn = attn::abi::draw(handle, 0, 0, 0, 0);  // rand
+  EXPECT_EQ(get<std::int32_t>(drawn, result, "failed"), 0) << attn::abi::last_error();
+  EXPECT_EQ(get<std::int32_t>(drawn, result, "dataLength"), 0);
+  Packed huge;
+  huge.ints = {0, 3, 2147483647, 2147483647, 1};  // 2^62 elements: malformed still
+  huge.write();
+  EXPECT_EQ(get<std::int32_t>(attn::abi::draw(handle, 0, 0, 0, 0), result, "failed"), 1);
+  EXPECT_EQ(attn::abi::last_error(), "draw: malformed argument packing");
+  attn::abi::generator_delete(handle);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Models through the ABI, natively: what engine.js does, call by call.
 
