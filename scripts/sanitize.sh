@@ -2,7 +2,7 @@
 # The native tests and the fuzz corpus under AddressSanitizer + UndefinedBehaviorSanitizer.
 # In the native build (build/, configured with -DATTN_SANITIZED_TESTS=ON): a copy of the libraries
 # under ASan + UBSan linked with the test cases the native suite compiled (attn_tests_sanitized),
-# and the fuzz harness replaying tests/fuzz/corpus/ through a plain main (fuzz_replay; see
+# and every fuzz harness replaying its tests/fuzz/corpus/<target>/ through a plain main (fuzz_replay_<target>; see
 # tests/fuzz/replay.sh). Runs the GoogleTest binary, then the replay. Called by `npm test` (suite
 # "sanitize"). Last line: "sanitize: ok, …" or "sanitize: FAILED, …"; exits non-zero on any failure.
 set -u
@@ -32,7 +32,7 @@ tests_code=${PIPESTATUS[0]}
 passed=$(grep -oE "\[  PASSED  \] [0-9]+" "$build/attn_tests_sanitized.log" | grep -oE "[0-9]+$" || echo 0)
 [[ $tests_code -eq 0 ]] || fail "attn_tests_sanitized under ASan/UBSan (exit $tests_code)"
 
-replay=$(bash "$root/tests/fuzz/replay.sh" "$build/fuzz_replay")
+replay=$(bash "$root/tests/fuzz/replay.sh" "$build/fuzz_replay_{}")
 replay_code=$?
 echo "$replay"
 [[ $replay_code -eq 0 ]] || fail "${replay##*$'\n'}"

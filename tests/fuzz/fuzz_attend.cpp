@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "attention.h"
+#include "fuzz_common.h"
 #include "internal.h"
 #include "kernels.h"
 
@@ -64,22 +65,14 @@ constexpr double kGapWork = 2.0 * static_cast<double>(Limits::kMaxWork);
 // Intermediates bounded below this cannot overflow float32 (FLT_MAX ≈ 3.4e38).
 constexpr double kFiniteBound = 1e36;
 
-[[noreturn]] void finding(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "\n=== FUZZ FINDING: %s ===\n%s\n", what, detail.c_str());
-  std::fflush(stderr);
-  std::abort();
-}
+using attn_fuzz::finding;
+using attn_fuzz::known;
 
-// ATTN_FUZZ_KNOWN=attend-gap,average-gap,view-size skips (instead of reporting) findings
-// already filed in the bug list, so a campaign can keep going past them until they are fixed:
+// ATTN_FUZZ_KNOWN names of this harness (fuzz_common.h), all fixed now:
 //   attend-gap / average-gap  accepted calls above kGapBytes / kGapWork
 //   view-size                 TensorView::size() on a shape whose product overflows
 //   keep-bytes                dropout keep-mask bytes other than 0/1 (F5: the vectorized kernel
 //                             multiplied by the byte)
-bool known(const char* finding_name) {
-  const char* list = std::getenv("ATTN_FUZZ_KNOWN");
-  return list && std::strstr(list, finding_name) != nullptr;
-}
 
 // A read-only region of zeros large enough for the biggest input the limits allow
 // (kMaxInputElements floats), followed by an inaccessible guard page: shapes too large to
@@ -263,18 +256,13 @@ Tensor consume_tensor(FuzzedDataProvider& fdp, std::vector<int> consistent) {
 
 // attn::Error must name its argument: "name: …" with a known name.
 void check_error_message(const attn::Error& error) {
-  static const char* const kNames[] = {"x",           "wq",    "wk",          "wv",      "bq",          "bk",
-                                       "bv",          "wqkv",  "bqkv",        "wo",      "bo",          "heads",
-                                       "keyPadding",  "scale", "temperature", "dropout", "dropoutKeep", "kernel",
-                                       "materialize", "d_k",   "d_v",         "d_o",     "index"};
-  const std::string message = error.what();
-  const size_t colon = message.find(':');
-  if (colon != std::string::npos) {
-    const std::string name = message.substr(0, colon);
-    for (const char* known : kNames)
-      if (name == known) return;
-  }
-  finding("attn::Error does not name an argument", message);
+  if (attn_fuzz::names_argument(
+          error.what(),
+          {"x",           "wq",     "wk",          "wv",    "bq",         "bk",    "bv",          "wqkv",
+           "bqkv",        "wo",     "bo",          "heads", "keyPadding", "scale", "temperature", "dropout",
+           "dropoutKeep", "kernel", "materialize", "d_k",   "d_v",        "d_o",   "index"}))
+    return;
+  finding("attn::Error does not name an argument", error.what());
 }
 
 struct Case {
