@@ -594,6 +594,17 @@ TEST(Sampling, TopPKeepsTheMostLikelyTokensWhoseProbabilitiesReachP) {
   EXPECT_TRUE(ThrowsNaming([&] { next_token_probs(row, 4, {-1.0, 0, 1.0}); }, {"temperature"}));
 }
 
+TEST(Sampling, NoLogitsThrowNamingLogitsInsteadOfReadingPastTheRow) {
+  // tests/fuzz F8: V = 0 read row[0] (and, at temperature 0, wrote probs[0] of an empty vector).
+  const float row[] = {1.0f};
+  TorchGenerator generator(1);
+  for (double temperature : {0.0, 1.0}) {
+    EXPECT_TRUE(ThrowsNaming([&] { next_token_probs(row, 0, {temperature, 0, 1.0}); }, {"logits", "V ≥ 1", "got 0"}));
+    EXPECT_TRUE(ThrowsNaming([&] { sample_token(row, 0, {temperature, 0, 1.0}, generator); }, {"logits"}));
+  }
+  EXPECT_EQ(next_token_probs(row, 1, {}), std::vector<float>{1.0f});
+}
+
 // Hugging Face's sampling (temperature, top-k, top-p, torch.multinomial after
 // torch.manual_seed) with nanoGPT's crop, in torch 1.13: generate() and a cached session draw the
 // same tokens, and past the 64-token context the session recomputes as nanoGPT does.
