@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attention.h"
+#include "json_text.h"
 #include "layers.h"
 
 namespace attn::model {
@@ -139,7 +140,7 @@ ConfigFields parse_hf_config(const std::string& text) {
   if (root.contains("model_type")) {
     const json& type = root.at("model_type");
     if (!type.is_string() || type.get_ref<const std::string&>() != "gpt2") {
-      config_fail("model_type " + type.dump() +
+      config_fail("model_type " + json_shown(type) +
                   " is not GPT-2's (\"gpt2\"); this engine runs GPT2LMHeadModel checkpoints");
     }
   }
@@ -148,7 +149,7 @@ ConfigFields parse_hf_config(const std::string& text) {
     if (!archs.is_array()) config_fail("architectures must be a list of class names");
     for (const json& a : archs) {
       if (!a.is_string() || !starts_with(a.get_ref<const std::string&>(), "GPT2")) {
-        config_fail("architectures " + archs.dump() + " is not GPT-2's (GPT2LMHeadModel)");
+        config_fail("architectures " + json_shown(archs) + " is not GPT-2's (GPT2LMHeadModel)");
       }
     }
   }
@@ -160,7 +161,7 @@ ConfigFields parse_hf_config(const std::string& text) {
       if (!root.contains(key) || root.at(key).is_null()) continue;
       const json& v = root.at(key);
       if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > (1 << 30)) {
-        config_fail(std::string(key) + " must be a whole number, got " + v.dump());
+        config_fail(std::string(key) + " must be a whole number, got " + json_shown(v));
       }
       field = static_cast<int>(v.get<long long>());
       return;
@@ -174,18 +175,18 @@ ConfigFields parse_hf_config(const std::string& text) {
 
   if (root.contains("layer_norm_epsilon")) {
     const json& v = root.at("layer_norm_epsilon");
-    if (!v.is_number()) config_fail("layer_norm_epsilon must be a number, got " + v.dump());
+    if (!v.is_number()) config_fail("layer_norm_epsilon must be a number, got " + json_shown(v));
     f.layer_norm_eps = v.get<double>();
   }
   if (root.contains("activation_function")) {
     const json& v = root.at("activation_function");
-    const std::string name = v.is_string() ? v.get<std::string>() : v.dump();
+    const std::string name = v.is_string() ? v.get<std::string>() : json_shown(v);
     if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") {
       f.gelu = static_cast<int>(Gelu::kTanh);  // the same tanh approximation, up to float rounding
     } else if (name == "gelu") {
       f.gelu = static_cast<int>(Gelu::kExact);
     } else {
-      config_fail("activation_function " + v.dump() +
+      config_fail("activation_function " + json_shown(v) +
                   " is not supported (gelu_new, gelu_pytorch_tanh or gelu_fast: the tanh GELU; gelu: the exact one)");
     }
   }
@@ -194,15 +195,15 @@ ConfigFields parse_hf_config(const std::string& text) {
   if (root.contains("n_inner") && !root.at("n_inner").is_null()) {
     const json& v = root.at("n_inner");
     if (!v.is_number_integer() || f.n_embd < 0 || v.get<long long>() != 4LL * f.n_embd) {
-      config_fail("n_inner " + v.dump() + ": only the MLP width 4·n_embd (n_inner null) is supported");
+      config_fail("n_inner " + json_shown(v) + ": only the MLP width 4·n_embd (n_inner null) is supported");
     }
   }
   auto flag = [&](const char* key, bool supported) {
     if (!root.contains(key)) return;
     const json& v = root.at(key);
-    if (!v.is_boolean()) config_fail(std::string(key) + " must be true or false, got " + v.dump());
+    if (!v.is_boolean()) config_fail(std::string(key) + " must be true or false, got " + json_shown(v));
     if (v.get<bool>() != supported) {
-      config_fail(std::string(key) + " " + v.dump() + " is not supported (only " + (supported ? "true" : "false") +
+      config_fail(std::string(key) + " " + json_shown(v) + " is not supported (only " + (supported ? "true" : "false") +
                   ", GPT-2's)");
     }
   };

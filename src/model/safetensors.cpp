@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attention.h"
+#include "json_text.h"
 #include "layers.h"
 
 namespace attn::model {
@@ -31,6 +32,24 @@ std::string quote_tensor_name(const std::string& name) {
 }
 
 std::string tensor_label(const std::string& name) { return "tensor " + quote_tensor_name(name); }
+
+std::string json_shown(const json& value) {
+  if (value.is_structured()) {
+    bool flat = value.size() <= 16;
+    for (auto it = value.begin(); flat && it != value.end(); ++it) flat = !it->is_structured();
+    if (!flat) {
+      return std::string(value.is_array() ? "an array of " : "an object of ") + std::to_string(value.size()) +
+             (value.is_array() ? " values" : " keys");
+    }
+  }
+  std::string out = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (out.size() > 200) {
+    std::size_t n = 200;
+    while (n > 0 && (static_cast<unsigned char>(out[n]) & 0xC0) == 0x80) --n;  // not inside a character
+    out = out.substr(0, n) + "…";
+  }
+  return out;
+}
 
 std::string shape_text(const std::vector<std::uint64_t>& shape) {
   std::string out = "(";
@@ -285,7 +304,7 @@ TensorRecord parse_entry(const std::string& name, const json& value, std::uint64
   }
   for (const json& dim : shape) {
     if (!dim.is_number_unsigned())
-      safetensors_fail(label + ": shape must be an array of non-negative integers, got " + dim.dump());
+      safetensors_fail(label + ": shape must be an array of non-negative integers, got " + json_shown(dim));
     r.shape.push_back(dim.get<std::uint64_t>());
   }
 
@@ -294,7 +313,8 @@ TensorRecord parse_entry(const std::string& name, const json& value, std::uint64
   const json& offsets = value.at("data_offsets");
   if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
       !offsets[1].is_number_unsigned()) {
-    safetensors_fail(label + ": data_offsets must be [begin, end], two non-negative integers, got " + offsets.dump());
+    safetensors_fail(label + ": data_offsets must be [begin, end], two non-negative integers, got " +
+                     json_shown(offsets));
   }
   r.begin = offsets[0].get<std::uint64_t>();
   r.end = offsets[1].get<std::uint64_t>();

@@ -563,6 +563,29 @@ TEST(Safetensors, EmptyAndScalarTensorsParse) {
   EXPECT_TRUE(read_tensor(file.data(), file.size(), h, *h.find("e")).empty());
 }
 
+TEST(Gpt2Config, DeeplyNestedValuesAreNamedByKindWithoutRecursing) {
+  // tests/fuzz F9: config.json's messages printed the value with dump(), one recursion per level,
+  // and a value nested 10^5 deep ran off the stack (under ASan natively; WASM's stack is smaller).
+  // (A safetensors header deeper than {name: {key: [values]}} is refused before any message.)
+  const int depth = 100000;
+  const std::string deep = std::string(depth, '[') + "1" + std::string(depth, ']');
+  const std::string deep_object = [&] {
+    std::string s;
+    for (int i = 0; i < depth; ++i) s += "{\"a\":";
+    return s + "1" + std::string(depth, '}');
+  }();
+  using attn_test::ThrowsNaming;
+  EXPECT_TRUE(ThrowsNaming([&] { parse_hf_config("{\"n_head\":" + deep + "}"); },
+                           {"config.json: n_head must be a whole number, got an array of 1 values"}));
+  EXPECT_TRUE(ThrowsNaming([&] { parse_hf_config("{\"model_type\":" + deep_object + "}"); },
+                           {"config.json: model_type an object of 1 keys"}));
+  EXPECT_TRUE(ThrowsNaming([&] { parse_hf_config("{\"architectures\":[\"GPT2LMHeadModel\"," + deep + "]}"); },
+                           {"architectures an array of 2 values"}));
+  // Short values are still shown as they are, long strings cut.
+  EXPECT_TRUE(ThrowsNaming([&] { parse_hf_config("{\"n_head\":[\"3\",4]}"); }, {"got [\"3\",4]"}));
+  EXPECT_TRUE(ThrowsNaming([&] { parse_hf_config("{\"n_head\":\"" + std::string(1000, 'x') + "\"}"); }, {"xxx…"}));
+}
+
 TEST(Safetensors, ExportRefusesFilesAboveTheCap) {
   ModelConfig c;
   c.vocab_size = 1;
