@@ -1103,8 +1103,6 @@ std::uintptr_t next_token(double temperature, int top_k, double top_p, double se
     reader.finish();
     if (!args.logits.given()) throw Error("logits: required, the logits of one position (V)");
     const int V = args.logits.shape[0];
-    for (int v = 0; v < V; ++v)
-      if (!std::isfinite(args.logits.data[v])) throw Error("logits[" + std::to_string(v) + "]: must be finite");
     if (top < 0 || top > V)
       throw Error("top: expected 0 ≤ top ≤ " + std::to_string(V) + ", got " + std::to_string(top));
     const model::SamplingOptions o{temperature, top_k, top_p};

@@ -319,6 +319,9 @@ void check_sampling(const SamplingOptions& o, int V) {
 std::vector<float> next_token_probs(const float* row, int V, const SamplingOptions& o) {
   // No logits, no most likely token: row[best] would read past the row (tests/fuzz F8).
   if (V < 1) throw Error("logits: expected the logits of at least one token (V ≥ 1), got " + std::to_string(V));
+  // NaN or ±∞ would make every probability NaN (∞ − ∞), and sampling draw any token (F10).
+  for (int v = 0; v < V; ++v)
+    if (!std::isfinite(row[v])) throw Error("logits[" + std::to_string(v) + "]: must be finite, got " + str(row[v]));
   check_sampling(o, V);
   std::vector<float> probs(static_cast<std::size_t>(V), 0.0f);
   const int best = static_cast<int>(std::max_element(row, row + V) - row);  // the first of equal maxima

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -603,6 +604,25 @@ TEST(Sampling, NoLogitsThrowNamingLogitsInsteadOfReadingPastTheRow) {
     EXPECT_TRUE(ThrowsNaming([&] { sample_token(row, 0, {temperature, 0, 1.0}, generator); }, {"logits"}));
   }
   EXPECT_EQ(next_token_probs(row, 1, {}), std::vector<float>{1.0f});
+}
+
+TEST(Sampling, NonFiniteLogitsThrowNamingTheirIndex) {
+  // tests/fuzz F10: a NaN or ±∞ logit made every probability NaN (∞ − ∞ after the max shift) and
+  // sample_token return a token regardless; the ABI refused them, the C++ API (generate, sessions)
+  // did not.
+  const float inf = std::numeric_limits<float>::infinity();
+  TorchGenerator generator(1);
+  for (float bad : {std::numeric_limits<float>::quiet_NaN(), inf, -inf}) {
+    const float row[] = {0.5f, bad, 1.0f};
+    for (double temperature : {0.0, 0.7}) {
+      EXPECT_TRUE(ThrowsNaming(
+          [&] {
+            next_token_probs(row, 3, {temperature, 0, 1.0});
+          },
+          {"logits[1]: must be finite"}));
+      EXPECT_TRUE(ThrowsNaming([&] { sample_token(row, 3, {temperature, 0, 1.0}, generator); }, {"logits[1]"}));
+    }
+  }
 }
 
 // Hugging Face's sampling (temperature, top-k, top-p, torch.multinomial after
