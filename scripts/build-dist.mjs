@@ -294,8 +294,9 @@ for (const name of fs.readdirSync(WEB)) {
 // Module script tags become classic deferred ones; preloads of files that are now inlined go.
 function classicPage(html) {
   return html
-    .replace(/<link rel="modulepreload"[^>]*>\n?/g, '')
-    .replace(/<link rel="preload"[^>]*attention_engine[^>]*>\n?/g, '')
+    .replace(/[ \t]*<link rel="modulepreload"[^>]*>\n?/g, '')
+    .replace(/[ \t]*<link rel="preload"[^>]*attention_engine[^>]*>\n?/g, '')
+    .replace(/[ \t]*<!-- the rest of the first paint's module graph[\s\S]*?-->\n?/, '')
     .replace(/<script type="module" src="([^"]+)"><\/script>/g, '<script defer src="$1"></script>');
 }
 for (const page of ['index.html', 'embed.html']) {

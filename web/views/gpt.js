@@ -7,7 +7,7 @@
 // in a worker (tools/model-host.js); this file composes the figures (views/gpt/*.js).
 import { h } from '../ui/dom.js';
 import { createHeatmap } from '../ui/heatmap.js';
-import { defaultGpt } from '../lib/real/gpt-state.js';
+import { defaultGpt, GPT_LIMITS } from '../lib/real/gpt-state.js';
 import { realModelOf } from '../tools/real-model.js';
 import * as picker from './gpt/model-picker.js';
 import * as tokensView from './gpt/tokens.js';
@@ -17,6 +17,7 @@ import * as roles from './gpt/roles.js';
 import * as nextToken from './gpt/next-token.js';
 import * as kvCache from './gpt/kv-cache.js';
 import * as bankChart from './gpt/bank-chart.js';
+import * as exportsView from './gpt/exports.js';
 
 const TEXT = {
   title: 'A real language model',
@@ -50,7 +51,20 @@ export function render(section, app) {
     onShipped: () => setGpt({ model: { kind: 'shipped' } }),
   });
   section.append(status);
-  const tokens = tokensView.render(section, { ...ctx, onSentence: (sentence) => setGpt({ sentence }) });
+  const tokens = tokensView.render(section, {
+    ...ctx,
+    onSentence: (sentence) => {
+      // The box stops typing at its limit; pasted-in-by-script text is refused here, by name.
+      if (sentence.length < 1 || sentence.length > GPT_LIMITS.sentenceChars) {
+        say(
+          `sentence: ${sentence.length} characters; type 1 to ${GPT_LIMITS.sentenceChars} (the sentence on screen stays)`,
+        );
+        draw();
+        return;
+      }
+      setGpt({ sentence });
+    },
+  });
   // Side by side where there is room: every head beside the one enlarged, the next token beside
   // the generation that appends it (one column on a phone).
   const pair = (cls) => {
@@ -64,6 +78,7 @@ export function render(section, app) {
     ...ctx,
     onPick: (layer, head) => setGpt({ layer, head, picture: 'head' }),
   });
+  const saving = exportsView.render(gridColumn, { doc, stem: () => real.info?.name || 'model' });
   // The enlarged picture: one head (with its softmax explained), the layer's mean, or the rollout.
   const modeName = `gpt-picture-${Math.random().toString(36).slice(2, 7)}`;
   const modes = h(
@@ -183,6 +198,7 @@ export function render(section, app) {
     const chosen = { layer: picture.layer, head: picture.head };
     grid.update({ weights: t.weights, L: t.L, H: t.H, T: t.T, chosen, theme });
     const labels = pieces.map((p, i) => `${i}:${p.display.replace(/ /g, '␣')}`);
+    saving.update({ labels, weights: t.weights, L: t.L, H: t.H, T: t.T, chosen, tiles: grid.canvases() });
     const T = t.T;
     const rows = (flat, offset = 0) =>
       Array.from({ length: T }, (_, i) => Array.from(flat.subarray(offset + i * T, offset + (i + 1) * T)));
