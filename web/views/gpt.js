@@ -192,6 +192,9 @@ export function render(section, app) {
     pick.update({ info: real.info, error: real.error, opening: real.opening });
     tokens.update({ sentence: g.sentence, pieces: picture?.pieces });
     for (const input of modes.querySelectorAll('input')) input.checked = input.value === g.picture;
+    // The options show their values before the model has run.
+    next.update({ options: g, next: picture?.next ?? null });
+    bank.update({ bank: g.bank, result: bankResult, error: bankError });
     if (!picture) return;
     const { trace: t, pieces } = picture;
     const theme = app.container.dataset.theme === 'dark' ? 'dark' : 'light';
@@ -226,9 +229,7 @@ export function render(section, app) {
       });
       summaryNote.textContent = mean ? TEXT.mean : TEXT.rollout;
     }
-    next.update({ options: g, next: picture.next });
     kv.update({ sentence: g.sentence, generated, step: lastStep, chosen, totals });
-    bank.update({ bank: g.bank, result: bankResult, error: bankError });
   }
 
   // --- generation with a KV cache ---------------------------------------------------------------
