@@ -291,7 +291,7 @@ std::vector<Hostile> hostile_files() {
         const std::string page = "<!doctype html><p>Not found</p>";
         return Bytes(page.begin(), page.end());
       },
-      {"not a safetensors file: it begins with text (\"<!doctype", "header's length in 8 bytes"});
+      {"not a safetensors file: it begins with text (\"<!doctyp…\")", "header's length in 8 bytes"});
   add("AGitLfsPointer",
       [] {
         const std::string p = "version https://git-lfs.github.com/spec/v1\noid sha256:0\n";
