@@ -135,7 +135,7 @@ test('RealModel_TheShippedModelOnTheReadersSentence', async () => {
   // Choosing a tile enlarges it: its caption, its rows of weights, the choice in the state.
   await section.locator('.ae-gpt-tile[data-layer="2"][data-head="1"]').click();
   await page.waitForFunction(
-    (sel) => document.querySelector(`${sel} .ae-gpt-enlarged caption`)?.textContent.startsWith('Layer 3, head 2'),
+    (sel) => document.querySelector(`${sel} .ae-gpt-enlarged caption`)?.textContent === 'Layer 3, head 2',
     SECTION,
   );
   const gpt = await gptState(page);
@@ -148,6 +148,13 @@ test('RealModel_TheShippedModelOnTheReadersSentence', async () => {
     assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-4, `row ${i} sums to 1`);
     row.forEach((w, j) => j > i && assert.equal(w, 0, `(${i}, ${j}) is in the future`));
   });
+  // Hovering a cell explains its softmax with the model's numbers (q·k ÷ √hs), which give the
+  // weight the engine computed.
+  await page.hover(`${SECTION} .ae-gpt-enlarged td[data-row="4"][data-col="2"]`);
+  const explained = await section.locator('.ae-learn-explain').textContent();
+  const w = /\) = (\d\.\d{3}) \(the engine: (\d\.\d{3})\); scaled score = q·k \/ √32/.exec(explained);
+  assert.ok(w, explained);
+  assert.equal(w[1], w[2]);
   // The layer's mean and the rollout, each with the sentence that says what it is (and is not).
   await section.getByLabel('mean of the layer’s heads').check();
   await page.waitForFunction(
@@ -222,10 +229,7 @@ test('RealModel_TheNextTokenTheKVCacheAndTheBankExample', async () => {
   );
   assert.equal(weights.length, Number(m[3]), 'one weight per key');
   assert.ok(Math.abs(weights.reduce((a, b) => a + b, 0) - 1) < 1e-4);
-  assert.match(
-    await section.locator('table[data-matrix="gpt-kv-row"] caption').textContent(),
-    /all but the last come from the cache/,
-  );
+  assert.match(cost, /the new token’s query against \d+ keys — \d+ from the cache, its own computed now/);
   await section.getByRole('button', { name: 'Ten more' }).click();
   await page.waitForFunction(
     (sel) => document.querySelectorAll(`${sel} .ae-gpt-generated mark`).length === 11,

@@ -82,7 +82,8 @@ export function createLossChart(
     }
     const x0 = Math.min(0, ...xs),
       x1 = Math.max(x0 + 1, domain.x ?? 0, ...xs);
-    const y0 = Math.min(0, ...ys),
+    // The y axis starts at 0 unless the caller zooms in (domain.y0), never above a point.
+    const y0 = Math.min(domain.y0 ?? 0, ...ys),
       y1 = Math.max(y0 + 1e-6, domain.y ?? 0, ...ys);
     const X = (v) => pad.left + ((v - x0) / (x1 - x0)) * (width - pad.left - pad.right);
     const Y = (v) => height - pad.bottom - ((v - y0) / (y1 - y0)) * (height - pad.top - pad.bottom);

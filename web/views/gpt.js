@@ -25,6 +25,8 @@ const TEXT = {
     'Everything so far ran on hand-set numbers and tiny models. Here is a language model trained on real English, running on a sentence you type: the same attention, every number computed in your browser.',
   pictures: { head: 'one head', mean: 'mean of the layer’s heads', rollout: 'rollout across layers' },
   picture: 'Enlarged:',
+  reading:
+    'Rows are queries, columns are keys: row i is where token i looks (its weights sum to 1); each label is position:token.',
   rollout:
     'Attention rollout multiplies each layer’s mean attention (mixed half and half with the identity, for the residual connection) from the first layer up: a rough map of which input tokens each position’s final vector draws on. It leaves out the MLPs, the values’ sizes and the output projections, so it is not an explanation of the prediction.',
   mean: 'The mean over the heads of the layer: where the layer as a whole looks.',
@@ -103,7 +105,7 @@ export function render(section, app) {
     ),
   );
   const enlarged = h(doc, 'div', { class: 'ae-gpt-enlarged' });
-  enlargedColumn.append(modes, enlarged);
+  enlargedColumn.append(modes, h(doc, 'p', { class: 'ae-help' }, TEXT.reading), enlarged);
   const head = headHeatmap.render(enlarged, { doc, id: 'gpt-head' });
   const summary = createHeatmap(doc, {
     id: 'gpt-summary',
@@ -115,6 +117,7 @@ export function render(section, app) {
     digits: 2,
   });
   const summaryNote = h(doc, 'p', { class: 'ae-help' });
+  summary.el.hidden = summaryNote.hidden = true; // until the reader picks the mean or the rollout
   enlarged.append(summary.el, summaryNote);
   const rolesBox = h(doc, 'details', { class: 'ae-details ae-gpt-roles' }, h(doc, 'summary', {}, TEXT.roles));
   const roleView = roles.render(rolesBox, ctx);
@@ -215,7 +218,7 @@ export function render(section, app) {
         chosen: { layer: chosen.layer, head: 0 },
         hs: t.chosen.hs,
         labels,
-        caption: `Layer ${chosen.layer + 1}, head ${chosen.head + 1}: attention weights (query row, key column)`,
+        caption: `Layer ${chosen.layer + 1}, head ${chosen.head + 1}`,
       });
     } else {
       const mean = g.picture === 'mean';
@@ -225,7 +228,7 @@ export function render(section, app) {
         colLabels: labels,
         masked: (i, j) => j > i,
         cornerLabel: 'query \\ key',
-        caption: mean ? `Layer ${chosen.layer + 1}: the mean of its ${t.H} heads` : `Rollout over all ${t.L} layers`,
+        caption: mean ? `Layer ${chosen.layer + 1}, mean of ${t.H} heads` : `Rollout over ${t.L} layers`,
       });
       summaryNote.textContent = mean ? TEXT.mean : TEXT.rollout;
     }
