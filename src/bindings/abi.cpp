@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "attention.h"
+#include "threads.h"
 #ifndef ATTN_ENGINE_EMBED
 #include "checkpoint.h"
 #include "gpt.h"
@@ -1122,5 +1123,17 @@ std::uintptr_t next_token(double temperature, int top_k, double top_p, double se
 #endif  // ATTN_ENGINE_EMBED
 
 const std::string& last_error() { return error_message; }
+
+int set_threads(int count) {
+  try {
+    set_thread_count(count);
+    return 1;
+  } catch (const std::exception& error) {
+    error_message = error.what();
+    return 0;
+  }
+}
+
+int threads() { return thread_count(); }
 
 }  // namespace attn::abi

@@ -113,6 +113,12 @@ const std::string& last_error();
 // Records a failure of a call made outside the arena (a generator's draw): lastError() returns it.
 void record_error(const std::string& message);
 
+// The core's thread pool (src/core/threads.h) for engine.threads: set_threads returns 1, or 0
+// after recording the error (a count outside [1, kMaxThreads]); threads() is the count in use
+// (always 1 in a build without threads).
+int set_threads(int count);
+int threads();
+
 // ---------------------------------------------------------------------------------------------
 // Models (engine.createModel, engine.loadModel), not in the embeddable element's engine: a
 // nanoGPT-style model (src/model/gpt.h) with its Trainer per handle, as generators. The option
