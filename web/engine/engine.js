@@ -625,7 +625,7 @@ const MODEL_KIT = Object.freeze({
   shapeText,
 });
 
-function makeEngine(module) {
+function makeEngine(module, { maxThreads = 1, singleThreadReason = null } = {}) {
   const limits = Object.freeze(module.limits());
   const abi = bindAbi(module);
   const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -789,18 +789,146 @@ function makeEngine(module) {
     heapUsed() {
       return module.heapUsed();
     },
+
+    /** Threads the core's loops use, the caller included: 1 … maxThreads; see engine.d.ts. */
+    get threads() {
+      return maxThreads > 1 ? module.threads() : 1;
+    },
+    set threads(count) {
+      if (!Number.isInteger(count) || count < 1 || count > maxThreads) {
+        const why = maxThreads === 1 ? ` (this engine runs on one thread: ${singleThreadReason})` : '';
+        throw new AttentionError(
+          `threads: expected an integer in [1, ${maxThreads}]${why}, got ${describe(count)}`,
+          'threads',
+        );
+      }
+      if (maxThreads > 1 && !module.setThreads(count)) throw coreError(module);
+    },
+    /** The most threads this engine can use: 1 for the single-thread build. */
+    maxThreads,
+    /** Why this engine runs on one thread (null for the threaded build). */
+    singleThreadReason,
   };
 }
 
-let enginePromise = null;
+// ---------------------------------------------------------------------------------------------
+// Threads. The threaded build (CMakeLists.txt: attention_engine_threads, the same core built with
+// -pthread, its thread pool on Web Workers) needs memory shared between workers, which browsers
+// give only to cross-origin isolated pages (COOP + COEP headers), and it runs only inside a
+// Worker: the page's main thread may not block in Atomics.wait while the other threads work.
+// loadEngine({threads: 'auto'}) loads it where both hold, and the single-thread build, as always,
+// everywhere else (Node, the page's main thread, file://, hosts without the headers) — quietly,
+// saying why in engine.singleThreadReason.
 
-// The compiled core: attention_engine.wasm beside this file, fetched in browsers and read from
-// disk in Node (Emscripten 3.1.6's own loader cannot do both from one ES module).
-async function wasmBytes() {
-  const url = new URL('./attention_engine.wasm', import.meta.url);
-  if (url.protocol === 'file:' && typeof process === 'object' && process.versions?.node) {
+/** The threaded engine's default thread count: the machine's cores, at most this many. */
+export const MAX_DEFAULT_THREADS = 8;
+// How long the threaded engine's workers may take to start before the single-thread one loads.
+const THREADS_START_MS = 20000;
+
+/** Why the threaded engine cannot run in `scope` (a sentence), or null where it can. */
+export function threadsUnavailableReason(scope = globalThis) {
+  if (typeof scope.WorkerGlobalScope !== 'function' || !(scope instanceof scope.WorkerGlobalScope))
+    return 'it is not running in a Web Worker (only a worker may wait for other threads)';
+  if (!scope.crossOriginIsolated || typeof scope.SharedArrayBuffer !== 'function')
+    return 'this page is not cross-origin isolated (it is served without the COOP and COEP headers)';
+  if (!(scope.navigator?.hardwareConcurrency >= 2)) return 'this device reports a single core';
+  return null;
+}
+
+// The threaded build's three files beside this one (a bundle passes its own: threadsFiles).
+const defaultThreadsFiles = () => ({
+  glue: new URL('./attention_engine_threads.mjs', import.meta.url).href,
+  worker: new URL('./attention_engine_threads.worker.js', import.meta.url).href,
+  wasm: new URL('./attention_engine_threads.wasm', import.meta.url).href,
+});
+
+// A shared memory that grows is a new SharedArrayBuffer, and the views made on the old one stay
+// valid at the old length (a plain memory's are detached and Emscripten replaces them): the
+// threaded module's HEAP* views are read through getters that remake them after any growth —
+// by this thread or by a pool thread in the middle of a call.
+function withFreshViews(module) {
+  const memory = module.wasmMemory;
+  const names = {
+    HEAP8: Int8Array,
+    HEAPU8: Uint8Array,
+    HEAP32: Int32Array,
+    HEAPU32: Uint32Array,
+    HEAPF32: Float32Array,
+  };
+  let buffer = null;
+  const views = {};
+  const fresh = () => {
+    if (memory.buffer !== buffer) {
+      buffer = memory.buffer;
+      for (const [name, View] of Object.entries(names)) views[name] = new View(buffer);
+    }
+    return views;
+  };
+  const facade = Object.create(module);
+  for (const name of Object.keys(names)) Object.defineProperty(facade, name, { get: () => fresh()[name] });
+  return facade;
+}
+
+// The threaded engine, or a rejection saying why it did not start (its workers are ended then).
+async function createThreadedEngine(files) {
+  const maxThreads = Math.min(globalThis.navigator.hardwareConcurrency, MAX_DEFAULT_THREADS);
+  let starting = true;
+  let fail = () => {};
+  const failed = new Promise((_, reject) => {
+    fail = (message) => reject(new Error(message));
+  });
+  // While it starts, Emscripten's messages and a worker's load error (which Emscripten rethrows
+  // on this worker, whose parent would take it for this worker failing) mean it failed; after,
+  // its messages go to the console as they would have.
+  const printErr = (text) => {
+    if (starting) fail(String(text));
+    else console.error(text);
+  };
+  const onError = (event) => {
+    event.preventDefault();
+    fail(event.message || 'a worker thread failed to load');
+  };
+  const [{ default: createModule }, wasmBinary] = await Promise.all([
+    import(/* webpackIgnore: true */ /* @vite-ignore */ files.glue),
+    fetchBytes(files.wasm),
+  ]);
+  const moduleArg = {
+    wasmBinary,
+    // The pool's workers start with the module (a thread cannot start while its caller blocks);
+    // the caller is a thread too.
+    threadPoolSize: maxThreads - 1,
+    mainScriptUrlOrBlob: files.glue,
+    locateFile: (name) => (name.endsWith('.worker.js') ? files.worker : new URL(name, files.glue).href),
+    printErr,
+  };
+  globalThis.addEventListener('error', onError);
+  const timer = setTimeout(
+    () => fail(`its ${maxThreads - 1} worker threads did not start within ${THREADS_START_MS / 1000} s`),
+    THREADS_START_MS,
+  );
+  try {
+    const module = await Promise.race([createModule(moduleArg), failed]);
+    const engine = makeEngine(withFreshViews(module), { maxThreads });
+    engine.threads = maxThreads;
+    return engine;
+  } catch (error) {
+    moduleArg.PThread?.terminateAllThreads();
+    throw error;
+  } finally {
+    starting = false;
+    clearTimeout(timer);
+    globalThis.removeEventListener('error', onError);
+  }
+}
+
+const enginePromises = new Map();
+
+// The compiled core: a .wasm beside this file, fetched in browsers and read from disk in Node
+// (Emscripten 3.1.6's own loader cannot do both from one ES module).
+async function fetchBytes(url) {
+  if (url.startsWith('file:') && typeof process === 'object' && process.versions?.node) {
     const { readFile } = await import(/* @vite-ignore */ 'node:fs/promises');
-    return readFile(url);
+    return readFile(new URL(url));
   }
   const response = await fetch(url);
   if (!response.ok) throw new Error(`loadEngine: could not load ${url} (HTTP ${response.status})`);
@@ -810,25 +938,47 @@ async function wasmBytes() {
 /**
  * Loads the WASM module once and returns the shared engine. Same call in browsers and Node.
  * `options.wasmBinary` (bytes of attention_engine.wasm) skips the fetch, e.g. in a bundle.
+ * `options.threads: 'auto'`: the threaded engine where it can run (threadsUnavailableReason),
+ * else the single-thread one; `options.threadsFiles` ({glue, worker, wasm} URLs) say where a
+ * bundle serves the threaded build's files. One engine per kind is shared.
  */
 export function loadEngine(options = {}) {
-  if (!enginePromise) {
-    enginePromise = createEngine(options).catch((error) => {
-      enginePromise = null;
+  const kind = options.threads === 'auto' ? 'auto' : 'single';
+  if (!enginePromises.has(kind)) {
+    const promise = createEngine(options).catch((error) => {
+      enginePromises.delete(kind);
       throw error;
     });
+    enginePromises.set(kind, promise);
   }
-  return enginePromise;
+  return enginePromises.get(kind);
 }
 
 /**
  * A new engine instance of its own (loadEngine() shares one): e.g. a second build of the engine
- * beside the first. `options.wasmBinary` as for loadEngine.
+ * beside the first. Options as for loadEngine.
  */
 export async function createEngine(options = {}) {
+  const { threads = 1, threadsFiles = defaultThreadsFiles() } = options;
+  if (threads !== 1 && threads !== 'auto')
+    throw new AttentionError(
+      `threads: expected 'auto' (the threaded engine where it can run) or 1, got ${describe(threads)}`,
+      'threads',
+    );
+  let singleThreadReason = "the engine was loaded without threads: 'auto'";
+  if (threads === 'auto') {
+    singleThreadReason = threadsUnavailableReason();
+    if (!singleThreadReason) {
+      try {
+        return await createThreadedEngine(threadsFiles);
+      } catch (error) {
+        singleThreadReason = `the threaded engine failed to start (${error.message})`;
+      }
+    }
+  }
   const [{ default: createAttentionModule }, wasmBinary] = await Promise.all([
     import('./attention_engine.mjs'),
-    options.wasmBinary ?? wasmBytes(),
+    options.wasmBinary ?? fetchBytes(new URL('./attention_engine.wasm', import.meta.url).href),
   ]);
-  return makeEngine(await createAttentionModule({ wasmBinary }));
+  return makeEngine(await createAttentionModule({ wasmBinary }), { singleThreadReason });
 }
