@@ -12,7 +12,6 @@
 #include <type_traits>
 
 #include "attention.h"
-#include "threads.h"
 #ifndef ATTN_ENGINE_EMBED
 #include "checkpoint.h"
 #include "gpt.h"
@@ -20,6 +19,7 @@
 #include "layers.h"
 #include "pca.h"
 #include "safetensors.h"
+#include "threads.h"
 #include "torch_random.h"
 #endif
 
@@ -1120,20 +1120,17 @@ std::uintptr_t next_token(double temperature, int top_k, double top_p, double se
   });
 }
 
-#endif  // ATTN_ENGINE_EMBED
-
-const std::string& last_error() { return error_message; }
-
 int set_threads(int count) {
-  try {
+  return guard(0, [&] {
     set_thread_count(count);
     return 1;
-  } catch (const std::exception& error) {
-    error_message = error.what();
-    return 0;
-  }
+  });
 }
 
 int threads() { return thread_count(); }
+
+#endif  // ATTN_ENGINE_EMBED
+
+const std::string& last_error() { return error_message; }
 
 }  // namespace attn::abi

@@ -113,12 +113,6 @@ const std::string& last_error();
 // Records a failure of a call made outside the arena (a generator's draw): lastError() returns it.
 void record_error(const std::string& message);
 
-// The core's thread pool (src/core/threads.h) for engine.threads: set_threads returns 1, or 0
-// after recording the error (a count outside [1, kMaxThreads]); threads() is the count in use
-// (always 1 in a build without threads).
-int set_threads(int count);
-int threads();
-
 // ---------------------------------------------------------------------------------------------
 // Models (engine.createModel, engine.loadModel), not in the embeddable element's engine: a
 // nanoGPT-style model (src/model/gpt.h) with its Trainer per handle, as generators. The option
@@ -264,5 +258,11 @@ int model_commit(int handle);
 // toSafetensors: the file's length, or −1; its bytes at model_export_data().
 double model_export(int handle);
 std::uintptr_t model_export_data();
+
+// The core's thread pool (src/core/threads.h) for engine.threads, in the whole engine only (the
+// element's never runs threaded): set_threads returns 1, or 0 after recording the error (a count
+// outside [1, kMaxThreads]); threads() is the count in use (always 1 in a build without threads).
+int set_threads(int count);
+int threads();
 
 }  // namespace attn::abi

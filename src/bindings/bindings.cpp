@@ -319,10 +319,11 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("version", &version);
   emscripten::function("heapBytes", &heap_bytes);
   emscripten::function("heapUsed", &heap_used);
-  emscripten::function("setThreads", &attn::abi::set_threads);
-  emscripten::function("threads", &attn::abi::threads);
   emscripten::function("clockMs", &clock_ms);
 #ifndef ATTN_ENGINE_EMBED
   attn::abi::set_clock(&clock_ms);
+  // The element's small engine never runs threaded (engine.threads is 1 there without asking).
+  emscripten::function("setThreads", &attn::abi::set_threads);
+  emscripten::function("threads", &attn::abi::threads);
 #endif
 }

@@ -7,6 +7,9 @@
 
 import { describe } from '../lib/text.js';
 import { modelMethods } from './model.js';
+import { MAX_DEFAULT_THREADS, threadsUnavailableReason, defaultThreadsFiles, startThreadedModule } from './threads.js';
+
+export { MAX_DEFAULT_THREADS, threadsUnavailableReason };
 
 /** Thrown for every bad argument; `.argument` names it. */
 export class AttentionError extends Error {
@@ -811,116 +814,6 @@ function makeEngine(module, { maxThreads = 1, singleThreadReason = null } = {}) 
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Threads. The threaded build (CMakeLists.txt: attention_engine_threads, the same core built with
-// -pthread, its thread pool on Web Workers) needs memory shared between workers, which browsers
-// give only to cross-origin isolated pages (COOP + COEP headers), and it runs only inside a
-// Worker: the page's main thread may not block in Atomics.wait while the other threads work.
-// loadEngine({threads: 'auto'}) loads it where both hold, and the single-thread build, as always,
-// everywhere else (Node, the page's main thread, file://, hosts without the headers) — quietly,
-// saying why in engine.singleThreadReason.
-
-/** The threaded engine's default thread count: the machine's cores, at most this many. */
-export const MAX_DEFAULT_THREADS = 8;
-// How long the threaded engine's workers may take to start before the single-thread one loads.
-const THREADS_START_MS = 20000;
-
-/** Why the threaded engine cannot run in `scope` (a sentence), or null where it can. */
-export function threadsUnavailableReason(scope = globalThis) {
-  if (typeof scope.WorkerGlobalScope !== 'function' || !(scope instanceof scope.WorkerGlobalScope))
-    return 'it is not running in a Web Worker (only a worker may wait for other threads)';
-  if (!scope.crossOriginIsolated || typeof scope.SharedArrayBuffer !== 'function')
-    return 'this page is not cross-origin isolated (it is served without the COOP and COEP headers)';
-  if (!(scope.navigator?.hardwareConcurrency >= 2)) return 'this device reports a single core';
-  return null;
-}
-
-// The threaded build's three files beside this one (a bundle passes its own: threadsFiles).
-const defaultThreadsFiles = () => ({
-  glue: new URL('./attention_engine_threads.mjs', import.meta.url).href,
-  worker: new URL('./attention_engine_threads.worker.js', import.meta.url).href,
-  wasm: new URL('./attention_engine_threads.wasm', import.meta.url).href,
-});
-
-// A shared memory that grows is a new SharedArrayBuffer, and the views made on the old one stay
-// valid at the old length (a plain memory's are detached and Emscripten replaces them): the
-// threaded module's HEAP* views are read through getters that remake them after any growth —
-// by this thread or by a pool thread in the middle of a call.
-function withFreshViews(module) {
-  const memory = module.wasmMemory;
-  const names = {
-    HEAP8: Int8Array,
-    HEAPU8: Uint8Array,
-    HEAP32: Int32Array,
-    HEAPU32: Uint32Array,
-    HEAPF32: Float32Array,
-  };
-  let buffer = null;
-  const views = {};
-  const fresh = () => {
-    if (memory.buffer !== buffer) {
-      buffer = memory.buffer;
-      for (const [name, View] of Object.entries(names)) views[name] = new View(buffer);
-    }
-    return views;
-  };
-  const facade = Object.create(module);
-  for (const name of Object.keys(names)) Object.defineProperty(facade, name, { get: () => fresh()[name] });
-  return facade;
-}
-
-// The threaded engine, or a rejection saying why it did not start (its workers are ended then).
-async function createThreadedEngine(files) {
-  const maxThreads = Math.min(globalThis.navigator.hardwareConcurrency, MAX_DEFAULT_THREADS);
-  let starting = true;
-  let fail = () => {};
-  const failed = new Promise((_, reject) => {
-    fail = (message) => reject(new Error(message));
-  });
-  // While it starts, Emscripten's messages and a worker's load error (which Emscripten rethrows
-  // on this worker, whose parent would take it for this worker failing) mean it failed; after,
-  // its messages go to the console as they would have.
-  const printErr = (text) => {
-    if (starting) fail(String(text));
-    else console.error(text);
-  };
-  const onError = (event) => {
-    event.preventDefault();
-    fail(event.message || 'a worker thread failed to load');
-  };
-  const [{ default: createModule }, wasmBinary] = await Promise.all([
-    import(/* webpackIgnore: true */ /* @vite-ignore */ files.glue),
-    fetchBytes(files.wasm),
-  ]);
-  const moduleArg = {
-    wasmBinary,
-    // The pool's workers start with the module (a thread cannot start while its caller blocks);
-    // the caller is a thread too.
-    threadPoolSize: maxThreads - 1,
-    mainScriptUrlOrBlob: files.glue,
-    locateFile: (name) => (name.endsWith('.worker.js') ? files.worker : new URL(name, files.glue).href),
-    printErr,
-  };
-  globalThis.addEventListener('error', onError);
-  const timer = setTimeout(
-    () => fail(`its ${maxThreads - 1} worker threads did not start within ${THREADS_START_MS / 1000} s`),
-    THREADS_START_MS,
-  );
-  try {
-    const module = await Promise.race([createModule(moduleArg), failed]);
-    const engine = makeEngine(withFreshViews(module), { maxThreads });
-    engine.threads = maxThreads;
-    return engine;
-  } catch (error) {
-    moduleArg.PThread?.terminateAllThreads();
-    throw error;
-  } finally {
-    starting = false;
-    clearTimeout(timer);
-    globalThis.removeEventListener('error', onError);
-  }
-}
-
 const enginePromises = new Map();
 
 // The compiled core: a .wasm beside this file, fetched in browsers and read from disk in Node
@@ -969,9 +862,14 @@ export async function createEngine(options = {}) {
   if (threads === 'auto') {
     singleThreadReason = threadsUnavailableReason();
     if (!singleThreadReason) {
+      const started = await startThreadedModule(threadsFiles).catch((error) => ({ error }));
       try {
-        return await createThreadedEngine(threadsFiles);
+        if (started.error) throw started.error;
+        const engine = makeEngine(started.module, { maxThreads: started.maxThreads });
+        engine.threads = started.maxThreads;
+        return engine;
       } catch (error) {
+        started.stop?.();
         singleThreadReason = `the threaded engine failed to start (${error.message})`;
       }
     }
