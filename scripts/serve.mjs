@@ -36,10 +36,15 @@ export const ISOLATION_HEADERS = Object.freeze({
 export const mimeType = (file) => MIME[path.extname(file).toLowerCase()] || 'application/octet-stream';
 
 /**
- * Serves rootDir on host:port (port 0 = any free port).
+ * Serves rootDir on host:port (port 0 = any free port). `csp` goes on HTML responses, or on every
+ * response with `cspAll` (as a strict host may send it: workers then run under it too);
+ * `isolate` adds ISOLATION_HEADERS to every response.
  * @returns {Promise<{url: string, close: () => Promise<void>}>} url ends with '/'.
  */
-export async function serveStatic(rootDir, { host = '127.0.0.1', port = 0, csp = CSP, isolate = false } = {}) {
+export async function serveStatic(
+  rootDir,
+  { host = '127.0.0.1', port = 0, csp = CSP, cspAll = false, isolate = false } = {},
+) {
   const root = path.resolve(rootDir);
   const server = http.createServer(async (req, res) => {
     try {
@@ -63,7 +68,7 @@ export async function serveStatic(rootDir, { host = '127.0.0.1', port = 0, csp =
         'cache-control': 'no-store',
         ...(isolate ? ISOLATION_HEADERS : {}),
       };
-      if (csp && file.endsWith('.html')) headers['content-security-policy'] = csp;
+      if (csp && (cspAll || file.endsWith('.html'))) headers['content-security-policy'] = csp;
       res.writeHead(200, headers);
       res.end(await fs.readFile(file));
     } catch (err) {
