@@ -137,6 +137,26 @@ for (const browser of ['chromium', 'firefox']) {
   });
 }
 
+test('Threads_AThreadedEngineThatCannotStartFallsBackToOneThreadAndSaysWhy', async () => {
+  const { page, problems } = await openPage(await browserOf.chromium(), isolated.url + HARNESS + '?missing=worker');
+  try {
+    await page.waitForFunction(() => typeof window.inWorker === 'function');
+    const info = await page.evaluate(() => window.inWorker('info'));
+    assert.equal(info.threads, 1);
+    assert.equal(info.maxThreads, 1);
+    assert.match(info.singleThreadReason, /^the threaded engine failed to start \(.+\)$/);
+    const run = await page.evaluate(([task, steps]) => window.inWorker('train', task, steps, 1), [TASK, STEPS]);
+    assert.deepStrictEqual(run.losses, reference.losses);
+    // The missing file's 404 is the only problem: the worker itself did not fail.
+    assert.ok(
+      problems.every((p) => /missing\.worker\.js|404/.test(p)),
+      problems.join('; '),
+    );
+  } finally {
+    await page.close();
+  }
+});
+
 test('Threads_ACountOutsideOneToTheCoresIsRefusedNamingThreads', async () => {
   const { page, info, ask } = await openHarness('chromium', isolated);
   try {
@@ -178,7 +198,8 @@ test('Threads_LearnSaysHowManyThreadsItTrainsOnAndTheSettingChangesIt', async ()
     const expected = Math.min(max, 8);
     let status = await statusOf(page);
     assert.equal(status.threads, expected);
-    assert.match(status.text, new RegExp(`training in a worker on ${expected} threads`));
+    assert.match(status.text, new RegExp(`training on ${expected} threads`));
+    assert.equal(await page.$eval(STATUS, (el) => el.dataset.mode), 'worker');
     const options = await page.$$eval('select.ae-threads option', (os) => os.map((o) => Number(o.value)));
     assert.deepEqual(
       options,
@@ -187,7 +208,7 @@ test('Threads_LearnSaysHowManyThreadsItTrainsOnAndTheSettingChangesIt', async ()
     await page.selectOption('select.ae-threads', '1');
     await page.waitForFunction((s) => document.querySelector(s).dataset.threads === '1', STATUS);
     status = await statusOf(page);
-    assert.match(status.text, /training in a worker on 1 thread$/);
+    assert.match(status.text, /training on 1 thread$/);
     const panel = await page.$eval('.ae-threads-now', (el) => ({ ...el.dataset }));
     assert.equal(panel.learn, '1');
     await page.selectOption('select.ae-threads', String(expected));
@@ -203,7 +224,7 @@ test('Threads_OnAPageWithoutTheHeadersLearnSaysOneThreadAndWhy', async () => {
   try {
     const status = await statusOf(page);
     assert.equal(status.threads, 1);
-    assert.match(status.text, /on 1 thread: this page is not cross-origin isolated/);
+    assert.match(status.text, /training on 1 thread: this page is not cross-origin isolated/);
     assert.equal(await page.$eval(`${STATUS} a`, (a) => a.href), THREADS_HELP_URL);
     assert.equal(await page.$eval('select.ae-threads', (s) => s.disabled), true);
     assert.deepEqual(problems, []);

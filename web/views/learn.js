@@ -37,10 +37,10 @@ const TEXT = {
   fromLink: (n) => `Retraining to step ${n}, as the link says (same seed, same batches: the same weights).`,
   onPage: 'training on the page, 1 thread',
   inWorker: 'training in a worker',
-  onThreads: (n) => `training in a worker on ${n} thread${n === 1 ? '' : 's'}`,
-  notIsolated: 'training in a worker on 1 thread: this page is not cross-origin isolated',
+  onThreads: (n) => `training on ${n} thread${n === 1 ? '' : 's'}`,
+  notIsolated: 'training on 1 thread: this page is not cross-origin isolated',
   notIsolatedLink: 'why',
-  oneThread: (why) => `training in a worker on 1 thread: ${why}`,
+  oneThread: (why) => `training on 1 thread: ${why}`,
 };
 
 export function render(section, app) {

@@ -1,10 +1,17 @@
 // The worker of tests/e2e/pages/threads.html: the engine loaded as web/learn-worker.js loads it
 // (threads: 'auto'), and the runs the test compares across thread counts and with Node.
 import { loadEngine } from '/web/engine/engine.js';
+import { defaultThreadsFiles } from '/web/engine/threads.js';
 import { createSession } from '/web/lib/learn/session.js';
 import { defaultLearn, sessionSpec } from '/web/lib/learn/learn-state.js';
 
-const enginePromise = loadEngine({ threads: 'auto' });
+// ?missing=worker: the threaded build's pthread worker file is not served (its start must fail
+// into the single-thread engine, quietly).
+const missing = new URLSearchParams(self.location.search).get('missing');
+const enginePromise = loadEngine({
+  threads: 'auto',
+  threadsFiles: { ...defaultThreadsFiles(), ...(missing ? { [missing]: '/web/engine/missing.worker.js' } : {}) },
+});
 
 const ops = {
   info(engine) {

@@ -1,7 +1,8 @@
 // The page side of tests/e2e/threads.test.mjs (served from the repository root): one module
 // worker (threads-worker.js) that loads the engine as the Learn and model workers do, and
 // window.inWorker(op, ...args) to ask it something.
-const worker = new Worker(new URL('./threads-worker.js', import.meta.url), { type: 'module' });
+// The page's query goes to the worker (?missing=worker: the threaded build's worker file is not there).
+const worker = new Worker(new URL(`./threads-worker.js${location.search}`, import.meta.url), { type: 'module' });
 let next = 1;
 const pending = new Map();
 worker.onmessage = ({ data: { id, result, error } }) => {
