@@ -51,7 +51,7 @@ const BUDGET = {
   'fig-learn-text': 520,
   'fig-model': 1400,
   'fig-notebook': 600,
-  'fig-gpt': 3000,
+  'fig-gpt': 3100,
   'fig-next': 1400,
   'fig-pets': 1100,
   'fig-iframe': 1100,
