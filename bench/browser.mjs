@@ -18,21 +18,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, serveStatic, openPage } from '../tests/e2e/helpers.mjs';
+import { stats, fmt, FRAMES_WHILE_TRAINING } from './browser_frames.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
 const RUNS = Number(argv[argv.indexOf('--runs') + 1]) || 3;
-
-const stats = (xs) => {
-  const s = xs.slice().sort((a, b) => a - b);
-  return {
-    n: xs.length,
-    mean: xs.reduce((a, b) => a + b, 0) / xs.length,
-    p95: s[Math.floor(s.length * 0.95)],
-    max: s[s.length - 1],
-  };
-};
-const fmt = (s) => `${s.mean.toFixed(2)} / ${s.p95.toFixed(2)} / ${s.max.toFixed(2)}`;
 
 async function open(browser, server) {
   const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 } });
@@ -103,24 +93,6 @@ const { encodeState } = await import('../web/lib/share.js');
 const { defaultLearn } = await import('../web/lib/learn/learn-state.js');
 const { loadEngine } = await import('../web/engine/engine.js');
 const defaults = defaultState((await loadEngine()).examples());
-const TRAIN = async () => {
-  const status = document.querySelector('section[data-section="learn"] .ae-learn-status');
-  const frame = [];
-  const step0 = Number(status.dataset.step);
-  const t0 = performance.now();
-  let last = t0;
-  while (performance.now() - t0 < 3000) {
-    await new Promise((r) => requestAnimationFrame(() => r()));
-    const t = performance.now();
-    frame.push(t - last);
-    last = t;
-  }
-  return {
-    frame,
-    stepsPerSecond: ((Number(status.dataset.step) - step0) * 1000) / (performance.now() - t0),
-    mode: status.dataset.mode,
-  };
-};
 const training = [];
 for (const task of ['reverse', 'sort', 'text']) {
   for (const where of ['worker', 'page']) {
@@ -142,7 +114,7 @@ for (const task of ['reverse', 'sort', 'text']) {
         null,
         { timeout: 60000 },
       );
-      const r = await o.page.evaluate(TRAIN);
+      const r = await o.page.evaluate(FRAMES_WHILE_TRAINING);
       frame.push(...r.frame);
       rates.push(r.stepsPerSecond);
       mode = r.mode;

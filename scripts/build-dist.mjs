@@ -13,6 +13,10 @@
 //   dist/embed.html + embed.js       the iframe view (classic script, WASM inlined), and
 //   dist/embed-host.js               the host page's script that sizes the frame
 //   dist/examples/                   the host-page examples, pointing at ../attention-explorer.js
+//   dist/attention-explorer.engine-threads.{mjs,worker.js,wasm}
+//                                    the threaded engine (glue, pthread worker, WASM) as built,
+//                                    which the workers load by URL where the page is cross-origin
+//                                    isolated (engine.js, loadEngine({threads: 'auto'}))
 // Usage: node scripts/build-dist.mjs   (run by scripts/build.mjs, after the WASM engine is built)
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,6 +44,13 @@ const ENGINES = {
 // The whole engine, for the element's views that need more than its small one (the plane, the
 // notebooks, Learn): dist/engine.js, the npm engine module, beside the element's file.
 const FULL_ENGINE_FILE = 'engine.js';
+// The threaded engine's files: separate files beside the bundles, never inlined, as its pool's
+// workers load the same glue by URL (and a blob: URL would break the strict CSP).
+const THREADS_FILES = {
+  glue: { from: 'engine/attention_engine_threads.mjs', to: 'attention-explorer.engine-threads.mjs' },
+  worker: { from: 'engine/attention_engine_threads.worker.js', to: 'attention-explorer.engine-threads.worker.js' },
+  wasm: { from: 'engine/attention_engine_threads.wasm', to: 'attention-explorer.engine-threads.wasm' },
+};
 const LEARN_WORKER_FILE = 'attention-explorer.learn-worker.js';
 const wasmGzBase64 = (engine) => gzipSync(fs.readFileSync(ENGINES[engine].wasm), { level: 9 }).toString('base64');
 
@@ -62,7 +73,18 @@ async function unpack() {
 }
 export async function engineOptions() {
   wasmPromise ||= unpack();
-  return { wasmBinary: await wasmPromise };
+  return { wasmBinary: await wasmPromise${engine === 'full' ? ', threadsFiles: threadsFiles()' : ''} };
+}
+${
+  engine === 'full'
+    ? `// The threaded engine's files beside this bundle (a classic script's import.meta.url is its
+// location: the workers' own, beside them). Literal new URL('./…', import.meta.url): bundlers copy them.
+const threadsFiles = () => ({
+${Object.entries(THREADS_FILES)
+  .map(([key, { to }]) => `  ${key}: new URL('./${to}', import.meta.url).href,`)
+  .join('\n')}
+});`
+    : ''
 }
 // The whole engine, for views that need more than the inlined one: engine.js beside this script.
 // The ES module names it with the literal new URL('./…', import.meta.url) that webpack and Vite
@@ -192,7 +214,7 @@ function distPlugin({ engine, format }) {
       // engine.js and Emscripten's glue name attention_engine.wasm with new URL('…', import.meta.url),
       // never fetched in a bundle (the bytes are given); webpack resolves that pattern at build
       // time and fails on a file the package does not ship, so these two get a constant base.
-      build.onLoad({ filter: /(^|\/)(engine\.js|attention_engine[\w-]*\.mjs)$/ }, async (args) => {
+      build.onLoad({ filter: /(^|\/)(engine\.js|threads\.js|attention_engine[\w-]*\.mjs)$/ }, async (args) => {
         const engineDir = path.dirname(engineJs);
         if (args.namespace !== 'file' || path.dirname(args.path) !== engineDir) return undefined;
         const text = await fs.promises.readFile(args.path, 'utf8');
@@ -211,6 +233,19 @@ function distPlugin({ engine, format }) {
       );
       build.onLoad({ filter: /^no-models$/, namespace: 'ae-virtual' }, () => ({
         contents: 'export const modelMethods = null;',
+        loader: 'js',
+      }));
+      // Nor threads: the small engine never runs threaded, so its bundle leaves the loader out.
+      build.onResolve({ filter: /(^|\/)threads\.js$/ }, (args) =>
+        engine === 'embed' && path.resolve(args.resolveDir, args.path) === path.join(WEB, 'engine/threads.js')
+          ? { path: 'no-threads', namespace: 'ae-virtual' }
+          : undefined,
+      );
+      build.onLoad({ filter: /^no-threads$/, namespace: 'ae-virtual' }, () => ({
+        contents: `export const MAX_DEFAULT_THREADS = 8;
+export const threadsUnavailableReason = () => "the embeddable element's small engine has no threads";
+export const defaultThreadsFiles = () => null;
+export const startThreadedModule = null;`,
         loader: 'js',
       }));
       // The vendored d3 bundle keeps every scheme; the npm package tree-shakes to the three used.
@@ -281,6 +316,8 @@ copyModelsToDist(DIST);
 for (const id of FULL_ENGINE_SECTIONS)
   await bundle(`views/${id}.js`, path.join(DIST, sectionFile(id)), { format: 'esm' });
 
+for (const { from, to } of Object.values(THREADS_FILES)) fs.copyFileSync(path.join(WEB, from), path.join(DIST, to));
+
 // 2. The page and the iframe view, as classic scripts (they must open from file://).
 await bundle('app.js', path.join(DIST, 'app.js'), { format: 'iife' });
 await bundle('embed.js', path.join(DIST, 'embed.js'), { format: 'iife' });
@@ -294,8 +331,9 @@ for (const name of fs.readdirSync(WEB)) {
 // Module script tags become classic deferred ones; preloads of files that are now inlined go.
 function classicPage(html) {
   return html
-    .replace(/<link rel="modulepreload"[^>]*>\n?/g, '')
-    .replace(/<link rel="preload"[^>]*attention_engine[^>]*>\n?/g, '')
+    .replace(/[ \t]*<link rel="modulepreload"[^>]*>\n?/g, '')
+    .replace(/[ \t]*<link rel="preload"[^>]*attention_engine[^>]*>\n?/g, '')
+    .replace(/[ \t]*<!-- the rest of the first paint's module graph[\s\S]*?-->\n?/, '')
     .replace(/<script type="module" src="([^"]+)"><\/script>/g, '<script defer src="$1"></script>');
 }
 for (const page of ['index.html', 'embed.html']) {

@@ -2,6 +2,8 @@
 //   web/engine/attention_engine{,_embed}.{mjs,wasm}  the WASM engine, whole and the element's small
 //                                        build (cmake --build is incremental; CMake writes the
 //                                        files straight into web/engine/)
+//   web/engine/attention_engine_threads.{mjs,wasm,worker.js}  the whole engine with threads, for
+//                                        workers of cross-origin isolated pages
 //   web/vendor/d3-scale-chromatic.js     the page's one third-party library, bundled by esbuild
 //                                        so the page works offline with no CDN
 //   web/models/gpt2-tokenizer.bin        GPT-2's encoding for the page (scripts/build-tokenizers.mjs)
@@ -23,12 +25,33 @@ const mtime = (file) => (existsSync(join(root, file)) ? statSync(join(root, file
 
 const wasm = 'web/engine/attention_engine.wasm';
 const before = mtime(wasm);
-if (!existsSync(join(root, 'build-wasm/CMakeCache.txt'))) {
+// A build folder configured before a target was added knows no rule for it (make stops before
+// CMake would regenerate): configure again then.
+const knowsTargets = () =>
+  existsSync(join(root, 'build-wasm/Makefile')) &&
+  readFileSync(join(root, 'build-wasm/Makefile'), 'utf8').includes('attention_engine_threads');
+if (!existsSync(join(root, 'build-wasm/CMakeCache.txt')) || !knowsTargets()) {
   run('emcmake', ['cmake', '-S', '.', '-B', 'build-wasm', '-DCMAKE_BUILD_TYPE=Release', '-DATTN_BUILD_DEMO=OFF']);
 }
-run('cmake', ['--build', 'build-wasm', '--target', 'attention_engine', 'attention_engine_embed', '-j2']);
-if (mtime(wasm) !== before) {
-  for (const file of ['web/engine/attention_engine.mjs', wasm, 'web/engine/attention_engine_embed.wasm']) {
+const threadsWasm = 'web/engine/attention_engine_threads.wasm';
+const threadsBefore = mtime(threadsWasm);
+run('cmake', [
+  '--build',
+  'build-wasm',
+  '--target',
+  'attention_engine',
+  'attention_engine_embed',
+  'attention_engine_threads',
+  '-j2',
+]);
+if (mtime(wasm) !== before || mtime(threadsWasm) !== threadsBefore) {
+  for (const file of [
+    'web/engine/attention_engine.mjs',
+    wasm,
+    'web/engine/attention_engine_embed.wasm',
+    'web/engine/attention_engine_threads.mjs',
+    threadsWasm,
+  ]) {
     const bytes = readFileSync(join(root, file));
     const gz = gzipSync(bytes, { level: 9 }).length;
     console.log(`build: ${file} ${(bytes.length / 1024).toFixed(1)} KB, ${(gz / 1024).toFixed(1)} KB gzipped`);

@@ -1,6 +1,8 @@
 // A small static file server for web/ (and dist/): correct MIME types for .mjs/.wasm/.woff2,
 // paths confined to the root, and the page's Content-Security-Policy on HTML responses so
-// what we serve locally is what a strict host would enforce.
+// what we serve locally is what a strict host would enforce. With `isolate`, every response also
+// carries the headers that make a page cross-origin isolated (ISOLATION_HEADERS), which the
+// threaded engine needs (README "Threads").
 import http from 'node:http';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -24,13 +26,25 @@ const MIME = {
   '.map': 'application/json',
 };
 
+// COOP + COEP make the page cross-origin isolated (SharedArrayBuffer, so the threaded engine);
+// on every response, as a worker is isolated only when its own script carries COEP too.
+export const ISOLATION_HEADERS = Object.freeze({
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-embedder-policy': 'require-corp',
+});
+
 export const mimeType = (file) => MIME[path.extname(file).toLowerCase()] || 'application/octet-stream';
 
 /**
- * Serves rootDir on host:port (port 0 = any free port).
+ * Serves rootDir on host:port (port 0 = any free port). `csp` goes on HTML responses, or on every
+ * response with `cspAll` (as a strict host may send it: workers then run under it too);
+ * `isolate` adds ISOLATION_HEADERS to every response.
  * @returns {Promise<{url: string, close: () => Promise<void>}>} url ends with '/'.
  */
-export async function serveStatic(rootDir, { host = '127.0.0.1', port = 0, csp = CSP } = {}) {
+export async function serveStatic(
+  rootDir,
+  { host = '127.0.0.1', port = 0, csp = CSP, cspAll = false, isolate = false } = {},
+) {
   const root = path.resolve(rootDir);
   const server = http.createServer(async (req, res) => {
     try {
@@ -49,8 +63,12 @@ export async function serveStatic(rootDir, { host = '127.0.0.1', port = 0, csp =
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: ' + urlPath);
         return;
       }
-      const headers = { 'content-type': mimeType(file), 'cache-control': 'no-store' };
-      if (csp && file.endsWith('.html')) headers['content-security-policy'] = csp;
+      const headers = {
+        'content-type': mimeType(file),
+        'cache-control': 'no-store',
+        ...(isolate ? ISOLATION_HEADERS : {}),
+      };
+      if (csp && (cspAll || file.endsWith('.html'))) headers['content-security-policy'] = csp;
       res.writeHead(200, headers);
       res.end(await fs.readFile(file));
     } catch (err) {

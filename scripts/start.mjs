@@ -1,5 +1,6 @@
 // `npm start`: builds what is missing or stale, then serves web/ on localhost and prints the URL.
-// PORT chooses the port (default 8080, or the next free one).
+// PORT chooses the port (default 8080, or the next free one). The page is served cross-origin
+// isolated (COOP + COEP on every response, beside the CSP), so its workers load the threaded engine.
 import { execFileSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +12,8 @@ execFileSync('node', [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
 const first = Number(process.env.PORT || 8080);
 for (let port = first; port < first + 20; port++) {
   try {
-    const { url } = await serveStatic(join(root, 'web'), { port });
+    // Cross-origin isolated, so Learn and the real model train and run on every core (README "Threads").
+    const { url } = await serveStatic(join(root, 'web'), { port, isolate: true });
     console.log(`attention-explorer is running at ${url}  (Ctrl+C to stop)`);
     break;
   } catch (error) {

@@ -1,5 +1,6 @@
-// `npm test`: builds what is stale, then runs every suite in turn and prints a one-line summary
-// of each, then a closing "N passed, N failed" line. Exits non-zero when anything fails.
+// `npm test`: builds what is stale, then runs every suite (native beside wasm and sanitize beside
+// js on a machine with two cores: see PAIRS) and prints a one-line summary of each, then a closing
+// "N passed, N failed" line. Exits non-zero when anything fails.
 //   native   GoogleTest (tests/cpp) built with g++, run by ctest
 //   wasm     the same GoogleTest cases built with Emscripten (-msimd128), run under node by ctest
 //   fixtures every tests/fixtures/make_*.py --check where torch is installed (fixtures regenerate byte for byte)
@@ -13,12 +14,17 @@
 // `node scripts/test.mjs native js` runs only the named suites.
 import { spawn, execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
 const werror = process.env.CI ? ['-DATTN_WERROR=ON'] : [];
+
+// While two suites run side by side (see PAIRS), each one's output is held and printed whole
+// when it ends, so the log reads suite by suite.
+let holdOutput = false;
 
 function run(cmd, args, { capture = true } = {}) {
   return new Promise((resolve) => {
@@ -27,7 +33,7 @@ function run(cmd, args, { capture = true } = {}) {
     const forward = (stream, sink) =>
       stream.on('data', (chunk) => {
         output += chunk;
-        sink.write(chunk);
+        if (!holdOutput) sink.write(chunk);
       });
     forward(child.stdout, process.stdout);
     forward(child.stderr, process.stderr);
@@ -158,31 +164,61 @@ const suites = {
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(suites);
 execFileSync('node', [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit', env });
 
-const summary = [];
-let totalPassed = 0,
-  totalFailed = 0;
+// Suites that each keep one core busy with one process (GoogleTest binaries, node:test with
+// --test-concurrency=1) run two at a time on the machine's two or more cores; the browser suite,
+// whose tests watch frames and timings, always runs alone.
+const PAIRS = [
+  ['native', 'wasm'],
+  ['sanitize', 'js'],
+];
+const batches = [];
 for (const name of wanted) {
+  if (!suites[name]) throw new Error(`test: unknown suite '${name}'; known: ${Object.keys(suites).join(', ')}`);
+  const pair = PAIRS.find((p) => p.includes(name));
+  const partner = pair?.find((other) => other !== name);
+  const batch = batches.find((b) => b.includes(partner));
+  if (batch && availableParallelism() >= 2 && batch.length === 1) batch.push(name);
+  else batches.push([name]);
+}
+
+const results = new Map(); // suite name → its summary line and counts
+async function runSuite(name) {
   const suite = suites[name];
-  if (!suite) throw new Error(`test: unknown suite '${name}'; known: ${Object.keys(suites).join(', ')}`);
   if (suite.available && !suite.available()) {
-    summary.push(`${name.padEnd(9)} not run (no python3-torch: ATTN_WITH_TORCH=1 npm test installs it)`);
-    continue;
+    return {
+      line: `${name.padEnd(9)} not run (no python3-torch: ATTN_WITH_TORCH=1 npm test installs it)`,
+      passed: 0,
+      failed: 0,
+    };
   }
-  console.log(`\n===== ${name} =====`);
   const started = Date.now();
   const { code, output } = await suite.run();
   const counts = suite.counts(output);
   // A suite that exits non-zero fails even if its counts say otherwise (a crash, a build error).
   const failed = counts.failed + (code !== 0 && counts.failed === 0 ? 1 : 0);
-  totalPassed += counts.passed;
-  totalFailed += failed;
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   const detail = suite.detail?.(output);
-  summary.push(
+  const line =
     `${name.padEnd(9)} ${code === 0 ? 'ok  ' : 'FAIL'} ${counts.passed} passed, ${failed} failed` +
-      `${counts.skipped ? `, ${counts.skipped} skipped` : ''}${detail ? ` (${detail})` : ''} (${seconds} s)`,
-  );
+    `${counts.skipped ? `, ${counts.skipped} skipped` : ''}${detail ? ` (${detail})` : ''} (${seconds} s)`;
+  return { line, passed: counts.passed, failed, output };
 }
+for (const batch of batches) {
+  holdOutput = batch.length > 1;
+  if (!holdOutput) console.log(`\n===== ${batch[0]} =====`);
+  const done = await Promise.all(batch.map(runSuite));
+  batch.forEach((name, i) => {
+    if (holdOutput) {
+      console.log(`\n===== ${name} (${batch.length > 1 ? `beside ${batch[1 - i]}` : 'alone'}) =====`);
+      process.stdout.write(done[i].output ?? '');
+    }
+    results.set(name, done[i]);
+  });
+}
+holdOutput = false;
+const summary = wanted.map((name) => results.get(name).line);
+const totalPassed = wanted.reduce((a, name) => a + results.get(name).passed, 0);
+const totalFailed = wanted.reduce((a, name) => a + results.get(name).failed, 0);
 
 console.log('\n===== summary =====');
 for (const line of summary) console.log(line);

@@ -7,7 +7,8 @@
 import { loadEngine } from './engine/engine.js';
 import { sessionRequests } from './tools/trainer.js';
 
-const requests = sessionRequests(loadEngine());
+// The threaded engine where the page is cross-origin isolated, else the single-thread one.
+const requests = sessionRequests(loadEngine({ threads: 'auto' }));
 
 self.onmessage = async (event) => {
   const { id, op, args } = event.data || {};

@@ -5,7 +5,8 @@
 import { loadEngine } from './engine/engine.js';
 import { modelRequests } from './tools/model-host.js';
 
-const requests = modelRequests(loadEngine());
+// The threaded engine where the page is cross-origin isolated, else the single-thread one.
+const requests = modelRequests(loadEngine({ threads: 'auto' }));
 
 const transfers = (value, out = []) => {
   if (ArrayBuffer.isView(value) && value.byteLength === value.buffer.byteLength) out.push(value.buffer);

@@ -19,6 +19,7 @@
 #include "layers.h"
 #include "pca.h"
 #include "safetensors.h"
+#include "threads.h"
 #include "torch_random.h"
 #endif
 
@@ -1119,6 +1120,15 @@ std::uintptr_t next_token(double temperature, int top_k, double top_p, double se
     write_result(out, kNextTokenResults, false);
   });
 }
+
+int set_threads(int count) {
+  return guard(0, [&] {
+    set_thread_count(count);
+    return 1;
+  });
+}
+
+int threads() { return thread_count(); }
 
 #endif  // ATTN_ENGINE_EMBED
 

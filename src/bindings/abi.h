@@ -259,4 +259,10 @@ int model_commit(int handle);
 double model_export(int handle);
 std::uintptr_t model_export_data();
 
+// The core's thread pool (src/core/threads.h) for engine.threads, in the whole engine only (the
+// element's never runs threaded): set_threads returns 1, or 0 after recording the error (a count
+// outside [1, kMaxThreads]); threads() is the count in use (always 1 in a build without threads).
+int set_threads(int count);
+int threads();
+
 }  // namespace attn::abi

@@ -322,5 +322,8 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("clockMs", &clock_ms);
 #ifndef ATTN_ENGINE_EMBED
   attn::abi::set_clock(&clock_ms);
+  // The element's small engine never runs threaded (engine.threads is 1 there without asking).
+  emscripten::function("setThreads", &attn::abi::set_threads);
+  emscripten::function("threads", &attn::abi::threads);
 #endif
 }

@@ -419,6 +419,15 @@ InferredConfig infer_config(const SafetensorsHeader& header) {
 std::uint64_t safetensors_header_length(const std::uint8_t* first8, std::uint64_t file_size) {
   // first8: the file's bytes 0-7 (file_size ≥ 8, or kUnknownFileSize)
   const std::uint64_t n = read_le64(first8);
+  // A file of text (an HTML error page, a JSON file, a pointer file of Git LFS) is named as such:
+  // its first 8 bytes read as an impossible length.
+  const bool text = std::all_of(first8, first8 + 8, [](std::uint8_t b) {
+    return b == '\t' || b == '\n' || b == '\r' || (b >= 0x20 && b < 0x7f);
+  });
+  if (n > Limits::kMaxHeaderBytes && text) {
+    safetensors_fail("not a safetensors file: it begins with text (\"" + std::string(first8, first8 + 8) +
+                     "…\"); a safetensors file begins with its header's length in 8 bytes");
+  }
   if (n > Limits::kMaxHeaderBytes) {
     safetensors_fail("header length " + std::to_string(n) + " (file bytes 0-7) exceeds the " +
                      std::to_string(Limits::kMaxHeaderBytes) + "-byte limit");

@@ -294,7 +294,7 @@ std::vector<Hostile> hostile_cases() {
   h.push_back({"JsonNotSafetensors",
                [] { return Bytes{'{', '"', 'a', '"', ':', '1', '}', ' ', ' ', ' '}; },
                config,
-               {"safetensors: header length"}});
+               {"safetensors: not a safetensors file: it begins with text (\"{\"a\":1} …\")"}});
   h.push_back({"HeaderClaimingTenGigabytes",
                [] {
                  Bytes b(64, 0);

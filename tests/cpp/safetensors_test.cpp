@@ -286,6 +286,18 @@ std::vector<Hostile> hostile_files() {
       {"header length 100000001", "exceeds the 100000000-byte limit"});
   add("HeaderLength2To63", [] { return raw_file(1ULL << 63, kW, Bytes(16)); }, {"9223372036854775808", "exceeds"});
   add("HeaderLengthAllOnes", [] { return raw_file(~0ULL, kW, Bytes(16)); }, {"18446744073709551615", "exceeds"});
+  add("AnHtmlPage",
+      [] {
+        const std::string page = "<!doctype html><p>Not found</p>";
+        return Bytes(page.begin(), page.end());
+      },
+      {"not a safetensors file: it begins with text (\"<!doctyp…\")", "header's length in 8 bytes"});
+  add("AGitLfsPointer",
+      [] {
+        const std::string p = "version https://git-lfs.github.com/spec/v1\noid sha256:0\n";
+        return Bytes(p.begin(), p.end());
+      },
+      {"not a safetensors file: it begins with text (\"version "});
   // 2. the JSON
   add("HeaderStartsWithSpace", [] { return raw_file(" " + kW, 16); },
       {"header must begin with '{' at file byte 8, found byte 0x20"});

@@ -275,15 +275,19 @@ test('Learn_EmptyAxesThenHeldOutEvaluationsThroughTheRunWithMarkers', async () =
 test('Learn_SlowMotionShowsEveryStep', async () => {
   const { page, context } = await openLearn(defaultLearn('reverse'));
   await page.selectOption(`${SECTION} .ae-learn-speed`, '4');
+  // Every step the status reports, recorded in the page as it changes (not sampled: a loaded
+  // machine must not make the test miss one).
+  await page.$eval(`${SECTION} .ae-learn-status`, (status) => {
+    window.__reported = [];
+    new MutationObserver(() => window.__reported.push(status.dataset.reportStep)).observe(status, {
+      attributes: true,
+      attributeFilter: ['data-report-step'],
+    });
+  });
   await page.locator(`${SECTION} .ae-learn-train`).click();
-  const seen = new Set();
-  const t0 = Date.now();
-  while (Date.now() - t0 < 2500) {
-    seen.add(await page.$eval(`${SECTION} .ae-learn-status`, (s) => s.dataset.reportStep));
-    await page.waitForTimeout(60);
-  }
+  await page.waitForTimeout(2500);
   await page.locator(`${SECTION} .ae-learn-train`).click(); // pause
-  const steps = [...seen]
+  const steps = [...new Set(await page.evaluate(() => window.__reported))]
     .map(Number)
     .filter(Number.isFinite)
     .sort((a, b) => a - b);

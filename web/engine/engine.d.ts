@@ -634,6 +634,21 @@ export interface Engine {
   heapBytes(): number;
   /** Bytes currently allocated by the core's malloc: flat across calls when nothing leaks. */
   heapUsed(): number;
+  /**
+   * Threads the core's loops run on (the linear layers in output tiles, attention over batch ×
+   * heads), the caller included. Set an integer in [1, maxThreads]; anything else throws an
+   * AttentionError with argument 'threads' naming the range. Every count gives bit-identical
+   * results. The threaded engine starts with maxThreads; the single-thread one stays at 1.
+   */
+  threads: number;
+  /** The most threads this engine can use: the cores (at most 8) for the threaded engine, else 1. */
+  readonly maxThreads: number;
+  /**
+   * Why this engine runs on one thread — not in a Web Worker, the page not cross-origin isolated,
+   * the threaded engine failed to start (with its error), loaded without `threads: 'auto'` — or
+   * null for the threaded engine.
+   */
+  readonly singleThreadReason: string | null;
   /** true when the WASM SIMD128 kernels are in use. */
   readonly simd: boolean;
   readonly version: string;
@@ -645,11 +660,39 @@ export class AttentionError extends Error {
   readonly argument?: string;
 }
 
+export interface EngineOptions {
+  /** The bytes of attention_engine.wasm (the single-thread build): skips the fetch, e.g. in a bundle. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /**
+   * 'auto': the threaded engine where it can run — inside a Web Worker of a cross-origin
+   * isolated page (served with `Cross-Origin-Opener-Policy: same-origin` and
+   * `Cross-Origin-Embedder-Policy: require-corp`) on a machine with more than one core — and the
+   * single-thread engine everywhere else, or when the threaded one fails to start (no error:
+   * `singleThreadReason` says why). 1 (the default): the single-thread engine.
+   */
+  threads?: 'auto' | 1;
+  /**
+   * Where the threaded build's files are served: its ES module glue, its pthread worker script
+   * and its .wasm (default: attention_engine_threads.mjs, .worker.js, .wasm beside engine.js;
+   * dist/ names them attention-explorer.engine-threads.*). Same-origin URLs (no blob:).
+   */
+  threadsFiles?: { glue: string; worker: string; wasm: string };
+}
+
 /**
- * Loads the WASM module once and returns the shared engine: the same call in browsers and
- * Node ≥ 18. `wasmBinary` (the bytes of attention_engine.wasm) skips the fetch, e.g. in a bundle.
+ * Loads the WASM module once and returns the shared engine (one per `threads` kind): the same
+ * call in browsers and Node ≥ 18.
  */
-export function loadEngine(options?: { wasmBinary?: ArrayBuffer | Uint8Array }): Promise<Engine>;
+export function loadEngine(options?: EngineOptions): Promise<Engine>;
+
+/** The threaded engine's default thread count: the machine's cores, at most this many. */
+export const MAX_DEFAULT_THREADS: 8;
+
+/**
+ * Why the threaded engine cannot run in `scope` (by default globalThis), as a sentence, or null
+ * where it can (a Web Worker of a cross-origin isolated page, on more than one core).
+ */
+export function threadsUnavailableReason(scope?: object): string | null;
 
 /** One field of a header in the arena layout: its name, byte offset and type. */
 export interface AbiField {

@@ -7,6 +7,9 @@
 
 import { describe } from '../lib/text.js';
 import { modelMethods } from './model.js';
+import { MAX_DEFAULT_THREADS, threadsUnavailableReason, defaultThreadsFiles, startThreadedModule } from './threads.js';
+
+export { MAX_DEFAULT_THREADS, threadsUnavailableReason };
 
 /** Thrown for every bad argument; `.argument` names it. */
 export class AttentionError extends Error {
@@ -625,7 +628,7 @@ const MODEL_KIT = Object.freeze({
   shapeText,
 });
 
-function makeEngine(module) {
+function makeEngine(module, { maxThreads = 1, singleThreadReason = null } = {}) {
   const limits = Object.freeze(module.limits());
   const abi = bindAbi(module);
   const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -789,18 +792,36 @@ function makeEngine(module) {
     heapUsed() {
       return module.heapUsed();
     },
+
+    /** Threads the core's loops use, the caller included: 1 … maxThreads; see engine.d.ts. */
+    get threads() {
+      return maxThreads > 1 ? module.threads() : 1;
+    },
+    set threads(count) {
+      if (!Number.isInteger(count) || count < 1 || count > maxThreads) {
+        const why = maxThreads === 1 ? ` (this engine runs on one thread: ${singleThreadReason})` : '';
+        throw new AttentionError(
+          `threads: expected an integer in [1, ${maxThreads}]${why}, got ${describe(count)}`,
+          'threads',
+        );
+      }
+      if (maxThreads > 1 && !module.setThreads(count)) throw coreError(module);
+    },
+    /** The most threads this engine can use: 1 for the single-thread build. */
+    maxThreads,
+    /** Why this engine runs on one thread (null for the threaded build). */
+    singleThreadReason,
   };
 }
 
-let enginePromise = null;
+const enginePromises = new Map();
 
-// The compiled core: attention_engine.wasm beside this file, fetched in browsers and read from
-// disk in Node (Emscripten 3.1.6's own loader cannot do both from one ES module).
-async function wasmBytes() {
-  const url = new URL('./attention_engine.wasm', import.meta.url);
-  if (url.protocol === 'file:' && typeof process === 'object' && process.versions?.node) {
+// The compiled core: a .wasm beside this file, fetched in browsers and read from disk in Node
+// (Emscripten 3.1.6's own loader cannot do both from one ES module).
+async function fetchBytes(url) {
+  if (url.startsWith('file:') && typeof process === 'object' && process.versions?.node) {
     const { readFile } = await import(/* @vite-ignore */ 'node:fs/promises');
-    return readFile(url);
+    return readFile(new URL(url));
   }
   const response = await fetch(url);
   if (!response.ok) throw new Error(`loadEngine: could not load ${url} (HTTP ${response.status})`);
@@ -810,25 +831,52 @@ async function wasmBytes() {
 /**
  * Loads the WASM module once and returns the shared engine. Same call in browsers and Node.
  * `options.wasmBinary` (bytes of attention_engine.wasm) skips the fetch, e.g. in a bundle.
+ * `options.threads: 'auto'`: the threaded engine where it can run (threadsUnavailableReason),
+ * else the single-thread one; `options.threadsFiles` ({glue, worker, wasm} URLs) say where a
+ * bundle serves the threaded build's files. One engine per kind is shared.
  */
 export function loadEngine(options = {}) {
-  if (!enginePromise) {
-    enginePromise = createEngine(options).catch((error) => {
-      enginePromise = null;
+  const kind = options.threads === 'auto' ? 'auto' : 'single';
+  if (!enginePromises.has(kind)) {
+    const promise = createEngine(options).catch((error) => {
+      enginePromises.delete(kind);
       throw error;
     });
+    enginePromises.set(kind, promise);
   }
-  return enginePromise;
+  return enginePromises.get(kind);
 }
 
 /**
  * A new engine instance of its own (loadEngine() shares one): e.g. a second build of the engine
- * beside the first. `options.wasmBinary` as for loadEngine.
+ * beside the first. Options as for loadEngine.
  */
 export async function createEngine(options = {}) {
+  const { threads = 1, threadsFiles = defaultThreadsFiles() } = options;
+  if (threads !== 1 && threads !== 'auto')
+    throw new AttentionError(
+      `threads: expected 'auto' (the threaded engine where it can run) or 1, got ${describe(threads)}`,
+      'threads',
+    );
+  let singleThreadReason = "the engine was loaded without threads: 'auto'";
+  if (threads === 'auto') {
+    singleThreadReason = threadsUnavailableReason();
+    if (!singleThreadReason) {
+      const started = await startThreadedModule(threadsFiles).catch((error) => ({ error }));
+      try {
+        if (started.error) throw started.error;
+        const engine = makeEngine(started.module, { maxThreads: started.maxThreads });
+        engine.threads = started.maxThreads;
+        return engine;
+      } catch (error) {
+        started.stop?.();
+        singleThreadReason = `the threaded engine failed to start (${error.message})`;
+      }
+    }
+  }
   const [{ default: createAttentionModule }, wasmBinary] = await Promise.all([
     import('./attention_engine.mjs'),
-    options.wasmBinary ?? wasmBytes(),
+    options.wasmBinary ?? fetchBytes(new URL('./attention_engine.wasm', import.meta.url).href),
   ]);
-  return makeEngine(await createAttentionModule({ wasmBinary }));
+  return makeEngine(await createAttentionModule({ wasmBinary }), { singleThreadReason });
 }

@@ -10,6 +10,7 @@
 //   open(spec) → info        encode(text) → tokens        trace(ids, {layer, head}) → picture
 //   next(logits, options)    generate(ids, options) / step() / stopGenerating()
 //   bank({a, b, word}) → cosines per layer      roles() → head scores      dispose()
+//   threads(count) → {threads, maxThreads, singleThreadReason}   (tools/threads.js)
 import {
   fromTokenizerJson,
   fromVocabAndMerges,
@@ -19,6 +20,7 @@ import {
 } from '../lib/tokenizer/index.js';
 import { headScores, strongestHeads, HEAD_SCORE_KINDS } from '../lib/head-scores.js';
 import { attentionRollout, bankCosines, meanOverHeads, parameterCount, traceLimits } from '../lib/real/view.js';
+import { applyThreads } from './threads.js';
 
 /** A request's bad argument: the section shows its message; `argument` names what was wrong. */
 export class ModelError extends Error {
@@ -250,6 +252,10 @@ export function modelRequests(enginePromise) {
         strongest: Object.fromEntries(HEAD_SCORE_KINDS.map((k) => [k, strongestHeads(scores[k], 3)])),
       };
       return roles;
+    },
+    /** The engine's threads after the reader's setting `count` (tools/threads.js). */
+    async threads(count) {
+      return applyThreads(await enginePromise, count);
     },
     dispose() {
       session = null;

@@ -3,6 +3,7 @@
 // model it has open. The project's own model opens the first time a section asks; another one
 // opens from files the reader picks, or from URLs (the element's model-url attribute, a link).
 import { createModelHost } from './model-host.js';
+import { threadSettingOf } from './threads.js';
 import { defaultGpt } from '../lib/real/gpt-state.js';
 
 const ABOUT_SHIPPED =
@@ -16,6 +17,15 @@ export function realModelOf(app) {
 
 function createRealModel(app) {
   const host = createModelHost({ engine: async () => app.engine, makeWorker: app.modelWorker });
+  // The reader's thread count reaches the model's worker, which says what it runs on.
+  const threads = threadSettingOf(app);
+  const applyThreads = () =>
+    host.call('threads', threads.chosen).then(
+      (info) => threads.report('model', info),
+      () => {},
+    );
+  applyThreads();
+  const stopThreads = threads.subscribe((kind) => kind === 'chosen' && applyThreads());
   const listeners = new Set();
   let key = null; // the spec of the model open (or opening)
   let opening = null;
@@ -117,6 +127,9 @@ function createRealModel(app) {
       );
     },
     call: (op, ...args) => host.call(op, ...args),
-    dispose: () => host.dispose(),
+    dispose: () => {
+      stopThreads();
+      host.dispose();
+    },
   };
 }

@@ -7,11 +7,13 @@
 //   start(spec, checkpoint?) → report      play(untilStep) / pause() / step(n)
 //   watch({evalEvery, stepsPerSecond})     how often it evaluates; slow motion
 //   generate(prompt, n, options)           checkpoint() → safetensors bytes      dispose()
+//   threads(count) → {threads, maxThreads, singleThreadReason}   (tools/threads.js)
 //
 // and is told of progress through callbacks: onProgress({losses, steps, stepsPerSecond}) after
 // each slice, onReport(report) two or three times a second (held-out loss, attention of the example,
 // the bank probe), onStop({reason, message}) when a run ends (reached, paused, diverged, failed).
 import { createSession } from '../lib/learn/session.js';
+import { applyThreads } from './threads.js';
 
 /**
  * The requests a training thread answers, over an engine (or a promise of one). Used by the
@@ -43,6 +45,10 @@ export function sessionRequests(enginePromise) {
     },
     checkpoint() {
       return need().checkpoint();
+    },
+    /** The engine's threads after the reader's setting `count` (tools/threads.js). */
+    async threads(count) {
+      return applyThreads(await enginePromise, count);
     },
     dispose() {
       session?.dispose();
@@ -297,6 +303,8 @@ export function createTrainer(options) {
     attention: (tokens) => call('attention', tokens),
     generate: (prompt, count, opts) => call('generate', prompt, count, opts),
     checkpoint: () => call('checkpoint'),
+    /** Sets `count` threads (null: keep) where the run trains; {threads, maxThreads, singleThreadReason}. */
+    threads: (count = null) => call('threads', count),
     dispose() {
       disposed = true;
       running = false;

@@ -82,14 +82,19 @@ export function createLossChart(
     }
     const x0 = Math.min(0, ...xs),
       x1 = Math.max(x0 + 1, domain.x ?? 0, ...xs);
-    const y0 = Math.min(0, ...ys),
+    // The y axis starts at 0 unless the caller zooms in (domain.y0), never above a point.
+    const y0 = Math.min(domain.y0 ?? 0, ...ys),
       y1 = Math.max(y0 + 1e-6, domain.y ?? 0, ...ys);
     const X = (v) => pad.left + ((v - x0) / (x1 - x0)) * (width - pad.left - pad.right);
     const Y = (v) => height - pad.bottom - ((v - y0) / (y1 - y0)) * (height - pad.top - pad.bottom);
-    for (const t of ticks(y0, y1)) {
+    const yTicks = ticks(y0, y1);
+    // As many decimals as the tick step needs (0.05 apart: 0.85, 0.90; never two labels alike).
+    const step = yTicks.length > 1 ? yTicks[1] - yTicks[0] : 1;
+    const digits = Math.min(6, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9)));
+    for (const t of yTicks) {
       grid.append(svgEl('line', { x1: pad.left, x2: width - pad.right, y1: Y(t), y2: Y(t) }));
       const label = svgEl('text', { x: pad.left - 6, y: Y(t) + 4, 'text-anchor': 'end' });
-      label.textContent = fmt(t, t < 10 ? 1 : 0);
+      label.textContent = fmt(t, digits);
       grid.append(label);
     }
     for (const t of ticks(x0, x1, 5)) {

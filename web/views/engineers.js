@@ -1,10 +1,12 @@
 // For engineers, one click deeper: which kernel computes the page and how long a call takes,
-// and the checks that the different ways of computing agree (the loops against the vectorised
-// form, the three forms of causal averaging, the order experiment) — float32 rounding, stated.
+// how many threads the workers' engine uses (Learn, the real model), and the checks that the
+// different ways of computing agree (the loops against the vectorised form, the three forms of
+// causal averaging, the order experiment) — float32 rounding, stated.
 import { h, uid, setOptions } from '../ui/dom.js';
 import { fmt, fmtMicros } from '../lib/format.js';
 import { attendArgs, averagingNested, maxAbsDiff, timeAttention } from '../lib/compute.js';
 import { KERNELS } from '../lib/state.js';
+import { expectedThreads, threadSettingOf, THREADS_HELP_URL } from '../tools/threads.js';
 
 const TEXT = {
   title: 'For engineers',
@@ -16,6 +18,16 @@ const TEXT = {
     vectorized: 'vectorized (whole matrices)',
     simd: 'SIMD (4 numbers at a time)',
   },
+  threads: 'Threads ',
+  threadsHelp:
+    'Learn trains, and the real model runs, in a Web Worker. Where this page is cross-origin isolated (its host sends the COOP and COEP headers), the engine there splits the linear layers and the attention heads over several threads, with the same numbers on every count. The default is this computer’s cores, at most 8.',
+  threadOption: (n, max) => `${n} thread${n === 1 ? '' : 's'}${n === max ? ' (default)' : ''}`,
+  workers: { learn: 'Learn', model: 'the real model' },
+  runsOn: (who, info) =>
+    `${who}: ${info.mode === 'page' ? 'on the page, 1 thread' : info.maxThreads === 1 ? '1 thread' : `${info.threads} of ${info.maxThreads} threads`}`,
+  noWorkerYet: 'No worker has started yet: Learn’s starts when it comes on screen.',
+  notIsolated: 'One thread: this page is not cross-origin isolated',
+  notIsolatedLink: 'what a host needs',
 };
 
 export function render(section, app) {
@@ -28,6 +40,50 @@ export function render(section, app) {
     KERNELS.map((k) => ({ value: k, label: TEXT.kernels[k] })),
     'simd',
   );
+  // The thread count: 1 … the most any worker's engine offers (the page's guess until one says).
+  const threads = threadSettingOf(app);
+  const threadsId = uid('opt');
+  const threadsSel = h(doc, 'select', {
+    id: threadsId,
+    class: 'ae-threads',
+    onchange: (e) => threads.choose(Number(e.target.value)),
+  });
+  const threadsNow = h(doc, 'p', { class: 'ae-help ae-threads-now', 'aria-live': 'polite' });
+  function showThreads() {
+    const reports = threads.reports;
+    const max = Math.max(expectedThreads(app.win).maxThreads, ...[...reports.values()].map((r) => r.maxThreads));
+    const current = threads.chosen ?? reports.get('learn')?.threads ?? reports.get('model')?.threads ?? max;
+    setOptions(
+      doc,
+      threadsSel,
+      Array.from({ length: max }, (_, i) => ({ value: i + 1, label: TEXT.threadOption(i + 1, max) })),
+      Math.min(current, max),
+    );
+    threadsSel.disabled = max === 1;
+    const lines = Object.keys(TEXT.workers)
+      .filter((who) => reports.has(who))
+      .map((who) => TEXT.runsOn(TEXT.workers[who], reports.get(who)));
+    const parts = [lines.length ? `${lines.join('; ')}.` : TEXT.noWorkerYet];
+    if (max === 1 && !app.win.crossOriginIsolated)
+      parts.push(
+        ' ',
+        TEXT.notIsolated,
+        ' (',
+        h(doc, 'a', { href: THREADS_HELP_URL, target: '_blank', rel: 'noopener' }, TEXT.notIsolatedLink),
+        ').',
+      );
+    else if (max === 1) {
+      const why = [...reports.values()].find((r) => r.singleThreadReason)?.singleThreadReason;
+      if (why) parts.push(` One thread: ${why}.`);
+    }
+    threadsNow.replaceChildren(...parts);
+    threadsNow.dataset.max = max;
+    threadsNow.dataset.learn = reports.get('learn')?.threads ?? '';
+    threadsNow.dataset.model = reports.get('model')?.threads ?? '';
+  }
+  const stopThreads = threads.subscribe(showThreads);
+  showThreads();
+
   const timing = h(doc, 'p', { class: 'ae-help ae-timing', 'aria-live': 'off' });
   const agree = h(doc, 'ul', { class: 'ae-checks' });
   section.append(
@@ -40,6 +96,9 @@ export function render(section, app) {
       h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: kernelId }, 'Kernel '), kernelSel),
       h(doc, 'p', { class: 'ae-help' }, TEXT.kernelHelp),
       timing,
+      h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: threadsId }, TEXT.threads), threadsSel),
+      h(doc, 'p', { class: 'ae-help' }, TEXT.threadsHelp),
+      threadsNow,
       agree,
     ),
   );
@@ -66,7 +125,10 @@ export function render(section, app) {
 
   const line = (text) => h(doc, 'li', {}, text);
   return {
-    destroy: () => app.win.clearTimeout(timer),
+    destroy: () => {
+      app.win.clearTimeout(timer);
+      stopThreads();
+    },
     update() {
       const { state, results } = app;
       kernelSel.value = state.options.kernel;

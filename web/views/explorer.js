@@ -21,7 +21,15 @@ import { SECTION_LOADERS, MODEL_FILES, makeLearnWorker, makeModelWorker } from '
 // The first section's module is imported statically (it makes the first paint); the others
 // load in parallel right after it, keeping the first paint's module graph small.
 export const SECTIONS = [
-  { load: () => import('./minimal-bar.js'), id: 'minimal-bar', views: [], controls: 'minimal' },
+  // The bar's context, mask and temperature act on the bank example: not drawn above figures
+  // that have nothing of it (Learn, the real model, the notebooks, the √dₖ experiment).
+  {
+    load: () => import('./minimal-bar.js'),
+    id: 'minimal-bar',
+    views: [],
+    controls: 'minimal',
+    notFor: ['learn', 'model', 'gpt', 'next', 'notebook', 'scaling'],
+  },
   { load: SECTION_LOADERS.overview, id: 'overview', views: [], controls: 'full' },
   { mod: contexts, id: 'contexts', views: ['contexts'], title: 'Two sentences, one word' },
   { load: () => import('./averaging.js'), id: 'averaging', views: ['averaging'], title: 'Averaging the past' },
@@ -387,6 +395,7 @@ export function mountExplorer(root, options) {
       views: s.views,
       id: s.id,
       controls: s.controls,
+      notFor: s.notFor,
       needs: s.needs,
     });
   }
@@ -437,7 +446,8 @@ export function mountExplorer(root, options) {
 
   function visible(m, view) {
     if (!m.views) return true;
-    if (m.controls) return true; // mounted only for its controls mode
+    // mounted only for its controls mode; shown unless every view shown is one it does not act on
+    if (m.controls) return !m.notFor || view.includes('all') || view.some((v) => !m.notFor.includes(v));
     return view.includes('all') || m.views.some((v) => view.includes(v));
   }
 

@@ -7,7 +7,7 @@
 // in a worker (tools/model-host.js); this file composes the figures (views/gpt/*.js).
 import { h } from '../ui/dom.js';
 import { createHeatmap } from '../ui/heatmap.js';
-import { defaultGpt } from '../lib/real/gpt-state.js';
+import { defaultGpt, GPT_LIMITS } from '../lib/real/gpt-state.js';
 import { realModelOf } from '../tools/real-model.js';
 import * as picker from './gpt/model-picker.js';
 import * as tokensView from './gpt/tokens.js';
@@ -17,6 +17,7 @@ import * as roles from './gpt/roles.js';
 import * as nextToken from './gpt/next-token.js';
 import * as kvCache from './gpt/kv-cache.js';
 import * as bankChart from './gpt/bank-chart.js';
+import * as exportsView from './gpt/exports.js';
 
 const TEXT = {
   title: 'A real language model',
@@ -24,6 +25,8 @@ const TEXT = {
     'Everything so far ran on hand-set numbers and tiny models. Here is a language model trained on real English, running on a sentence you type: the same attention, every number computed in your browser.',
   pictures: { head: 'one head', mean: 'mean of the layer’s heads', rollout: 'rollout across layers' },
   picture: 'Enlarged:',
+  reading:
+    'Rows are queries, columns are keys: row i is where token i looks (its weights sum to 1); each label is position:token.',
   rollout:
     'Attention rollout multiplies each layer’s mean attention (mixed half and half with the identity, for the residual connection) from the first layer up: a rough map of which input tokens each position’s final vector draws on. It leaves out the MLPs, the values’ sizes and the output projections, so it is not an explanation of the prediction.',
   mean: 'The mean over the heads of the layer: where the layer as a whole looks.',
@@ -50,7 +53,20 @@ export function render(section, app) {
     onShipped: () => setGpt({ model: { kind: 'shipped' } }),
   });
   section.append(status);
-  const tokens = tokensView.render(section, { ...ctx, onSentence: (sentence) => setGpt({ sentence }) });
+  const tokens = tokensView.render(section, {
+    ...ctx,
+    onSentence: (sentence) => {
+      // The box stops typing at its limit; pasted-in-by-script text is refused here, by name.
+      if (sentence.length < 1 || sentence.length > GPT_LIMITS.sentenceChars) {
+        say(
+          `sentence: ${sentence.length} characters; type 1 to ${GPT_LIMITS.sentenceChars} (the sentence on screen stays)`,
+        );
+        draw();
+        return;
+      }
+      setGpt({ sentence });
+    },
+  });
   // Side by side where there is room: every head beside the one enlarged, the next token beside
   // the generation that appends it (one column on a phone).
   const pair = (cls) => {
@@ -64,6 +80,7 @@ export function render(section, app) {
     ...ctx,
     onPick: (layer, head) => setGpt({ layer, head, picture: 'head' }),
   });
+  const saving = exportsView.render(gridColumn, { doc, stem: () => real.info?.name || 'model' });
   // The enlarged picture: one head (with its softmax explained), the layer's mean, or the rollout.
   const modeName = `gpt-picture-${Math.random().toString(36).slice(2, 7)}`;
   const modes = h(
@@ -88,7 +105,7 @@ export function render(section, app) {
     ),
   );
   const enlarged = h(doc, 'div', { class: 'ae-gpt-enlarged' });
-  enlargedColumn.append(modes, enlarged);
+  enlargedColumn.append(modes, h(doc, 'p', { class: 'ae-help' }, TEXT.reading), enlarged);
   const head = headHeatmap.render(enlarged, { doc, id: 'gpt-head' });
   const summary = createHeatmap(doc, {
     id: 'gpt-summary',
@@ -100,6 +117,7 @@ export function render(section, app) {
     digits: 2,
   });
   const summaryNote = h(doc, 'p', { class: 'ae-help' });
+  summary.el.hidden = summaryNote.hidden = true; // until the reader picks the mean or the rollout
   enlarged.append(summary.el, summaryNote);
   const rolesBox = h(doc, 'details', { class: 'ae-details ae-gpt-roles' }, h(doc, 'summary', {}, TEXT.roles));
   const roleView = roles.render(rolesBox, ctx);
@@ -177,12 +195,16 @@ export function render(section, app) {
     pick.update({ info: real.info, error: real.error, opening: real.opening });
     tokens.update({ sentence: g.sentence, pieces: picture?.pieces });
     for (const input of modes.querySelectorAll('input')) input.checked = input.value === g.picture;
+    // The options show their values before the model has run.
+    next.update({ options: g, next: picture?.next ?? null });
+    bank.update({ bank: g.bank, result: bankResult, error: bankError });
     if (!picture) return;
     const { trace: t, pieces } = picture;
     const theme = app.container.dataset.theme === 'dark' ? 'dark' : 'light';
     const chosen = { layer: picture.layer, head: picture.head };
     grid.update({ weights: t.weights, L: t.L, H: t.H, T: t.T, chosen, theme });
     const labels = pieces.map((p, i) => `${i}:${p.display.replace(/ /g, '␣')}`);
+    saving.update({ labels, weights: t.weights, L: t.L, H: t.H, T: t.T, chosen, tiles: grid.canvases() });
     const T = t.T;
     const rows = (flat, offset = 0) =>
       Array.from({ length: T }, (_, i) => Array.from(flat.subarray(offset + i * T, offset + (i + 1) * T)));
@@ -196,7 +218,7 @@ export function render(section, app) {
         chosen: { layer: chosen.layer, head: 0 },
         hs: t.chosen.hs,
         labels,
-        caption: `Layer ${chosen.layer + 1}, head ${chosen.head + 1}: attention weights (query row, key column)`,
+        caption: `Layer ${chosen.layer + 1}, head ${chosen.head + 1}`,
       });
     } else {
       const mean = g.picture === 'mean';
@@ -206,13 +228,11 @@ export function render(section, app) {
         colLabels: labels,
         masked: (i, j) => j > i,
         cornerLabel: 'query \\ key',
-        caption: mean ? `Layer ${chosen.layer + 1}: the mean of its ${t.H} heads` : `Rollout over all ${t.L} layers`,
+        caption: mean ? `Layer ${chosen.layer + 1}, mean of ${t.H} heads` : `Rollout over ${t.L} layers`,
       });
       summaryNote.textContent = mean ? TEXT.mean : TEXT.rollout;
     }
-    next.update({ options: g, next: picture.next });
     kv.update({ sentence: g.sentence, generated, step: lastStep, chosen, totals });
-    bank.update({ bank: g.bank, result: bankResult, error: bankError });
   }
 
   // --- generation with a KV cache ---------------------------------------------------------------

@@ -12,6 +12,7 @@ import { h, uid } from '../ui/dom.js';
 import { fmt } from '../lib/format.js';
 import { createLossChart } from '../ui/loss-chart.js';
 import { createTrainer } from '../tools/trainer.js';
+import { threadSettingOf, THREADS_HELP_URL } from '../tools/threads.js';
 import { download } from '../tools/download.js';
 import { LEARN_LIMITS } from '../lib/limits.js';
 import { taskFor } from '../lib/learn/session.js';
@@ -34,6 +35,12 @@ const TEXT = {
   empty: 'No model yet.',
   heatmapOf: 'Attention weights',
   fromLink: (n) => `Retraining to step ${n}, as the link says (same seed, same batches: the same weights).`,
+  onPage: 'training on the page, 1 thread',
+  inWorker: 'training in a worker',
+  onThreads: (n) => `training on ${n} thread${n === 1 ? '' : 's'}`,
+  notIsolated: 'training on 1 thread: this page is not cross-origin isolated',
+  notIsolatedLink: 'why',
+  oneThread: (why) => `training on 1 thread: ${why}`,
 };
 
 export function render(section, app) {
@@ -271,6 +278,7 @@ export function render(section, app) {
     }
     live?.trainer.dispose();
     live = { key: specKey(learn), task: safeTask(learn), trainer, imported: Boolean(checkpoint) };
+    applyThreads(trainer);
     clearPictures();
     ui.until.value = String(retrainTo || learn.until || live.task?.train.steps || 500);
     watchRun(trainer);
@@ -316,17 +324,50 @@ export function render(section, app) {
     await live.trainer.step(1);
   }
 
+  // Where the run trains and on how many threads (tools/threads.js): the worker says once it has
+  // its engine, and again after every change of the engineers' setting.
+  const threadSetting = threadSettingOf(app);
+  let threadInfo = null;
+  let lastStatus = null;
+  function applyThreads(trainer) {
+    trainer.threads(threadSetting.chosen).then(
+      (info) => {
+        if (live?.trainer !== trainer) return;
+        threadInfo = info;
+        threadSetting.report('learn', { ...info, mode: trainer.mode });
+        if (lastStatus) showStatus(...lastStatus);
+      },
+      () => {},
+    );
+  }
+  const stopThreads = threadSetting.subscribe((kind) => kind === 'chosen' && live && applyThreads(live.trainer));
+  function whereItTrains(mode) {
+    if (mode === 'page') return [TEXT.onPage];
+    if (!threadInfo) return [TEXT.inWorker];
+    if (threadInfo.maxThreads > 1) return [TEXT.onThreads(threadInfo.threads)];
+    if (!app.win.crossOriginIsolated)
+      return [
+        TEXT.notIsolated,
+        ' (',
+        h(doc, 'a', { href: THREADS_HELP_URL, target: '_blank', rel: 'noopener' }, TEXT.notIsolatedLink),
+        ')',
+      ];
+    return [TEXT.oneThread(threadInfo.singleThreadReason)];
+  }
+
   function showStatus(steps, stepsPerSecond, mode) {
+    lastStatus = [steps, stepsPerSecond, mode];
     const parts = [`step ${steps}`];
     if (stepsPerSecond) parts.push(`${fmt(stepsPerSecond, 0)} steps/s`);
     if (report) {
       parts.push(`held-out loss ${fmt(report.loss)}`);
       if (live?.task?.goal) parts.push(`accuracy ${fmt(report.accuracy * 100, 1)}% (goal ${live.task.goal * 100}%)`);
     }
-    if (mode) parts.push(mode === 'worker' ? 'training in a worker' : 'training on the page');
-    ui.status.textContent = parts.join(' · ');
+    ui.status.replaceChildren(parts.join(' · '), ...(mode ? [' · ', ...whereItTrains(mode)] : []));
     // The numbers behind the sentence, for tests and for readers of the DOM.
     Object.assign(ui.status.dataset, { step: steps, mode: mode || '' });
+    if (mode === 'page') ui.status.dataset.threads = 1;
+    else if (threadInfo) ui.status.dataset.threads = threadInfo.threads;
     if (report)
       Object.assign(ui.status.dataset, { reportStep: report.step, loss: report.loss, accuracy: report.accuracy });
   }
@@ -480,6 +521,7 @@ export function render(section, app) {
     },
     destroy() {
       io?.disconnect();
+      stopThreads();
       live?.trainer.dispose();
     },
   };

@@ -45,6 +45,7 @@ export function render(section, app) {
     TEXT.steps.map(([name, what]) => h(doc, 'li', {}, h(doc, 'strong', {}, name), ': ', what)),
   );
   const vectors = app.heatmap({ id: 'next-vectors', caption: '', rowLabels: [], colLabels: [], values: [[0]] });
+  vectors.el.hidden = true; // until the model has run
   const temperature = slider(doc, {
     label: TEXT.temperature,
     min: 0.1,
@@ -119,6 +120,7 @@ export function render(section, app) {
       ['after block 1', x1],
       [`after block ${L}, the last`, xL],
     ];
+    vectors.el.hidden = false;
     vectors.update({
       values: rows.map(([, v]) => v.slice(0, show)),
       rowLabels: rows.map(([label]) => label),

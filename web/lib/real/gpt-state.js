@@ -57,7 +57,8 @@ export function sanitizeGpt(untrusted) {
   }
   const out = defaultGpt();
   const has = (k) => Object.prototype.hasOwnProperty.call(untrusted, k);
-  for (const k of Object.keys(untrusted)) if (!(k in out)) problems.push(`gpt.${clip(k, 24)}: unknown field, ignored`);
+  for (const k of Object.keys(untrusted))
+    if (!Object.hasOwn(out, k)) problems.push(`gpt.${clip(k, 24)}: unknown field, ignored`);
   if (has('model')) {
     const m = untrusted.model;
     if (m && typeof m === 'object' && (m.kind === 'shipped' || m.kind === 'file')) out.model = { kind: m.kind };

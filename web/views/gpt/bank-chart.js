@@ -6,7 +6,7 @@ import { fmt } from '../../lib/format.js';
 
 const TEXT = {
   title: 'The same word in two sentences, layer by layer',
-  help: 'The word’s vector in the residual stream (at its last token) in each sentence, compared by cosine similarity after the embedding (layer 0: the same word, so 1) and after every layer: how far the sentence has moved it.',
+  help: 'The word’s vector in the residual stream (at its last token) in each sentence, compared by cosine similarity after the embedding (layer 0: the same token at two positions) and after every layer: whether the sentences move the word apart.',
   a: 'Sentence A',
   b: 'Sentence B',
   word: 'Shared word',
@@ -69,10 +69,22 @@ export function render(parent, { doc, onBank }) {
       message.hidden = !error;
       message.textContent = error ? `Could not compare: ${error}` : '';
       if (!result) return;
-      chart.update({ cosine: result.cosines.map((c, l) => [l, c]) }, { x: result.cosines.length - 1, y: 1 });
-      const last = result.cosines.at(-1);
-      const low = result.cosines.reduce((m, c, l) => (c < result.cosines[m] ? l : m), 0);
-      claim.textContent = `After the embedding, “${bank.word}” has cosine ${fmt(result.cosines[0])} between the two sentences (the same token; only its position differs); after the last layer, ${fmt(last)}${low !== result.cosines.length - 1 && low !== 0 ? `; they are furthest apart after layer ${low} (${fmt(result.cosines[low])})` : ''}.`;
+      const c = result.cosines;
+      // Zoomed to the cosines' range (in tenths), so a change of a few hundredths shows.
+      const y0 = Math.max(-1, Math.floor((Math.min(...c) - 0.05) * 10) / 10);
+      chart.update({ cosine: c.map((v, l) => [l, v]) }, { x: c.length - 1, y: 1, y0 });
+      const first = c[0],
+        last = c.at(-1);
+      const low = c.reduce((m, v, l) => (v < c[m] ? l : m), 0);
+      const start = `After the embedding, “${bank.word}” has cosine ${fmt(first)} between the two sentences (the same token; only its position differs); after the last layer, ${fmt(last)}`;
+      const furthest =
+        low !== 0 && low !== c.length - 1 ? `; they are furthest apart after layer ${low} (${fmt(c[low])})` : '';
+      // What the numbers support, said as they are: apart, or not.
+      const verdict =
+        last < first - 0.02
+          ? ' — the sentences pulled the two vectors apart: the context changes the word’s vector.'
+          : ' — the sentences did not pull them apart: in this model the word’s vector ends no less alike between the two sentences than it began, so here the context does not separate the two uses.';
+      claim.textContent = start + furthest + verdict;
     },
   };
 }

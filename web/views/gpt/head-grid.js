@@ -13,7 +13,7 @@ const TEXT = {
 /**
  * @param {Element} parent
  * @param {{doc, onPick: (layer, head) => void}} ctx
- * @returns {{update({weights, L, H, T, chosen, theme}), clear()}}
+ * @returns {{update({weights, L, H, T, chosen, theme}), canvases(), clear()}}
  */
 export function render(parent, { doc, onPick }) {
   const grid = h(doc, 'div', { class: 'ae-gpt-grid', role: 'group', 'aria-label': TEXT.title });
@@ -107,6 +107,8 @@ export function render(parent, { doc, onPick }) {
         h(doc, 'span', { class: 'ae-legend-text' }, TEXT.legend),
       );
     },
+    /** The tiles' canvases, layer-major (the export draws them into one picture). */
+    canvases: () => tiles.map((t) => t.canvas),
     clear() {
       grid.replaceChildren();
       tiles = [];

@@ -69,7 +69,7 @@ export function render(parent, { doc, onStep, onReset }) {
       const w = Array.from(step.attention.data.subarray((l * H + hh) * K, (l * H + hh + 1) * K));
       row.el.hidden = false;
       row.update({
-        caption: `the new token’s weights over every key, layer ${l + 1}, head ${hh + 1}: all but the last come from the cache`,
+        caption: `Layer ${l + 1}, head ${hh + 1}: the new token’s weights`,
         rowLabels: [`q ${step.text.replace(/ /g, '␣')}`],
         colLabels: step.keyLabels.map((t, j) => (j === K - 1 ? `${t} (new)` : t)),
         values: [w],

@@ -8,7 +8,7 @@ const TEXT = {
   open: 'Open a GPT-2 checkpoint from this computer',
   files:
     'model.safetensors of a GPT2LMHeadModel (gpt2, distilgpt2, gpt2-medium…; Hugging Face’s layout, F32, F16 or BF16), and if you have them config.json and tokenizer.json (or vocab.json and merges.txt). Without a tokenizer file GPT-2’s own is used; without config.json give the head count.',
-  heads: 'Heads (when there is no config.json)',
+  heads: 'Heads, when neither config.json nor the file says (GPT-2 small: 12)',
   load: 'Open these files',
   shipped: 'Back to the project’s own model',
   opening: 'Opening the model…',
@@ -21,7 +21,7 @@ const TEXT = {
  */
 export function render(parent, { doc, onFiles, onShipped }) {
   const about = h(doc, 'p', { class: 'ae-gpt-about', 'aria-live': 'polite' });
-  const message = h(doc, 'p', { class: 'ae-learn-message', role: 'alert', hidden: true });
+  const message = h(doc, 'p', { class: 'ae-learn-message ae-gpt-model-message', role: 'alert', hidden: true });
   const input = (label, accept, key) => {
     const id = uid('gpt');
     const el = h(doc, 'input', { type: 'file', id, accept, class: `ae-gpt-file-${key}` });
@@ -38,7 +38,7 @@ export function render(parent, { doc, onFiles, onShipped }) {
     min: 1,
     max: 256,
     step: 1,
-    value: 12,
+    placeholder: 'e.g. 12',
     class: 'ae-gpt-heads',
   });
   const load = h(

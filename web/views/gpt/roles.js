@@ -25,6 +25,7 @@ export function render(parent, { doc }) {
       kind: 'weights',
       digits: 2,
     });
+    maps[k].el.hidden = true; // until measured
     row.append(maps[k].el);
   }
   parent.append(
@@ -38,6 +39,7 @@ export function render(parent, { doc }) {
       if (!roles) return;
       for (const [k, map] of Object.entries(maps)) {
         const s = roles.scores[k];
+        map.el.hidden = false;
         map.update({
           values: s,
           rowLabels: s.map((_, l) => `layer ${l + 1}`),

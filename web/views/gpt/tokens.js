@@ -16,7 +16,7 @@ export function render(parent, { doc, onSentence }) {
   const id = uid('gpt');
   const input = h(doc, 'textarea', { id, rows: 2, class: 'ae-gpt-sentence', spellcheck: 'false', maxlength: 2000 });
   input.addEventListener('change', () => onSentence(input.value));
-  const chips = h(doc, 'p', { class: 'ae-gpt-chips', 'aria-label': 'tokens' });
+  const chips = h(doc, 'p', { class: 'ae-gpt-chips', role: 'group', 'aria-label': 'tokens' });
   parent.append(
     h(doc, 'div', { class: 'ae-ctl ae-gpt-sentence-field' }, h(doc, 'label', { for: id }, TEXT.sentence), input),
     h(doc, 'p', { class: 'ae-help ae-prose' }, TEXT.help),

@@ -1,0 +1,489 @@
+// The "A real language model" section as a reader and a blogger meet it, through the built dist/
+// files under the strict CSP, in Chromium (and the essentials in Firefox ESR): the shipped model
+// opens in a worker with no download; the reader's sentence becomes tokens, every layer × head,
+// one head enlarged (and the layer's mean, the rollout); the next token with its options and
+// "append"; generation with the KV cache and its multiply-add counts; the bank example on real
+// weights; what each head does; the state in the link; exports. A GPT-2 checkpoint (random
+// weights in Hugging Face's layout and GPT-2's vocabulary) opens from a URL (the element's
+// model-url) and GPT-2's tokenizer with it. Hostile files and text get messages naming what is
+// wrong, and the model on screen stays.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveStatic, launchBrowser, launchFirefox, openPage, takeDownload } from './helpers.mjs';
+import { decodeState } from '../../web/lib/share.js';
+import { safetensors, HOSTILE_MODELS, HOSTILE_TOKENIZERS, SHIPPED_MODEL } from './hostile-models.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const DIST = path.join(ROOT, 'dist');
+const SECTION = 'section[data-section="gpt"]';
+
+// A GPT-2-family checkpoint as Hugging Face saves it (GPT2LMHeadModel: "transformer." keys,
+// Conv1D weights (in, out)), GPT-2's vocabulary, 2 layers of 2 heads at width 16, random weights
+// from a seed: what a blogger's model-url points at, small enough for a test.
+function tinyGpt2() {
+  const V = 50257,
+    P = 64,
+    C = 16,
+    L = 2;
+  let seed = 12345;
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32 - 0.5) * 0.04;
+  const tensor = (shape, fill) => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const data = new Float32Array(n);
+    for (let i = 0; i < n; i++) data[i] = fill ?? random();
+    return { dtype: 'F32', shape, bytes: Buffer.from(data.buffer) };
+  };
+  const t = {
+    'transformer.wte.weight': tensor([V, C]),
+    'transformer.wpe.weight': tensor([P, C]),
+  };
+  for (let l = 0; l < L; l++) {
+    const p = `transformer.h.${l}.`;
+    Object.assign(t, {
+      [`${p}ln_1.weight`]: tensor([C], 1),
+      [`${p}ln_1.bias`]: tensor([C], 0),
+      [`${p}attn.c_attn.weight`]: tensor([C, 3 * C]),
+      [`${p}attn.c_attn.bias`]: tensor([3 * C]),
+      [`${p}attn.c_proj.weight`]: tensor([C, C]),
+      [`${p}attn.c_proj.bias`]: tensor([C]),
+      [`${p}ln_2.weight`]: tensor([C], 1),
+      [`${p}ln_2.bias`]: tensor([C], 0),
+      [`${p}mlp.c_fc.weight`]: tensor([C, 4 * C]),
+      [`${p}mlp.c_fc.bias`]: tensor([4 * C]),
+      [`${p}mlp.c_proj.weight`]: tensor([4 * C, C]),
+      [`${p}mlp.c_proj.bias`]: tensor([C]),
+    });
+  }
+  t['transformer.ln_f.weight'] = tensor([C], 1);
+  t['transformer.ln_f.bias'] = tensor([C], 0);
+  const config = {
+    architectures: ['GPT2LMHeadModel'],
+    model_type: 'gpt2',
+    activation_function: 'gelu_new',
+    layer_norm_epsilon: 1e-5,
+    n_ctx: P,
+    n_positions: P,
+    n_embd: C,
+    n_head: 2,
+    n_layer: L,
+    vocab_size: V,
+  };
+  return { model: safetensors(t), config: JSON.stringify(config) };
+}
+
+let root, server, browser;
+before(async () => {
+  // dist/ as a host serves it, plus a folder of a blogger's model files.
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'ae-real-'));
+  for (const name of fs.readdirSync(DIST)) fs.symlinkSync(path.join(DIST, name), path.join(root, name));
+  fs.mkdirSync(path.join(root, 'models'));
+  const tiny = tinyGpt2();
+  fs.writeFileSync(path.join(root, 'models', 'gpt2-tiny.safetensors'), tiny.model);
+  fs.writeFileSync(path.join(root, 'models', 'config.json'), tiny.config);
+  fs.writeFileSync(path.join(root, 'models', 'html.safetensors'), '<!doctype html><p>Not found</p>');
+  server = await serveStatic(root);
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (root) fs.rmSync(root, { recursive: true, force: true });
+});
+
+const settle = (page) =>
+  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+
+/** The page (dist/index.html) scrolled to the real model, its pictures drawn. */
+async function openSection(hash = '', contextOptions = {}) {
+  const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 }, ...contextOptions });
+  await o.page.goto(`${server.url}index.html${hash}`);
+  await o.page.evaluate(() => window.__explorer.ready);
+  await o.page.locator(SECTION).scrollIntoViewIfNeeded();
+  await o.page.waitForSelector(`${SECTION} .ae-gpt-chip`, { timeout: 30000 });
+  await o.page.waitForSelector(`${SECTION} .ae-gpt-tile`);
+  return o;
+}
+const gptState = (page) => page.evaluate(() => window.__explorer.store.get().gpt);
+const chips = (page) => page.$$eval(`${SECTION} .ae-gpt-chip`, (cs) => cs.map((c) => c.firstChild.textContent));
+const status = (page) => page.textContent(`${SECTION} .ae-gpt-status`);
+
+test('RealModel_TheShippedModelOnTheReadersSentence', async () => {
+  const { page, context, problems } = await openSection();
+  const section = page.locator(SECTION);
+  // Where the model came from and its size, said in one line; it ran in a worker.
+  assert.match(
+    await section.locator('.ae-gpt-about').textContent(),
+    /brown-wordnet: 4 layers × 4 heads, width 128, context 128 tokens, vocabulary 4096, 1\.33 million parameters/,
+  );
+  assert.match(await status(page), /tokens through 4 layers \(in a worker\)/);
+  // Every layer × head: 16 tiles; the first is chosen and enlarged with its numbers.
+  assert.equal(await section.locator('.ae-gpt-tile').count(), 16);
+  // A sentence of the reader's own: new chips, a new picture.
+  await section.locator('textarea.ae-gpt-sentence').fill('The cat sat on the mat.');
+  await section.locator('textarea.ae-gpt-sentence').press('Tab');
+  await page.waitForFunction(
+    (sel) =>
+      [...document.querySelectorAll(`${sel} .ae-gpt-chip`)].map((c) => c.firstChild.textContent).join('') ===
+      'The␣cat␣sat␣on␣the␣mat.',
+    SECTION,
+  );
+  const T = (await chips(page)).length;
+  // Choosing a tile enlarges it: its caption, its rows of weights, the choice in the state.
+  await section.locator('.ae-gpt-tile[data-layer="2"][data-head="1"]').click();
+  await page.waitForFunction(
+    (sel) => document.querySelector(`${sel} .ae-gpt-enlarged caption`)?.textContent === 'Layer 3, head 2',
+    SECTION,
+  );
+  const gpt = await gptState(page);
+  assert.deepEqual([gpt.layer, gpt.head, gpt.picture], [2, 1, 'head']);
+  const rows = await page.$$eval(`${SECTION} .ae-gpt-enlarged table[data-matrix="gpt-head"] tbody tr`, (trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))),
+  );
+  assert.equal(rows.length, T);
+  rows.forEach((row, i) => {
+    assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-4, `row ${i} sums to 1`);
+    row.forEach((w, j) => j > i && assert.equal(w, 0, `(${i}, ${j}) is in the future`));
+  });
+  // Hovering a cell explains its softmax with the model's numbers (q·k ÷ √hs), which give the
+  // weight the engine computed.
+  await page.hover(`${SECTION} .ae-gpt-enlarged td[data-row="4"][data-col="2"]`);
+  const explained = await section.locator('.ae-learn-explain').textContent();
+  const w = /\) = (\d\.\d{3}) \(the engine: (\d\.\d{3})\); scaled score = q·k \/ √32/.exec(explained);
+  assert.ok(w, explained);
+  assert.equal(w[1], w[2]);
+  // The layer's mean and the rollout, each with the sentence that says what it is (and is not).
+  await section.getByLabel('mean of the layer’s heads').check();
+  await page.waitForFunction(
+    (sel) => document.querySelector(`${sel} table[data-matrix="gpt-summary"] caption`)?.textContent.includes('mean'),
+    SECTION,
+  );
+  await section.getByLabel('rollout across layers').check();
+  await page.waitForFunction(
+    (sel) => document.querySelector(`${sel} table[data-matrix="gpt-summary"] caption`)?.textContent.includes('Rollout'),
+    SECTION,
+  );
+  assert.match(await section.locator('.ae-gpt-enlarged').textContent(), /not an explanation of the prediction/);
+  // The link carries the sentence, the head and the picture (never the weights); it is written
+  // once the reader pauses.
+  let hash = '';
+  for (let tries = 0; tries < 50; tries++) {
+    hash = new URL(page.url()).hash;
+    if (hash && decodeState(hash).gpt?.picture === 'rollout') break;
+    await page.waitForTimeout(100);
+  }
+  assert.equal(decodeState(hash).gpt.weights, undefined);
+  const reopened = await openSection(hash);
+  assert.deepEqual(await chips(reopened.page), await chips(page));
+  const again = await gptState(reopened.page);
+  assert.deepEqual([again.sentence, again.layer, again.head, again.picture], [gpt.sentence, 2, 1, 'rollout']);
+  await reopened.context.close();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('RealModel_TheNextTokenTheKVCacheAndTheBankExample', async () => {
+  const { page, context, problems } = await openSection();
+  const section = page.locator(SECTION);
+  // The next token: ten bars, most likely first.
+  const bars = () =>
+    page.$$eval(`${SECTION} .ae-gpt-writing .ae-gpt-bar`, (lis) => lis.map((li) => Number(li.dataset.p)));
+  await page.waitForFunction(
+    (sel) => document.querySelectorAll(`${sel} .ae-gpt-writing .ae-gpt-bar`).length === 10,
+    SECTION,
+  );
+  const p = await bars();
+  for (let k = 1; k < p.length; k++) assert.ok(p[k] <= p[k - 1]);
+  // Top-k 1: one token keeps all the probability, and it is the draw.
+  await section.getByLabel('Top-k (0: all)').fill('1');
+  await section.getByLabel('Top-k (0: all)').press('Tab');
+  await page.waitForFunction((sel) => {
+    const lis = document.querySelectorAll(`${sel} .ae-gpt-writing .ae-gpt-bar`);
+    return lis.length && Number(lis[0].dataset.p) === 1;
+  }, SECTION);
+  const top = await page.$eval(`${SECTION} .ae-gpt-writing .ae-gpt-bar`, (li) =>
+    li.classList.contains('ae-gpt-bar-drawn'),
+  );
+  assert.ok(top, 'the only token left is the one drawn');
+  // Append: the sentence grows by the drawn token.
+  const before = (await gptState(page)).sentence;
+  await section.getByRole('button', { name: 'Append the drawn token' }).click();
+  await page.waitForFunction((b) => window.__explorer.store.get().gpt.sentence.length > b.length, before);
+  assert.ok((await gptState(page)).sentence.startsWith(before));
+  // Generation with the KV cache: one step, then ten more; each step says what it cost.
+  await section.getByRole('button', { name: 'Generate one token' }).click();
+  await page.waitForFunction((sel) => document.querySelector(`${sel} .ae-gpt-macs`)?.textContent, SECTION);
+  const cost = await section.locator('.ae-gpt-macs').textContent();
+  const m =
+    /([\d.]+) million multiply-adds with the cache, ([\d.]+) million recomputing all (\d+) tokens \(([\d.]+)×\)/.exec(
+      cost,
+    );
+  assert.ok(m, cost);
+  assert.ok(Number(m[1]) < Number(m[2]));
+  await page.waitForSelector(`${SECTION} table[data-matrix="gpt-kv-row"]`);
+  const weights = await page.$$eval(`${SECTION} table[data-matrix="gpt-kv-row"] tbody td`, (tds) =>
+    tds.map((td) => Number(td.dataset.value)),
+  );
+  assert.equal(weights.length, Number(m[3]), 'one weight per key');
+  assert.ok(Math.abs(weights.reduce((a, b) => a + b, 0) - 1) < 1e-4);
+  assert.match(cost, /the new token’s query against \d+ keys — \d+ from the cache, its own computed now/);
+  await section.getByRole('button', { name: 'Ten more' }).click();
+  await page.waitForFunction(
+    (sel) => document.querySelectorAll(`${sel} .ae-gpt-generated mark`).length === 11,
+    SECTION,
+    {
+      timeout: 30000,
+    },
+  );
+  // The bank example on real weights: a cosine after the embedding and after each layer.
+  await page.waitForFunction((sel) => document.querySelector(`${sel} .ae-gpt-bank-claim`)?.textContent, SECTION);
+  assert.match(
+    await section.locator('.ae-gpt-bank-claim').textContent(),
+    /After the embedding, “bank” has cosine -?[\d.]+/,
+  );
+  assert.equal((await section.locator('.ae-gpt-bank svg circle, .ae-gpt-bank svg .ae-chart-marker').count()) > 0, true);
+  // A word that is not in a sentence: said, by sentence.
+  await section.locator('.ae-gpt-bank-word').fill('cheese');
+  await section.getByRole('button', { name: 'Compare' }).click();
+  await page.waitForFunction(
+    (sel) => document.querySelector(`${sel} .ae-gpt-bank .ae-learn-message:not([hidden])`),
+    SECTION,
+  );
+  assert.match(
+    await section.locator('.ae-gpt-bank .ae-learn-message').textContent(),
+    /sentence A: “cheese” is not a whole word/,
+  );
+  // What each head does: four tables of layer × head scores and the strongest heads.
+  await section.locator('.ae-gpt-roles > summary').click();
+  await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-strongest li`).length > 0, SECTION, {
+    timeout: 30000,
+  });
+  for (const kind of ['previous', 'first', 'self', 'induction'])
+    assert.equal(await section.locator(`table[data-matrix="gpt-role-${kind}"] tbody tr`).count(), 4, kind);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('RealModel_ExportsTheChosenHeadAndEveryHead', async () => {
+  const downloads = fs.mkdtempSync(path.join(os.tmpdir(), 'ae-real-dl-'));
+  const { page, context, problems } = await openSection('', { acceptDownloads: true });
+  for (const [selector, name] of [
+    ['[data-export="head-svg"]', /layer-1-head-1\.svg$/],
+    ['[data-export="head-png"]', /layer-1-head-1\.png$/],
+    ['[data-export="grid-png"]', /every-head\.png$/],
+  ]) {
+    const waiting = page.waitForEvent('download');
+    await page.click(`${SECTION} ${selector}`);
+    const download = await waiting;
+    assert.match(download.suggestedFilename(), name);
+    const file = path.join(downloads, download.suggestedFilename());
+    await download.saveAs(file);
+    const bytes = fs.readFileSync(file);
+    if (file.endsWith('.png')) assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47]);
+    else assert.match(bytes.toString('utf8'), /<svg[^>]*>[\s\S]*brown-wordnet: layer 1, head 1/);
+  }
+  fs.rmSync(downloads, { recursive: true, force: true });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('RealModel_HostileFilesAndTextAreRefusedByNameAndTheModelStays', async () => {
+  const { page, context, problems } = await openSection();
+  const section = page.locator(SECTION);
+  await section.locator('.ae-gpt-open > summary').click();
+  const message = section.locator('.ae-gpt-model-message');
+  const stillThere = async (what) => {
+    assert.match(await section.locator('.ae-gpt-about').textContent(), /^brown-wordnet: 4 layers/, what);
+    assert.ok((await chips(page)).length > 0, what);
+  };
+  for (const [what, file, pattern] of HOSTILE_MODELS) {
+    await section.locator('.ae-gpt-file-model').setInputFiles({
+      name: file.name,
+      mimeType: 'application/octet-stream',
+      buffer: file.bytes,
+    });
+    await section.locator('.ae-gpt-file-tokenizer').setInputFiles([]);
+    await section.getByRole('button', { name: 'Open these files' }).click();
+    await message.waitFor({ state: 'visible' });
+    await page.waitForFunction(
+      (sel) => /Could not open/.test(document.querySelector(sel)?.textContent),
+      `${SECTION} .ae-gpt-model-message`,
+    );
+    const text = await message.textContent();
+    assert.match(text, pattern, what);
+    assert.match(text, /the model on screen stays/, what);
+    await stillThere(what);
+  }
+  for (const [what, file, pattern] of HOSTILE_TOKENIZERS) {
+    await section.locator('.ae-gpt-file-model').setInputFiles({
+      name: 'model.safetensors',
+      mimeType: 'application/octet-stream',
+      buffer: SHIPPED_MODEL,
+    });
+    await section
+      .locator('.ae-gpt-file-tokenizer')
+      .setInputFiles({ name: file.name, mimeType: 'application/json', buffer: file.bytes });
+    await section.getByRole('button', { name: 'Open these files' }).click();
+    await page.waitForFunction(
+      (sel) => /Could not open/.test(document.querySelector(sel)?.textContent),
+      `${SECTION} .ae-gpt-model-message`,
+    );
+    assert.match(await message.textContent(), pattern, what);
+    await stillThere(what);
+  }
+  // Text: 100,000 characters put in by script is refused by its length; control characters,
+  // right-to-left text and emoji are tokens like any other.
+  await section.locator('textarea.ae-gpt-sentence').evaluate((t) => {
+    t.value = 'bank '.repeat(20000);
+    t.dispatchEvent(new Event('change'));
+  });
+  await page.waitForFunction(
+    (sel) => /100000 characters; type 1 to 2000/.test(document.querySelector(sel).textContent),
+    `${SECTION} .ae-gpt-status`,
+  );
+  await stillThere('100,000 characters');
+  for (const text of ['tab\there\u0007bell', 'שלום bank مرحبا', 'the 🏦 bank 👩‍👩‍👧']) {
+    await section.locator('textarea.ae-gpt-sentence').fill(text);
+    await section.locator('textarea.ae-gpt-sentence').press('Tab');
+    await page.waitForFunction((t) => window.__explorer.store.get().gpt.sentence === t, text);
+    await page.waitForFunction(
+      (sel) => /tokens through 4 layers/.test(document.querySelector(sel).textContent),
+      `${SECTION} .ae-gpt-status`,
+    );
+  }
+  // Longer than the model shows: said in tokens.
+  await section.locator('textarea.ae-gpt-sentence').fill('bank '.repeat(300));
+  await section.locator('textarea.ae-gpt-sentence').press('Tab');
+  await page.waitForFunction(
+    (sel) => /\d+ tokens; this model shows at most 128/.test(document.querySelector(sel).textContent),
+    `${SECTION} .ae-gpt-status`,
+  );
+  await stillThere('300 words');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+/** An element page under the strict CSP, served beside dist/'s files. */
+async function elementPage(page, body) {
+  const name = `element-${Math.random().toString(36).slice(2)}.html`;
+  fs.writeFileSync(
+    path.join(root, name),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>element</title>
+<link rel="icon" href="favicon.svg" type="image/svg+xml"><script type="module" src="attention-explorer.js"></script></head><body>${body}</body></html>`,
+  );
+  await page.goto(server.url + name);
+  await page.evaluate(() => customElements.whenDefined('attention-explorer'));
+  await page.evaluate(() => document.querySelector('attention-explorer').ready);
+}
+
+test('RealModel_TheElementOpensAGpt2CheckpointFromItsModelUrl', async () => {
+  const { page, context, problems } = await openPage(browser, null, { viewport: { width: 900, height: 900 } });
+  await elementPage(
+    page,
+    `<attention-explorer sentence="Hello, world! The river bank." model-url="models/gpt2-tiny.safetensors" config-url="models/config.json"></attention-explorer>`,
+  );
+  const inside = (sel) => `attention-explorer >> ${sel}`;
+  await page.waitForSelector(inside('.ae-gpt-chip'), { timeout: 30000 });
+  assert.match(
+    await page.textContent(inside('.ae-gpt-about')),
+    /gpt2-tiny\.safetensors: 2 layers × 2 heads, width 16, context 64 tokens, vocabulary 50257/,
+  );
+  // GPT-2's own tokenizer (no tokenizer-url): GPT-2's ids for this text.
+  const ids = await page.$$eval(inside('.ae-gpt-chip'), (cs) => cs.map((c) => Number(c.dataset.id)));
+  assert.deepEqual(ids, [15496, 11, 995, 0, 383, 7850, 3331, 13]);
+  assert.equal(await page.locator(inside('.ae-gpt-tile')).count(), 4);
+  // view="gpt" is the figure: no other section.
+  const sections = await page.$$eval('attention-explorer', (els) =>
+    [...els[0].shadowRoot.querySelectorAll('[data-section]')]
+      .filter((s) => !s.hidden && s.dataset.section !== 'minimal-bar')
+      .map((s) => s.dataset.section),
+  );
+  assert.deepEqual(sections, ['gpt']);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('RealModel_TheElementSaysWhatIsWrongWithItsModelUrl', async () => {
+  const { page, context } = await openPage(browser, null, { viewport: { width: 900, height: 900 } });
+  const inside = (sel) => `attention-explorer >> ${sel}`;
+  for (const [attrs, pattern] of [
+    ['model-url="models/missing.safetensors"', /HTTP 404|404/],
+    ['model-url="models/html.safetensors"', /not a safetensors file: it begins with text/],
+    ['model-url="models/gpt2-tiny.safetensors"', /n_head|heads|config/i], // no config: the head count is needed
+  ]) {
+    await elementPage(page, `<attention-explorer view="gpt" ${attrs}></attention-explorer>`);
+    await page.waitForFunction(
+      () =>
+        /Could not open/.test(
+          document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-gpt-model-message')?.textContent,
+        ),
+      null,
+      { timeout: 30000 },
+    );
+    assert.match(await page.textContent(inside('.ae-gpt-model-message')), pattern, attrs);
+  }
+  // A URL that is not http(s) or relative is refused before anything is fetched, by its attribute.
+  await elementPage(page, `<attention-explorer view="gpt" model-url="javascript:alert(1)"></attention-explorer>`);
+  const notice = await page.evaluate(() =>
+    [...document.querySelector('attention-explorer').shadowRoot.querySelectorAll('.ae-notice')]
+      .filter((n) => !n.hidden)
+      .map((n) => n.textContent)
+      .join(' '),
+  );
+  assert.match(notice, /gpt\.model\.url: expected an http\(s\) or relative URL/);
+  await context.close();
+});
+
+test('RealModel_Firefox_TheShippedModelAndAGpt2Checkpoint', async () => {
+  const firefox = await launchFirefox();
+  try {
+    const page = await firefox.newPage();
+    await page.setViewport({ width: 1200, height: 900 });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${server.url}index.html`);
+    await page.evaluate(() => window.__explorer.ready);
+    await page.evaluate((sel) => document.querySelector(sel).scrollIntoView(), SECTION);
+    await page.waitForFunction(
+      (sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 16,
+      { timeout: 60000 },
+      SECTION,
+    );
+    await page.waitForFunction(
+      (sel) => /in a worker/.test(document.querySelector(`${sel} .ae-gpt-status`).textContent),
+      {},
+      SECTION,
+    );
+    await page.evaluate(
+      (sel) => document.querySelector(`${sel} .ae-gpt-tile[data-layer="3"][data-head="3"]`).click(),
+      SECTION,
+    );
+    await page.waitForFunction(
+      (sel) => document.querySelector(`${sel} .ae-gpt-enlarged caption`)?.textContent.startsWith('Layer 4, head 4'),
+      {},
+      SECTION,
+    );
+    const name = `ff-${Math.random().toString(36).slice(2)}.html`;
+    fs.writeFileSync(
+      path.join(root, name),
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ff</title><link rel="icon" href="favicon.svg" type="image/svg+xml"><script type="module" src="attention-explorer.js"></script></head><body><attention-explorer sentence="Hello, world!" model-url="models/gpt2-tiny.safetensors" config-url="models/config.json"></attention-explorer></body></html>`,
+    );
+    await page.goto(server.url + name);
+    await page.waitForFunction(
+      () => document.querySelector('attention-explorer')?.shadowRoot?.querySelectorAll('.ae-gpt-chip').length === 4,
+      { timeout: 60000 },
+    );
+    const ids = await page.evaluate(() =>
+      [...document.querySelector('attention-explorer').shadowRoot.querySelectorAll('.ae-gpt-chip')].map((c) =>
+        Number(c.dataset.id),
+      ),
+    );
+    assert.deepEqual(ids, [15496, 11, 995, 0]);
+    assert.deepEqual(errors, []);
+  } finally {
+    await firefox.close();
+  }
+});
