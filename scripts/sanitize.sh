@@ -47,7 +47,7 @@ tsan_skip+=":CachedSequence.CaptureIsWhatIsAskedForAndGuardedByItsCap:*Speed*"
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" "$build/attn_tests_tsan" --gtest_brief=1 --gtest_filter="-$tsan_skip" \
   >"$build/attn_tests_tsan.log" 2>&1
 tsan_code=$?
-grep -E "WARNING: ThreadSanitizer|FAILED|SUMMARY" "$build/attn_tests_tsan.log" | head -20
+grep -E "WARNING: ThreadSanitizer|FAILED|SUMMARY|\[  PASSED  \]" "$build/attn_tests_tsan.log" | head -20
 tsan_passed=$(grep -oE "\[  PASSED  \] [0-9]+" "$build/attn_tests_tsan.log" | grep -oE "[0-9]+$" || echo 0)
 [[ $tsan_code -eq 0 ]] || fail "attn_tests_tsan under ThreadSanitizer (exit $tsan_code, $build/attn_tests_tsan.log)"
 

@@ -4,7 +4,7 @@
 //   native   GoogleTest (tests/cpp) built with g++, run by ctest
 //   wasm     the same GoogleTest cases built with Emscripten (-msimd128), run under node by ctest
 //   fixtures every tests/fixtures/make_*.py --check where torch is installed (fixtures regenerate byte for byte)
-//   sanitize the native tests and the fuzz corpus replay under ASan/UBSan (scripts/sanitize.sh)
+//   sanitize the native tests and every fuzz corpus replay under ASan/UBSan, the threaded tests under TSan (scripts/sanitize.sh)
 //   js       node:test suites in tests/js against the built WASM engine
 //   e2e      browser tests in tests/e2e (Debian Chromium via playwright-core, Firefox ESR via
 //            puppeteer-core over WebDriver BiDi), counted per browser
