@@ -286,6 +286,17 @@ test('BytePairTokenizer_ChecksItsArguments', () => {
   );
 });
 
+test('BytePairTokenizer_DecodesWhateverEncodeGives', () => {
+  // tests/fuzz/js F11: 400,000 characters of U+0800 are 1,200,000 ids (3 bytes each, unmerged),
+  // which decode refused when its limit was 1,000,000 ids.
+  assert.ok(TOKENIZER_LIMITS.maxIds >= 3 * TOKENIZER_LIMITS.maxChars + 1);
+  const text = '\u0800'.repeat(400_000);
+  const ids = gpt2.encode(text);
+  assert.equal(ids.length, 1_200_000);
+  assert.equal(gpt2.decode(ids), text);
+  throwsTokenizer(() => gpt2.decode(new Int32Array(TOKENIZER_LIMITS.maxIds + 1)), /^ids: 3000002 ids; at most 3000001/);
+});
+
 test('Gpt2_LongInputsTakeMillisecondsNotMinutes', () => {
   // Printed for the report; a per-chunk quadratic merge (js-tiktoken's) takes ~2 minutes on a
   // 20,000-letter word here. Timing is never asserted.

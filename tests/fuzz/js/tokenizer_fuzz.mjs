@@ -32,6 +32,7 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import gpt2Ranks from 'js-tiktoken/ranks/gpt2';
 import { encode as gptTokenizerEncode } from 'gpt-tokenizer/encoding/r50k_base';
 import {
+  TOKENIZER_LIMITS,
   TokenizerError,
   fromCompact,
   fromTokenizerJson,
@@ -371,6 +372,16 @@ function timed(what, chars, fn) {
 const preview = (s) => JSON.stringify(s.length > 120 ? s.slice(0, 120) + `… (${s.length} chars)` : s);
 
 function checkRoundTrip(tokenizer, text) {
+  if (text.length > TOKENIZER_LIMITS.maxChars) {
+    // Refused by name, whatever the text (a huge repeat can pass the limit).
+    try {
+      tokenizer.encode(text);
+    } catch (error) {
+      if (error instanceof TokenizerError && error.argument === 'text') return;
+      throw error;
+    }
+    throw new Finding(`${tokenizer.name}: encode took ${text.length} characters, above maxChars`);
+  }
   const expected = (tokenizer.addPrefixSpace && text.length && text[0] !== ' ' ? ' ' + text : text).toWellFormed();
   for (const allowSpecial of [false, true]) {
     const ids = timed(`${tokenizer.name} encode`, text.length, () => tokenizer.encode(text, { allowSpecial }));

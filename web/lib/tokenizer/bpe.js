@@ -37,7 +37,10 @@ export const TOKENIZER_LIMITS = Object.freeze({
   maxVocab: 1 << 17, // the model's own cap (src/model/config.h kMaxVocab)
   maxFileBytes: 64 * 1024 * 1024, // GPT-2's tokenizer.json is 1.4 MB; the largest common ones ~30 MB
   maxChars: 1_000_000, // one encode call; 100,000 characters take ~0.1 s (see the report)
-  maxIds: 1_000_000, // one decode/describe call
+  // One decode/describe call: whatever one encode call gives, which is at most 3 ids per UTF-16
+  // unit (a unit's character takes ≤ 3 UTF-8 bytes, a pair's 4 bytes are 2 units, a lone
+  // surrogate becomes U+FFFD's 3) and the prefix space: 1,000,000 refused encode's own output.
+  maxIds: 3_000_001,
 });
 
 const PAIR_BASE = TOKENIZER_LIMITS.maxVocab; // pair key = left · PAIR_BASE + right (< 2^34)
