@@ -1,5 +1,6 @@
 // What the benchmarks' reports share: quantiles of sorted timings, millisecond text, and the
-// "Notes:" / "Problems:" lists at the end of a Markdown report.
+// "Notes:" / "Problems:" lists at the end of a Markdown report, and how busy the machine is.
+import fs from 'node:fs';
 
 /** The p-quantile (0 … 1) of an ascending array, by the nearest rank. */
 export const quantile = (sorted, p) =>
@@ -15,4 +16,25 @@ export function pushList(lines, title, items) {
   lines.push(title);
   for (const item of items) lines.push(`- ${item}`);
   lines.push('');
+}
+
+/**
+ * The share of the machine's CPU time other jobs take: /proc/stat's non-idle time over `ms`
+ * milliseconds while this process sleeps, 0 … 1 (null where /proc/stat is missing). A load
+ * average lags by minutes (it still counts a benchmark that just ended); this is the present.
+ */
+export async function busyShare(ms = 3000) {
+  const read = () => {
+    try {
+      const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+      return { idle: cpu[3] + (cpu[4] ?? 0), total: cpu.reduce((a, b) => a + b, 0) };
+    } catch {
+      return null;
+    }
+  };
+  const a = read();
+  await new Promise((r) => setTimeout(r, ms));
+  const b = read();
+  if (!a || !b || b.total === a.total) return null;
+  return 1 - (b.idle - a.idle) / (b.total - a.total);
 }

@@ -26,7 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, serveStatic, openPage } from '../tests/e2e/helpers.mjs';
 import { stats, fmt, FRAMES_WHILE_TRAINING } from './browser_frames.mjs';
-import { fmtMs } from './report.mjs';
+import { fmtMs, busyShare } from './report.mjs';
 import { loadEngine } from '../web/engine/engine.js';
 import { defaultState } from '../web/lib/state.js';
 import { encodeState } from '../web/lib/share.js';
@@ -52,6 +52,8 @@ const load = () =>
     .map((x) => x.toFixed(1))
     .join(' ');
 const loadStart = load();
+// Other jobs' share of the CPU before this run adds its own (3 s of /proc/stat).
+const busyStart = await busyShare();
 const log = (s) => process.stderr.write(s + '\n');
 
 const isolated = await serveStatic(ROOT, { isolate: true });
@@ -138,14 +140,16 @@ await plain.close();
 const date = new Date().toISOString().slice(0, 10);
 const loadEnd = load();
 const cores = os.cpus().length;
-// Other jobs' load, judged before this run adds its own: a 1-minute average above half the cores.
-const loaded = Number(loadStart.split(' ')[0]) > 0.5 * cores;
+// Loaded: other jobs took more than a quarter of the CPU just before the run (the load average
+// lags by minutes and still counts a benchmark that just ended; it judges where /proc is missing).
+const loaded = busyStart === null ? Number(loadStart.split(' ')[0]) > 0.5 * cores : busyStart > 0.25;
+const busyText = busyStart === null ? '' : `, other jobs ${(busyStart * 100).toFixed(0)}% of the CPU just before`;
 const cell = (s) => `${fmtMs(s.median)} [${fmtMs(s.p10)}–${fmtMs(s.p90)}]`;
 const ratio = (s) => `${s.median.toFixed(2)}× [${s.p10.toFixed(2)}–${s.p90.toFixed(2)}]`;
 const lines = [
   `# Threads in the browser — ${date}`,
   '',
-  `Chromium (Debian, headless) on ${os.cpus()[0]?.model ?? 'an unknown CPU'}, ${cores} logical cores (load average ${loadStart} at the start, ${loadEnd} at the end). Command: \`node bench/threads_browser.mjs${QUICK ? ' --quick' : ` --rounds ${ROUNDS} --threads ${THREADS} --runs ${RUNS}`}\`.`,
+  `Chromium (Debian, headless) on ${os.cpus()[0]?.model ?? 'an unknown CPU'}, ${cores} logical cores (load average ${loadStart} at the start${busyText}, ${loadEnd} at the end). Command: \`node bench/threads_browser.mjs${QUICK ? ' --quick' : ` --rounds ${ROUNDS} --threads ${THREADS} --runs ${RUNS}`}\`.`,
   '',
   ...(loaded || QUICK
     ? [

@@ -240,10 +240,16 @@ test('RealModel_TheNextTokenTheKVCacheAndTheBankExample', async () => {
   );
   // The bank example on real weights: a cosine after the embedding and after each layer.
   await page.waitForFunction((sel) => document.querySelector(`${sel} .ae-gpt-bank-claim`)?.textContent, SECTION);
-  assert.match(
-    await section.locator('.ae-gpt-bank-claim').textContent(),
-    /After the embedding, “bank” has cosine -?[\d.]+/,
-  );
+  const claim = await section.locator('.ae-gpt-bank-claim').textContent();
+  assert.match(claim, /After the embedding, “bank” has cosine -?[\d.]+/);
+  // The sentence says what its numbers support: the first and last cosines as shown, and
+  // "apart" only when the last is clearly below the first.
+  const cosines = JSON.parse(await section.locator('.ae-gpt-bank-claim').getAttribute('data-cosines'));
+  const [first, last] = [cosines[0], cosines.at(-1)];
+  const shown = (x) => x.toFixed(3).replace('-', '\u2212'); // as the page writes numbers
+  assert.ok(claim.includes(`cosine ${shown(first)}`) && claim.includes(`last layer, ${shown(last)}`), claim);
+  if (last < first - 0.02) assert.match(claim, /pulled the two vectors apart/);
+  else assert.match(claim, /the context does not separate the two uses/);
   assert.equal((await section.locator('.ae-gpt-bank svg circle, .ae-gpt-bank svg .ae-chart-marker').count()) > 0, true);
   // A word that is not in a sentence: said, by sentence.
   await section.locator('.ae-gpt-bank-word').fill('cheese');

@@ -83,8 +83,11 @@ export function render(parent, { doc, onBank }) {
       const verdict =
         last < first - 0.02
           ? ' — the sentences pulled the two vectors apart: the context changes the word’s vector.'
-          : ' — the sentences did not pull them apart: in this model the word’s vector ends no less alike between the two sentences than it began, so here the context does not separate the two uses.';
+          : last > first + 0.02
+            ? ' — the sentences did not pull them apart: the two vectors end more alike than they began, so in this model the context does not separate the two uses.'
+            : ' — the two vectors end about as alike as they began (within 0.02), so in this model the context does not separate the two uses.';
       claim.textContent = start + furthest + verdict;
+      claim.dataset.cosines = JSON.stringify(c); // what the sentence says, for checking it
     },
   };
 }
