@@ -19,7 +19,8 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
+// ATTN_BUILT: scripts/build.mjs has run (below), so the browser tests use dist/ as it is.
+const env = { ...process.env, NODE_PATH: '/usr/share/nodejs', ATTN_BUILT: '1' };
 const werror = process.env.CI ? ['-DATTN_WERROR=ON'] : [];
 
 // While two suites run side by side (see PAIRS), each one's output is held and printed whole
@@ -141,7 +142,9 @@ const suites = {
     run: () =>
       run('node', [
         '--test',
-        '--test-concurrency=1',
+        // Two test files at a time: a browser test mostly waits (pages, workers, frames), so two
+        // keep the cores busy; every file has its own server and browser.
+        '--test-concurrency=2',
         '--test-reporter=tap',
         '--test-reporter-destination=stdout',
         '--test-reporter=./scripts/e2e-reporter.mjs',

@@ -376,11 +376,15 @@ test('Blog_Firefox_TheTrainingFigureTrainsThroughItsAttributeFromDist', async ()
     const { page, context, problems } = await openFirefoxPage(firefox, null);
     await page.setViewport({ width: 1280, height: 900 });
     await page.goto(server.url + 'examples/blog.html');
-    await page.evaluate(() => document.querySelector('#fig-learn').scrollIntoView());
+    // The figure trains once it is on screen; figures above it may still grow after a first
+    // scroll and push it off again, so the wait scrolls it back until training has started.
     await page.waitForFunction(
-      () =>
-        document.querySelector('#fig-learn').shadowRoot?.querySelector('.ae-learn-status')?.dataset.reportStep ===
-        '600',
+      () => {
+        const figure = document.querySelector('#fig-learn');
+        const status = figure.shadowRoot?.querySelector('.ae-learn-status');
+        if (!status?.dataset.reportStep) figure.scrollIntoView();
+        return status?.dataset.reportStep === '600';
+      },
       { timeout: 90000 },
     );
     const accuracy = await page.evaluate(() =>

@@ -23,7 +23,11 @@ let browser;
 let engine;
 
 test.before(async () => {
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-dist.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  // (npm test built it before any suite ran: rebuilding here would rewrite files under the feet
+  // of the browser tests running beside this one; ATTN_BUILT says so.)
+  if (!process.env.ATTN_BUILT) {
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-dist.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  }
   server = await serveStatic(DIST);
   browser = await launchBrowser();
   engine = await loadEngine();

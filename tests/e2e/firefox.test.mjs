@@ -41,7 +41,11 @@ let engine;
 
 test.before(async () => {
   // dist/ from the current sources, as embed.test.mjs does (esbuild, about a second).
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-dist.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  // (npm test built it before any suite ran: rebuilding here would rewrite files under the feet
+  // of the browser tests running beside this one; ATTN_BUILT says so.)
+  if (!process.env.ATTN_BUILT) {
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-dist.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  }
   downloads = fs.mkdtempSync(path.join(os.tmpdir(), 'ae-firefox-downloads-'));
   web = await serveStatic(path.join(ROOT, 'web'));
   dist = await serveStatic(path.join(ROOT, 'dist'));

@@ -3,6 +3,19 @@
 // Used by every tests/e2e/*.test.mjs.
 import { chromium } from 'playwright-core';
 
+/**
+ * A failed request as a problem, unless it was cancelled: a download the page stopped on
+ * purpose (a worker restarted for another thread count, a superseded model) and a streamed body
+ * that Chromium reports as aborted after its reader saw the end both read as net::ERR_ABORTED
+ * (Firefox: NS_BINDING_ABORTED). Blocked, refused or reset requests are problems; so are HTTP
+ * errors, which arrive as responses.
+ */
+function recordFailedRequest(problems, req) {
+  const error = req.failure()?.errorText ?? '?';
+  if (error === 'net::ERR_ABORTED' || error === 'NS_BINDING_ABORTED') return;
+  problems.push(`requestfailed: ${req.url()} (${error})`);
+}
+
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -44,7 +57,7 @@ export async function openPage(browser, url, contextOptions = {}) {
     if (msg.type() === 'error') problems.push('console: ' + msg.text());
   });
   page.on('pageerror', (err) => problems.push('pageerror: ' + err.message));
-  page.on('requestfailed', (req) => problems.push('requestfailed: ' + req.url()));
+  page.on('requestfailed', (req) => recordFailedRequest(problems, req));
   if (url) await page.goto(url);
   return { page, context, problems };
 }
@@ -128,7 +141,7 @@ export function recordProblems(page, problems = []) {
     if (msg.type() === 'error') problems.push('console: ' + msg.text());
   });
   page.on('pageerror', (err) => problems.push('pageerror: ' + (err?.message ?? err)));
-  page.on('requestfailed', (req) => problems.push('requestfailed: ' + req.url()));
+  page.on('requestfailed', (req) => recordFailedRequest(problems, req));
   page.on('response', (res) => {
     if (res.status() >= 400) problems.push(`HTTP ${res.status()}: ${res.url()}`);
   });

@@ -59,7 +59,15 @@ test.before(() => {
   const started = Date.now();
   const out = run(
     process.execPath,
-    [path.join(ROOT, 'scripts/pack.mjs'), '--out', path.join(tmp, 'tarball'), '--json'],
+    // --no-build under npm test, which built everything first (a rebuild would rewrite dist/
+    // under the browser tests running beside this file)
+    [
+      path.join(ROOT, 'scripts/pack.mjs'),
+      '--out',
+      path.join(tmp, 'tarball'),
+      '--json',
+      ...(process.env.ATTN_BUILT ? ['--no-build'] : []),
+    ],
     ROOT,
   );
   packed = JSON.parse(out.trim().split('\n').pop());

@@ -44,7 +44,9 @@ let isolated, plain, strictDist, chromium, firefox, engine, reference;
 
 test.before(async () => {
   // dist/ from the current sources, as embed.test.mjs does (esbuild, about a second).
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-dist.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  if (!process.env.ATTN_BUILT) {
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-dist.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  }
   isolated = await serveStatic(ROOT, { isolate: true });
   plain = await serveStatic(ROOT);
   strictDist = await serveStatic(path.join(ROOT, 'dist'), { isolate: true, cspAll: true });
