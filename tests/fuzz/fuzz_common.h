@@ -6,8 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <initializer_list>
 #include <string>
+#include <typeinfo>
+
+#include "attention.h"
 
 namespace attn_fuzz {
 
@@ -50,5 +54,24 @@ long long element_count(const Int* dims, int rank) {
 
 // Cuts a message or a value for a finding's report.
 inline std::string clip(const std::string& s, std::size_t n = 400) { return s.size() > n ? s.substr(0, n) + "…" : s; }
+
+// Runs body; an attn::Error comes back as its message, which must pass names_argument (the
+// target's list of argument names), and any other exception is a finding. "" on success.
+template <class NamesArgument, class Body>
+std::string attempt(const char* where, NamesArgument names_argument, Body body) {
+  try {
+    body();
+  } catch (const attn::Error& error) {
+    const std::string message = error.what();
+    if (!names_argument(message)) finding("an error does not name its argument", std::string(where) + ": " + message);
+    return message.empty() ? std::string("(empty message)") : message;
+  } catch (const std::exception& error) {
+    finding("an exception other than attn::Error",
+            std::string(where) + ": " + typeid(error).name() + ": " + error.what());
+  } catch (...) {
+    finding("a thrown value that is not a std::exception", where);
+  }
+  return "";
+}
 
 }  // namespace attn_fuzz

@@ -83,19 +83,8 @@ void check_message(const std::string& message, const char* where) {
 // exception is a finding. Returns "" on success.
 template <class Body>
 std::string attempt(const char* where, Body body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    const std::string message = error.what();
-    check_message(message, where);
-    return message.empty() ? std::string("(empty message)") : message;
-  } catch (const std::exception& error) {
-    finding("an exception other than attn::Error",
-            std::string(where) + ": " + typeid(error).name() + ": " + error.what());
-  } catch (...) {
-    finding("a thrown value that is not a std::exception", where);
-  }
-  return "";
+  return attn_fuzz::attempt(
+      where, [](const std::string& m) { return names_argument(m); }, body);
 }
 
 // ---- the caller's overrides and config.json ----

@@ -74,19 +74,8 @@ bool names_argument(const std::string& message) {
 
 template <class Body>
 std::string attempt(const char* where, Body body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    const std::string message = error.what();
-    if (!names_argument(message)) finding("an error does not name its argument", std::string(where) + ": " + message);
-    return message.empty() ? std::string("(empty)") : message;
-  } catch (const std::exception& error) {
-    finding("an exception other than attn::Error",
-            std::string(where) + ": " + typeid(error).name() + ": " + error.what());
-  } catch (...) {
-    finding("a thrown value that is not a std::exception", where);
-  }
-  return "";
+  return attn_fuzz::attempt(
+      where, [](const std::string& m) { return names_argument(m); }, body);
 }
 
 constexpr double kScalars[] = {0.0,
