@@ -1,5 +1,5 @@
-// `npm test`: builds what is stale, then runs every suite (native beside wasm and sanitize beside
-// js on a machine with two cores: see PAIRS) and prints a one-line summary of each, then a closing
+// `npm test`: builds what is stale, then runs every suite (native beside wasm, and sanitize beside
+// fixtures, js, bench and lint, on a machine with two cores: see LANES) and prints a one-line summary of each, then a closing
 // "N passed, N failed" line. Exits non-zero when anything fails.
 //   native   GoogleTest (tests/cpp) built with g++, run by ctest
 //   wasm     the same GoogleTest cases built with Emscripten (-msimd128), run under node by ctest
@@ -23,7 +23,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = { ...process.env, NODE_PATH: '/usr/share/nodejs', ATTN_BUILT: '1' };
 const werror = process.env.CI ? ['-DATTN_WERROR=ON'] : [];
 
-// While two suites run side by side (see PAIRS), each one's output is held and printed whole
+// While two lanes of suites run side by side (see LANES), each one's output is held and printed whole
 // when it ends, so the log reads suite by suite.
 let holdOutput = false;
 
@@ -137,20 +137,48 @@ const suites = {
   },
   e2e: {
     counts: nodeCounts,
-    // Tests per browser, from the closing line of scripts/e2e-reporter.mjs (each file names its browser).
-    detail: (output) => /^# e2e browsers: (.+)$/m.exec(output)?.[1],
-    run: () =>
-      run('node', [
-        '--test',
-        // One file at a time: two at once (356 s instead of 598 here) starved Firefox's threaded
-        // engine in one run of two (a 186 s protocol timeout), so not yet.
-        '--test-concurrency=1',
-        '--test-reporter=tap',
-        '--test-reporter-destination=stdout',
-        '--test-reporter=./scripts/e2e-reporter.mjs',
-        '--test-reporter-destination=stdout',
-        ...testFiles('tests/e2e'),
-      ]),
+    // Tests per browser, summed over the closing lines of scripts/e2e-reporter.mjs (one per run
+    // below; each file names its browser).
+    detail: (output) => {
+      const perBrowser = new Map();
+      for (const [, list] of output.matchAll(/^# e2e browsers: (.+)$/gm)) {
+        for (const part of list.split(', ')) {
+          const m = /^(.+) (\d+)$/.exec(part);
+          if (m) perBrowser.set(m[1], (perBrowser.get(m[1]) ?? 0) + Number(m[2]));
+        }
+      }
+      const parts = [...perBrowser].sort(([a], [b]) => a.localeCompare(b)).map(([name, n]) => `${name} ${n}`);
+      return parts.length ? parts.join(', ') : undefined;
+    },
+    // Two files at a time (598 s one at a time here, 356 s two at a time), except the threads
+    // file, which runs alone afterwards: it measures what a second core gives, and beside another
+    // browser Firefox's threaded engine was starved once (a 186 s protocol timeout).
+    run: () => {
+      const alone = ['tests/e2e/threads.test.mjs'];
+      const nodeTest = (concurrency, files) => [
+        'node',
+        [
+          '--test',
+          `--test-concurrency=${concurrency}`,
+          '--test-reporter=tap',
+          '--test-reporter-destination=stdout',
+          '--test-reporter=./scripts/e2e-reporter.mjs',
+          '--test-reporter-destination=stdout',
+          ...files,
+        ],
+      ];
+      const files = testFiles('tests/e2e');
+      return all([
+        nodeTest(
+          availableParallelism() >= 2 ? 2 : 1,
+          files.filter((f) => !alone.includes(f)),
+        ),
+        nodeTest(
+          1,
+          files.filter((f) => alone.includes(f)),
+        ),
+      ]);
+    },
   },
   bench: {
     counts: passedFailedLine,
@@ -168,20 +196,26 @@ const wanted = process.argv.slice(2).length ? process.argv.slice(2) : Object.key
 execFileSync('node', [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inherit', env });
 
 // Suites that each keep one core busy with one process (GoogleTest binaries, node:test with
-// --test-concurrency=1) run two at a time on the machine's two or more cores; the browser suite,
-// whose tests watch frames and timings, always runs alone.
-const PAIRS = [
-  ['native', 'wasm'],
-  ['sanitize', 'js'],
+// --test-concurrency=1) run in two lanes at once on a machine with two or more cores: a batch
+// is two lanes, each a list of suites run one after the other. The browser suite, whose tests
+// watch frames and timings, always runs alone. Summary lines keep the order of `wanted`.
+const LANES = [
+  [['native'], ['wasm']],
+  [['sanitize'], ['fixtures', 'js', 'bench', 'lint']],
 ];
-const batches = [];
+const batches = []; // each: a list of lanes, each lane a list of suite names
 for (const name of wanted) {
   if (!suites[name]) throw new Error(`test: unknown suite '${name}'; known: ${Object.keys(suites).join(', ')}`);
-  const pair = PAIRS.find((p) => p.includes(name));
-  const partner = pair?.find((other) => other !== name);
-  const batch = batches.find((b) => b.includes(partner));
-  if (batch && availableParallelism() >= 2 && batch.length === 1) batch.push(name);
-  else batches.push([name]);
+}
+const placed = new Set();
+for (const name of wanted) {
+  if (placed.has(name)) continue;
+  const group = availableParallelism() >= 2 ? LANES.find((lanes) => lanes.flat().includes(name)) : undefined;
+  const lanes = group
+    ? group.map((lane) => lane.filter((n) => wanted.includes(n))).filter((lane) => lane.length)
+    : [[name]];
+  lanes.flat().forEach((n) => placed.add(n));
+  batches.push(lanes);
 }
 
 const results = new Map(); // suite name → its summary line and counts
@@ -206,16 +240,25 @@ async function runSuite(name) {
     `${counts.skipped ? `, ${counts.skipped} skipped` : ''}${detail ? ` (${detail})` : ''} (${seconds} s)`;
   return { line, passed: counts.passed, failed, output };
 }
-for (const batch of batches) {
-  holdOutput = batch.length > 1;
-  if (!holdOutput) console.log(`\n===== ${batch[0]} =====`);
-  const done = await Promise.all(batch.map(runSuite));
-  batch.forEach((name, i) => {
-    if (holdOutput) {
-      console.log(`\n===== ${name} (${batch.length > 1 ? `beside ${batch[1 - i]}` : 'alone'}) =====`);
-      process.stdout.write(done[i].output ?? '');
-    }
-    results.set(name, done[i]);
+for (const lanes of batches) {
+  holdOutput = lanes.length > 1;
+  if (!holdOutput) console.log(`\n===== ${lanes[0].join(', ')} =====`);
+  const runLane = async (lane) => {
+    const out = [];
+    for (const name of lane) out.push(await runSuite(name));
+    return out;
+  };
+  const done = await Promise.all(lanes.map(runLane));
+  lanes.forEach((lane, i) => {
+    lane.forEach((name, j) => {
+      const result = done[i][j];
+      if (holdOutput) {
+        const others = lanes.filter((_, k) => k !== i).flat();
+        console.log(`\n===== ${name} (beside ${others.join(', ')}) =====`);
+        process.stdout.write(result.output ?? '');
+      }
+      results.set(name, result);
+    });
   });
 }
 holdOutput = false;
