@@ -1,10 +1,11 @@
 // `npm test`: builds what is stale, then runs every suite (native beside wasm, and sanitize beside
-// fixtures, js, bench and lint, on a machine with two cores: see LANES) and prints a one-line summary of each, then a closing
+// tsan, fixtures, js, bench and lint, on a machine with two cores: see LANES) and prints a one-line summary of each, then a closing
 // "N passed, N failed" line. Exits non-zero when anything fails.
 //   native   GoogleTest (tests/cpp) built with g++, run by ctest
 //   wasm     the same GoogleTest cases built with Emscripten (-msimd128), run under node by ctest
 //   fixtures every tests/fixtures/make_*.py --check where torch is installed (fixtures regenerate byte for byte)
-//   sanitize the native tests and every fuzz corpus replay under ASan/UBSan, the threaded tests under TSan (scripts/sanitize.sh)
+//   sanitize the native tests and every fuzz corpus replay under ASan/UBSan (scripts/sanitize.sh asan)
+//   tsan     the threaded tests under ThreadSanitizer, in build-tsan/ (scripts/sanitize.sh tsan)
 //   js       node:test suites in tests/js against the built WASM engine
 //   e2e      browser tests in tests/e2e (Debian Chromium via playwright-core, Firefox ESR via
 //            puppeteer-core over WebDriver BiDi), counted per browser
@@ -129,7 +130,11 @@ const suites = {
   },
   sanitize: {
     counts: gtestCounts,
-    run: () => run('bash', ['scripts/sanitize.sh']),
+    run: () => run('bash', ['scripts/sanitize.sh', 'asan']),
+  },
+  tsan: {
+    counts: gtestCounts,
+    run: () => run('bash', ['scripts/sanitize.sh', 'tsan']),
   },
   js: {
     counts: nodeCounts,
@@ -201,7 +206,7 @@ execFileSync('node', [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inh
 // watch frames and timings, always runs alone. Summary lines keep the order of `wanted`.
 const LANES = [
   [['native'], ['wasm']],
-  [['sanitize'], ['fixtures', 'js', 'bench', 'lint']],
+  [['sanitize'], ['tsan', 'fixtures', 'js', 'bench', 'lint']],
 ];
 const batches = []; // each: a list of lanes, each lane a list of suite names
 for (const name of wanted) {
