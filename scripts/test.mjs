@@ -1,6 +1,6 @@
-// `npm test`: builds what is stale, then runs every suite (native beside wasm, and sanitize beside
-// tsan, fixtures, js, bench and lint, on a machine with two cores: see LANES) and prints a one-line summary of each, then a closing
-// "N passed, N failed" line. Exits non-zero when anything fails.
+// `npm test`: builds what is stale, then runs every suite and prints a one-line summary of each,
+// then a closing "N passed, N failed" line (on two cores, suites run in two lanes: see LANES).
+// Exits non-zero when anything fails.
 //   native   GoogleTest (tests/cpp) built with g++, run by ctest
 //   wasm     the same GoogleTest cases built with Emscripten (-msimd128), run under node by ctest
 //   fixtures every tests/fixtures/make_*.py --check where torch is installed (fixtures regenerate byte for byte)
@@ -206,7 +206,10 @@ execFileSync('node', [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inh
 // watch frames and timings, always runs alone. Summary lines keep the order of `wanted`.
 const LANES = [
   [['native'], ['wasm']],
-  [['sanitize'], ['tsan', 'fixtures', 'js', 'bench', 'lint']],
+  [
+    ['sanitize', 'bench', 'lint'],
+    ['tsan', 'fixtures', 'js'],
+  ],
 ];
 const batches = []; // each: a list of lanes, each lane a list of suite names
 for (const name of wanted) {
