@@ -271,15 +271,22 @@ Program consume_program(FuzzedDataProvider& fdp) {
     static constexpr double kTopP[] = {1.0, 0.9, 0.5, 1e-9, 0.0, 1.5, 0.999999};
     op.top_p = PICK(fdp, kTopP);
     const uint8_t k_byte = fdp.ConsumeIntegral<uint8_t>();
-    op.top_k = k_byte < 128 ? 0 : k_byte < 250 ? k_byte % (V + 1) : (k_byte == 250 ? -1 : V + 1);
+    // V may be an edge value up to INT_MAX (a config that must be refused): past-the-end values
+    // saturate there instead of overflowing in the harness.
+    const int past_V = V < INT_MAX ? V + 1 : INT_MAX;
+    op.top_k = k_byte < 128   ? 0
+               : k_byte < 250 ? static_cast<int>(k_byte % (int64_t{V} + 1))
+                              : (k_byte == 250 ? -1 : past_V);
     op.count = fdp.ConsumeIntegralInRange<int>(-1, 6);
     op.seed = fdp.ConsumeIntegral<uint8_t>();
     for (int f = fdp.ConsumeIntegralInRange<int>(0, 6); f > 0; --f) {
       const uint8_t b = fdp.ConsumeIntegral<uint8_t>();
-      op.forced.push_back(b < 128 ? -1 : b < 250 ? b % V : V + (b & 1));
+      op.forced.push_back(b < 128 ? -1 : b < 250 ? b % V : (b & 1 ? past_V : V));
     }
     if (op.kind == kNextToken) {
-      const int len = fdp.ConsumeBool() ? V : fdp.ConsumeIntegralInRange<int>(0, 9);
+      // As many logits as the vocabulary, up to 2^16 (with an edge-value vocabulary of 2^31 − 1
+      // the harness's own vector passed libFuzzer's malloc limit: campaign chunk model-6, F13).
+      const int len = fdp.ConsumeBool() ? std::min(V, 1 << 16) : fdp.ConsumeIntegralInRange<int>(0, 9);
       for (int i = 0; i < len; ++i) {
         const uint8_t b = fdp.ConsumeIntegral<uint8_t>();
         op.raw_logits.push_back(b < 200   ? static_cast<float>(static_cast<int8_t>(b)) / 8.0f
