@@ -10,6 +10,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mulberry32 } from '../web/lib/learn/random.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -46,13 +47,8 @@ export function gpt2Tensors({ vocabSize: V, contextLength: P, layers: L, width: 
 
 // n normal(mean, std) draws as float32: Box–Muller over mulberry32 seeded with `seed`.
 function normals(n, std, mean, seed) {
-  let a = seed >>> 0;
-  const u = () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return (((t ^ (t >>> 14)) >>> 0) + 1) / 4294967297;
-  };
+  const bits = mulberry32(seed).uint32;
+  const u = () => (bits() + 1) / 4294967297;
   const out = new Float32Array(n);
   for (let i = 0; i < n; i += 2) {
     const r = Math.sqrt(-2 * Math.log(u())),

@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { loadBenchModule } from './build_wasm.mjs';
 import { linearModel } from './onnx_model.mjs';
 import { pushList } from './report.mjs';
+import { mulberry32 } from '../web/lib/learn/random.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -71,16 +72,6 @@ export function measurePeak(M, { quick = false, samples = quick ? 2 : 40 } = {})
   }
   best.forms = forms;
   return best;
-}
-
-function mulberry32(seed) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // GPT-2 small's linear layers (C = 768): c_attn, attn c_proj, c_fc, mlp c_proj; lm_head (C → V)

@@ -1,5 +1,6 @@
 // What the benchmarks' reports share: quantiles of sorted timings, millisecond text, and the
-// "Notes:" / "Problems:" lists at the end of a Markdown report, and how busy the machine is.
+// "Notes:" / "Problems:" lists at the end of a Markdown report, how busy the machine is, and
+// the scripts' command-line options.
 import fs from 'node:fs';
 
 /** The p-quantile (0 … 1) of an ascending array, by the nearest rank. */
@@ -38,3 +39,10 @@ export async function busyShare(ms = 3000) {
   if (!a || !b || b.total === a.total) return null;
   return 1 - (b.idle - a.idle) / (b.total - a.total);
 }
+
+// The value after `--name` on the command line, else `fallback` (the bench and fuzz scripts'
+// options: `node bench/soak.mjs --steps 100`).
+export const cliOption = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};

@@ -32,6 +32,7 @@ import { oursPeer, ortMhaPeer, ortPeer, plainJsPeer, tfjsPeer } from './peers.mj
 import { measurePeak, runKernelsBench } from './kernels.mjs';
 import { runThreadsBench } from './threads.mjs';
 import { runTrainBench } from './train.mjs';
+import { mulberry32 } from '../web/lib/learn/random.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -65,15 +66,6 @@ const MATCH_TOL = 1e-4;
 // ---------------------------------------------------------------------------------------
 // Helpers.
 
-function mulberry32(seed) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 function randomInputs(H, T, hs, seed) {
   const rand = mulberry32(seed);
   const make = () => Float32Array.from({ length: H * T * hs }, () => rand() * 2 - 1);

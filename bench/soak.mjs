@@ -19,6 +19,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mulberry32 } from '../web/lib/learn/random.js';
+import { cliOption } from './report.mjs';
 
 if (typeof globalThis.gc !== 'function') {
   const r = spawnSync(process.execPath, ['--expose-gc', ...process.argv.slice(1)], { stdio: 'inherit' });
@@ -29,25 +31,12 @@ const { loadEngine } = await import('../web/engine/engine.js');
 const { fromTokenizerJson } = await import('../web/lib/tokenizer/index.js');
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
-const STEPS = Number(arg('steps', 10000));
-const FORWARDS = Number(arg('forwards', 1000));
-const OUT = arg('out', join(root, 'bench/results/soak.json'));
+const STEPS = Number(cliOption('steps', 10000));
+const FORWARDS = Number(cliOption('forwards', 1000));
+const OUT = cliOption('out', join(root, 'bench/results/soak.json'));
 const JS_TOLERANCE = 8 * 1024 * 1024;
 
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = mulberry32;
 const MiB = (b) => Math.round((b / 1048576) * 100) / 100;
 
 const engine = await loadEngine();

@@ -10,16 +10,23 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchBrowser, openPage, serveStatic } from '../tests/e2e/helpers.mjs';
+import { cliOption } from './report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
-const STEPS = Number(arg('steps', 10000));
-const FORWARDS = Number(arg('forwards', 1000));
-const OUT = arg('out', join(root, 'bench/results/soak-chromium.json'));
+const STEPS = Number(cliOption('steps', 10000));
+const FORWARDS = Number(cliOption('forwards', 1000));
+const OUT = cliOption('out', join(root, 'bench/results/soak-chromium.json'));
 const JS_TOLERANCE = 8 * 1024 * 1024;
+// The heaps are sampled every 250 steps and every 25 forwards.
+for (const [name, value, every] of [
+  ['steps', STEPS, 250],
+  ['forwards', FORWARDS, 25],
+]) {
+  if (!Number.isInteger(value) || value < every || value % every) {
+    console.error(`soak_browser: --${name} must be a multiple of ${every} (at least ${every}), not ${value}`);
+    process.exit(2);
+  }
+}
 const MiB = (b) => Math.round((b / 1048576) * 100) / 100;
 
 const server = await serveStatic(root);
@@ -37,16 +44,8 @@ await page.evaluate(async () => {
   const { loadEngine } = await import('/web/engine/engine.js');
   const { fromTokenizerJson } = await import('/web/lib/tokenizer/index.js');
   const engine = await loadEngine();
-  const random = (seed) => {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  };
+  const { mulberry32: random } = await import('/web/lib/learn/random.js');
+
   const config = { vocabSize: 65, contextLength: 64, layers: 2, heads: 4, width: 64, seed: 1 };
   const rand = random(22);
   const batch = () => {

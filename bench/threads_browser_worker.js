@@ -4,6 +4,7 @@
 // on `threads` threads, in interleaved rounds (the order rotates, so load from other jobs hits
 // all three alike). Answers {id, result} or {id, error} to {id, options}.
 import { loadEngine } from '../web/engine/engine.js';
+import { mulberry32 } from '../web/lib/learn/random.js';
 
 // The workloads of bench/native_threads.cpp (legend: B batch, T tokens, L layers, H heads,
 // C width, V vocabulary), each made once per engine; run() is what is timed.
@@ -52,15 +53,7 @@ const uniform = (n, seed) => {
   const next = generator(seed);
   return Float32Array.from({ length: n }, () => next() * 2 - 1);
 };
-function generator(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const generator = mulberry32;
 
 const quantile = (xs, p) => {
   const s = xs.slice().sort((a, b) => a - b);

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { quantile, fmtMs, pushList } from './report.mjs';
 
 import { oursTrainer, tfjsTrainer, torchTrainer } from './train_peers.mjs';
+import { mulberry32 } from '../web/lib/learn/random.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -52,15 +53,6 @@ export const LOSS_TOL = 5e-5;
 // ---------------------------------------------------------------------------------------
 // Seeded data.
 
-function mulberry32(seed) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 function gaussian(rand) {
   // Box–Muller; 1 − u keeps the log's argument in (0, 1].
   const u = 1 - rand(),

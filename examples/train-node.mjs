@@ -9,6 +9,7 @@
 // package imports the same engine as 'attention-explorer/engine'.
 import { writeFileSync } from 'node:fs';
 import { loadEngine } from '../web/engine/engine.js';
+import { mulberry32 } from '../web/lib/learn/random.js';
 
 const DIGITS = 5,
   BAR = 10,
@@ -30,15 +31,7 @@ function reverseBatch(random, size) {
 }
 
 // mulberry32: a seeded generator, so every run draws the same batches.
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const seeded = mulberry32;
 
 const engine = await loadEngine();
 // nanoGPT's GPT with its MLPs switched off; the weights are PyTorch's GPT(config) after torch.manual_seed(0).

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadEngine, AttentionError } from '../../web/engine/engine.js';
 import { createSession } from '../../web/lib/learn/session.js';
+import { mulberry32 } from '../../web/lib/learn/random.js';
 
 const engine = await loadEngine();
 const training = (file) => new URL(`../fixtures/training/${file}`, import.meta.url);
@@ -58,15 +59,7 @@ function reverseBatch(random, B) {
   return { tokens, targets, batch: B, context: T };
 }
 // A small seeded generator (mulberry32) for the batches.
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const seeded = mulberry32;
 const reverseModel = (seed = 0) =>
   engine.createModel({ vocabSize: 11, contextLength: 10, layers: 2, heads: 2, width: 32, mlp: false, seed });
 

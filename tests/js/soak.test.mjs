@@ -7,20 +7,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine, AttentionError } from '../../web/engine/engine.js';
+import { mulberry32 } from '../../web/lib/learn/random.js';
 
 const engine = await loadEngine();
 
 // Deterministic pseudo-random numbers (mulberry32), so a failure can be replayed.
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = mulberry32;
 const KERNELS = ['reference', 'vectorized', 'simd', 'tiled', 'auto'];
 const MAX_T = 48,
   MAX_D = 24;

@@ -42,20 +42,15 @@ import {
 } from '../../../web/lib/tokenizer/index.js';
 import { bytesSymbol } from '../../../web/lib/tokenizer/bytes.js';
 import { buildTokenizers } from '../../../scripts/build-tokenizers.mjs';
+import { mulberry32 } from '../../../web/lib/learn/random.js';
+import { cliOption } from '../../../bench/report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 // ---- a seeded PRNG (mulberry32) and its helpers
 
 function rng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (n) => Math.floor(next() * n); // [0, n)
   const pick = (list) => list[int(list.length)];
   const chance = (p) => next() < p;
@@ -651,10 +646,7 @@ export async function fuzzTokenizers({
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const arg = (name, fallback) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  };
+  const arg = (name, fallback) => Number(cliOption(name, fallback));
   const seed = arg('seed', 1);
   const t0 = performance.now();
   const stats = await fuzzTokenizers({

@@ -33,3 +33,21 @@ export function seededRandom(seed) {
     },
   };
 }
+
+/**
+ * mulberry32: the seeded 32-bit stream the tests, benchmarks, fuzzers and examples draw their
+ * inputs from (one home for it; Learn's own data uses seededRandom above). uint32() → an integer
+ * in [0, 2^32); the function itself → a float in [0, 1). Pure.
+ */
+export function mulberry32(seed) {
+  let a = Number(seed) >>> 0;
+  const uint32 = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+  const next = () => uint32() / 4294967296;
+  next.uint32 = uint32;
+  return next;
+}
