@@ -146,7 +146,11 @@ test('Threads_AThreadedEngineThatCannotStartFallsBackToOneThreadAndSaysWhy', asy
     const info = await page.evaluate(() => window.inWorker('info'));
     assert.equal(info.threads, 1);
     assert.equal(info.maxThreads, 1);
-    assert.match(info.singleThreadReason, /^the threaded engine failed to start \(.+\)$/);
+    // Said at once, from the file's own fetch (not after the 20 s the workers get to start).
+    assert.match(
+      info.singleThreadReason,
+      /^the threaded engine failed to start \(could not load \S+\/missing\.worker\.js \(HTTP 404\)\)$/,
+    );
     const run = await page.evaluate(([task, steps]) => window.inWorker('train', task, steps, 1), [TASK, STEPS]);
     assert.deepStrictEqual(run.losses, reference.losses);
     // The missing file's 404 is the only problem: the worker itself did not fail.

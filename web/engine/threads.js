@@ -81,12 +81,18 @@ export async function startThreadedModule(files) {
     event.preventDefault();
     fail(event.message || 'a worker thread failed to load');
   };
+  // The worker file is fetched too (the pool's workers then find it in the HTTP cache): a
+  // browser says nothing to the page when a worker's script does not load, so without this a
+  // missing file would cost the whole START_MS before the single-thread engine loads.
+  const loaded = (url) =>
+    fetch(url).then((response) => {
+      if (!response.ok) throw new Error(`could not load ${url} (HTTP ${response.status})`);
+      return response.arrayBuffer();
+    });
   const [{ default: createModule }, wasmBinary] = await Promise.all([
     import(/* webpackIgnore: true */ /* @vite-ignore */ files.glue),
-    fetch(files.wasm).then((response) => {
-      if (!response.ok) throw new Error(`could not load ${files.wasm} (HTTP ${response.status})`);
-      return response.arrayBuffer();
-    }),
+    loaded(files.wasm),
+    loaded(files.worker),
   ]);
   const moduleArg = {
     wasmBinary,

@@ -29,11 +29,23 @@ const std = (xs) => {
  */
 export function scalingExample(dk, { keys = 12, pairs = 400, seed = 1 } = {}) {
   const rng = seededRandom(seed * 7919 + dk);
-  const vector = () => Array.from({ length: dk }, () => rng.normal());
-  const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
-  const q = vector();
-  const scores = Array.from({ length: keys }, () => dot(q, vector()));
-  const sample = scores.concat(Array.from({ length: pairs - keys }, () => dot(vector(), vector())));
+  // Plain loops over two reused buffers (the page draws 800 vectors of up to 1,024 entries at
+  // load); the same draws in the same order, summed in the same order, as the obvious code.
+  const a = new Float64Array(dk);
+  const b = new Float64Array(dk);
+  const draw = (v) => {
+    for (let i = 0; i < dk; i++) v[i] = rng.normal();
+    return v;
+  };
+  const dot = (x, y) => {
+    let s = 0;
+    for (let i = 0; i < dk; i++) s += x[i] * y[i];
+    return s;
+  };
+  const q = draw(new Float64Array(dk));
+  const scores = Array.from({ length: keys }, () => dot(q, draw(b)));
+  const sample = scores.slice();
+  for (let p = keys; p < pairs; p++) sample.push(dot(draw(a), draw(b)));
   const root = Math.sqrt(dk);
   const weights = softmax(scores);
   const weightsScaled = softmax(scores.map((s) => s / root));
