@@ -1,9 +1,10 @@
 // Browser tests of the Learn section (web/views/learn.js, tools/trainer.js, learn-worker.js):
 // every task trains with the same numbers as the same run in Node, the quick ones to their
-// accuracy goal within their step budget (the long ones' goals: tests/js); the bank run pulls the two "bank"s apart; the page answers input while it
-// trains (in the worker, and in time slices when no worker can start); a shared link retrains to
-// the same weights; an exported checkpoint gives PyTorch's logits; hostile files get a message
-// and cost nothing; axe is clean and 360 px phones work.
+// accuracy goal within their step budget (the long ones' goals: tests/js); the bank run pulls the
+// two "bank"s apart; the page answers input while it trains (in the worker, and in time slices
+// when no worker can start); a shared link retrains to the same weights; an exported checkpoint
+// gives PyTorch's logits; hostile files get a message and cost nothing; axe is clean and 360 px
+// phones work.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
