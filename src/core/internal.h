@@ -46,6 +46,9 @@ Tensor zeros(std::vector<int> shape);
 // "(3, 4)" for error messages.
 std::string shape_string(const std::vector<int>& shape);
 
+// A number for error messages, in its shortest form: "0.5", "1e+30", "inf", "nan".
+std::string number_string(double value);
+
 // The seeded dropout keep-mask, (B, H, T, T) bytes: entry kept with probability 1−p. Entry
 // (b, h, i, j) depends only on (seed, b, h, i, j), so any slice of heads draws the same bits.
 bool dropout_keeps(std::uint64_t seed, long long flat_index, float p);

@@ -14,16 +14,15 @@ std::string shape_string(const std::vector<int>& shape) {
   return out + ")";
 }
 
-namespace {
-
-[[noreturn]] void fail(const std::string& message) { throw Error(message); }
-
-// Shortest readable form of a value for messages: 0.5, 1e+30, nan, inf.
-std::string str(double value) {
+std::string number_string(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%g", value);
   return buffer;
 }
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) { throw Error(message); }
 
 // A view's shape must be exactly `expected`; `what` explains the expectation.
 void expect_shape(const char* name, const TensorView& view, const std::vector<int>& expected, const std::string& what) {
@@ -57,12 +56,12 @@ void check_view(const char* name, const TensorView& view, size_t min_rank, size_
   if (view.data == nullptr) fail(std::string(name) + ": shape " + shape_string(view.shape) + " given without data");
   for (long long i = 0; i < count; ++i) {
     if (!std::isfinite(view.data[i])) {
-      fail(std::string(name) + ": every value must be finite, got " + str(view.data[i]) + " at flat index " +
+      fail(std::string(name) + ": every value must be finite, got " + number_string(view.data[i]) + " at flat index " +
            std::to_string(i));
     }
     if (std::fabs(view.data[i]) > Limits::kMaxMagnitude) {
-      fail(std::string(name) + ": |value| must be at most " + str(Limits::kMaxMagnitude) + ", got " +
-           str(view.data[i]) + " at flat index " + std::to_string(i) +
+      fail(std::string(name) + ": |value| must be at most " + number_string(Limits::kMaxMagnitude) + ", got " +
+           number_string(view.data[i]) + " at flat index " + std::to_string(i) +
            " (larger values can overflow float32 in the scores)");
     }
   }
@@ -226,10 +225,10 @@ Plan validate(const Inputs& in, const Options& opt) {
 
   // Scale and temperature.
   if (opt.scale_mode == ScaleMode::kFactor && (!std::isfinite(opt.scale_factor) || opt.scale_factor == 0.0f)) {
-    fail("scale: expected a finite non-zero factor, got " + str(opt.scale_factor));
+    fail("scale: expected a finite non-zero factor, got " + number_string(opt.scale_factor));
   }
   if (!std::isfinite(opt.temperature) || opt.temperature <= 0.0f) {
-    fail("temperature: expected a finite value > 0, got " + str(opt.temperature));
+    fail("temperature: expected a finite value > 0, got " + number_string(opt.temperature));
   }
   plan.scale = opt.scale_mode == ScaleMode::kNone     ? 1.0f
                : opt.scale_mode == ScaleMode::kFactor ? opt.scale_factor
@@ -237,14 +236,14 @@ Plan validate(const Inputs& in, const Options& opt) {
   plan.alpha = plan.scale / opt.temperature;
   if (!std::isfinite(plan.alpha) || std::fabs(plan.alpha) > Limits::kMaxAlpha) {
     const bool factor_too_big = opt.scale_mode == ScaleMode::kFactor && std::fabs(opt.scale_factor) > Limits::kMaxAlpha;
-    fail(std::string(factor_too_big ? "scale" : "temperature") + ": scale / temperature = " + str(plan.alpha) +
-         " must be at most " + str(Limits::kMaxAlpha) + " in magnitude (scale " + str(plan.scale) + ", temperature " +
-         str(opt.temperature) + ")");
+    fail(std::string(factor_too_big ? "scale" : "temperature") + ": scale / temperature = " +
+         number_string(plan.alpha) + " must be at most " + number_string(Limits::kMaxAlpha) + " in magnitude (scale " +
+         number_string(plan.scale) + ", temperature " + number_string(opt.temperature) + ")");
   }
 
   // Dropout.
   if (!(opt.dropout >= 0.0f && opt.dropout < 1.0f)) {
-    fail("dropout: expected p in [0, 1), got " + str(opt.dropout));
+    fail("dropout: expected p in [0, 1), got " + number_string(opt.dropout));
   }
   plan.dropout_active = opt.training && opt.dropout > 0.0f;
   if (!opt.dropout_keep.empty()) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <limits>
 #include <string>
@@ -99,12 +98,8 @@ const GptKernelsOf<double> kGptTiledDouble = {linear_forward_ref<double>,
                                               gelu_forward<double, gelu_tanh_forward_ref<double>>,
                                               gelu_backward<double, gelu_tanh_backward_ref<double>>};
 
-std::string str(double value) {
-  if (std::isnan(value)) return "NaN";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", value);
-  return buffer;
-}
+// A training value for messages: NaN spelled as a learner reads it ("the loss is NaN").
+std::string value_string(double value) { return std::isnan(value) ? "NaN" : detail::number_string(value); }
 
 }  // namespace
 
@@ -606,7 +601,7 @@ float Gpt::forward(const Batch& batch, const ForwardOptions& options) {
     throw Error(
         "kernel: 'tiled' never holds the attention weights, so it cannot drop them; use 'auto' or 'simd' "
         "to train with dropout " +
-        str(config().dropout));
+        value_string(config().dropout));
   }
   check_sizes(config(), batch, kernel == Kernel::kTiled);
   if (options.capture && (options.capture->sequence < 0 || options.capture->sequence >= batch.B)) {
@@ -640,7 +635,7 @@ StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
   // Everything checked before anything changes.
   if (!batch.targets) throw Error("targets: required for a training step");
   if (!(o.clip >= 0.0) || !std::isfinite(o.clip)) {
-    throw Error("clip: expected a finite max gradient norm ≥ 0 (0: no clipping), got " + str(o.clip));
+    throw Error("clip: expected a finite max gradient norm ≥ 0 (0: no clipping), got " + value_string(o.clip));
   }
   const double lr = learning_rate_at(o.schedule, steps_);
   if (o.optimizer == OptimizerKind::kAdamW) validate(o.adamw);
@@ -660,17 +655,17 @@ StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
     // undo it too, back to the last weights whose loss was finite.
     if (undo_.valid) {
       undo_last_update();
-      throw Error("step: the loss is " + str(loss) + " (the model diverged); the last update is undone too: " +
+      throw Error("step: the loss is " + value_string(loss) + " (the model diverged); the last update is undone too: " +
                   "the weights and optimizer state are those after step " + std::to_string(steps_));
     }
-    throw Error("step: the loss is " + str(loss) + " (the model diverged); " + after);
+    throw Error("step: the loss is " + value_string(loss) + " (the model diverged); " + after);
   }
   model_.backward();
   // clip_grad_norm (with clip 0 it measures and scales by 1)
   const float norm =
       clip_grad_norm(grads.data(), segments_, o.clip > 0.0 ? o.clip : std::numeric_limits<double>::infinity());
   if (!std::isfinite(norm)) {
-    throw Error("step: the gradient norm is " + str(norm) + " (the model diverged); " + after);
+    throw Error("step: the gradient norm is " + value_string(norm) + " (the model diverged); " + after);
   }
 
   // The update, from a copy of everything it changes so a non-finite result can be undone.
@@ -709,7 +704,7 @@ StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
     std::string name = "?";
     for (const ParamEntry& e : model_.table().entries())
       if (at >= e.offset && at < e.offset + e.size) name = e.name;
-    const std::string value = str(*bad);
+    const std::string value = value_string(*bad);
     std::copy(params_backup_.begin(), params_backup_.end(), params.begin());
     if (o.optimizer == OptimizerKind::kAdamW && adamw_) *adamw_ = *adamw_backup_;
     if (o.optimizer == OptimizerKind::kSGD && sgd_) *sgd_ = *sgd_backup_;

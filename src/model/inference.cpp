@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -18,12 +17,6 @@
 namespace attn::model {
 
 namespace {
-
-std::string str(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", value);
-  return buffer;
-}
 
 // `list` (ascending, unique, each in [0, count)) or, when empty, 0 … count − 1.
 std::vector<int> chosen(const std::vector<int>& list, int count, const char* name) {
@@ -305,14 +298,14 @@ SequenceCapture trace_sequence(const Gpt& model, const std::vector<int>& tokens,
 void check_sampling(const SamplingOptions& o, int V) {
   if (!(o.temperature >= 0.0) || !std::isfinite(o.temperature)) {
     throw Error("temperature: expected a finite number ≥ 0 (0: always the most likely token), got " +
-                str(o.temperature));
+                detail::number_string(o.temperature));
   }
   if (o.top_k < 0 || o.top_k > V) {
     throw Error("topK: expected an integer in [0, " + std::to_string(V) + "] (0: no cut), got " +
                 std::to_string(o.top_k));
   }
   if (!(o.top_p > 0.0 && o.top_p <= 1.0)) {
-    throw Error("topP: expected 0 < topP ≤ 1 (1: no cut), got " + str(o.top_p));
+    throw Error("topP: expected 0 < topP ≤ 1 (1: no cut), got " + detail::number_string(o.top_p));
   }
 }
 
@@ -321,7 +314,8 @@ std::vector<float> next_token_probs(const float* row, int V, const SamplingOptio
   if (V < 1) throw Error("logits: expected the logits of at least one token (V ≥ 1), got " + std::to_string(V));
   // NaN or ±∞ would make every probability NaN (∞ − ∞), and sampling draw any token (F10).
   for (int v = 0; v < V; ++v)
-    if (!std::isfinite(row[v])) throw Error("logits[" + std::to_string(v) + "]: must be finite, got " + str(row[v]));
+    if (!std::isfinite(row[v]))
+      throw Error("logits[" + std::to_string(v) + "]: must be finite, got " + detail::number_string(row[v]));
   check_sampling(o, V);
   std::vector<float> probs(static_cast<std::size_t>(V), 0.0f);
   const int best = static_cast<int>(std::max_element(row, row + V) - row);  // the first of equal maxima

@@ -3,22 +3,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <utility>
 
 #include "attention.h"
+#include "internal.h"
 #include "threads.h"
 
 namespace attn::model {
 
 namespace {
-
-std::string str(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", value);
-  return buffer;
-}
 
 void check_segments(const std::vector<ParamSegment>& segments, std::size_t total) {
   for (std::size_t i = 0; i < segments.size(); ++i) {
@@ -51,31 +45,36 @@ void for_each_chunk(const std::vector<ParamSegment>& segments, const Body& body)
 }
 
 void check_lr(double lr) {
-  if (!(lr >= 0.0) || !std::isfinite(lr)) throw Error("lr: expected a finite learning rate ≥ 0, got " + str(lr));
+  if (!(lr >= 0.0) || !std::isfinite(lr))
+    throw Error("lr: expected a finite learning rate ≥ 0, got " + detail::number_string(lr));
 }
 
 }  // namespace
 
 void validate(const AdamWOptions& o) {
-  if (!(o.beta1 >= 0.0 && o.beta1 < 1.0)) throw Error("beta1: expected 0 ≤ beta1 < 1, got " + str(o.beta1));
-  if (!(o.beta2 >= 0.0 && o.beta2 < 1.0)) throw Error("beta2: expected 0 ≤ beta2 < 1, got " + str(o.beta2));
-  if (!(o.eps >= 0.0) || !std::isfinite(o.eps)) throw Error("eps: expected a finite eps ≥ 0, got " + str(o.eps));
+  if (!(o.beta1 >= 0.0 && o.beta1 < 1.0))
+    throw Error("beta1: expected 0 ≤ beta1 < 1, got " + detail::number_string(o.beta1));
+  if (!(o.beta2 >= 0.0 && o.beta2 < 1.0))
+    throw Error("beta2: expected 0 ≤ beta2 < 1, got " + detail::number_string(o.beta2));
+  if (!(o.eps >= 0.0) || !std::isfinite(o.eps))
+    throw Error("eps: expected a finite eps ≥ 0, got " + detail::number_string(o.eps));
   if (!(o.weight_decay >= 0.0) || !std::isfinite(o.weight_decay)) {
-    throw Error("weight_decay: expected a finite weight_decay ≥ 0, got " + str(o.weight_decay));
+    throw Error("weight_decay: expected a finite weight_decay ≥ 0, got " + detail::number_string(o.weight_decay));
   }
 }
 
 void validate(const SGDOptions& o) {
   if (!(o.momentum >= 0.0) || !std::isfinite(o.momentum)) {
-    throw Error("momentum: expected a finite momentum ≥ 0, got " + str(o.momentum));
+    throw Error("momentum: expected a finite momentum ≥ 0, got " + detail::number_string(o.momentum));
   }
-  if (!std::isfinite(o.dampening)) throw Error("dampening: expected a finite number, got " + str(o.dampening));
+  if (!std::isfinite(o.dampening))
+    throw Error("dampening: expected a finite number, got " + detail::number_string(o.dampening));
   if (!(o.weight_decay >= 0.0) || !std::isfinite(o.weight_decay)) {
-    throw Error("weight_decay: expected a finite weight_decay ≥ 0, got " + str(o.weight_decay));
+    throw Error("weight_decay: expected a finite weight_decay ≥ 0, got " + detail::number_string(o.weight_decay));
   }
   if (o.nesterov && (o.momentum <= 0.0 || o.dampening != 0.0)) {
     throw Error("nesterov: requires momentum > 0 and dampening = 0 (as torch.optim.SGD), got momentum " +
-                str(o.momentum) + ", dampening " + str(o.dampening));
+                detail::number_string(o.momentum) + ", dampening " + detail::number_string(o.dampening));
   }
 }
 
@@ -211,11 +210,11 @@ float clip_grad_norm(float* grads, const std::vector<ParamSegment>& segments, do
 
 void validate(const LrSchedule& s) {
   if (!(s.learning_rate >= 0.0) || !std::isfinite(s.learning_rate)) {
-    throw Error("learning_rate: expected a finite rate ≥ 0, got " + str(s.learning_rate));
+    throw Error("learning_rate: expected a finite rate ≥ 0, got " + detail::number_string(s.learning_rate));
   }
   if (!s.decay_lr) return;
   if (!(s.min_lr >= 0.0) || !std::isfinite(s.min_lr)) {
-    throw Error("min_lr: expected a finite rate ≥ 0, got " + str(s.min_lr));
+    throw Error("min_lr: expected a finite rate ≥ 0, got " + detail::number_string(s.min_lr));
   }
   if (s.warmup_iters < 0) throw Error("warmup_iters: expected ≥ 0, got " + std::to_string(s.warmup_iters));
   if (s.lr_decay_iters <= s.warmup_iters) {
