@@ -206,14 +206,19 @@ export function render(section, app) {
   }
   // Every label beside its point, none overlapping another or a point, all inside the picture.
   const LABEL_HEIGHT = 13;
+  // A label's width in its own font, measured on a canvas: getComputedTextLength() would lay
+  // out the whole page at each call after the labels changed (a fifth of a page load's work).
+  let canvas = null;
+  function labelWidth(text) {
+    if (typeof text.getComputedTextLength !== 'function') return text.textContent.length * 6.5; // no layout engine
+    canvas ||= doc.createElement('canvas').getContext('2d');
+    const font = app.win.getComputedStyle(text);
+    canvas.font = `${font.fontStyle} ${font.fontWeight} ${font.fontSize} ${font.fontFamily}`;
+    return canvas.measureText(text.textContent).width;
+  }
   function placeAll(size, anchors) {
     const boxes = placeLabels(
-      anchors.map(({ x, y, text }) => ({
-        x,
-        y,
-        w: (text.getComputedTextLength?.() || text.textContent.length * 6.5) + 2,
-        h: LABEL_HEIGHT,
-      })),
+      anchors.map(({ x, y, text }) => ({ x, y, w: labelWidth(text) + 2, h: LABEL_HEIGHT })),
       size,
     );
     anchors.forEach(({ text }, n) => {
