@@ -70,7 +70,7 @@ async function reportAt(page, step, timeout = 120000) {
 // (sort 1,200 steps, repeat 2,000) train their first CHECKED_STEPS, which must be the Node run's
 // numbers bit for bit: the same WASM then reaches the goal that tests/js/learn-session.test.mjs
 // checks in Node (Task_<id>_ReachesItsGoalWithinItsStepBudget) at the end of the same run.
-const CHECKED_STEPS = 300;
+const CHECKED_STEPS = 100;
 for (const id of ['copy', 'reverse', 'sort', 'repeat']) {
   const task = taskFor({ id });
   const whole = task.train.steps <= 600;
