@@ -206,10 +206,10 @@ execFileSync('node', [join(root, 'scripts/build.mjs')], { cwd: root, stdio: 'inh
 // watch frames and timings, always runs alone. Summary lines keep the order of `wanted`.
 const LANES = [
   [['native'], ['wasm']],
-  // The ASan build and its runs (~230 s here) beside the rest, of about the same length.
+  // The ASan build and its runs (~205 s here) beside the rest, of about the same length.
   [
-    ['sanitize', 'bench'],
-    ['tsan', 'fixtures', 'js', 'lint'],
+    ['sanitize', 'bench', 'lint'],
+    ['tsan', 'fixtures', 'js'],
   ],
 ];
 const batches = []; // each: a list of lanes, each lane a list of suite names
