@@ -133,15 +133,16 @@ test('Teach_TheContentsListEverySectionInPageOrderAndTheOverviewLinksFollowTheRe
 });
 
 test('Teach_ThePlanesLabelsNeverOverlapOrLeaveThePicture', async () => {
-  for (const [width, hash] of [
-    [1280, ''],
-    [390, ''],
+  for (const [width, hash, colorScheme] of [
+    [1280, '', 'light'],
+    [390, '', 'dark'],
     [
       1280,
       `#${encodeState({ ...defaults, options: { ...defaults.options, projections: false, scale: false } }, defaults)}`,
+      'light',
     ],
   ]) {
-    const { page, context } = await open({ viewport: { width, height: 800 } }, hash);
+    const { page, context } = await open({ viewport: { width, height: 800 }, colorScheme }, hash);
     await page.locator('section[data-section="plane"]').scrollIntoViewIfNeeded();
     await page.waitForSelector('.ae-plane-label', { state: 'attached' });
     await page.waitForTimeout(700); // the labels' transitions
@@ -176,6 +177,13 @@ test('Teach_ThePlanesLabelsNeverOverlapOrLeaveThePicture', async () => {
     const legend = await page.$$eval('.ae-plane-legend', (ls) => ls.map((l) => l.textContent));
     assert.match(legend[0], /query.*key/);
     assert.match(legend[1], /river.*finance.*shared word/);
+    // The shared word's mark is a ring in the legend, in either theme, as on the picture.
+    const ring = await page.$eval('.ae-plane-legend .ae-plane-ring', (el) => ({
+      theme: el.closest('.ae-root').dataset.theme,
+      background: getComputedStyle(el).backgroundColor,
+      border: getComputedStyle(el).borderTopStyle,
+    }));
+    assert.deepEqual(ring, { theme: colorScheme, background: 'rgba(0, 0, 0, 0)', border: 'solid' });
     await context.close();
   }
 });
