@@ -123,7 +123,7 @@ async function walk(page) {
   );
   const out = [];
   for (const [n, id] of ids.entries()) {
-    const ms = await page.evaluate(
+    const shown = await page.evaluate(
       async ([index, selector]) => {
         const el = [...document.querySelectorAll('main attention-explorer, main iframe')][index];
         const t0 = performance.now();
@@ -150,7 +150,7 @@ async function walk(page) {
       },
       [n, NUMBERS],
     );
-    out.push({ id, ...ms });
+    out.push({ id, ...shown });
   }
   // Heights once everything has drawn (the training figure is measured as it trains).
   for (const [n, f] of out.entries())
