@@ -12,8 +12,8 @@
 #                      seconds asked, max_len, executions, cov / ft / corpus, ended by
 # A chunk ends "done" (its time ran out), "finding" (libFuzzer or the JS fuzzer reported one;
 # the input is in crash/ or named in the log) or "interrupted" (SIGINT: libFuzzer prints its
-# final stats, so the executions still count). Between chunks a campaign stops while
-# $ATTN_FUZZ_WORK/PAUSE exists (the timed runs of npm test).
+# final stats, so the executions still count). A chunk waits to start while
+# $ATTN_FUZZ_WORK/PAUSE exists (so that a lane of chunks can leave the cores to a timed npm test).
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 target="${1:?target: attend, safetensors, model, torch_random or tokenizer}"
@@ -25,6 +25,7 @@ case "$target" in
   *) max_len="${3:-4096}" ;;
 esac
 mkdir -p "$work/logs" "$work/crash"
+while [[ -e "$work/PAUSE" ]]; do sleep 20; done
 if [[ ! -f "$work/chunks.tsv" ]]; then
   printf 'target\tchunk\tbinary\tstart\twall_s\tseconds\tmax_len\texecutions\tcov/ft/corpus\tended_by\n' >"$work/chunks.tsv"
 fi
