@@ -64,8 +64,9 @@ const nodeCounts = (output) => {
     [...output.matchAll(new RegExp(`^# ${label} (\\d+)`, 'gm'))].reduce((a, m) => a + Number(m[1]), 0);
   return { passed: pick('pass'), failed: pick('fail'), skipped: pick('skipped') };
 };
+// Every *.test.mjs under dir, in subfolders too (tests/js/lib/ mirrors web/lib/), sorted by path.
 const testFiles = (dir) =>
-  readdirSync(join(root, dir))
+  readdirSync(join(root, dir), { recursive: true })
     .filter((f) => f.endsWith('.test.mjs'))
     .sort()
     .map((f) => join(dir, f));
