@@ -219,7 +219,7 @@ export function createDownload(options) {
   const repoName = `${spec.repo}${spec.revision === 'main' ? '' : `@${spec.revision}`}`;
   const where = spec.endpoint === 'https://huggingface.co' ? 'Hugging Face' : spec.endpoint;
 
-  async function classifyNetworkError(error, url, startedAt) {
+  async function classifyNetworkError(error, url, file, startedAt) {
     if (isAbort(error, signal)) return cancelledError();
     if (!online())
       return new HubError(
@@ -249,27 +249,39 @@ export function createDownload(options) {
       if (signal.aborted) return cancelledError();
       if (!reachable) violation = await blocked();
     }
+    // The Hub answered for an earlier file: what failed is most likely the host it redirects this
+    // one to (large files come from its CDN). Chromium reports a redirect's CSP violation with the
+    // URL before the redirect, so the blocked address alone does not say which host it was.
+    const hub = originOf(spec.endpoint);
+    const redirected = hubAnswered && originOf(url) === hub;
+    const isolated = globalThis.crossOriginIsolated === true;
+    const cannotTell = '(no CORS headers): on a cross-origin-isolated page the browser does not say which';
     if (violation) {
       const host = originOf(violation.blockedURI) || 'an address';
+      const what =
+        redirected && host === hub
+          ? `allows ${hub} but not the host it redirects ${file} to (Hugging Face sends large files from its CDN, on other hosts)`
+          : `does not allow connecting to ${host}`;
       return new HubError(
-        `this page's Content-Security-Policy does not allow connecting to ${host} (connect-src), so the download was blocked. ` +
-          `${where} sends files from ${originOf(spec.endpoint)} and, for large ones, from its CDN (a redirect to another host): ` +
-          'the page must allow both (the README says which)',
+        `this page's Content-Security-Policy (connect-src) ${what}, so the download was blocked. ` +
+          `A page that downloads from ${where} must allow ${hub} and the hosts it redirects to (the README says which)`,
         { reason: 'csp', url: violation.blockedURI },
       );
     }
     if (reachable)
       return new HubError(
-        `${originOf(url)} (or the host it redirects to) answered but does not let this page read its files: ` +
-          'it sends no CORS headers (Access-Control-Allow-Origin). Hugging Face sends them; a mirror must too',
+        (redirected
+          ? `${file}: the host ${hub} redirects it to answered but does not let this page read it`
+          : `${originOf(url)} answered but does not let this page read its files`) +
+          ': it sends no CORS headers (Access-Control-Allow-Origin). Hugging Face sends them; a mirror must too',
         { reason: 'cors', url },
       );
-    const isolated = globalThis.crossOriginIsolated === true;
     return new HubError(
-      `could not reach ${originOf(url)}: the address may be wrong, the host down, or the network blocking it` +
-        (isolated
-          ? '; or the host refused this page (no CORS headers) — on a cross-origin-isolated page the browser does not say which'
-          : ''),
+      redirected
+        ? `${file}: ${hub} answered for the other files, but this one failed before any answer: the host it redirects to ` +
+            `(for large files, a CDN on another host) may be unreachable${isolated ? `, or refusing this page ${cannotTell}` : ''}`
+        : `could not reach ${originOf(url)}: the address may be wrong, the host down, or the network blocking it` +
+            (isolated ? `; or it refused this page ${cannotTell}` : ''),
       { reason: 'unreachable', url },
     );
   }
@@ -377,11 +389,19 @@ export function createDownload(options) {
           });
         } catch (error) {
           if (isAbort(error, signal)) throw cancelledError();
-          if (!answered) throw await classifyNetworkError(error, url, startedAt);
+          if (!answered) {
+            // A refusal (CSP, CORS) is said at once; a host that did not answer, when the Hub did
+            // for an earlier file (this one's redirect target: a CDN), is given the retries first.
+            const why = await classifyNetworkError(error, url, name, startedAt);
+            if (why.reason !== 'unreachable' || !hubAnswered) throw why;
+            await retryLater(() => why);
+            continue;
+          }
           await retryLater(() => dropped(name, from, kept.total, failures));
           continue;
         }
         answered = true;
+        hubAnswered = true;
         const status = response.status;
         const discard = () => response.body?.cancel().catch(() => {});
         if (status === 404 || status === 410) {
@@ -511,6 +531,7 @@ export function createDownload(options) {
 
   let watcher = null;
   let running = null;
+  let hubAnswered = false; // any answer to a resolve URL in this run
   let sizes = null;
 
   function fitOf(params) {

@@ -409,23 +409,33 @@ test('Download_RefusedRequestsAreToldApartAsFarAsTheBrowserAllows', async () => 
     createDownload(defaults(off, await store(), { online: () => false })).start(),
     (e) => e.reason === 'offline' && /this browser is offline/.test(e.message),
   );
-  // The CSP blocked the CDN the Hub redirects to (a violation event reported it).
-  const csp = fakeHub(files(), { refuse: (url) => url.endsWith('model.safetensors') });
-  const watcher = {
+  // The CSP blocked the CDN the Hub redirects to: a violation event names the CDN (as Firefox
+  // does) or the URL before the redirect (as Chromium does).
+  const csp = () => fakeHub(files(), { refuse: (url) => url.endsWith('model.safetensors') });
+  const named = {
     since: () => [{ blockedURI: 'https://us.aws.cdn.hf.co/xet-bridge-us/1/2', directive: 'connect-src' }],
   };
-  await assert.rejects(createDownload(defaults(csp, await store(), { watcher })).start(), (e) => {
+  await assert.rejects(createDownload(defaults(csp(), await store(), { watcher: named })).start(), (e) => {
     assert.equal(e.reason, 'csp');
     assert.match(
       e.message,
-      /Content-Security-Policy does not allow connecting to https:\/\/us\.aws\.cdn\.hf\.co \(connect-src\)/,
+      /Content-Security-Policy \(connect-src\) does not allow connecting to https:\/\/us\.aws\.cdn\.hf\.co, so the download was blocked/,
     );
     assert.match(
       e.message,
-      /https:\/\/hub\.test sends files from https:\/\/hub\.test and, for large ones, from its CDN/,
+      /A page that downloads from https:\/\/hub\.test must allow https:\/\/hub\.test and the hosts it redirects to/,
     );
     return true;
   });
+  const before = {
+    since: () => [{ blockedURI: `${ENDPOINT}/${REPO}/resolve/main/model.safetensors`, directive: 'connect-src' }],
+  };
+  await assert.rejects(
+    createDownload(defaults(csp(), await store(), { watcher: before })).start(),
+    (e) =>
+      e.reason === 'csp' &&
+      /\(connect-src\) allows https:\/\/hub\.test but not the host it redirects model\.safetensors to/.test(e.message),
+  );
   // CORS refused: the same request in no-cors mode gets an (opaque) answer.
   const cors = fakeHub(files(), {
     refuse: (url, init) => url.endsWith('model.safetensors') && init.mode !== 'no-cors',
@@ -434,11 +444,17 @@ test('Download_RefusedRequestsAreToldApartAsFarAsTheBrowserAllows', async () => 
     createDownload(defaults(cors, await store())).start(),
     (e) =>
       e.reason === 'cors' &&
-      /https:\/\/hub\.test \(or the host it redirects to\) answered but does not let this page read its files/.test(
+      /model\.safetensors: the host https:\/\/hub\.test redirects it to answered but does not let this page read it: it sends no CORS headers/.test(
         e.message,
       ),
   );
   assert.equal(cors.calls.at(-1).mode, 'no-cors');
+  const corsHub = fakeHub(files(), { refuse: (url, init) => init.mode !== 'no-cors' });
+  await assert.rejects(
+    createDownload(defaults(corsHub, await store())).start(),
+    (e) =>
+      e.reason === 'cors' && /^https:\/\/hub\.test answered but does not let this page read its files/.test(e.message),
+  );
   // Nothing answers at all.
   const down = fakeHub(files(), { refuse: () => true });
   await assert.rejects(
@@ -451,7 +467,18 @@ test('Download_RefusedRequestsAreToldApartAsFarAsTheBrowserAllows', async () => 
   globalThis.crossOriginIsolated = true;
   try {
     await assert.rejects(createDownload(defaults(down, await store())).start(), (e) =>
-      /on a cross-origin-isolated page the browser does not say which/.test(e.message),
+      /; or it refused this page \(no CORS headers\): on a cross-origin-isolated page the browser does not say which/.test(
+        e.message,
+      ),
+    );
+    const cdnDown = fakeHub(files(), { refuse: (url) => url.endsWith('model.safetensors') });
+    await assert.rejects(
+      createDownload(defaults(cdnDown, await store())).start(),
+      (e) =>
+        e.reason === 'unreachable' &&
+        /model\.safetensors: https:\/\/hub\.test answered for the other files, but this one failed before any answer: the host it redirects to \(for large files, a CDN on another host\) may be unreachable, or refusing this page/.test(
+          e.message,
+        ),
     );
   } finally {
     delete globalThis.crossOriginIsolated;
