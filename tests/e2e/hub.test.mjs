@@ -146,7 +146,7 @@ for (const [name, browser] of Object.entries(BROWSERS)) {
       assert.equal(r.result.fetched, served);
       assert.ok(hub.bytesServed >= served);
       // The engine opens the kept Blob, slice by slice.
-      assert.deepEqual(await call(page, 'openKept', { endpoint: hub.endpoint, repo: GPT2 }), {
+      assert.deepEqual(await call(page, 'openKept', { endpoint: hub.endpoint, repo: GPT2, sliceBytes: 65536 }), {
         layers: 2,
         vocabSize: 4096,
         logits: 4096,

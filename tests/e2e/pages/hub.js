@@ -20,7 +20,7 @@ const pick = (s) => ({
 });
 
 /** Runs one download; {ok, states, result | error, store: {kind, kept, reason}}. */
-async function download({ endpoint, repo, options = {}, cancelAtBytes = null }) {
+async function download({ endpoint, repo, options = {}, cancelAtBytes = null, hash = true }) {
   const store = await hub.openModelStore();
   const d = hub.createDownload({ model: { endpoint, repo }, store, backoffMs: 50, progressEveryMs: 0, ...options });
   const states = [];
@@ -32,7 +32,8 @@ async function download({ endpoint, repo, options = {}, cancelAtBytes = null }) 
   try {
     const r = await d.start();
     const files = {};
-    for (const [name, blob] of Object.entries(r.files)) files[name] = { size: blob.size, sha256: await sha256(blob) };
+    for (const [name, blob] of Object.entries(r.files))
+      files[name] = hash ? { size: blob.size, sha256: await sha256(blob) } : { size: blob.size };
     return {
       ok: true,
       states,
@@ -57,13 +58,13 @@ async function download({ endpoint, repo, options = {}, cancelAtBytes = null }) 
 }
 
 /** Opens the kept model with the engine (slice by slice from the Blob) and runs a short trace. */
-async function openKept({ endpoint, repo }) {
+async function openKept({ endpoint, repo, sliceBytes }) {
   const store = await hub.openModelStore();
   const files = await store.files({ endpoint, repo });
   if (!files) return null;
   const spec = hub.openSpecOf({ spec: { endpoint, repo }, files, tokenizer: 'tokenizer.json' });
   const engine = await loadEngine();
-  const model = await engine.openModel(spec.source, { config: await spec.config.text(), sliceBytes: 65536 });
+  const model = await engine.openModel(spec.source, { config: await spec.config.text(), sliceBytes });
   const logits = model.trace([1, 2, 3], { logits: 'last' }).logits.data.length;
   const out = {
     layers: model.config.layers,
