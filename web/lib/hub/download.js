@@ -497,8 +497,11 @@ export function createDownload(options) {
             );
           }
         } catch (error) {
-          if (error instanceof HubError) throw error; // the store refused (quota, storage)
           if (isAbort(error, signal)) throw cancelledError();
+          if (error instanceof HubError) {
+            reader.cancel().catch(() => {}); // the store refused (quota, storage): stop the body too
+            throw error;
+          }
           brokenBy = error;
         }
         if (got > 0) failures = 0;

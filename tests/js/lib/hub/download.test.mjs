@@ -28,7 +28,7 @@ const bytes = (n, seed = 7) => Uint8Array.from({ length: n }, (_, i) => (i * 131
  * ignoreRange, listing (false: 404). Every call is logged in hub.calls.
  */
 function fakeHub(files, script = {}) {
-  const hub = { files: { ...files }, script, calls: [], served: 0 };
+  const hub = { files: { ...files }, script, calls: [], served: 0, cancelled: [] };
   const etagOf = (name) => `"${name}-v${hub.versions?.[name] ?? 1}"`;
   hub.fetch = async (url, init = {}) => {
     const signal = init.signal;
@@ -78,6 +78,9 @@ function fakeHub(files, script = {}) {
         at += n;
         sent += n;
         hub.served += n;
+      },
+      cancel() {
+        hub.cancelled.push(name);
       },
     });
     return new Response(body, { status, headers });
@@ -374,6 +377,30 @@ test('Download_QuotaIsCheckedBeforeTheBody', async () => {
       ),
   );
   assert.ok(hub.served < 25000);
+});
+
+test('Download_ARefusedWriteIsAQuotaErrorAndStopsTheBody', async () => {
+  // Chromium reports more quota than it enforces: the write is refused mid-file.
+  const backend = memoryBackend();
+  let written = 0;
+  const refusing = {
+    ...backend,
+    async createPiece(dir, name) {
+      const piece = await backend.createPiece(dir, name);
+      return {
+        ...piece,
+        async write(bytes) {
+          written += bytes.length;
+          if (written > 20000) throw Object.assign(new Error('quota'), { name: 'QuotaExceededError' });
+          return piece.write(bytes);
+        },
+      };
+    },
+  };
+  const hub = fakeHub({ ...files(), 'model.safetensors': bytes(200000) });
+  const d = createDownload(defaults(hub, await openModelStore({ backend: refusing })));
+  await assert.rejects(d.start(), (e) => e.reason === 'quota' && /storage for this site is full/.test(e.message));
+  assert.deepEqual(hub.cancelled, ['model.safetensors']); // the body was stopped, not left to download
 });
 
 test('Download_CancelStopsAndLeavesNothingHalfStoredAsComplete', async () => {
