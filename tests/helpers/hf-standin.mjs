@@ -17,8 +17,8 @@
 //       answers 200/206 with the bytes         Content-Disposition and ETag as request headers)
 //     large or binary file (LFS): 302 to the cdn, signed URL
 //     missing file: 404, X-Error-Code EntryNotFound; missing revision: 404 RevisionNotFound
-//     every answer: X-Repo-Commit, and for files X-Linked-Etag, X-Linked-Size; CORS like the
-//     Hub's: Access-Control-Allow-Origin = the request's Origin, Vary: Origin, Expose-Headers
+//     a known repository's answers: X-Repo-Commit, and for files X-Linked-Etag, X-Linked-Size;
+//     CORS like the Hub's: Access-Control-Allow-Origin = the request's Origin, Vary: Origin, Expose-Headers
 //     X-Repo-Commit,X-Request-Id,X-Error-Code,X-Error-Message,X-Total-Count,ETag,Link,
 //     Accept-Ranges,Content-Range,X-Linked-Size,X-Linked-ETag,X-Xet-Hash; preflights answered
 //

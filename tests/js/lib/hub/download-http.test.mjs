@@ -98,6 +98,12 @@ test('Standin_AnswersLikeTheHub', async () => {
   const expired = await fetch(`${hub.endpoint}/${repo}/resolve/main/model.safetensors`);
   assert.equal(expired.status, 403);
   hub.reset();
+  hub.set({ status: { [`${repo}/config.json`]: 500 }, ignoreRange: true });
+  assert.equal((await fetch(`${hub.endpoint}/${repo}/resolve/main/config.json`)).status, 500);
+  const whole = await fetch(cdn.replace(/Expires=\d+/, 'Expires=9999999999'), { headers: { range: 'bytes=100-' } });
+  assert.equal(whole.status, 200); // a server that ignores Range
+  assert.equal((await whole.arrayBuffer()).byteLength, size);
+  hub.reset();
 });
 
 test('Standin_DownloadThroughTheRedirectsOpensInTheEngine', async () => {
