@@ -104,10 +104,11 @@ async function deadEndProxy() {
 }
 
 /**
- * Launches Firefox ESR headless over WebDriver BiDi.
+ * Launches Firefox ESR headless over WebDriver BiDi; `extraPrefsFirefox` adds prefs to the ones
+ * above (e.g. a storage quota).
  * @returns {Promise<import('puppeteer-core').Browser>}
  */
-export async function launchFirefox(options = {}) {
+export async function launchFirefox({ extraPrefsFirefox = {}, ...options } = {}) {
   const { default: puppeteer } = await import('puppeteer-core');
   announceBrowser('firefox');
   const proxy = await deadEndProxy();
@@ -118,7 +119,7 @@ export async function launchFirefox(options = {}) {
       executablePath: FIREFOX,
       headless: true,
       env: { ...process.env, MOZ_REMOTE_SETTINGS_DEVTOOLS: '1', MOZ_CRASHREPORTER_DISABLE: '1' },
-      extraPrefsFirefox: firefoxPrefs({ proxyPort: proxy.address().port }),
+      extraPrefsFirefox: { ...firefoxPrefs({ proxyPort: proxy.address().port }), ...extraPrefsFirefox },
       ...options,
     });
     browser.once('disconnected', () => proxy.close());
