@@ -186,6 +186,17 @@ void ablation_sweep(AblationSweep& out, const Gpt& model, const int* tokens, int
   check_index(position, T, "position", "T");
   check_token(token, V, "token");
   check_ablation(cfg, options.ablation);
+  std::vector<int> layers = options.layers;
+  if (layers.empty()) {
+    layers.resize(static_cast<std::size_t>(L));
+    std::iota(layers.begin(), layers.end(), 0);
+  }
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (layers[i] < 0 || layers[i] >= L || (i > 0 && layers[i] <= layers[i - 1])) {
+      throw Error("layers[" + std::to_string(i) + "]: " + std::to_string(layers[i]) +
+                  " — expected ascending, distinct blocks in [0, " + std::to_string(L) + ")");
+    }
+  }
   const std::vector<float> means = means_for(model, options.ablation);
 
   // The rows that run: with the loss, all of them; for the prediction at p alone, 0 … p, whose
@@ -198,6 +209,7 @@ void ablation_sweep(AblationSweep& out, const Gpt& model, const int* tokens, int
   clean_request.residual = options.reuse;  // the stream before every block, (L + 1, n, C)
 
   out = AblationSweep{};
+  out.layers = layers;
   std::vector<float> scratch, losses;
   CachedSequence sequence(model, n, options.ablation.kernel);
   SequenceCapture clean, ablated;
@@ -205,11 +217,11 @@ void ablation_sweep(AblationSweep& out, const Gpt& model, const int* tokens, int
   out.log_prob = log_prob(clean.logits.data() + row_p, V, token, scratch);
   if (options.loss) out.loss = next_token_losses(losses, clean.logits.data(), tokens, n, V, scratch);
 
-  out.ablated_log_prob.resize(static_cast<std::size_t>(L) * H);
-  if (options.loss) out.ablated_loss.resize(static_cast<std::size_t>(L) * H);
+  out.ablated_log_prob.assign(static_cast<std::size_t>(L) * H, kNaN);
+  if (options.loss) out.ablated_loss.assign(static_cast<std::size_t>(L) * H, kNaN);
   ForwardEdits edits;
   edits.heads.resize(1);
-  for (int l = 0; l < L; ++l) {
+  for (int l : layers) {
     // Reuse: the stream before block l does not depend on a head of block l or above.
     edits.first_layer = options.reuse ? l : 0;
     edits.stream = options.reuse ? clean.residual.data() + static_cast<std::size_t>(l) * n * C : nullptr;

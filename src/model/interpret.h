@@ -86,6 +86,9 @@ void ablate_head(HeadAblation& out, const Gpt& model, const int* tokens, int T, 
 
 struct SweepOptions {
   AblationOptions ablation;
+  // The blocks whose heads are knocked out, ascending and distinct; empty: every block. (A page
+  // can sweep block by block and draw each row of the picture as it comes.)
+  std::vector<int> layers;
   bool loss = false;  // also every ablation's loss: runs all T rows and the whole unembedding
   // true: an ablation of a head of block l starts from the clean run's stream before block l (the
   // same bits as below, l blocks fewer); false: every ablation is a whole forward (the naive way,
@@ -94,11 +97,12 @@ struct SweepOptions {
 };
 
 struct AblationSweep {
-  float log_prob = 0;                                    // clean log p(c) at p
-  std::vector<float> ablated_log_prob;                   // (L, H): with head (l, h) knocked out
+  std::vector<int> layers;              // the blocks swept
+  float log_prob = 0;                   // clean log p(c) at p
+  std::vector<float> ablated_log_prob;  // (L, H): with head (l, h) knocked out; NaN in blocks not swept
   float loss = std::numeric_limits<float>::quiet_NaN();  // clean, when options.loss (NaN when T = 1)
-  std::vector<float> ablated_loss;                       // (L, H) when options.loss, else empty
-  long long rows_run = 0;  // Σ over the ablated forwards of rows × blocks run: the work reuse saves
+  std::vector<float> ablated_loss;  // (L, H) when options.loss (NaN in blocks not swept), else empty
+  long long rows_run = 0;           // Σ over the ablated forwards of rows × blocks run: the work reuse saves
 };
 
 // Without options.loss only the rows 0 … p run (the prediction at p cannot see later tokens), and

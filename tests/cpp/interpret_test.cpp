@@ -270,6 +270,33 @@ TEST(InterpretSweep, ReusingTheCleanPrefixGivesTheWholeForwardsBitsWithFewerRows
   }
 }
 
+TEST(InterpretSweep, ChosenBlocksAreSweptAloneWithTheSameBits) {
+  const json& fx = fixture("nanogpt");
+  const Gpt& model = model_of("nanogpt");
+  const std::vector<int> tokens = fx.at("tokens").get<std::vector<int>>();
+  const int T = static_cast<int>(tokens.size()), p = fx.at("position").get<int>(), c = fx.at("token").get<int>();
+  const int H = model.config().n_head;
+  SweepOptions options;
+  options.loss = true;
+  AblationSweep all, one;
+  ablation_sweep(all, model, tokens.data(), T, p, c, options);
+  EXPECT_EQ(all.layers, (std::vector<int>{0, 1, 2}));
+  options.layers = {1};
+  ablation_sweep(one, model, tokens.data(), T, p, c, options);
+  EXPECT_EQ(one.layers, options.layers);
+  EXPECT_EQ(one.log_prob, all.log_prob);
+  for (int l = 0; l < 3; ++l)
+    for (int h = 0; h < H; ++h) {
+      const std::size_t at = static_cast<std::size_t>(l) * H + h;
+      if (l == 1) {
+        EXPECT_EQ(one.ablated_log_prob[at], all.ablated_log_prob[at]);
+        EXPECT_EQ(one.ablated_loss[at], all.ablated_loss[at]);
+      } else {
+        EXPECT_TRUE(std::isnan(one.ablated_log_prob[at]) && std::isnan(one.ablated_loss[at])) << l << ", " << h;
+      }
+    }
+}
+
 TEST(InterpretSweep, ThePredictionAtPFromRowsUpToPIsTheWholeSequences) {
   // Without the loss the sweep runs rows 0 … p only: the prediction at p cannot see later tokens,
   // so it is the same number — the same bits with the reference, f32x4 and tiled kernels (a row's
@@ -573,6 +600,12 @@ TEST(InterpretErrors, BadArgumentsAreRefusedNamingThem) {
                            {"token: 97 is not a token id; expected 0 ≤ id < vocab_size = 97"}));
   EXPECT_TRUE(ThrowsNaming([&] { ablation_sweep(sweep, model, tokens.data(), T, 0, -1); }, {"token: -1"}));
   EXPECT_TRUE(ThrowsNaming([&] { ablation_sweep(sweep, model, tokens.data(), 0, 0, 0); }, {"tokens:", "got 0"}));
+  SweepOptions blocks;
+  blocks.layers = {0, 3};
+  EXPECT_TRUE(ThrowsNaming([&] { ablation_sweep(sweep, model, tokens.data(), T, 0, 0, blocks); },
+                           {"layers[1]: 3 — expected ascending, distinct blocks in [0, 3)"}));
+  blocks.layers = {1, 1};
+  EXPECT_TRUE(ThrowsNaming([&] { ablation_sweep(sweep, model, tokens.data(), T, 0, 0, blocks); }, {"layers[1]: 1"}));
 
   EXPECT_TRUE(ThrowsNaming([&] { attribute_logit(attribution, model, tokens.data(), T, -1, 0); }, {"position:"}));
   EXPECT_TRUE(ThrowsNaming([&] { attribute_logit(attribution, model, tokens.data(), T, 0, 97); }, {"token: 97"}));
