@@ -91,8 +91,8 @@ struct SweepOptions {
   std::vector<int> layers;
   bool loss = false;  // also every ablation's loss: runs all T rows and the whole unembedding
   // true: an ablation of a head of block l starts from the clean run's stream before block l (the
-  // same bits as below, l blocks fewer); false: every ablation is a whole forward (the naive way,
-  // kept to measure and to test the reuse against).
+  // same bits as a whole forward, l blocks fewer); false: every ablation is a whole forward (the
+  // naive way, kept to measure and to test the reuse against).
   bool reuse = true;
 };
 
