@@ -52,6 +52,8 @@ long long capture_floats(const ModelConfig& c, int rows, int keys, const Capture
   long long total = layers * per_layer;
   if (r.residual) total += (c.n_layer + 1LL) * n * c.n_embd;
   if (r.after_attention) total += static_cast<long long>(c.n_layer) * n * c.n_embd;
+  if (r.z) total += static_cast<long long>(c.n_layer) * n * c.n_embd;
+  if (r.mlp_out) total += static_cast<long long>(c.n_layer) * n * c.n_embd;
   if (r.logits == LogitRows::kLast) total += c.vocab_size;
   if (r.logits == LogitRows::kAll) total += n * c.vocab_size;
   return total;
@@ -72,7 +74,8 @@ CachedSequence::CachedSequence(const Gpt& model, int capacity, Kernel kernel)
   v_.assign(static_cast<std::size_t>(c.n_layer), std::vector<float>(per_layer));
 }
 
-void CachedSequence::append(const int* tokens, int n, const CaptureRequest& request, SequenceCapture& out) {
+void CachedSequence::append(const int* tokens, int n, const CaptureRequest& request, SequenceCapture& out,
+                            const ForwardEdits* edits) {
   const ModelConfig& cfg = model_.config();
   const ParamTable& table = model_.table();
   const int C = cfg.n_embd, H = cfg.n_head, hs = C / H, V = cfg.vocab_size, L = cfg.n_layer;
@@ -84,6 +87,31 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
                 std::to_string(capacity_) + " tokens (expected 1 ≤ n ≤ " + std::to_string(capacity_ - P) + ")");
   }
   check_tokens(tokens, n, V, "tokens");
+  if (request.mlp_out && !cfg.mlp) throw Error("mlp_out: this model has no MLP (mlp = false)");
+  const int first = edits ? edits->first_layer : 0;
+  if (edits) {
+    if (first < 0 || first > L) {
+      throw Error("first_layer: expected 0 ≤ first_layer ≤ n_layer = " + std::to_string(L) + ", got " +
+                  std::to_string(first));
+    }
+    if (first > 0 && !edits->stream) throw Error("stream: required (n, C) when first_layer > 0");
+    if (first > 0 && P > 0) {
+      throw Error("first_layer: a forward from block " + std::to_string(first) + " needs an empty cache; " +
+                  std::to_string(P) + " tokens are cached");
+    }
+    for (std::size_t i = 0; i < edits->heads.size(); ++i) {
+      const ForwardEdits::Head& e = edits->heads[i];
+      const std::string at = "heads[" + std::to_string(i) + "]";
+      if (e.layer < first || e.layer >= L) {
+        throw Error(at + ".layer: expected " + std::to_string(first) + " ≤ layer < n_layer = " + std::to_string(L) +
+                    " (the blocks that run), got " + std::to_string(e.layer));
+      }
+      if (e.head < 0 || e.head >= H) {
+        throw Error(at + ".head: expected 0 ≤ head < n_head = " + std::to_string(H) + ", got " +
+                    std::to_string(e.head));
+      }
+    }
+  }
   const std::vector<int> layers = chosen(request.layers, L, "layers");
   const std::vector<int> heads = chosen(request.heads, H, "heads");
   const int K = P + n;
@@ -130,6 +158,8 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
   }
   if (request.residual) out.residual.resize(static_cast<std::size_t>(L + 1) * nC);
   if (request.after_attention) out.after_attention.resize(static_cast<std::size_t>(L) * nC);
+  if (request.z) out.z.resize(static_cast<std::size_t>(L) * nC);
+  if (request.mlp_out) out.mlp_out.resize(static_cast<std::size_t>(L) * nC);
   // Timing, when asked: what runs inside a `timed` call counts towards one of the totals.
   const auto clock = request.clock_ms;
   const double started = clock ? clock() : 0.0;
@@ -148,13 +178,20 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
     if (request.after_attention)
       std::copy(x, x + nC, out.after_attention.begin() + static_cast<std::ptrdiff_t>(l * nC));
   };
+  auto keep = [&](bool asked, std::vector<float>& into, int l, const float* x) {
+    if (asked) std::copy(x, x + nC, into.begin() + static_cast<std::ptrdiff_t>(l * nC));
+  };
 
-  // 1. embed: x = wte[token] + wpe[P + i]
-  embedding_forward_ref<float>(x_.data(), tokens, param(&table.wte()),
-                               param(&table.wpe()) + static_cast<std::size_t>(P) * C, 1, n, C);
-  keep_residual(0, x_.data());
+  // 1. embed: x = wte[token] + wpe[P + i] — or the edits' stream, entering block `first`
+  if (edits && edits->stream) {
+    std::copy(edits->stream, edits->stream + nC, x_.begin());
+  } else {
+    embedding_forward_ref<float>(x_.data(), tokens, param(&table.wte()),
+                                 param(&table.wpe()) + static_cast<std::size_t>(P) * C, 1, n, C);
+  }
+  keep_residual(first, x_.data());
 
-  for (int l = 0; l < L; ++l) {
+  for (int l = first; l < L; ++l) {
     const BlockEntries& E = table.block(l);
     float* kc = k_[static_cast<std::size_t>(l)].data();
     float* vc = v_[static_cast<std::size_t>(l)].data();
@@ -230,6 +267,21 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
         }
       }
     });
+    // 7b. the edits' heads, replaced before c_proj
+    if (edits) {
+      for (const ForwardEdits::Head& e : edits->heads) {
+        if (e.layer != l) continue;
+        for (int i = 0; i < n; ++i) {
+          float* row = y_.data() + static_cast<std::size_t>(i) * C + static_cast<std::size_t>(e.head) * hs;
+          if (e.value) {
+            std::copy(e.value, e.value + hs, row);
+          } else {
+            std::fill(row, row + hs, 0.0f);
+          }
+        }
+      }
+    }
+    keep(request.z, out.z, l, y_.data());
     // 8. c_proj (into mid, or a without the MLP);  9. residual: x + z
     timed(linear_ms, [&] {
       K_.linear_forward(cfg.mlp ? mid_.data() : a_.data(), y_.data(), param(E.attn_proj_weight),
@@ -252,6 +304,7 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
       timed(linear_ms, [&] {
         K_.linear_forward(x_.data(), act_.data(), param(E.mlp_proj_weight), param(E.mlp_proj_bias), n, 4 * C, C);
       });
+      keep(request.mlp_out, out.mlp_out, l, x_.data());
       residual_forward_ref<float>(x_.data(), mid_.data(), x_.data(), static_cast<long long>(nC));
     } else {
       residual_forward_ref<float>(x_.data(), x_.data(), a_.data(), static_cast<long long>(nC));
@@ -272,7 +325,7 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
     out.logits.resize(static_cast<std::size_t>(rows) * V);
     timed(linear_ms, [&] { K_.linear_forward(out.logits.data(), h, param(&table.wte()), nullptr, rows, C, V); });
   }
-  length_ = K;
+  if (first == 0) length_ = K;  // from a block above 0 the cache below was not filled
   if (clock) {
     out.timings.measured = true;
     out.timings.total_ms = clock() - started;

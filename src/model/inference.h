@@ -21,6 +21,8 @@
 //                   6d. out     w·v                                                 (n, hs)
 //   7–13. merge, c_proj, residual, ln_2, c_fc, GELU, c_proj, residual (gpt.h)
 //   14. ln_f;  15. lm_head for the last row, or every row                          (1 or n, V)
+// With ForwardEdits (interpret.h's interventions): a given stream in place of pass 1, entering
+// block first_layer; and after pass 7 (7b) chosen heads' outputs replaced before c_proj.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +51,8 @@ struct CaptureRequest {
   bool weights = true;           // the causal softmax of the scaled scores (H', n, K)
   bool residual = true;          // the stream after the embedding and after every block (L + 1, n, C)
   bool after_attention = false;  // the stream after each block's attention add, before its MLP (L, n, C)
+  bool z = false;                // each block's heads' outputs side by side before c_proj, y (L, n, C)
+  bool mlp_out = false;          // each block's MLP output before its residual add (L, n, C); needs mlp
   LogitRows logits = LogitRows::kLast;
   // Time the passes (SequenceCapture::timings) with this clock (milliseconds, monotonic); null:
   // no timings. The core reads no clock of its own: the WASM engines would then import libc's
@@ -65,6 +69,8 @@ struct SequenceCapture {
   std::vector<Layer> attention;        // one per entry of `layers`
   std::vector<float> residual;         // (L + 1, n, C) or empty
   std::vector<float> after_attention;  // (L, n, C) or empty: x + attention(x) of every block
+  std::vector<float> z;                // (L, n, C) or empty: TransformerLens's hook_z, merged
+  std::vector<float> mlp_out;          // (L, n, C) or empty: TransformerLens's hook_mlp_out
   std::vector<float> logits;           // (1, V), (n, V) or empty
   // With request.timings: milliseconds in the linear layers (c_attn, c_proj, c_fc, the MLP's
   // c_proj, lm_head), in attention (split, pass 6, merge), and in the whole append.
@@ -80,6 +86,23 @@ long long capture_floats(const ModelConfig& config, int rows, int keys, const Ca
 // layer and head at T = 1024 would be 2·12·12·1024² = 302M floats for the scores and weights
 // alone: that asks for fewer layers or heads, or no scores.
 constexpr long long kMaxCaptureFloats = 1LL << 26;
+
+// What one forward changes (interpret.h's tools), passed to append; by default nothing.
+struct ForwardEdits {
+  // In place of pass 1 (the embedding), the stream `stream` (n, C) enters block first_layer
+  // (0 … L) — a clean run's capture of the stream before it — and the blocks below do not run.
+  // From first_layer > 0 the cache must be empty and stays empty (the blocks below compute no
+  // keys or values for it), and a capture leaves the layers below zero.
+  int first_layer = 0;
+  const float* stream = nullptr;  // (n, C); required when first_layer > 0
+  // Heads whose output is replaced after pass 6, before c_proj (TransformerLens's hook_z), at
+  // every one of the n rows: by `value` (hs), or by zeros when value is null.
+  struct Head {
+    int layer = 0, head = 0;
+    const float* value = nullptr;
+  };
+  std::vector<Head> heads;
+};
 
 // ---------------------------------------------------------------------------------------------
 // One sequence, cached
@@ -98,7 +121,9 @@ class CachedSequence {
   // Runs tokens[0 … n) at positions P … P + n − 1 (1 ≤ n, P + n ≤ capacity, ids in [0, V))
   // and appends their keys and values; fills `out` as `request` asks (attn::Error naming the
   // argument for a bad request or a capture beyond kMaxCaptureFloats, before anything runs).
-  void append(const int* tokens, int n, const CaptureRequest& request, SequenceCapture& out);
+  // `edits`, when given, changes the forward as ForwardEdits says (checked likewise).
+  void append(const int* tokens, int n, const CaptureRequest& request, SequenceCapture& out,
+              const ForwardEdits* edits = nullptr);
 
  private:
   const Gpt& model_;
