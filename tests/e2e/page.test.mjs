@@ -634,7 +634,7 @@ for (const [scheme, width] of [
 test('mountExplorer renders into a shadow root, only the views asked for', async () => {
   const { page, problems, context } = await open();
   const r = await page.evaluate(async () => {
-    const { mountExplorer } = await import('./views/explorer.js');
+    const { mountExplorer } = await import('./shell/explorer.js');
     const { engine, store } = window.__explorer;
     const host = document.createElement('div');
     document.body.append(host);

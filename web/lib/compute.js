@@ -108,6 +108,47 @@ export function computeAll(engine, state, { averaging = true } = {}) {
   return { contexts, cosines, averaging: avg, errors, ms };
 }
 
+/** What the results depend on, as one string: a change of anything else (the view, the theme…) computes nothing. */
+export function resultsKey(state) {
+  return JSON.stringify([state.vocab, state.contexts, state.weights, state.options, state.focus]);
+}
+
+/**
+ * The explorer's results: computeAll once per change of what they depend on (resultsKey). A
+ * context the engine rejects keeps its last good result — its tokens, vectors and trace together,
+ * so labels match numbers — marked {stale: true, error}, so the page never blanks.
+ * @returns {{current: object|null, update(engine, state): boolean, invalidate()}}
+ *   update: true when it computed (the state's numbers changed, or invalidate() was called)
+ */
+export function createResults() {
+  let key = '';
+  let current = null;
+  let lastGood = null;
+  return {
+    get current() {
+      return current;
+    },
+    update(engine, state) {
+      const next = resultsKey(state);
+      if (next === key) return false;
+      key = next;
+      const r = computeAll(engine, state);
+      for (const [name, entry] of Object.entries(r.contexts)) {
+        if (!entry.trace && lastGood?.contexts[name]?.trace) {
+          r.contexts[name] = { ...lastGood.contexts[name], stale: true, error: entry.error };
+        }
+      }
+      current = r;
+      if (!r.errors.length) lastGood = r;
+      return true;
+    },
+    /** Another engine (the whole one, swapped in): compute again at the next update. */
+    invalidate() {
+      key = '';
+    },
+  };
+}
+
 /**
  * Row i of attention with every weight equal: the plain average of the value rows token i may
  * see (all of them, or those up to i under the causal mask), each head's columns side by side —

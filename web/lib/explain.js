@@ -1,7 +1,8 @@
 // "Explain this number": how one cell of one matrix was computed from the cells it came from.
 // Pure: it reads the engine's intermediates (nested arrays) and lists the terms; the result
-// shown is the engine's own value. Unit-tested in tests/js/web-explain.test.mjs.
+// shown is the engine's own value. Unit-tested in tests/js/lib/explain.test.mjs.
 import { fmt } from './format.js';
+import { averagingNested } from './compute.js';
 
 /**
  * The focus context as the explanations see it, for one head h.
@@ -51,6 +52,20 @@ export function modelFor(state, entry, h = 0) {
     w: state.weights.w,
     linear: entry.linear,
   };
+}
+
+/**
+ * The Model behind one cell of a figure, located by the figure itself ({context, head}: what
+ * ui/heatmap.js's locate() says), with the averaging results for the avg-* matrices; null when
+ * that context has no trace (the engine rejected it and nothing was kept) or the figure names none.
+ */
+export function modelAt(state, results, at) {
+  const entry = at.context === undefined ? null : results?.contexts[at.context];
+  if (!entry?.trace) return null;
+  const head = at.head ?? state.options.head;
+  const model = modelFor(state, entry, Math.min(head, entry.trace.q.length - 1));
+  model.avg = results.averaging ? averagingNested(results.averaging) : null;
+  return model;
 }
 
 const times = (a, b) => `${fmt(a)} × ${fmt(b)}`;
@@ -288,4 +303,20 @@ export function explainCell(m, matrix, i, j) {
 /** Whether source spec s covers cell (i, j) of its matrix. */
 export function covers(s, i, j) {
   return (s.row === undefined || s.row === i) && (s.col === undefined || s.col === j);
+}
+
+/**
+ * Whether a located figure cell (see modelAt) is one of the cells source s of an explanation
+ * names: the same matrix, of the explained context and head (where the figure is of one), covered.
+ * @param {{matrix: string, row?: number, col?: number}} s
+ * @param {{matrix: string, context?: string, head?: number, row: number, col: number}} cell
+ * @param {{context: string, head: number}} explained
+ */
+export function isSource(s, cell, explained) {
+  return (
+    cell.matrix === s.matrix &&
+    (cell.context === undefined || cell.context === explained.context) &&
+    (cell.head === undefined || cell.head === explained.head) &&
+    covers(s, cell.row, cell.col)
+  );
 }

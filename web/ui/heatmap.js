@@ -30,7 +30,15 @@ function setColors(td, background, color) {
 
 /**
  * @param {Document} doc  the document that owns the root (works inside a shadow root)
- * @param {object} opts   see update()
+ * @param {object} opts   see update(); besides the drawing options (values, labels, kind …):
+ *   id: the figure's name in the DOM (table[data-matrix]); context: the sentence it shows
+ *   (data-context); shows: what its cells are, for whoever explains them (the explorer's
+ *   tooltip, row picking) — {matrix, head?, columnsPerHead?, tokenRows?}:
+ *     matrix: a name lib/explain.js knows ('q', 'weights', 'out' …); without `shows`, the id
+ *     head: the head whose numbers it draws (unset: the page's chosen head)
+ *     columnsPerHead: n when every head's columns are drawn side by side (column j is column
+ *       j mod n of head ⌊j / n⌋)
+ *     tokenRows: its rows are the sentence's tokens, so picking a cell picks that token's row
  */
 export function createHeatmap(doc, opts) {
   const caption = h(doc, 'caption');
@@ -333,6 +341,19 @@ export function createHeatmap(doc, opts) {
     table,
     update,
     cell: (i, j) => cells[i]?.[j] ?? null,
+    /** What cell (i, j) shows: {matrix, context, head, row, col, tokenRows} in its matrix's own terms. */
+    locate(i, j) {
+      const s = o.shows ?? { matrix: o.id };
+      const n = s.columnsPerHead;
+      return {
+        matrix: s.matrix,
+        context: o.context,
+        head: n ? Math.floor(j / n) : s.head,
+        row: i,
+        col: n ? j % n : j,
+        tokenRows: Boolean(s.tokenRows),
+      };
+    },
   };
 }
 

@@ -104,13 +104,20 @@ export function render(section, app) {
     const common = { context: name, rowLabels: [], colLabels: [], values: [[0]] };
     const lines = createAttentionLines(doc, { compact: true, label: `where each token of ${name} looks` });
     lines.el.classList.add('ae-contrast-lines');
-    const output = app.heatmap({ ...common, id: 'output', caption: 'self-attention output' });
+    // Their rows are the sentence's tokens: a click picks one for the formula.
+    const shows = (matrix) => ({ shows: { matrix, tokenRows: true } });
+    const output = app.heatmap({ ...common, ...shows('output'), id: 'output', caption: 'self-attention output' });
     const stale = h(doc, 'p', { class: 'ae-stale', hidden: true }, 'Showing the last result the engine could compute.');
     card.append(h(doc, 'div', { class: 'ae-row' }, lines.el, output.el), stale);
     grid.append(card);
     // Its matrices behind the figure, in the details.
-    const x = app.heatmap({ ...common, id: 'x', caption: `X of “${name}”: embeddings` });
-    const linear = app.heatmap({ ...common, id: 'linear', caption: `X·W of “${name}”: plain linear layer` });
+    const x = app.heatmap({ ...common, ...shows('x'), id: 'x', caption: `X of “${name}”: embeddings` });
+    const linear = app.heatmap({
+      ...common,
+      ...shows('linear'),
+      id: 'linear',
+      caption: `X·W of “${name}”: plain linear layer`,
+    });
     details.append(x.el, linear.el);
     return { card, title, x, linear, output, lines, stale };
   }

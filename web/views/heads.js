@@ -94,7 +94,14 @@ export function render(section, app) {
     split[m] = app.heatmap({ id: `heads-${m}`, caption: '', rowLabels: [], colLabels: [], values: [[0]] });
     qBox.append(split[m].el);
   }
-  const merged = app.heatmap({ id: 'merged', caption: 'merged', rowLabels: [], colLabels: [], values: [[0]] });
+  const merged = app.heatmap({
+    id: 'merged',
+    caption: 'merged',
+    rowLabels: [],
+    colLabels: [],
+    values: [[0]],
+    shows: { matrix: 'merged', tokenRows: true },
+  });
   mergedBox.append(merged.el);
   const wo = app.heatmap({ id: 'heads-wo', caption: 'W_O', rowLabels: [], colLabels: [], values: [[0]] });
   const projected = app.heatmap({ id: 'heads-projected', caption: '', rowLabels: [], colLabels: [], values: [[0]] });
@@ -154,6 +161,7 @@ export function render(section, app) {
         const n = m === 'v' ? hv : hk;
         split[m].update({
           context: state.focus,
+          shows: { matrix: m, columnsPerHead: n },
           values: concat(t[m]),
           rowLabels: tok,
           highlightRows: hl,
@@ -173,8 +181,16 @@ export function render(section, app) {
             colLabels: [],
             values: [[0]],
             kind: 'weights',
+            shows: { matrix: 'weights', head: hh },
           });
-          const o = app.heatmap({ id: `head-${hh}-out`, caption: '', rowLabels: [], colLabels: [], values: [[0]] });
+          const o = app.heatmap({
+            id: `head-${hh}-out`,
+            caption: '',
+            rowLabels: [],
+            colLabels: [],
+            values: [[0]],
+            shows: { matrix: 'out', head: hh },
+          });
           box.append(w.el, o.el);
           perHead.append(box);
           return { w, o };

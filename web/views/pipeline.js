@@ -55,8 +55,10 @@ export function render(section, app) {
     texts[step] = p;
     return el;
   };
+  // Each step's matrix, named as lib/explain.js explains it; its rows are the sentence's tokens.
   const add = (el, key, opts) => {
-    maps[key] = app.heatmap({ rowLabels: [], colLabels: [], values: [[0]], ...opts, id: key });
+    const shows = { matrix: key, tokenRows: true };
+    maps[key] = app.heatmap({ rowLabels: [], colLabels: [], values: [[0]], ...opts, id: key, shows });
     el.append(maps[key].el);
   };
   const knob = (el, control) => {
@@ -193,15 +195,23 @@ export function render(section, app) {
       title.textContent = `${TEXT.title}: ${state.focus}`;
       const ctx = state.focus;
       const headNote = H > 1 ? ` (head ${hd} of ${H})` : '';
+      // The per-head steps show head hd's numbers.
+      const of = (matrix) => ({ shows: { matrix, head: hd, tokenRows: true } });
       const tt = { context: ctx, rowLabels: tokens, colLabels: tokens, highlightRows: hl, cornerLabel: 'query \\ key' };
-      maps.scores.update({ ...tt, values: t.scores[hd], caption: `scores = Q·Kᵀ${headNote}` });
+      maps.scores.update({ ...tt, ...of('scores'), values: t.scores[hd], caption: `scores = Q·Kᵀ${headNote}` });
       texts.scaled.textContent =
         (o.scale ? TEXT.scaleOn(hk, fmt(t.scale, 4)) : TEXT.scaleOff) +
         (o.temperature !== 1 ? TEXT.temperatureNote(fmt(o.temperature, 2)) : '');
-      maps.scaled.update({ ...tt, values: t.scaled[hd], caption: `scaled${headNote}` });
+      maps.scaled.update({ ...tt, ...of('scaled'), values: t.scaled[hd], caption: `scaled${headNote}` });
       texts.masked.textContent = o.causal ? TEXT.maskOn : TEXT.maskOff;
-      maps.masked.update({ ...tt, values: t.masked[hd], caption: `masked${headNote}` });
-      maps.weights.update({ ...tt, values: t.weights[hd], caption: `weights${headNote}`, masked: isMasked });
+      maps.masked.update({ ...tt, ...of('masked'), values: t.masked[hd], caption: `masked${headNote}` });
+      maps.weights.update({
+        ...tt,
+        ...of('weights'),
+        values: t.weights[hd],
+        caption: `weights${headNote}`,
+        masked: isMasked,
+      });
       const rowSums = t.weights[hd].map((r) => r.reduce((a, b) => a + b, 0));
       sums.textContent = rowSums.every((x) => fmt(x) === fmt(1))
         ? `Every row sums to ${fmt(1)} (${rowSums.length} rows).`
@@ -212,11 +222,13 @@ export function render(section, app) {
       if (f.dropping)
         maps.dropped.update({
           ...tt,
+          ...of('dropped'),
           masked: isMasked,
           values: t.dropped[hd],
           caption: `after dropout p = ${fmt(o.dropout, 2)}, seed ${o.seed} (kept weights × 1/(1 − p))${headNote}`,
         });
       maps.out.update({
+        ...of('out'),
         context: ctx,
         values: t.headOutputs[hd],
         rowLabels: tokens,

@@ -140,6 +140,7 @@ export function render(section, app) {
       ]) {
         maps[m].update({
           context: ctx,
+          shows: { matrix: m, head: hd, tokenRows: true },
           values: t[m][hd],
           rowLabels: tokens,
           colLabels: Array.from({ length: width }, (_, j) => `${m}${hd * width + j}`),

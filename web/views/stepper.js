@@ -164,7 +164,9 @@ export function render(section, app) {
         (kind === 'score'
           ? (cur.kind === 'score' || cur.kind === 'mask') && cur.i === i && cur.j === j
           : cur.kind === kind && cur.i === i);
+      // The loops fill in head hd's masked scores, weights (after dropout, when it acts) and outputs.
       scores.update({
+        shows: { matrix: 'masked', head: hd },
         current: (i, j) => on('score', i, j),
         context: ctx,
         values: t.masked[hd],
@@ -174,6 +176,7 @@ export function render(section, app) {
         pending: (i, j) => !p.score(i, j),
       });
       weights.update({
+        shows: { matrix: f.dropping ? 'dropped' : 'weights', head: hd },
         current: (i) => on('softmax', i),
         context: ctx,
         values: W,
@@ -184,6 +187,7 @@ export function render(section, app) {
         pending: (i) => !p.weights(i),
       });
       output.update({
+        shows: { matrix: 'out', head: hd },
         current: (i) => on('sum', i),
         context: ctx,
         values: t.headOutputs[hd],

@@ -4,7 +4,7 @@ import { loadEngine } from '/web/engine/engine.js';
 import { defaultState } from '/web/lib/state.js';
 import { createStore } from '/web/lib/store.js';
 import { computeAll } from '/web/lib/compute.js';
-import { mountExplorer } from '/web/views/explorer.js';
+import { mountExplorer } from '/web/shell/explorer.js';
 import { attachExportMenus, attachScriptExport } from '/web/tools/export-menu.js';
 
 async function start() {
