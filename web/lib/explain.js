@@ -3,6 +3,7 @@
 // shown is the engine's own value. Unit-tested in tests/js/lib/explain.test.mjs.
 import { fmt } from './format.js';
 import { averagingNested } from './compute.js';
+import { softmaxParts } from './softmax.js';
 
 /**
  * The focus context as the explanations see it, for one head h.
@@ -159,10 +160,7 @@ export function explainCell(m, matrix, i, j) {
     }
     case 'weights': {
       const row = m.masked[i];
-      const finite = row.filter(Number.isFinite);
-      const max = finite.length ? Math.max(...finite) : 0;
-      const exps = row.map((s) => (Number.isFinite(s) ? Math.exp(s - max) : 0));
-      const total = sum(exps);
+      const { max, exps, sum: total } = softmaxParts(row);
       const lines = [
         `exp(${fmt(row[j])} − ${fmt(max)}) ÷ Σ exp(row ${i} − max)`,
         `= ${fmt(exps[j], 4)} ÷ (${exps.map((e) => fmt(e, 4)).join(' + ')})`,
@@ -298,6 +296,18 @@ export function explainCell(m, matrix, i, j) {
     default:
       return null;
   }
+}
+
+/**
+ * Weight (i, j) of a learned causal head, from its row of scores: the engine's scores are q·k
+ * unscaled; its softmax sees them divided by √(head size), over the keys up to i.
+ * @param {{scores: number[], weight: number, hs: number}} row  scores: row i's; weight: the engine's (i, j)
+ */
+export function explainLearnedWeight({ scores, weight, hs }, i, j) {
+  if (j > i) return `Position ${i} cannot look ahead at ${j}: the causal mask sets its score to −∞, its weight to 0.`;
+  const scaled = scores.slice(0, i + 1).map((x) => x / Math.sqrt(hs));
+  const { max, sum, weights } = softmaxParts(scaled);
+  return `weight[${i}][${j}] = exp(scaled score ${fmt(scaled[j])} − row max ${fmt(max)}) / Σ over the ${i + 1} visible keys (${fmt(sum)}) = ${fmt(weights[j])} (the engine: ${fmt(weight)}); scaled score = q·k / √${hs} = ${fmt(scores[j])} / ${fmt(Math.sqrt(hs))} of the learned query and key.`;
 }
 
 /** Whether source spec s covers cell (i, j) of its matrix. */

@@ -9,8 +9,7 @@ import { headColor } from '../lib/colormaps.js';
 import { fmt } from '../lib/format.js';
 import { activeIn } from './dom.js';
 import { followPointer, pointerMoved } from './pointer.js';
-
-const SVG = 'http://www.w3.org/2000/svg';
+import { svgEl } from './svg.js';
 
 /**
  * @param {Document} doc
@@ -21,18 +20,13 @@ const SVG = 'http://www.w3.org/2000/svg';
  *          theme?: 'light'|'dark', caption?: string}
  */
 export function createAttentionLines(doc, { caption = '', compact = false, label = 'attention lines' } = {}) {
-  const svgEl = (tag, attrs = {}) => {
-    const el = doc.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-    return el;
-  };
   const figure = doc.createElement('figure');
   figure.className = `ae-lines${compact ? ' ae-lines-compact' : ''}`;
   const figcaption = doc.createElement('figcaption');
   figcaption.textContent = caption;
-  const svg = svgEl('svg', { role: 'group', 'aria-label': label, tabindex: 0 });
-  const linesGroup = svgEl('g', { class: 'ae-lines-paths', 'aria-hidden': 'true' });
-  const labelsGroup = svgEl('g', { class: 'ae-lines-labels' });
+  const svg = svgEl(doc, 'svg', { role: 'group', 'aria-label': label, tabindex: 0 });
+  const linesGroup = svgEl(doc, 'g', { class: 'ae-lines-paths', 'aria-hidden': 'true' });
+  const labelsGroup = svgEl(doc, 'g', { class: 'ae-lines-labels' });
   svg.append(linesGroup, labelsGroup);
   const status = doc.createElement('p');
   status.className = 'ae-help ae-lines-status';
@@ -56,7 +50,7 @@ export function createAttentionLines(doc, { caption = '', compact = false, label
     layout.rows.forEach((r, i) => {
       for (const side of ['query', 'key']) {
         const left = side === 'query';
-        const text = svgEl('text', {
+        const text = svgEl(doc, 'text', {
           x: left ? layout.leftX - 6 : layout.rightX + 6,
           y: r.y + 4,
           'text-anchor': left ? 'end' : 'start',
@@ -64,7 +58,7 @@ export function createAttentionLines(doc, { caption = '', compact = false, label
           'data-side': side,
           'data-index': i,
         });
-        const weight = svgEl('text', {
+        const weight = svgEl(doc, 'text', {
           x: left ? layout.leftX + 4 : layout.rightX - 4,
           y: r.y - 5,
           'text-anchor': left ? 'start' : 'end',
@@ -102,7 +96,7 @@ export function createAttentionLines(doc, { caption = '', compact = false, label
       seen.add(id);
       let el = lineEls.get(id);
       if (!el) {
-        el = svgEl('line', {
+        el = svgEl(doc, 'line', {
           class: 'ae-line',
           'data-head': line.head,
           'data-i': line.i,

@@ -5,6 +5,7 @@
 import { h, uid } from '../ui/dom.js';
 import { NOTEBOOKS, runNotebook, notebookScript } from '../lib/notebooks.js';
 import { download } from '../tools/download.js';
+import { exportStatus } from '../tools/export-buttons.js';
 
 const TEXT = {
   title: 'From the notebooks',
@@ -62,7 +63,7 @@ export function render(section, app) {
     NOTEBOOKS.map((nb) => h(doc, 'option', { value: nb.id }, `${nb.source}: ${nb.title}`)),
   );
   const intro = h(doc, 'p', {});
-  const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
+  const status = exportStatus(doc);
   const scriptButton = h(
     doc,
     'button',

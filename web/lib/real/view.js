@@ -119,3 +119,31 @@ export function bankCosines(engine, model, tokenizer, { a, b, word }) {
   }
   return { cosines, positions: { a: at.a.index, b: at.b.index } };
 }
+
+/**
+ * The last token through the model, for "What happens next": its vector (embedding + position),
+ * the first block's attention branch (after W_O), the vector with it added, the MLP branch, the
+ * vector after block 1 and after the last block, each (C,); and the lengths of four of them.
+ * @param {{width, T, L, residual: Float32Array, afterAttention: Float32Array}} t  (L + 1, T, C) and (L, T, C)
+ */
+export function lastTokenThroughBlocks(t) {
+  const C = t.width,
+    i = t.T - 1;
+  const at = (data, layer) => Array.from(data.subarray((layer * t.T + i) * C, (layer * t.T + i) * C + C));
+  const x0 = at(t.residual, 0);
+  const mid = at(t.afterAttention, 0);
+  const x1 = at(t.residual, 1);
+  const xL = at(t.residual, t.L);
+  const attention = mid.map((v, c) => v - x0[c]);
+  const mlp = x1.map((v, c) => v - mid[c]);
+  const length = (v) => Math.sqrt(v.reduce((s, a) => s + a * a, 0));
+  return {
+    x0,
+    attention,
+    mid,
+    mlp,
+    x1,
+    xL,
+    lengths: { x0: length(x0), attention: length(attention), mlp: length(mlp), xL: length(xL) },
+  };
+}

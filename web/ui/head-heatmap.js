@@ -1,9 +1,10 @@
-// One head enlarged: its causal attention weights over the sequence as a heatmap whose cells,
-// hovered or focused, explain their softmax with the numbers (the learned scores of the row, the
-// largest subtracted, the sum of the visible keys).
-import { h } from '../../ui/dom.js';
-import { createHeatmap } from '../../ui/heatmap.js';
-import { fmt } from '../../lib/format.js';
+// One head of a model enlarged: its causal attention weights over the sequence as a heatmap whose
+// cells, hovered or focused, explain their softmax with the numbers (lib/explain.js
+// explainLearnedWeight: the learned scores of the row, the largest subtracted, the sum of the
+// visible keys). Drawn by the Learn section and the real model's.
+import { h } from './dom.js';
+import { createHeatmap } from './heatmap.js';
+import { explainLearnedWeight } from '../lib/explain.js';
 
 /**
  * @param {Element} parent
@@ -33,18 +34,15 @@ export function render(parent, { doc, id = 'learn-weights' }) {
       return;
     }
     const { layer, chosen } = shown;
-    const s = layer.scores[chosen.head][i];
-    const w = layer.weights[chosen.head][i][j];
-    if (j > i) {
-      explainLine.textContent = `Position ${i} cannot look ahead at ${j}: the causal mask sets its score to −∞, its weight to 0.`;
-      return;
-    }
-    // The engine's scores are q·k unscaled; the softmax sees them divided by √(head size).
-    const hs = shown.hs ?? layer.q[chosen.head][0].length;
-    const scaled = s.slice(0, i + 1).map((x) => x / Math.sqrt(hs));
-    const max = Math.max(...scaled);
-    const sum = scaled.reduce((a, x) => a + Math.exp(x - max), 0);
-    explainLine.textContent = `weight[${i}][${j}] = exp(scaled score ${fmt(scaled[j])} − row max ${fmt(max)}) / Σ over the ${i + 1} visible keys (${fmt(sum)}) = ${fmt(Math.exp(scaled[j] - max) / sum)} (the engine: ${fmt(w)}); scaled score = q·k / √${hs} = ${fmt(s[j])} / ${fmt(Math.sqrt(hs))} of the learned query and key.`;
+    explainLine.textContent = explainLearnedWeight(
+      {
+        scores: layer.scores[chosen.head][i],
+        weight: layer.weights[chosen.head][i][j],
+        hs: shown.hs ?? layer.q[chosen.head][0].length,
+      },
+      i,
+      j,
+    );
   }
 
   return {
