@@ -33,9 +33,24 @@ test('Notebooks_CheckFailsOnAWrongNumber', () => {
   assert.equal(check(p, { value: { data: Float32Array.of(0.5) } }).ok, false, 'shape');
 });
 
+test('NotebookScript_TheBankVocabularyIsTheEnginesOwn', () => {
+  // seed 003's words as the notebook defines them, written from engine.examples() (no copy here).
+  const line = notebookScript(NOTEBOOKS[3], engine.examples())
+    .split('\n')
+    .find((l) => l.startsWith('BANK = '));
+  assert.equal(
+    line,
+    'BANK = {"stream": [1.2, 0.0, 0.0, 0.3], "mud": [0.9, 0.0, 0.0, 0.9], "money": [0.0, 1.4, 0.0, 0.1], "loan": [0.0, 1.1, 0.0, 0.6], "bank": [0.8, 0.8, 0.2, 0.0]}',
+  );
+});
+
 test('Notebooks_TheScriptsPrintTheSameNumbers', { skip: torchReason }, () => {
   for (const nb of NOTEBOOKS) {
-    const run = spawnSync(PYTHON, ['-'], { input: notebookScript(nb), encoding: 'utf8', timeout: 120000 });
+    const run = spawnSync(PYTHON, ['-'], {
+      input: notebookScript(nb, engine.examples()),
+      encoding: 'utf8',
+      timeout: 120000,
+    });
     assert.equal(run.status, 0, `${nb.source}: ${run.stderr}`);
     const printed = Object.fromEntries(
       run.stdout

@@ -44,37 +44,39 @@ export function render(section, app) {
   const gptOf = () => store.get().gpt || defaultGpt();
   const setGpt = (patch) => store.set({ gpt: { ...gptOf(), ...patch } });
   const status = h(doc, 'p', { class: 'ae-help ae-gpt-status', 'aria-live': 'polite' }, TEXT.loading);
+  const fig = {};
+  const redraw = () => draw(app, real, run, fig);
   const run = createGptRun({
     real,
     state: () => store.get(),
     gpt: gptOf,
-    onChange: () => draw(),
+    onChange: () => redraw(),
     onStatus: (s) => {
       status.textContent = TEXT.status[s.kind](s);
-      if (s.kind === 'failed') pick.update({ info: real.info, error: real.error, opening: real.opening });
+      if (s.kind === 'failed') fig.pick.update({ info: real.info, error: real.error, opening: real.opening });
     },
   });
 
   const ctx = { doc, app };
   section.append(h(doc, 'h2', { class: 'ae-prose' }, TEXT.title), h(doc, 'p', { class: 'ae-prose' }, TEXT.intro));
-  const pick = picker.render(section, {
+  fig.pick = picker.render(section, {
     ...ctx,
     onFiles: (files, heads) => {
       real.openFiles(files, heads).then(
         () => (gptOf().model.kind === 'file' ? run.run(true) : setGpt({ model: { kind: 'file' } })),
-        () => draw(),
+        () => redraw(),
       );
     },
     onShipped: () => setGpt({ model: { kind: 'shipped' } }),
   });
   section.append(status);
-  const tokens = tokensView.render(section, {
+  fig.tokens = tokensView.render(section, {
     ...ctx,
     onSentence: (sentence) => {
       // The box stops typing at its limit; pasted-in-by-script text is refused here, by name.
       if (sentence.length < 1 || sentence.length > GPT_LIMITS.sentenceChars) {
         status.textContent = TEXT.tooLong(sentence.length);
-        draw();
+        redraw();
         return;
       }
       setGpt({ sentence });
@@ -89,12 +91,12 @@ export function render(section, app) {
     return [left, right];
   };
   const [gridColumn, enlargedColumn] = pair('ae-gpt-pictures');
-  const grid = headGrid.render(gridColumn, {
+  fig.grid = headGrid.render(gridColumn, {
     ...ctx,
     onPick: (layer, head) => setGpt({ layer, head, picture: 'head' }),
   });
-  const saving = exportsView.render(gridColumn, { doc, stem: () => real.info?.name || 'model' });
-  const big = enlarged.render(enlargedColumn, { doc, onPicture: (picture) => setGpt({ picture }) });
+  fig.saving = exportsView.render(gridColumn, { doc, stem: () => real.info?.name || 'model' });
+  fig.big = enlarged.render(enlargedColumn, { doc, onPicture: (picture) => setGpt({ picture }) });
   const rolesBox = h(doc, 'details', { class: 'ae-details ae-gpt-roles' }, h(doc, 'summary', {}, TEXT.roles));
   const roleView = roles.render(rolesBox, ctx);
   rolesBox.addEventListener(
@@ -103,7 +105,7 @@ export function render(section, app) {
   );
   section.append(rolesBox);
   const [nextColumn, kvColumn] = pair('ae-gpt-writing');
-  const next = nextToken.render(nextColumn, {
+  fig.next = nextToken.render(nextColumn, {
     ...ctx,
     onOptions: (patch) => setGpt(patch),
     onAppend: async (token) => {
@@ -111,38 +113,12 @@ export function render(section, app) {
       setGpt({ sentence: gptOf().sentence + text });
     },
   });
-  const kv = kvCache.render(kvColumn, {
+  fig.kv = kvCache.render(kvColumn, {
     ...ctx,
     onStep: (count) => run.generate(count),
     onReset: () => run.resetGeneration(),
   });
-  const bank = bankChart.render(section, { ...ctx, onBank: (b) => setGpt({ bank: b }) });
-
-  function draw() {
-    const g = gptOf();
-    const { picture, generation } = run;
-    pick.update({ info: real.info, error: real.error, opening: real.opening });
-    tokens.update({ sentence: g.sentence, pieces: picture?.pieces });
-    big.sync(g.picture);
-    // The options show their values before the model has run.
-    next.update({ options: g, next: picture?.next ?? null });
-    bank.update({ bank: g.bank, ...run.bank });
-    if (!picture) return;
-    const { trace: t, pieces } = picture;
-    const theme = app.container.dataset.theme === 'dark' ? 'dark' : 'light';
-    const chosen = { layer: picture.layer, head: picture.head };
-    grid.update({ weights: t.weights, L: t.L, H: t.H, T: t.T, chosen, theme });
-    const labels = pieces.map((p, i) => `${i}:${p.display.replace(/ /g, '␣')}`);
-    saving.update({ labels, weights: t.weights, L: t.L, H: t.H, T: t.T, chosen, tiles: grid.canvases() });
-    big.update({ picture: g.picture, trace: t, labels, chosen });
-    kv.update({
-      sentence: g.sentence,
-      generated: generation.tokens,
-      step: generation.step,
-      chosen,
-      totals: generation.totals,
-    });
-  }
+  fig.bank = bankChart.render(section, { ...ctx, onBank: (b) => setGpt({ bank: b }) });
 
   // The model opens once the section comes near the screen (the whole engine is loaded by then).
   let started = false;
@@ -155,10 +131,10 @@ export function render(section, app) {
     },
     { margin: '300px 0px' },
   );
-  const unsubscribe = real.subscribe(() => draw());
+  const unsubscribe = real.subscribe(() => redraw());
   return {
     update() {
-      if (!started) return draw();
+      if (!started) return redraw();
       run.run().then(() => run.compareBank());
     },
     destroy() {
@@ -166,4 +142,33 @@ export function render(section, app) {
       unsubscribe();
     },
   };
+}
+
+// What the run holds, drawn into the figures (fig): the model's name, the sentence's tokens, the
+// options, the bank chart, then — once the model has run — every head, the enlarged picture, the
+// exports and the generation.
+function draw(app, real, run, fig) {
+  const g = app.state.gpt || defaultGpt();
+  const { picture, generation } = run;
+  fig.pick.update({ info: real.info, error: real.error, opening: real.opening });
+  fig.tokens.update({ sentence: g.sentence, pieces: picture?.pieces });
+  fig.big.sync(g.picture);
+  // The options show their values before the model has run.
+  fig.next.update({ options: g, next: picture?.next ?? null });
+  fig.bank.update({ bank: g.bank, ...run.bank });
+  if (!picture) return;
+  const { trace: t, pieces } = picture;
+  const theme = app.container.dataset.theme === 'dark' ? 'dark' : 'light';
+  const chosen = { layer: picture.layer, head: picture.head };
+  fig.grid.update({ weights: t.weights, L: t.L, H: t.H, T: t.T, chosen, theme });
+  const labels = pieces.map((p, i) => `${i}:${p.display.replace(/ /g, '␣')}`);
+  fig.saving.update({ labels, weights: t.weights, L: t.L, H: t.H, T: t.T, chosen, tiles: fig.grid.canvases() });
+  fig.big.update({ picture: g.picture, trace: t, labels, chosen });
+  fig.kv.update({
+    sentence: g.sentence,
+    generated: generation.tokens,
+    step: generation.step,
+    chosen,
+    totals: generation.totals,
+  });
 }

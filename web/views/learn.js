@@ -36,10 +36,72 @@ const TEXT = {
 };
 
 export function render(section, app) {
-  const { doc, store, win } = app;
-  const learnOf = () => store.get().learn || defaultLearn();
-  const frame = win.requestAnimationFrame?.bind(win) || ((f) => win.setTimeout(f, 16));
-  const now = () => win.performance.now();
+  // The section's figures (built below) and the run that drives them.
+  const f = { section, cost: { drawnAt: -Infinity, ms: 0 } };
+  const run = createRun(app, f);
+  build(section, app, run, f);
+  sync(app, run, f);
+  // The first model is made once the section comes on screen (a link's step count is retrained
+  // then), so a page that never scrolls here — or a post with several training figures the
+  // reader has not reached — starts no worker.
+  const near = whenNear(app.win, section, () => run.start());
+  const start = () => {
+    near.stop();
+    run.start();
+  };
+  section.addEventListener('pointerdown', start, { once: true });
+  section.addEventListener('focusin', start, { once: true });
+  return {
+    update: () => sync(app, run, f),
+    destroy() {
+      near.stop();
+      run.dispose();
+    },
+  };
+}
+
+// The run (lib/learn/run.js) over a trainer (a worker, or time slices on the page), drawing into f.
+function createRun(app, f) {
+  const { win, store } = app;
+  const frame = win.requestAnimationFrame?.bind(win) || ((fn) => win.setTimeout(fn, 16));
+  let progress = null; // slices arrive faster than frames: the latest, drawn once per frame
+  const run = createLearnRun({
+    store,
+    makeTrainer: (handlers) =>
+      createTrainer({ engine: async () => app.engine, makeWorker: app.learnWorker, win, ...handlers }),
+    threads: threadSettingOf(app),
+    now: () => win.performance.now(),
+    field: {
+      until: () => f.ui.until.value,
+      setUntil: (text) => (f.ui.until.value = text),
+      speed: () => f.ui.speedValue(),
+    },
+    view: {
+      sync: () => sync(app, run, f),
+      clear: () => clearPictures(app, f),
+      progress(p) {
+        if (!progress)
+          frame(() => {
+            const { steps, stepsPerSecond, mode } = progress;
+            progress = null;
+            f.chart.draw(run.history, run.untilStep());
+            f.status.show(steps, stepsPerSecond, mode);
+          });
+        progress = p;
+      },
+      report: (force) => drawReport(app, run, f, force),
+      say: (text) => f.ui.say(text),
+      sample: (sampled) => f.text.showSample(sampled),
+      retraining: (steps) => f.status.retraining(steps),
+      threads: () => f.status.again(),
+    },
+  });
+  return run;
+}
+
+function build(section, app, run, f) {
+  const { doc, win } = app;
+  const learnOf = () => app.state.learn || defaultLearn();
   const field = (label, input) => {
     const id = uid('learn');
     input.id = id;
@@ -48,45 +110,9 @@ export function render(section, app) {
   const button = (label, onclick, cls = '') =>
     h(doc, 'button', { type: 'button', class: `ae-btn ${cls}`, onclick }, label);
   const ctx = { doc, app, field, button };
-
-  // --- the run -------------------------------------------------------------------------------
-  let progress = null; // slices arrive faster than frames: the latest, drawn once per frame
-  const run = createLearnRun({
-    store,
-    makeTrainer: (handlers) =>
-      createTrainer({ engine: async () => app.engine, makeWorker: app.learnWorker, win, ...handlers }),
-    threads: threadSettingOf(app),
-    now,
-    field: {
-      until: () => ui.until.value,
-      setUntil: (text) => (ui.until.value = text),
-      speed: () => ui.speedValue(),
-    },
-    view: {
-      sync: () => sync(),
-      clear: () => clearPictures(),
-      progress(p) {
-        if (!progress) frame(() => progressDrawn());
-        progress = p;
-      },
-      report: (force) => drawReport(force),
-      say: (text) => ui.say(text),
-      sample: (sampled) => text.showSample(sampled),
-      retraining: (steps) => status.retraining(steps),
-      threads: () => status.again(),
-    },
-  });
-  function progressDrawn() {
-    const p = progress;
-    progress = null;
-    chart.draw(run.history, run.untilStep());
-    status.show(p.steps, p.stepsPerSecond, p.mode);
-  }
-
-  // --- the figures ---------------------------------------------------------------------------
-  const intro = h(doc, 'p', { class: 'ae-prose' }, TEXT.intro);
-  section.append(h(doc, 'h2', { class: 'ae-prose' }, TEXT.title), intro);
-  const ui = controls.render(section, {
+  f.intro = h(doc, 'p', { class: 'ae-prose' }, TEXT.intro);
+  section.append(h(doc, 'h2', { class: 'ae-prose' }, TEXT.title), f.intro);
+  f.ui = controls.render(section, {
     ...ctx,
     onTask: (task) => run.switchTask(task),
     onSetting: (key, value) => run.setting(key, value),
@@ -95,25 +121,25 @@ export function render(section, app) {
     onReset: () => run.restart(),
     onSpeed: (stepsPerSecond) => run.speed(stepsPerSecond),
   });
-  const status = createStatus(ui.status, { doc, win, run });
+  f.status = createStatus(f.ui.status, { doc, win, run });
   const pictures = h(doc, 'div', { class: 'ae-row' });
   section.append(pictures);
-  const chart = loss.render(pictures, ctx);
-  const heatmap = headHeatmap.render(pictures, ctx);
-  const emptyNote = h(doc, 'p', { class: 'ae-help ae-learn-empty' }, TEXT.empty);
-  section.append(emptyNote);
-  const grid = headGrid.render(section, {
+  f.chart = loss.render(pictures, ctx);
+  f.heatmap = headHeatmap.render(pictures, ctx);
+  f.emptyNote = h(doc, 'p', { class: 'ae-help ae-learn-empty' }, TEXT.empty);
+  section.append(f.emptyNote);
+  f.grid = headGrid.render(section, {
     ...ctx,
     onPick: (layer, head) => run.pick(layer, head),
     title: () => `${run.live?.task?.title ?? 'Learn'}, step ${run.report?.step ?? 0}`,
     stem: () => `learn ${learnOf().task}`,
   });
-  const bank = bankProbe.render(section, {
+  f.bank = bankProbe.render(section, {
     ...ctx,
     onFromSeed: (on) => run.setFromSeed(on),
     onSentences: (value) => run.sentences(value),
   });
-  const text = textBox.render(section, { ...ctx, onText: (t) => run.text(t), onPrompt: (t) => run.prompt(t) });
+  f.text = textBox.render(section, { ...ctx, onText: (t) => run.text(t), onPrompt: (t) => run.prompt(t) });
   files.render(section, {
     ...ctx,
     onExport: async () => {
@@ -122,78 +148,60 @@ export function render(section, app) {
     },
     onImport: (file) => run.importCheckpoint(file),
   });
+}
 
-  function sync() {
-    const learn = learnOf();
-    const view = store.get().view;
-    // Alone in a figure (the element's learn:<task>), the section drops what refers to the page;
-    // view="model" without "learn" shows the model's pictures and how to train it, no more.
-    intro.textContent = view.includes('all') ? TEXT.intro : TEXT.introAlone;
-    section.classList.toggle(
-      'ae-learn-model-only',
-      view.includes('model') && !view.includes('learn') && !view.includes('all'),
-    );
-    ui.update({ learn, task: safeTask(learn), needsRestart: run.needsRestart, running: run.running });
-    bank.update({ learn, bank: null });
-    text.update({ learn });
-    if (!run.live) chart.empty({ until: Number(ui.until.value) || learn.until, task: safeTask(learn) });
-  }
-  function clearPictures() {
-    grid.clear();
-    heatmap.clear();
-    bank.clear();
-    text.clear();
-    emptyNote.hidden = false;
-    const learn = learnOf();
-    chart.empty({ until: Number(ui.until.value) || learn.until, task: safeTask(learn) });
-  }
+function sync(app, run, f) {
+  const learn = app.state.learn || defaultLearn();
+  const view = app.state.view;
+  // Alone in a figure (the element's learn:<task>), the section drops what refers to the page;
+  // view="model" without "learn" shows the model's pictures and how to train it, no more.
+  f.intro.textContent = view.includes('all') ? TEXT.intro : TEXT.introAlone;
+  f.section.classList.toggle(
+    'ae-learn-model-only',
+    view.includes('model') && !view.includes('learn') && !view.includes('all'),
+  );
+  f.ui.update({ learn, task: safeTask(learn), needsRestart: run.needsRestart, running: run.running });
+  f.bank.update({ learn, bank: null });
+  f.text.update({ learn });
+  if (!run.live) f.chart.empty({ until: Number(f.ui.until.value) || learn.until, task: safeTask(learn) });
+}
 
-  // The pictures cost more with more layers, heads and tokens (the text model draws thousands of
-  // lines): while training they are redrawn at most once per 10× their own drawing time, so the
-  // page keeps its frames; a paused run, a slow-motion one, a prompt or a pick draws them at once.
-  const cost = { drawnAt: -Infinity, ms: 0 };
-  function drawReport(force) {
-    const { report, live } = run;
-    if (!report || !live) return;
-    emptyNote.hidden = true;
-    status.show(report.step, 0, live.trainer.mode);
-    chart.draw(run.history, run.untilStep());
-    const t = now();
-    const slow = Number.isFinite(ui.speedValue());
-    if (force || slow || !live.trainer.running || t - cost.drawnAt >= 10 * cost.ms) {
-      const { attention, labels, chosen, step } = run.picture();
-      grid.update({ attention, labels, chosen });
-      heatmap.update({ layer: attention[chosen.layer], chosen, labels, caption: TEXT.heatmapOf(chosen, step) });
-      cost.drawnAt = now();
-      cost.ms = cost.drawnAt - t;
-    }
-    bank.update({
-      learn: learnOf(),
-      bank: report.bank,
-      first: run.firstReport?.bank,
-      step: report.step,
-      vocab: live.task.vocab,
-      history: run.history.cosine,
-      until: run.untilStep() ?? 0,
-    });
-  }
+function clearPictures(app, f) {
+  f.grid.clear();
+  f.heatmap.clear();
+  f.bank.clear();
+  f.text.clear();
+  f.emptyNote.hidden = false;
+  const learn = app.state.learn || defaultLearn();
+  f.chart.empty({ until: Number(f.ui.until.value) || learn.until, task: safeTask(learn) });
+}
 
-  // The first model is made once the section comes on screen (a link's step count is retrained
-  // then), so a page that never scrolls here — or a post with several training figures the
-  // reader has not reached — starts no worker.
-  sync();
-  const near = whenNear(win, section, () => run.start());
-  const start = () => {
-    near.stop();
-    run.start();
-  };
-  section.addEventListener('pointerdown', start, { once: true });
-  section.addEventListener('focusin', start, { once: true });
-  return {
-    update: () => sync(),
-    destroy() {
-      near.stop();
-      run.dispose();
-    },
-  };
+// The pictures cost more with more layers, heads and tokens (the text model draws thousands of
+// lines): while training they are redrawn at most once per 10× their own drawing time, so the
+// page keeps its frames; a paused run, a slow-motion one, a prompt or a pick draws them at once.
+function drawReport(app, run, f, force) {
+  const { report, live } = run;
+  if (!report || !live) return;
+  const now = () => app.win.performance.now();
+  f.emptyNote.hidden = true;
+  f.status.show(report.step, 0, live.trainer.mode);
+  f.chart.draw(run.history, run.untilStep());
+  const t = now();
+  const slow = Number.isFinite(f.ui.speedValue());
+  if (force || slow || !live.trainer.running || t - f.cost.drawnAt >= 10 * f.cost.ms) {
+    const { attention, labels, chosen, step } = run.picture();
+    f.grid.update({ attention, labels, chosen });
+    f.heatmap.update({ layer: attention[chosen.layer], chosen, labels, caption: TEXT.heatmapOf(chosen, step) });
+    f.cost.drawnAt = now();
+    f.cost.ms = f.cost.drawnAt - t;
+  }
+  f.bank.update({
+    learn: app.state.learn || defaultLearn(),
+    bank: report.bank,
+    first: run.firstReport?.bank,
+    step: report.step,
+    vocab: live.task.vocab,
+    history: run.history.cosine,
+    until: run.untilStep() ?? 0,
+  });
 }

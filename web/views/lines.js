@@ -65,38 +65,7 @@ export function render(section, app) {
     const { trace: t, heads: H, tokens } = f;
     const theme = app.container.dataset.theme;
     // Head toggles (only when there is more than one head).
-    if (toggles.dataset.heads !== String(H)) {
-      toggles.dataset.heads = String(H);
-      hidden.clear();
-      toggles.replaceChildren(
-        h(doc, 'legend', {}, TEXT.heads),
-        ...Array.from({ length: H }, (_, hh) => {
-          const id = uid('head');
-          return h(
-            doc,
-            'span',
-            {},
-            h(doc, 'input', {
-              type: 'checkbox',
-              id,
-              checked: true,
-              onchange: (e) => {
-                if (e.target.checked) hidden.delete(hh);
-                else hidden.add(hh);
-                update();
-              },
-            }),
-            h(
-              doc,
-              'label',
-              { for: id },
-              h(doc, 'span', { class: 'ae-swatch', style: `background:${headColor(hh, theme)}` }),
-              `head ${hh}`,
-            ),
-          );
-        }),
-      );
-    }
+    if (toggles.dataset.heads !== String(H)) buildToggles(doc, toggles, H, theme, hidden, update);
     toggles.hidden = H === 1;
     const heads = Array.from({ length: H }, (_, hh) => hh).filter((hh) => !hidden.has(hh));
     // The sentences to draw: the example's alone when it names one, else all; the focused first.
@@ -154,4 +123,34 @@ export function render(section, app) {
     );
   }
   return { update };
+}
+
+// One checkbox per head, in its colour: a head switched off (`hidden`) draws no lines.
+function buildToggles(doc, toggles, H, theme, hidden, redraw) {
+  toggles.dataset.heads = String(H);
+  hidden.clear();
+  toggles.replaceChildren(
+    h(doc, 'legend', {}, TEXT.heads),
+    ...Array.from({ length: H }, (_, hh) => {
+      const id = uid('head');
+      const onchange = (e) => {
+        if (e.target.checked) hidden.delete(hh);
+        else hidden.add(hh);
+        redraw();
+      };
+      return h(
+        doc,
+        'span',
+        {},
+        h(doc, 'input', { type: 'checkbox', id, checked: true, onchange }),
+        h(
+          doc,
+          'label',
+          { for: id },
+          h(doc, 'span', { class: 'ae-swatch', style: `background:${headColor(hh, theme)}` }),
+          `head ${hh}`,
+        ),
+      );
+    }),
+  );
 }

@@ -20,7 +20,7 @@ export function createGptRun(deps) {
   return new GptRun(deps);
 }
 
-const noGeneration = () => ({ tokens: [], step: null, totals: { cached: 0, full: 0 }, busy: false });
+const noGeneration = () => ({ tokens: [], step: null, totals: { cached: 0, full: 0 } });
 
 class GptRun {
   #deps;
@@ -28,6 +28,7 @@ class GptRun {
   #version = 0;
   #picture = null; // {ids, pieces, trace, next, layer, head}
   #generation = noGeneration();
+  #generating = false;
   #bank = { key: null, result: null, error: null };
   #rolesOf = null; // the model whose roles are measured (or being measured)
 
@@ -110,12 +111,11 @@ class GptRun {
   async generate(count) {
     const { real, gpt, onChange, onStatus } = this.#deps;
     const picture = this.#picture;
-    const mine = this.#generation;
-    if (!picture || mine.busy) return;
-    mine.busy = true;
+    if (!picture || this.#generating) return;
+    this.#generating = true;
     try {
       const g = gpt();
-      if (!mine.tokens.length)
+      if (!this.#generation.tokens.length)
         await real.call('generate', picture.ids, {
           temperature: g.temperature,
           topK: g.topK,
@@ -124,18 +124,20 @@ class GptRun {
         });
       for (let n = 0; n < count; n++) {
         const s = await real.call('step');
-        mine.tokens.push({ token: s.token, text: s.text });
-        mine.totals = { cached: mine.totals.cached + s.macs.cached, full: mine.totals.full + s.macs.full };
-        const labels = [...picture.pieces.map((p) => p.display), ...mine.tokens.map((x) => x.text)].map((t) =>
+        // Into what is shown now (a new sentence's picture may have reset it meanwhile).
+        const shown = this.#generation;
+        shown.tokens.push({ token: s.token, text: s.text });
+        shown.totals = { cached: shown.totals.cached + s.macs.cached, full: shown.totals.full + s.macs.full };
+        const labels = [...this.#picture.pieces.map((p) => p.display), ...shown.tokens.map((x) => x.text)].map((t) =>
           t.replace(/ /g, '␣'),
         );
-        mine.step = { ...s, keyLabels: labels.slice(-s.keys) };
+        shown.step = { ...s, keyLabels: labels.slice(-s.keys) };
         onChange();
       }
     } catch (error) {
       onStatus({ kind: 'generation-stopped', message: error.message });
     } finally {
-      mine.busy = false;
+      this.#generating = false;
     }
   }
 
