@@ -12,6 +12,7 @@ import { MODEL_FILES, makeLearnWorker, makeModelWorker } from '../views/full-eng
  */
 export function createAppContext(ctx) {
   const { doc, store, container, controls, notices } = ctx;
+  const shared = new Map();
   return {
     doc,
     win: ctx.win,
@@ -61,6 +62,11 @@ export function createAppContext(ctx) {
     /** A new worker for the real model, or null; and where its files are served. */
     modelWorker: ctx.modelWorker === undefined ? makeModelWorker : ctx.modelWorker,
     modelFiles: MODEL_FILES,
+    /** One `name` per explorer, made on first use by make() (the real model, the thread setting). */
+    shared(name, make) {
+      if (!shared.has(name)) shared.set(name, make());
+      return shared.get(name);
+    },
     setOptions(patch) {
       store.set((s) => ({ ...s, options: { ...s.options, ...patch } }));
     },

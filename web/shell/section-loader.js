@@ -42,7 +42,11 @@ export function createSectionLoader({ engine, upgradeEngine, win, onEngine, onSe
     slot
       .load()
       .then(
-        (mod) => Object.assign(slot, { state: 'ready', module: mod }),
+        (mod) => {
+          slot.module = mod;
+          // A section that failed meanwhile (the whole engine it needs could not load) stays failed.
+          if (slot.state === 'loading') slot.state = 'ready';
+        },
         (err) => fail(slot, `its module could not be loaded (${err.message})`),
       )
       .then(onSettled);

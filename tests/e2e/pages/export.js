@@ -16,7 +16,7 @@ async function start() {
   attachExportMenus(explorer.container);
   attachScriptExport(explorer.container, {
     getState: () => store.get(),
-    getResults: () => computeAll(engine, store.get(), { averaging: false }),
+    getResults: () => computeAll(engine, store.get(), { averaging: false, focusExtras: false }),
   });
   await explorer.rendered;
   return { engine, store, explorer, defaults };

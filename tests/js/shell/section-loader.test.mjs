@@ -135,3 +135,17 @@ test('FetchPolicy_TodayModulesAtOnceAndTheEngineNearOrIdle', () => {
   assert.equal(FETCH_POLICY.engine({ near: true }), 'now');
   assert.equal(FETCH_POLICY.engine({ near: false }), 'idle');
 });
+
+test('SectionLoader_AModuleArrivingAfterItsEngineFailedLeavesTheSectionFailed', async () => {
+  let arrive;
+  const { loader } = setup({ upgradeEngine: () => Promise.reject(new Error('engine.js: 404')) });
+  const slot = loader.slot({ id: 'plane', needs: 'pca', load: () => new Promise((r) => (arrive = r)) });
+  loader.prefetch(slot, { near: true }); // its module is on its way …
+  loader.prepare(slot, { near: true }); // … when the whole engine fails
+  await tick();
+  assert.equal(slot.state, 'failed');
+  arrive({ render() {} });
+  await tick();
+  assert.equal(loader.prepare(slot, { near: true }), 'failed');
+  assert.equal(slot.failure, 'it needs the whole engine, which could not be loaded (engine.js: 404)');
+});
