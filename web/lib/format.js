@@ -1,4 +1,4 @@
-// Number formatting and parsing for the page. Pure; unit-tested in tests/js/web-format.test.mjs.
+// Number formatting and parsing for the page. Pure; unit-tested in tests/js/lib/format.test.mjs.
 
 export const MINUS = '\u2212';
 

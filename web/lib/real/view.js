@@ -1,5 +1,5 @@
 // What the "A real language model" section derives from a model's trace. Pure (plain arrays and
-// the engine and tokenizer they are handed); unit-tested in tests/js/real-view.test.mjs.
+// the engine and tokenizer they are handed); unit-tested in tests/js/lib/real/view.test.mjs.
 //
 // Legend: L layers, H heads, T tokens, C width; weights (L, H, T, T) row-major, each row of a
 // head a causal softmax (zeros after the diagonal).
