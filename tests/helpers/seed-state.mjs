@@ -1,7 +1,8 @@
-// The page's state for the tests of links and snippets (tests/js/lib/share.test.mjs,
-// tests/js/tools/embed-dialog.test.mjs): its default, written out from seed 003's numbers as
-// defaultState() builds it from engine.examples() (an independent copy, so a change of either
-// side fails the tests), and an edited one.
+// The page's state for the tests of links, snippets and scripts (tests/js/lib/share.test.mjs,
+// tools/embed-dialog.test.mjs, lib/pytorch-script.test.mjs …): its default, written out from seed
+// 003's numbers as defaultState() builds it from engine.examples() (an independent copy, so a
+// change of either side fails the tests), an edited one, and a tiny one.
+import { defaultState } from '../../web/lib/state.js';
 
 // The default state of the page, built from seed 003's numbers (what defaultState() produces).
 export function defaults() {
@@ -83,4 +84,16 @@ export function edited() {
   s.selected = { matrix: 'weights', row: 1, col: 0 };
   s.theme = 'dark';
   return s;
+}
+
+/** lib/state.js's default state over a one-word example (for tests of the parts beside the numbers). */
+export function tinyState() {
+  return defaultState({
+    vocabulary: { a: [1, 2] },
+    contexts: { river: ['a'], finance: ['a'] },
+    W_query: [[1], [1]],
+    W_key: [[1], [1]],
+    W_value: [[1], [1]],
+    W: [[1], [1]],
+  });
 }

@@ -87,3 +87,20 @@ export function fillTable(doc, table, { caption, head, rows }) {
     ),
   );
 }
+
+/**
+ * An empty table of `className` with a caption and one header row (`head`, column headers):
+ * {table, caption, body} to fill in.
+ */
+export function headedTable(doc, className, head) {
+  const caption = h(doc, 'caption', {});
+  const body = h(doc, 'tbody');
+  const row = h(
+    doc,
+    'tr',
+    {},
+    head.map((c) => h(doc, 'th', { scope: 'col' }, c)),
+  );
+  const table = h(doc, 'table', { class: className }, caption, h(doc, 'thead', {}, row), body);
+  return { table, caption, body };
+}

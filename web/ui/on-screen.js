@@ -4,21 +4,30 @@
 /**
  * Calls `start` once, when `el` comes within `margin` of the viewport (at once where the browser
  * has no IntersectionObserver).
- * @returns {{stop()}}  stop: never start (the figure is gone)
+ * @returns {{started: boolean, stop()}}  stop: never start (the figure is gone)
  */
 export function whenNear(win, el, start, { margin = '0px' } = {}) {
-  if (!win.IntersectionObserver) {
+  const near = {
+    started: false,
+    stop() {},
+  };
+  const go = () => {
+    near.started = true;
     start();
-    return { stop() {} };
+  };
+  if (!win.IntersectionObserver) {
+    go();
+    return near;
   }
   const io = new win.IntersectionObserver(
     (entries) => {
       if (!entries.some((e) => e.isIntersecting)) return;
       io.disconnect();
-      start();
+      go();
     },
     { rootMargin: margin },
   );
   io.observe(el);
-  return { stop: () => io.disconnect() };
+  near.stop = () => io.disconnect();
+  return near;
 }

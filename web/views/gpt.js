@@ -121,20 +121,11 @@ export function render(section, app) {
   fig.bank = bankChart.render(section, { ...ctx, onBank: (b) => setGpt({ bank: b }) });
 
   // The model opens once the section comes near the screen (the whole engine is loaded by then).
-  let started = false;
-  const near = whenNear(
-    app.win,
-    section,
-    () => {
-      started = true;
-      run.run();
-    },
-    { margin: '300px 0px' },
-  );
+  const near = whenNear(app.win, section, () => run.run(), { margin: '300px 0px' });
   const unsubscribe = real.subscribe(() => redraw());
   return {
     update() {
-      if (!started) return redraw();
+      if (!near.started) return redraw();
       run.run().then(() => run.compareBank());
     },
     destroy() {

@@ -138,19 +138,10 @@ export function render(section, app) {
   }
 
   // The model opens once the section comes near the screen.
-  let started = false;
-  const near = whenNear(
-    app.win,
-    section,
-    () => {
-      started = true;
-      run();
-    },
-    { margin: '300px 0px' },
-  );
+  const near = whenNear(app.win, section, () => run(), { margin: '300px 0px' });
   return {
     update() {
-      if (started) run();
+      if (near.started) run();
     },
     destroy: () => near.stop(),
   };

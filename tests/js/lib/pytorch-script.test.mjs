@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { toPyTorchScript } from '../../../web/lib/pytorch-script.js';
+import { defaults } from '../../helpers/seed-state.mjs';
 
 const PYTHON = process.env.ATTN_PYTHON || '/usr/bin/python3';
 const fixture = (name) => JSON.parse(fs.readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url)));
@@ -79,8 +80,7 @@ function seed003State() {
     });
   }
   return {
-    v: 1,
-    example: 'both',
+    ...defaults(),
     vocab,
     contexts: tokens,
     weights: {
@@ -89,23 +89,6 @@ function seed003State() {
       wv: toRows(raw.inputs.wv),
       w: toRows(raw.inputs.wv),
     },
-    options: {
-      projections: true,
-      scale: true,
-      causal: false,
-      temperature: 1,
-      dropout: 0,
-      seed: 0,
-      training: false,
-      heads: 1,
-      head: 0,
-      kernel: 'simd',
-    },
-    focus: 'river',
-    view: ['all'],
-    step: 0,
-    selected: null,
-    theme: 'auto',
   };
 }
 
@@ -122,31 +105,14 @@ function stateFromBatched(fx, options) {
     });
   }
   const w = (n) => slice2d(fx.inputs[n]);
+  const base = defaults();
   return {
-    v: 1,
-    example: 'both',
+    ...base,
     vocab,
     contexts,
     weights: { wq: w('wq'), wk: w('wk'), wv: w('wv'), w: w('wv') },
-    options: {
-      projections: true,
-      scale: true,
-      causal: false,
-      temperature: 1,
-      dropout: 0,
-      seed: 0,
-      training: false,
-      heads: 1,
-      head: 0,
-      kernel: 'simd',
-      ...options,
-    },
+    options: { ...base.options, ...options },
     focus: 'batch 0',
-    view: ['all'],
-    step: 0,
-    selected: null,
-    theme: 'auto',
-    D,
   };
 }
 

@@ -1,7 +1,7 @@
 // The shared word compared across the two sentences: the cosine of its two vectors as embeddings,
 // after the plain linear layer, as a plain average of its sentence and after self-attention (the
 // row the section's claim reads), one row each.
-import { h } from '../../ui/dom.js';
+import { h, headedTable } from '../../ui/dom.js';
 import { fmt } from '../../lib/format.js';
 
 const TEXT = {
@@ -23,27 +23,7 @@ const KINDS = ['embedding', 'linear', 'average', 'attention'];
  * @returns {{update(results)}}
  */
 export function render(parent, { doc }) {
-  const caption = h(doc, 'caption', {});
-  const body = h(doc, 'tbody');
-  const table = h(
-    doc,
-    'table',
-    { class: 'ae-cos' },
-    caption,
-    h(
-      doc,
-      'thead',
-      {},
-      h(
-        doc,
-        'tr',
-        {},
-        h(doc, 'th', { scope: 'col' }, 'the shared word, compared'),
-        h(doc, 'th', { scope: 'col' }, 'cosine'),
-      ),
-    ),
-    body,
-  );
+  const { table, caption, body } = headedTable(doc, 'ae-cos', ['the shared word, compared', 'cosine']);
   parent.append(
     h(doc, 'div', { class: 'ae-card ae-cos-card' }, table, h(doc, 'p', { class: 'ae-help' }, TEXT.cosineHelp)),
   );

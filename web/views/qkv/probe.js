@@ -1,6 +1,6 @@
 // The probe beside Q, K and V: the shared word's query dotted with every key — its row of Q·Kᵀ,
 // unscaled — the best match marked; the row of numbers the section's claim reads.
-import { h } from '../../ui/dom.js';
+import { h, headedTable } from '../../ui/dom.js';
 import { fmt } from '../../lib/format.js';
 
 const probeTitle = (word) => `The query of “${word}” against every key`;
@@ -11,21 +11,7 @@ const probeTitle = (word) => `The query of “${word}” against every key`;
  * @returns {{update({tokens, row, best, headNote, word})}}  row: the scores of the word's query
  */
 export function render(parent, { doc }) {
-  const caption = h(doc, 'caption', {});
-  const body = h(doc, 'tbody');
-  const table = h(
-    doc,
-    'table',
-    { class: 'ae-cos ae-probe' },
-    caption,
-    h(
-      doc,
-      'thead',
-      {},
-      h(doc, 'tr', {}, h(doc, 'th', { scope: 'col' }, 'key of'), h(doc, 'th', { scope: 'col' }, 'query · key')),
-    ),
-    body,
-  );
+  const { table, caption, body } = headedTable(doc, 'ae-cos ae-probe', ['key of', 'query · key']);
   parent.append(h(doc, 'div', { class: 'ae-card ae-probe-card' }, table));
   return {
     update({ tokens, row, best, headNote, word }) {

@@ -17,18 +17,11 @@ import { TASKS } from '../../../../web/lib/learn/tasks.js';
 import { taskFor } from '../../../../web/lib/learn/session.js';
 import { encodeState, stateFromHash } from '../../../../web/lib/share.js';
 import { LEARN_LIMITS } from '../../../../web/lib/limits.js';
-import { defaultState } from '../../../../web/lib/state.js';
+import { tinyState } from '../../../helpers/seed-state.mjs';
 import { BANK_SENTENCES } from '../../../../web/lib/learn/corpus.js';
 
 // A small default state (lib/state.js's, over a one-word example).
-const DEFAULTS = defaultState({
-  vocabulary: { a: [1, 2] },
-  contexts: { river: ['a'], finance: ['a'] },
-  W_query: [[1], [1]],
-  W_key: [[1], [1]],
-  W_value: [[1], [1]],
-  W: [[1], [1]],
-});
+const DEFAULTS = tinyState();
 
 test('LearnState_EveryTaskHasDefaultsThatPassTheirOwnChecks', () => {
   for (const id of LEARN_TASKS) {

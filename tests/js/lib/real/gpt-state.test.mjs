@@ -5,17 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultGpt, sanitizeGpt, GPT_LIMITS } from '../../../../web/lib/real/gpt-state.js';
 import { encodeState, decodeState, sanitizeState } from '../../../../web/lib/share.js';
-import { defaultState } from '../../../../web/lib/state.js';
+import { tinyState } from '../../../helpers/seed-state.mjs';
 
 test('RealState_ALinkCarriesTheSentenceAndOptionsNeverTheWeights', () => {
-  const defaults = defaultState({
-    vocabulary: { a: [1, 2] },
-    contexts: { river: ['a'], finance: ['a'] },
-    W_query: [[1], [1]],
-    W_key: [[1], [1]],
-    W_value: [[1], [1]],
-    W: [[1], [1]],
-  });
+  const defaults = tinyState();
   const gpt = {
     ...defaultGpt(),
     sentence: 'A river bank 🏦 and שלום.',
