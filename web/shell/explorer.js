@@ -113,10 +113,18 @@ export function mountExplorer(root, options) {
   }
 
   const timings = { compute: 0, views: {}, total: 0 }; // of the last render, in ms
+  const hooks = { onChange: options.onChange, onFirstRender: options.onFirstRender };
   const render = createRender({
-    ...{ parts, app, loader: ctx.loader, results, notices, tooltip, theme, win, timings },
-    onChange: options.onChange,
-    onFirstRender: options.onFirstRender,
+    parts,
+    app,
+    loader: ctx.loader,
+    results,
+    notices,
+    tooltip,
+    theme,
+    win,
+    timings,
+    ...hooks,
   });
   ctx.scheduler = createScheduler({ win, container, render });
   ctx.scheduler.watch(parts);
