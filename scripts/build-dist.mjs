@@ -124,6 +124,8 @@ const MODEL_FILES = {
   gpt2Tokenizer: DIST_MODEL_FILES['gpt2-tokenizer.bin'],
 };
 const sectionFile = (id) => `attention-explorer.${id}.js`;
+// The export menus of controls="full": beside the element too (the page's bundle inlines them).
+const EXPORT_MENU_FILE = 'attention-explorer.export-menu.js';
 const sectionsSource = ({ format, engine }) => {
   const url = (file) =>
     format === 'iife' ? `new URL(${JSON.stringify(file)}, BASE).href` : `new URL('./${file}', import.meta.url).href`;
@@ -144,6 +146,11 @@ const sectionsSource = ({ format, engine }) => {
   return `${base}${engine === 'embed' ? beside : ''}export const SECTION_LOADERS = Object.freeze({
 ${loaders.join('\n')}
 });
+export const loadExportMenus = () => ${
+    engine === 'embed'
+      ? `beside(${url(EXPORT_MENU_FILE)})`
+      : `import(${JSON.stringify(path.join(WEB, 'tools/export-menu.js'))})`
+  };
 export function makeLearnWorker() { return new Worker(${url(LEARN_WORKER_FILE)}); }
 export function makeModelWorker() { return new Worker(${url(MODEL_WORKER_FILE)}); }
 export const MODEL_FILES = Object.freeze({
@@ -315,6 +322,7 @@ for (const file of Object.keys(DIST_MODEL_FILES))
 copyModelsToDist(DIST);
 for (const id of FULL_ENGINE_SECTIONS)
   await bundle(`views/${id}.js`, path.join(DIST, sectionFile(id)), { format: 'esm' });
+await bundle('tools/export-menu.js', path.join(DIST, EXPORT_MENU_FILE), { format: 'esm' });
 
 for (const { from, to } of Object.values(THREADS_FILES)) fs.copyFileSync(path.join(WEB, from), path.join(DIST, to));
 

@@ -72,7 +72,7 @@ async function addTools(explorer, store, engine, defaults) {
   attachEmbedButton(bar, { store, defaults });
   attachScriptExport(bar, {
     getState: () => store.get(),
-    getResults: () => computeAll(engine, store.get(), { averaging: false }),
+    getResults: () => computeAll(engine, store.get(), { averaging: false, focusExtras: false }),
   });
   attachExportMenus(explorer.container);
 }

@@ -9,7 +9,7 @@ import { loadEngine } from './engine/engine.js';
 import { defaultState } from './lib/state.js';
 import { sanitizeState } from './lib/share.js';
 import { createStore } from './lib/store.js';
-import { mountExplorer } from './views/explorer.js';
+import { mountExplorer } from './shell/explorer.js';
 import { h } from './ui/dom.js';
 
 /**

@@ -43,7 +43,7 @@ const cases = [
   ['file', 'f16'],
 ];
 
-test('Chromium opens GPT-2 checkpoints from a URL and from a chosen file', async () => {
+test('Gpt2_ChromiumOpensACheckpointFromAUrlAndFromAChosenFile', async () => {
   const browser = await launchBrowser();
   try {
     const { page, problems } = await openPage(browser, server.url + 'tests/e2e/pages/gpt2.html');
@@ -59,7 +59,7 @@ test('Chromium opens GPT-2 checkpoints from a URL and from a chosen file', async
   }
 });
 
-test('Firefox opens GPT-2 checkpoints from a URL and from a chosen file', async () => {
+test('Gpt2_FirefoxOpensACheckpointFromAUrlAndFromAChosenFile', async () => {
   const browser = await launchFirefox();
   try {
     const { page, problems } = await openFirefoxPage(browser, server.url + 'tests/e2e/pages/gpt2.html');

@@ -224,7 +224,7 @@ async function openExplorer(page, hash = '') {
   await settle(page);
 }
 
-test('page: hostile token names in the URL hash render as inert text under the CSP', async () => {
+test('Page_HostileTokenNamesInTheHashRenderAsInertTextUnderTheCsp', async () => {
   const { context, page, problems } = await newPage();
   await openExplorer(page, `#${encodeState(plainState(HOSTILE.length), defaults)}`);
   const baseline = await audit(page, []);
@@ -244,7 +244,7 @@ test('page: hostile token names in the URL hash render as inert text under the C
   await context.close();
 });
 
-test('page: hostile names typed into the edit box render as inert text', async () => {
+test('Page_HostileNamesTypedIntoTheEditorRenderAsInertText', async () => {
   const { context, page, problems } = await newPage();
   await openExplorer(page);
   // The baseline is the page as the edits will see it: the Learn section just above the edit box
@@ -290,7 +290,7 @@ test('page: hostile names typed into the edit box render as inert text', async (
   await context.close();
 });
 
-test('element: hostile names by attribute, inline JSON and setState render as inert text under the CSP', async () => {
+test('Element_HostileNamesByAttributeJsonAndSetStateRenderAsInertText', async () => {
   const { context, page, problems } = await newPage();
   const vocab = { ...defaults.vocab };
   HOSTILE_NO_SPACE.forEach((t, i) => {
@@ -366,7 +366,7 @@ test('element: hostile names by attribute, inline JSON and setState render as in
   await context.close();
 });
 
-test('element: hostile attribute values show a notice and stay inert', async () => {
+test('Element_HostileAttributeValuesShowANoticeAndStayInert', async () => {
   const { context, page, problems } = await newPage();
   // The baseline shows what the bad attributes fall back to: a view that cannot be read shows everything.
   // (an example that names no sentence falls back to the seed's pair, so both sentences are drawn).
@@ -411,7 +411,7 @@ test('element: hostile attribute values show a notice and stay inert', async () 
   await context.close();
 });
 
-test('page: UI input bounds show a message and keep the last good numbers', async () => {
+test('Page_InputOutOfBoundsIsSaidAndTheLastGoodNumbersStay', async () => {
   const { context, page, problems } = await newPage();
   await openExplorer(page);
   // An edit that cannot be applied is said in the section where it was made (the editor's).
@@ -562,7 +562,7 @@ async function soak(context, page, problems, { what, target, reset, afterReset =
   await context.close();
 }
 
-test(`page: ${SOAK_CHANGES} state changes leave the WASM heap, the JS heap and the DOM flat`, async () => {
+test(`Page_${SOAK_CHANGES}StateChangesLeaveTheWasmHeapTheJsHeapAndTheDomFlat`, async () => {
   const { context, page, problems } = await newPage();
   await openExplorer(page);
   const initial = await page.evaluate(() => window.__explorer.store.get());
@@ -577,7 +577,7 @@ test(`page: ${SOAK_CHANGES} state changes leave the WASM heap, the JS heap and t
   });
 });
 
-test(`element: ${SOAK_CHANGES} setState changes leave the WASM heap, the JS heap and the DOM flat`, async () => {
+test(`Element_${SOAK_CHANGES}SetStateChangesLeaveTheWasmHeapTheJsHeapAndTheDomFlat`, async () => {
   const { context, page, problems } = await newPage();
   await elementPage(page, '<attention-explorer example="both" controls="full" view="all"></attention-explorer>');
   await page.evaluate(async () => {
@@ -657,7 +657,7 @@ const ELEMENT_TABLE = [
   ['JSON huge (over 65536 chars)', {}, `{"pad": "${'x'.repeat(70000)}"}`, /65536|characters/],
 ];
 
-test('element: each bad attribute or JSON config shows a notice naming it, and the element still renders', async () => {
+test('Element_EachBadAttributeOrJsonIsNamedInANoticeAndTheElementStillRenders', async () => {
   const { context, page, problems } = await newPage();
   const body = ELEMENT_TABLE.map(([what, attrs, json], i) => {
     const a = Object.entries(attrs)

@@ -68,7 +68,7 @@ async function reportAt(page, step, timeout = 120000) {
 
 // The quick tasks train their whole step budget here and must reach their goal; the long ones
 // (sort 1,200 steps, repeat 2,000) train their first CHECKED_STEPS, which must be the Node run's
-// numbers bit for bit: the same WASM then reaches the goal that tests/js/learn-session.test.mjs
+// numbers bit for bit: the same WASM then reaches the goal that tests/js/lib/learn/session.test.mjs
 // checks in Node (Task_<id>_ReachesItsGoalWithinItsStepBudget) at the end of the same run.
 const CHECKED_STEPS = 100;
 for (const id of ['copy', 'reverse', 'sort', 'repeat']) {

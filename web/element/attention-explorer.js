@@ -25,7 +25,7 @@ import {
 } from '../lib/attributes.js';
 import { sanitizeState } from '../lib/share.js';
 import { stepCount } from '../lib/steps.js';
-import { attachExportMenus } from '../tools/export-menu.js';
+import { loadExportMenus } from '../views/full-engine-sections.js';
 import { h } from '../ui/dom.js';
 import { elementCSS, engineOptions, loadFullEngine } from './assets.js';
 
@@ -288,11 +288,19 @@ export class AttentionExplorerElement extends HTMLElement {
     mounted.explorer.rendered.then(() => this._resolveReady(this));
   }
 
-  // Embedded styling, and with full controls every heatmap's export menu, as on the page.
+  // Embedded styling, and with full controls every heatmap's export menu, as on the page (from a
+  // file beside the element's: only full controls need it).
   _decorate() {
     const { explorer } = this._mounted;
     explorer.container.classList.add('ae-embedded');
-    this._exports = this.controls === 'full' ? attachExportMenus(explorer.container) : null;
+    this._exports = null;
+    if (this.controls !== 'full') return;
+    loadExportMenus().then(
+      ({ attachExportMenus }) => {
+        if (this._mounted.explorer === explorer) this._exports = attachExportMenus(explorer.container);
+      },
+      (error) => explorer.notify(`The export menus could not be loaded: ${error.message}`),
+    );
   }
 
   async _remount() {

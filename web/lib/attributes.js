@@ -1,7 +1,7 @@
 // The <attention-explorer> element's configuration as data: its attributes and its inline
 // <script type="application/json"> state, turned into an untrusted state that sanitizeState()
 // then checks. Pure (strings in, objects and problem texts out); unit-tested in
-// tests/js/web-attributes.test.mjs. Problems name the attribute and what it expected.
+// tests/js/lib/attributes.test.mjs. Problems name the attribute and what it expected.
 import { LIMITS } from './limits.js';
 import { clip } from './text.js';
 

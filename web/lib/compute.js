@@ -1,7 +1,9 @@
 // Turns the state into engine calls and collects what the views draw. Every number shown on
-// the page comes from here, i.e. from the WASM engine (engine.attend / cosine / averaging).
+// the page comes from here, i.e. from the WASM engine (engine.attend / cosine / averaging), once
+// per state change (createResults); views only draw them.
 
 import { toNested } from '../engine/engine.js';
+import { seededRandom } from './learn/random.js';
 
 export { toNested };
 
@@ -34,10 +36,14 @@ export function unpackTrace(trace) {
 
 /**
  * Runs everything the page shows for the current state.
+ * @param {{averaging?: boolean, focusExtras?: boolean}} what
+ *   averaging: engine.averaging of the focused context; focusExtras: its reversed run and its
+ *   output projection (see reversedRun, outputProjection)
  * @returns {{contexts: Object<string, {tokens, x, linear, naive, trace, error}>, cosines: Array,
- *            averaging, errors: string[], ms: number}}
+ *            averaging, reversed, projection, errors: string[], ms: number}}
+ *   errors: what the engine refused of the main results; the extras carry their own error
  */
-export function computeAll(engine, state, { averaging = true } = {}) {
+export function computeAll(engine, state, { averaging = true, focusExtras = true } = {}) {
   const errors = [];
   const contexts = {};
   let ms = 0;
@@ -105,7 +111,83 @@ export function computeAll(engine, state, { averaging = true } = {}) {
       errors.push(`causal averaging: ${err.message}`);
     }
   }
-  return { contexts, cosines, averaging: avg, errors, ms };
+  const extras = focusExtras && focus;
+  const reversed = extras ? reversedRun(engine, state, focus.tokens) : null;
+  const projection = extras ? outputProjection(engine, state, focus) : null;
+  return { contexts, cosines, averaging: avg, reversed, projection, errors, ms };
+}
+
+/**
+ * The order experiment: the same attention over the tokens in reverse order.
+ * @returns {{tokens: string[], output: number[][]|null, error: string|null}}  tokens: reversed
+ */
+export function reversedRun(engine, state, tokens) {
+  const back = tokens.slice().reverse();
+  try {
+    return { tokens: back, output: unpackTrace(engine.attend(attendArgs(state, back))).output, error: null };
+  } catch (err) {
+    return { tokens: back, output: null, error: err.message };
+  }
+}
+
+/**
+ * The heads mixed by an output projection W_O (nanoGPT's attn.c_proj): a (C, C) matrix drawn from
+ * N(0, 1/C) with a fixed seed (C: the merged width, every head's value columns), applied by the
+ * engine: output = merged · W_O.
+ * @returns {{wo: number[][], output: number[][]|null, error: string|null}}
+ */
+export function outputProjection(engine, state, entry) {
+  const n = entry.trace ? entry.trace.merged[0].length : mergedWidth(state, entry);
+  const rng = seededRandom(4242 + n);
+  const wo = Array.from({ length: n }, () => Array.from({ length: n }, () => rng.normal() / Math.sqrt(n)));
+  try {
+    return { wo, output: engine.attend({ ...attendArgs(state, entry.tokens), wo }).get('output'), error: null };
+  } catch (err) {
+    return { wo, output: null, error: err.message };
+  }
+}
+// The merged width where the engine gave no trace: V's columns (X's without projections).
+const mergedWidth = (state, entry) => (state.options.projections ? state.weights.wv[0].length : entry.x[0].length);
+
+/** What the results depend on, as one string: a change of anything else (the view, the theme…) computes nothing. */
+export function resultsKey(state) {
+  return JSON.stringify([state.vocab, state.contexts, state.weights, state.options, state.focus]);
+}
+
+/**
+ * The explorer's results: computeAll once per change of what they depend on (resultsKey). A
+ * context the engine rejects keeps its last good result — its tokens, vectors and trace together,
+ * so labels match numbers — marked {stale: true, error}, so the page never blanks.
+ * @returns {{current: object|null, update(engine, state): boolean, invalidate()}}
+ *   update: true when it computed (the state's numbers changed, or invalidate() was called)
+ */
+export function createResults() {
+  let key = '';
+  let current = null;
+  let lastGood = null;
+  return {
+    get current() {
+      return current;
+    },
+    update(engine, state) {
+      const next = resultsKey(state);
+      if (next === key) return false;
+      key = next;
+      const r = computeAll(engine, state);
+      for (const [name, entry] of Object.entries(r.contexts)) {
+        if (!entry.trace && lastGood?.contexts[name]?.trace) {
+          r.contexts[name] = { ...lastGood.contexts[name], stale: true, error: entry.error };
+        }
+      }
+      current = r;
+      if (!r.errors.length) lastGood = r;
+      return true;
+    },
+    /** Another engine (the whole one, swapped in): compute again at the next update. */
+    invalidate() {
+      key = '';
+    },
+  };
 }
 
 /**
@@ -150,6 +232,11 @@ export function maxAbsDiff(a, b) {
     return a.reduce((m, x, i) => Math.max(m, maxAbsDiff(x, b[i])), 0);
   }
   return Math.abs(a - b);
+}
+
+/** Every head's (T, n) matrix side by side: (T, H·n), head h in columns [h·n, (h+1)·n). */
+export function sideBySide(perHead) {
+  return perHead[0].map((_, i) => perHead.flatMap((m) => m[i]));
 }
 
 /** Rows i of a (T, C) nested array restricted to head h's columns [h·n, (h+1)·n). */

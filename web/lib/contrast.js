@@ -1,7 +1,7 @@
 // What the first section says, derived from the numbers it shows (so it stays true whatever the
 // weights, the temperature or the mask): the claim — the shared word starts equal and comes out
 // different — and one honest sentence on what the attention weights do and do not do here.
-// Pure; unit-tested in tests/js/web-contrast.test.mjs.
+// Pure; unit-tested in tests/js/lib/contrast.test.mjs.
 import { fmt } from './format.js';
 
 /** Row i of a (H, T, T) weights tensor averaged over heads. */

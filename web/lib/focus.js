@@ -11,6 +11,18 @@ export function highlightRows(state, tokens) {
 }
 
 /**
+ * Where row `row` looks most in each head: the key it gives its largest weight, and that weight.
+ * @returns {{j: number, w: number}[]}  one per head
+ */
+export function strongestKeys(trace, row) {
+  return trace.weights.map((w) => {
+    const r = w[row];
+    const j = r.reduce((b, v, k) => (v > r[b] ? k : b), 0);
+    return { j, w: r[j] };
+  });
+}
+
+/**
  * @returns {null | {name, entry, trace, tokens, heads, head, hk, hv, highlightRows: number[],
  *   dropping: boolean, weightsUsed: number[][], isMasked: (i, j) => boolean}}
  *   null while the context has no trace (the engine rejected it and nothing was kept).

@@ -1,4 +1,4 @@
-// Number formatting and parsing for the page. Pure; unit-tested in tests/js/web-format.test.mjs.
+// Number formatting and parsing for the page. Pure; unit-tested in tests/js/lib/format.test.mjs.
 
 export const MINUS = '\u2212';
 
@@ -67,4 +67,19 @@ export function fmtMs(ms) {
   if (!Number.isFinite(ms)) return '—';
   if (ms < 1) return ms.toFixed(3) + ' ms';
   return ms.toPrecision(3) + ' ms';
+}
+
+/** Labels of n rows or columns: "d0", "d1", … (prefix "d"), starting at `from`. */
+export function indexLabels(n, prefix, from = 0) {
+  return Array.from({ length: n }, (_, i) => `${prefix}${i + from}`);
+}
+
+/** A matrix's size for a caption: "4 × 3" (rows × columns). */
+export function sizeText(matrix) {
+  return `${matrix.length} × ${matrix[0]?.length ?? 0}`;
+}
+
+/** A tensor's shape as PyTorch prints it: "(2, 3)", "(5,)". */
+export function shapeText(shape) {
+  return `(${shape.join(', ')}${shape.length === 1 ? ',' : ''})`;
 }

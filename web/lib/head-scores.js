@@ -1,5 +1,5 @@
 // What each attention head does, measured from its causal weights (any model: ours, GPT-2, a
-// Learn model). Pure, no DOM; tests/js/head-scores.test.mjs.
+// Learn model). Pure, no DOM; tests/js/lib/head-scores.test.mjs.
 //
 // Legend: L layers, H heads, T tokens; weights[l] is (H, T, T), row i the query at position i,
 // column j the key, rows summing to 1 over j ≤ i.

@@ -6,6 +6,7 @@ import { fmt, float32Text } from './format.js';
 import { colorScale, textColorFor } from './colormaps.js';
 import { escapeXml } from './text.js';
 import { toMatrix, labelsFor } from './matrix-formats.js';
+import { svgDocument } from './svg-markup.js';
 
 const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif';
 const FONT = `12px ${FONT_FAMILY}`;
@@ -89,10 +90,6 @@ export function heatmapLayout(
 export function toSVG(matrix, options = {}) {
   const L = heatmapLayout(matrix, options);
   const out = [];
-  out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${L.width}" height="${L.height}" viewBox="0 0 ${L.width} ${L.height}" font-family="${escapeXml(FONT_FAMILY)}" font-size="12">`,
-  );
-  out.push(`<rect width="${L.width}" height="${L.height}" fill="#fff"/>`);
   if (L.title) {
     out.push(
       `<text x="${L.pad}" y="${L.pad + 14}" font-size="13" font-weight="600" fill="#111">${escapeXml(L.title)}</text>`,
@@ -116,8 +113,7 @@ export function toSVG(matrix, options = {}) {
         `<text x="${cell.x + cell.w / 2}" y="${cell.y + cell.h / 2 + 4}" text-anchor="middle" fill="${cell.ink}">${escapeXml(cell.text)}</text></g>`,
     );
   }
-  out.push('</svg>');
-  return out.join('\n') + '\n';
+  return svgDocument(L.width, L.height, out, { fontFamily: FONT_FAMILY, fontSize: 12 });
 }
 
 /** Paints the layout onto a 2D context at `scale` device px per CSS px. */

@@ -7,6 +7,7 @@ import { clip, escapeXml } from './text.js';
 import { headColor } from './colormaps.js';
 import { float32Text } from './format.js';
 import { csvField } from './matrix-formats.js';
+import { svgDocument } from './svg-markup.js';
 
 export const MAX_STROKE = 8; // px: the width of a line of weight 1
 
@@ -65,17 +66,6 @@ const clipLabel = (s) => clip(s, 17);
 /** A standalone SVG document of the layout (white background, light-theme head colours). */
 export function toLinesSVG(L) {
   return svgDocument(L.width, L.height, linesSVGBody(L));
-}
-
-function svgDocument(width, height, body) {
-  return (
-    [
-      `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="13">`,
-      `<rect width="${width}" height="${height}" fill="#fff"/>`,
-      ...body,
-      '</svg>',
-    ].join('\n') + '\n'
-  );
 }
 
 /** The layout's title, lines and labels as SVG elements (no <svg> around them). */

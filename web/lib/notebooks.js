@@ -8,6 +8,7 @@
 // variables in nb (nb.engine, nb.g the generator, nb.vars) and returns the outputs to show:
 // [{name, value: {shape, data}, kind?: 'weights'|'signed', note?}]. Pure over the engine.
 import { full, transpose, concatRows, take, reshape } from './tensors.js';
+import { pyFloat, pyString } from './matrix-formats.js';
 
 const T = (shape, data) => ({ shape, data: Float32Array.from(data.flat(Infinity)) });
 const out = (name, value, extra = {}) => ({ name, value, ...extra });
@@ -687,22 +688,15 @@ const seed002 = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Seed 003: the bank example.
-
-const BANK = {
-  stream: [1.2, 0.0, 0.0, 0.3],
-  mud: [0.9, 0.0, 0.0, 0.9],
-  money: [0.0, 1.4, 0.0, 0.1],
-  loan: [0.0, 1.1, 0.0, 0.6],
-  bank: [0.8, 0.8, 0.2, 0.0],
-};
-const embed = (tokens) =>
-  T(
+// Seed 003: the bank example. Its words, their vectors and the two sentences are the engine's
+// (engine.examples(): the core's one copy, which the page's default state comes from too).
+const embed = (nb, tokens) => {
+  const vocabulary = nb.examples.vocabulary;
+  return T(
     [tokens.length, 4],
-    tokens.map((w) => BANK[w]),
+    tokens.map((w) => Array.from(vocabulary[w])),
   );
-const RIVER = ['stream', 'bank', 'mud'],
-  FINANCE = ['money', 'bank', 'loan'];
+};
 
 const seed003 = {
   id: '003',
@@ -717,8 +711,8 @@ const seed003 = {
       code: 'river_embeddings = embed(["stream", "bank", "mud"])\nfinance_embeddings = embed(["money", "bank", "loan"])',
       text: 'Four numbers per word, fixed by hand. The middle row, “bank”, is the same in both.',
       run(nb) {
-        nb.vars.river = embed(RIVER);
-        nb.vars.finance = embed(FINANCE);
+        nb.vars.river = embed(nb, nb.examples.contexts.river);
+        nb.vars.finance = embed(nb, nb.examples.contexts.finance);
         return [out('river_embeddings', nb.vars.river), out('finance_embeddings', nb.vars.finance)];
       },
     },
@@ -960,7 +954,7 @@ export const NOTEBOOKS = Object.freeze([seed000, seed001, seed002, seed003, seed
  * compare each printed number with ours ({name, ok, worst, printed, ours}).
  */
 export function runNotebook(engine, notebook) {
-  const nb = { engine, g: engine.torchGenerator(notebook.seed), vars: {} };
+  const nb = { engine, examples: engine.examples(), g: engine.torchGenerator(notebook.seed), vars: {} };
   try {
     return notebook.cells.map((cell) => {
       const outputs = cell.run(nb);
@@ -1006,8 +1000,14 @@ export function check(printed, output) {
   return { name: printed.name, ok, worst, printed: printed.values, ours: got };
 }
 
-/** The notebook's cells as one runnable PyTorch script that prints every output as JSON. */
-export function notebookScript(notebook) {
+/**
+ * The notebook's cells as one runnable PyTorch script that prints every output as JSON; its BANK
+ * (seed 003's vocabulary) is `examples`' (engine.examples()).
+ */
+export function notebookScript(notebook, examples) {
+  const bank = Object.entries(examples.vocabulary)
+    .map(([word, vec]) => `${pyString(word)}: [${Array.from(vec, pyFloat).join(', ')}]`)
+    .join(', ');
   const head = [
     `# ${notebook.title} (${notebook.source}), as attention-explorer runs it.`,
     '# Run: /usr/bin/python3 this.py   (needs PyTorch)',
@@ -1018,7 +1018,7 @@ export function notebookScript(notebook) {
     'import torch.nn as nn',
     'import torch.nn.functional as F',
     '',
-    'BANK = {"stream": [1.2, 0.0, 0.0, 0.3], "mud": [0.9, 0.0, 0.0, 0.9], "money": [0.0, 1.4, 0.0, 0.1], "loan": [0.0, 1.1, 0.0, 0.6], "bank": [0.8, 0.8, 0.2, 0.0]}',
+    `BANK = {${bank}}`,
     '',
     '',
     'def embed(tokens):',

@@ -127,3 +127,22 @@ export function placeLabels(points, size, { gap = 5, radius = 4 } = {}) {
   });
   return placed;
 }
+
+/**
+ * Where every token of every sentence ends up, for the plane's second picture: one row per token
+ * of each context the engine computed, its vector after self-attention (mode 'attention') or the
+ * plain linear layer ('linear'), and whether it is a word the sentences share.
+ * @returns {{names: string[], rows: {name, word, i, v: number[], shared: boolean}[]}}
+ */
+export function tokenPoints(results, mode) {
+  const names = Object.keys(results.contexts).filter((n) => results.contexts[n].trace && results.contexts[n].linear);
+  const rows = [];
+  for (const name of names) {
+    const e = results.contexts[name];
+    const vectors = mode === 'attention' ? e.trace.output : e.linear;
+    e.tokens.forEach((w, i) =>
+      rows.push({ name, word: w, i, v: vectors[i], shared: results.cosines.some((c) => c.word === w) }),
+    );
+  }
+  return { names, rows };
+}

@@ -4,16 +4,9 @@
 // gradient vanishes. Divided by √dₖ the spread stays near 1 at every width. Pure; the numbers
 // come from a seeded generator, so the page and the tests see the same draws.
 import { seededRandom } from './learn/random.js';
+import { softmax } from './softmax.js';
 
 export const SCALING_WIDTHS = Object.freeze([1, 4, 16, 64, 256, 1024]);
-
-/** softmax of a row (max subtracted first, so large scores do not overflow exp). */
-export function softmax(row) {
-  const max = Math.max(...row);
-  const e = row.map((s) => Math.exp(s - max));
-  const sum = e.reduce((a, b) => a + b, 0);
-  return e.map((x) => x / sum);
-}
 
 const std = (xs) => {
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;

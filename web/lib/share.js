@@ -333,15 +333,27 @@ export function sanitizeState(untrusted, defaults) {
     return { state, problems };
   }
   const has = (key) => Object.prototype.hasOwnProperty.call(untrusted, key);
-
   for (const key of Object.keys(untrusted)) {
     if (!TOP_LEVEL.includes(key)) problems.push(`"${clip(key, 24)}": unknown field, ignored`);
   }
   if (has('v') && untrusted.v !== 1)
     problems.push(`v: expected format version 1, got ${describe(untrusted.v)}; read what could be read`);
+  const width = sanitizeNumbers(state, untrusted, has, defaults, problems);
+  if (has('example')) sanitizeExample(state, untrusted.example, !has('focus'), problems);
+  if (has('options')) sanitizeOptions(state.options, untrusted.options, problems);
+  const headGiven = has('options') && isPlainObject(untrusted.options) && 'head' in untrusted.options;
+  fitHeads(state, width, headGiven, problems);
+  if (has('focus')) sanitizeFocus(state, untrusted.focus, problems);
+  if (!Object.prototype.hasOwnProperty.call(state.contexts, state.focus)) state.focus = Object.keys(state.contexts)[0];
+  if (has('view')) sanitizeView(state, untrusted.view, problems);
+  sanitizeReading(state, untrusted, has, problems);
+  state.v = 1;
+  return { state, problems };
+}
 
-  // Vocabulary, contexts and weights must agree on D, so they are checked together; when the
-  // vocabulary is rejected the defaults of all three are kept.
+// Vocabulary, contexts and weights must agree on D, so they are checked together; when the
+// vocabulary is rejected the defaults of all three are kept. Returns the width D.
+function sanitizeNumbers(state, untrusted, has, defaults, problems) {
   let width = Object.values(state.vocab)[0]?.length ?? 0;
   let vocabFromLink = false;
   if (has('vocab')) {
@@ -354,215 +366,181 @@ export function sanitizeState(untrusted, defaults) {
       vocabFromLink = true;
     }
   }
-  {
-    const given = has('contexts') ? untrusted.contexts : state.contexts;
-    const c = checkContexts(given, state.vocab);
-    if (c.error) {
-      problems.push(`${c.error}; using the default contexts`);
-      const fallback = checkContexts(defaults.contexts, state.vocab);
-      if (fallback.error) {
-        // The default contexts name words this vocabulary lacks: keep the default vocabulary.
-        state.vocab = clone(defaults.vocab);
-        width = Object.values(state.vocab)[0]?.length ?? 0;
-        if (vocabFromLink) problems.push('vocab: the default contexts need the default vocabulary; using it');
-      }
-      state.contexts = clone(defaults.contexts);
+  const c = checkContexts(has('contexts') ? untrusted.contexts : state.contexts, state.vocab);
+  if (c.error) {
+    problems.push(`${c.error}; using the default contexts`);
+    const fallback = checkContexts(defaults.contexts, state.vocab);
+    if (fallback.error) {
+      // The default contexts name words this vocabulary lacks: keep the default vocabulary.
+      state.vocab = clone(defaults.vocab);
+      width = Object.values(state.vocab)[0]?.length ?? 0;
+      if (vocabFromLink) problems.push('vocab: the default contexts need the default vocabulary; using it');
+    }
+    state.contexts = clone(defaults.contexts);
+  } else {
+    state.contexts = c.value;
+  }
+  const defaultWidth = Object.values(defaults.vocab)[0]?.length ?? 0;
+  const fallbackWeights = width === defaultWidth ? defaults.weights : undefined;
+  const w = checkWeights(has('weights') ? untrusted.weights : {}, width, fallbackWeights);
+  if (!w.error) state.weights = w.value;
+  else if (width === defaultWidth) {
+    problems.push(`${w.error}; using the default weights`);
+    state.weights = clone(defaults.weights);
+  } else {
+    problems.push(`${w.error}; using the default example`);
+    state.vocab = clone(defaults.vocab);
+    state.contexts = clone(defaults.contexts);
+    state.weights = clone(defaults.weights);
+  }
+  return width;
+}
+
+// example: one of EXAMPLES or the name of a context (shown alone, and focused unless the state
+// says otherwise).
+function sanitizeExample(state, ex, focusIt, problems) {
+  const isContext = typeof ex === 'string' && Object.prototype.hasOwnProperty.call(state.contexts, ex);
+  if (typeof ex === 'string' && (EXAMPLES.includes(ex) || isContext)) {
+    state.example = ex;
+    if (isContext && focusIt) state.focus = ex;
+  } else
+    problems.push(
+      `example: expected one of ${[...EXAMPLES, ...Object.keys(state.contexts).filter((n) => !EXAMPLES.includes(n))]
+        .map((n) => clip(n, 24))
+        .join(', ')}, got ${describe(ex)}`,
+    );
+}
+
+function sanitizeOptions(opts, o, problems) {
+  if (!isPlainObject(o)) {
+    problems.push(`options: expected an object, got ${describe(o)}`);
+    return;
+  }
+  for (const key of Object.keys(o)) {
+    if (!OPTION_KEYS.includes(key)) problems.push(`options.${clip(key, 24)}: unknown option, ignored`);
+  }
+  const take = (key, ok, expected) => {
+    if (!(key in o)) return;
+    if (ok(o[key])) opts[key] = o[key];
+    else problems.push(`options.${key}: expected ${expected}, got ${describe(o[key])}`);
+  };
+  const number = (lo, hi, integer = false) => [
+    (x) => typeof x === 'number' && Number.isFinite(x) && x >= lo && x <= hi && (!integer || Number.isInteger(x)),
+    `${integer ? 'an integer' : 'a number'} in [${lo}, ${hi}]`,
+  ];
+  const boolean = [(x) => typeof x === 'boolean', 'true or false'];
+  take('projections', ...boolean);
+  take('causal', ...boolean);
+  take('training', ...boolean);
+  take(
+    'scale',
+    (x) => typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x) && x > 0 && x <= LIMITS.absValue),
+    `true, false or a number in (0, ${LIMITS.absValue}]`,
+  );
+  take('temperature', ...number(0.01, 100));
+  take('dropout', (x) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x < 1, 'a number in [0, 1)');
+  take('seed', ...number(0, 2 ** 31 - 1, true));
+  take('heads', ...number(1, LIMITS.heads, true));
+  take('head', ...number(0, LIMITS.heads - 1, true));
+  take('kernel', (x) => KERNELS.includes(x), `one of ${KERNELS.join(', ')}`);
+}
+
+// Heads must divide every width they split: dk and dv with projections, D without.
+function fitHeads(state, width, headGiven, problems) {
+  const opts = state.options;
+  const widths = opts.projections
+    ? [state.weights.wq?.[0]?.length, state.weights.wv?.[0]?.length].filter((n) => n !== undefined)
+    : [width];
+  const bad = widths.find((n) => n % opts.heads !== 0);
+  if (bad !== undefined) {
+    problems.push(`options.heads: ${opts.heads} heads do not divide width ${bad}; using 1 head`);
+    opts.heads = 1;
+  }
+  if (opts.head >= opts.heads) {
+    if (headGiven) problems.push(`options.head: expected an integer in [0, ${opts.heads - 1}], got ${opts.head}`);
+    opts.head = 0;
+  }
+}
+
+function sanitizeFocus(state, f, problems) {
+  if (typeof f === 'string' && Object.prototype.hasOwnProperty.call(state.contexts, f)) state.focus = f;
+  else
+    problems.push(
+      `focus: expected one of the contexts (${Object.keys(state.contexts)
+        .map((n) => clip(n, 24))
+        .join(', ')}), got ${describe(f)}`,
+    );
+}
+
+function sanitizeView(state, given, problems) {
+  const view =
+    typeof given === 'string'
+      ? given
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : given;
+  if (!Array.isArray(view) || view.length > VIEWS.length * 2) {
+    problems.push(`view: expected a list of steps from ${VIEWS.join(', ')}, got ${describe(given)}`);
+    return;
+  }
+  const known = [];
+  for (const name of view) {
+    if (typeof name === 'string' && VIEWS.includes(name)) {
+      if (!known.includes(name)) known.push(name);
     } else {
-      state.contexts = c.value;
+      problems.push(`view: unknown step ${describe(name)}; expected one of ${VIEWS.join(', ')}`);
     }
   }
-  {
-    const defaultWidth = Object.values(defaults.vocab)[0]?.length ?? 0;
-    const fallbackWeights = width === defaultWidth ? defaults.weights : undefined;
-    const w = checkWeights(has('weights') ? untrusted.weights : {}, width, fallbackWeights);
-    if (w.error) {
-      if (width === defaultWidth) {
-        problems.push(`${w.error}; using the default weights`);
-        state.weights = clone(defaults.weights);
-      } else {
-        problems.push(`${w.error}; using the default example`);
-        state.vocab = clone(defaults.vocab);
-        state.contexts = clone(defaults.contexts);
-        state.weights = clone(defaults.weights);
-      }
-    } else {
-      state.weights = w.value;
-    }
-  }
+  state.view = known.length ? known : ['all'];
+}
 
-  // example: one of EXAMPLES or the name of a context (shown alone, and focused unless the
-  // state says otherwise).
-  if (has('example')) {
-    const ex = untrusted.example;
-    const isContext = typeof ex === 'string' && Object.prototype.hasOwnProperty.call(state.contexts, ex);
-    if (typeof ex === 'string' && (EXAMPLES.includes(ex) || isContext)) {
-      state.example = ex;
-      if (isContext && !has('focus')) state.focus = ex;
-    } else
-      problems.push(
-        `example: expected one of ${[...EXAMPLES, ...Object.keys(state.contexts).filter((n) => !EXAMPLES.includes(n))]
-          .map((n) => clip(n, 24))
-          .join(', ')}, got ${describe(ex)}`,
-      );
-  }
+const isSelected = (s) =>
+  isPlainObject(s) &&
+  typeof s.matrix === 'string' &&
+  /^[a-zA-Z][a-zA-Z0-9]{0,23}$/.test(s.matrix) &&
+  Number.isInteger(s.row) &&
+  s.row >= 0 &&
+  s.row < LIMITS.cell &&
+  Number.isInteger(s.col) &&
+  s.col >= 0 &&
+  s.col < LIMITS.cell;
 
-  if (has('options')) {
-    const o = untrusted.options;
-    if (!isPlainObject(o)) {
-      problems.push(`options: expected an object, got ${describe(o)}`);
-    } else {
-      const opts = state.options;
-      for (const key of Object.keys(o)) {
-        if (!OPTION_KEYS.includes(key)) problems.push(`options.${clip(key, 24)}: unknown option, ignored`);
-      }
-      const bool = (key) => {
-        if (!(key in o)) return;
-        if (typeof o[key] === 'boolean') opts[key] = o[key];
-        else problems.push(`options.${key}: expected true or false, got ${describe(o[key])}`);
-      };
-      const num = (key, lo, hi, integer = false) => {
-        if (!(key in o)) return;
-        const x = o[key];
-        const ok =
-          typeof x === 'number' && Number.isFinite(x) && x >= lo && x <= hi && (!integer || Number.isInteger(x));
-        if (ok) opts[key] = x;
-        else
-          problems.push(
-            `options.${key}: expected ${integer ? 'an integer' : 'a number'} in [${lo}, ${hi}], got ${describe(x)}`,
-          );
-      };
-      bool('projections');
-      bool('causal');
-      bool('training');
-      if ('scale' in o) {
-        const s = o.scale;
-        if (typeof s === 'boolean' || (typeof s === 'number' && Number.isFinite(s) && s > 0 && s <= LIMITS.absValue))
-          opts.scale = s;
-        else
-          problems.push(
-            `options.scale: expected true, false or a number in (0, ${LIMITS.absValue}], got ${describe(s)}`,
-          );
-      }
-      num('temperature', 0.01, 100);
-      if ('dropout' in o) {
-        const p = o.dropout;
-        if (typeof p === 'number' && Number.isFinite(p) && p >= 0 && p < 1) opts.dropout = p;
-        else problems.push(`options.dropout: expected a number in [0, 1), got ${describe(p)}`);
-      }
-      num('seed', 0, 2 ** 31 - 1, true);
-      num('heads', 1, LIMITS.heads, true);
-      num('head', 0, LIMITS.heads - 1, true);
-      if ('kernel' in o) {
-        if (KERNELS.includes(o.kernel)) opts.kernel = o.kernel;
-        else problems.push(`options.kernel: expected one of ${KERNELS.join(', ')}, got ${describe(o.kernel)}`);
-      }
-    }
-  }
-  // Heads must divide every width they split: dk and dv with projections, D without.
-  {
-    const opts = state.options;
-    const widths = opts.projections
-      ? [state.weights.wq?.[0]?.length, state.weights.wv?.[0]?.length].filter((n) => n !== undefined)
-      : [width];
-    const bad = widths.find((n) => n % opts.heads !== 0);
-    if (bad !== undefined) {
-      problems.push(`options.heads: ${opts.heads} heads do not divide width ${bad}; using 1 head`);
-      opts.heads = 1;
-    }
-    if (opts.head >= opts.heads) {
-      if (has('options') && isPlainObject(untrusted.options) && 'head' in untrusted.options) {
-        problems.push(`options.head: expected an integer in [0, ${opts.heads - 1}], got ${opts.head}`);
-      }
-      opts.head = 0;
-    }
-  }
-
-  if (has('focus')) {
-    const f = untrusted.focus;
-    if (typeof f === 'string' && Object.prototype.hasOwnProperty.call(state.contexts, f)) state.focus = f;
-    else
-      problems.push(
-        `focus: expected one of the contexts (${Object.keys(state.contexts)
-          .map((n) => clip(n, 24))
-          .join(', ')}), got ${describe(f)}`,
-      );
-  }
-  if (!Object.prototype.hasOwnProperty.call(state.contexts, state.focus)) state.focus = Object.keys(state.contexts)[0];
-
-  if (has('view')) {
-    let view = untrusted.view;
-    if (typeof view === 'string')
-      view = view
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-    if (!Array.isArray(view) || view.length > VIEWS.length * 2) {
-      problems.push(`view: expected a list of steps from ${VIEWS.join(', ')}, got ${describe(untrusted.view)}`);
-    } else {
-      const known = [];
-      for (const name of view) {
-        if (typeof name === 'string' && VIEWS.includes(name)) {
-          if (!known.includes(name)) known.push(name);
-        } else {
-          problems.push(`view: unknown step ${describe(name)}; expected one of ${VIEWS.join(', ')}`);
-        }
-      }
-      state.view = known.length ? known : ['all'];
-    }
-  }
-
+// Where the reader is: the stepper's step, the row picked, the notebook, Learn's and the real
+// model's parts, the theme.
+function sanitizeReading(state, untrusted, has, problems) {
   if (has('step')) {
     const s = untrusted.step;
     if (Number.isInteger(s) && s >= 0 && s <= LIMITS.step) state.step = s;
     else problems.push(`step: expected an integer in [0, ${LIMITS.step}], got ${describe(s)}`);
   }
-
   if (has('selected')) {
     const s = untrusted.selected;
-    if (s === null) {
-      state.selected = null;
-    } else if (
-      isPlainObject(s) &&
-      typeof s.matrix === 'string' &&
-      /^[a-zA-Z][a-zA-Z0-9]{0,23}$/.test(s.matrix) &&
-      Number.isInteger(s.row) &&
-      s.row >= 0 &&
-      s.row < LIMITS.cell &&
-      Number.isInteger(s.col) &&
-      s.col >= 0 &&
-      s.col < LIMITS.cell
-    ) {
-      state.selected = { matrix: s.matrix, row: s.row, col: s.col };
-    } else {
+    if (s === null) state.selected = null;
+    else if (isSelected(s)) state.selected = { matrix: s.matrix, row: s.row, col: s.col };
+    else
       problems.push(
         `selected: expected null or {matrix: a name, row and col integers in [0, ${LIMITS.cell - 1}]}, got ${describe(s)}`,
       );
-    }
   }
-
   if (has('notebook')) {
     if (NOTEBOOK_IDS.includes(untrusted.notebook)) state.notebook = untrusted.notebook;
     else problems.push(`notebook: expected one of ${NOTEBOOK_IDS.join(', ')}, got ${describe(untrusted.notebook)}`);
   }
-
   if (has('learn')) {
     const out = sanitizeLearn(untrusted.learn);
     state.learn = out.learn;
     problems.push(...out.problems);
   }
-
   if (has('gpt')) {
     const out = sanitizeGpt(untrusted.gpt);
     state.gpt = out.gpt;
     problems.push(...out.problems);
   }
-
   if (has('theme')) {
     if (THEMES.includes(untrusted.theme)) state.theme = untrusted.theme;
     else problems.push(`theme: expected one of ${THEMES.join(', ')}, got ${describe(untrusted.theme)}`);
   }
-  state.v = 1;
-  return { state, problems };
 }
 
 // hash → {state: the untrusted object it holds, problems}; a hash that cannot be decoded

@@ -3,6 +3,7 @@
 // returns {state} or {error} (a message for a visible notice); none mutates its input.
 
 import { LIMITS } from './limits.js';
+import { parseNumber } from './format.js';
 
 export { LIMITS };
 
@@ -154,6 +155,32 @@ export function validateWord(word, vocab) {
   if (/[\u0000-\u001f]/.test(word)) return 'the word contains control characters';
   if (vocab && word in vocab) return `"${word}" is already in the vocabulary`;
   return null;
+}
+
+/** The transition back to `defaults` (the seed's example), keeping the reader's theme. */
+export const resetTo = (defaults) => (state) => ({ state: { ...structuredClone(defaults), theme: state.theme } });
+
+/**
+ * A new word's vector as the reader typed it: numbers separated by commas, spaces or semicolons
+ * ("0.5, 0, 0, 0.5"), one per embedding dimension; nothing typed is all zeros.
+ * @returns {{values: number[]} | {error: string}}  the error names the word and the number
+ */
+export function parseWordVector(state, word, text) {
+  const { D } = dims(state);
+  const err = validateWord(word, state.vocab);
+  if (err) return { error: `new word: ${err}` };
+  const parts = text.trim() === '' ? new Array(D).fill('0') : text.split(/[,\s;]+/).filter(Boolean);
+  if (parts.length !== D)
+    return {
+      error: `new word “${word}”: its vector needs ${D} numbers, one per embedding dimension; got ${parts.length}`,
+    };
+  const values = [];
+  for (const [n, p] of parts.entries()) {
+    const r = parseNumber(p);
+    if (r.error) return { error: `new word “${word}”, number ${n + 1}: ${r.error}` };
+    values.push(r.value);
+  }
+  return { values };
 }
 
 export function addWord(state, word, vector) {

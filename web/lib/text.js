@@ -1,4 +1,4 @@
-// Text helpers for messages and files. Pure; unit-tested in tests/js/web-text.test.mjs.
+// Text helpers for messages and files. Pure; unit-tested in tests/js/lib/text.test.mjs.
 // Untrusted text (token names, hash and attribute values) only ever reaches the page as text
 // nodes; these helpers shorten it for messages and escape it for the file formats that need it.
 

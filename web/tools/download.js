@@ -21,6 +21,14 @@ export function download(doc, filename, data, type = 'application/octet-stream')
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+/** The PNG bytes of what a canvas holds. */
+export async function canvasPNG(canvas) {
+  const blob = await new Promise((resolve, reject) =>
+    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('png: the canvas produced no image'))), 'image/png'),
+  );
+  return new Uint8Array(await blob.arrayBuffer());
+}
+
 /** PNG bytes of the heatmap at `scale`× (2 by default), with the CSV in a tEXt chunk. */
 export async function toPNG(doc, matrix, options = {}) {
   const scale = options.scale ?? 2;
@@ -29,11 +37,7 @@ export async function toPNG(doc, matrix, options = {}) {
   canvas.width = Math.ceil(L.width * scale);
   canvas.height = Math.ceil(L.height * scale);
   drawHeatmap(canvas.getContext('2d'), L, scale);
-  const blob = await new Promise((resolve, reject) =>
-    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('png: the canvas produced no image'))), 'image/png'),
-  );
-  const bytes = new Uint8Array(await blob.arrayBuffer());
-  return pngWithText(bytes, 'attention-explorer:csv', toCSV(matrix, options));
+  return pngWithText(await canvasPNG(canvas), 'attention-explorer:csv', toCSV(matrix, options));
 }
 
 /** Copies text to the clipboard; falls back to a selected textarea + execCommand. */

@@ -13,6 +13,7 @@ import { colorScale } from '../lib/colormaps.js';
 import { fileStem } from '../lib/text.js';
 import { h } from '../ui/dom.js';
 import { download, toPNG, copyText } from './download.js';
+import { exportStatus } from './export-buttons.js';
 
 export { copyText };
 
@@ -43,7 +44,7 @@ export function attachExportMenu(container, { name, kind = 'signed', get, digits
   const menu = h(doc, 'details', { class: 'ae-export' });
   menu.append(h(doc, 'summary', { class: 'ae-export-summary', 'aria-label': `Export ${name}` }, 'Export'));
   const bar = h(doc, 'div', { class: 'ae-export-actions', role: 'group', 'aria-label': `Export ${name}` });
-  const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
+  const status = exportStatus(doc);
   const current = () => {
     const { matrix, rowLabels, colLabels, cellColors, name: liveName } = get();
     return exportsFor({ doc, name: liveName || name, kind, matrix, rowLabels, colLabels, cellColors, digits });
@@ -130,7 +131,7 @@ export function attachScriptExport(container, { getState, getResults = () => nul
     role: 'group',
     'aria-label': 'Export the whole state',
   });
-  const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
+  const status = exportStatus(doc);
   const script = () => toPyTorchScript(getState(), { dropoutKeep: keepMasks(getResults()) });
   const save = h(
     doc,

@@ -4,7 +4,7 @@
 // (gridLayout). Browser only.
 import { toLinesSVG, drawLines, linesCSV, toGridSVG, drawGrid, gridCSV } from '../lib/lines-image.js';
 import { pngWithText } from '../lib/png.js';
-import { download } from './download.js';
+import { download, canvasPNG } from './download.js';
 
 /** Downloads layout `L` (linesLayout) as `${stem}.svg` or `${stem}.png`. */
 export function saveLines(doc, kind, L, stem) {
@@ -25,13 +25,10 @@ async function savePicture(doc, kind, stem, picture, { svg, paint, csv }) {
   canvas.width = Math.ceil(picture.width * 2);
   canvas.height = Math.ceil(picture.height * 2);
   paint(canvas.getContext('2d'), picture, 2);
-  const blob = await new Promise((resolve, reject) =>
-    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas produced no image'))), 'image/png'),
-  );
   download(
     doc,
     `${stem}.png`,
-    pngWithText(new Uint8Array(await blob.arrayBuffer()), 'attention-explorer:csv', csv(picture)),
+    pngWithText(await canvasPNG(canvas), 'attention-explorer:csv', csv(picture)),
     'image/png',
   );
 }

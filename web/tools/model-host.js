@@ -21,6 +21,7 @@ import {
 import { headScores, strongestHeads, HEAD_SCORE_KINDS } from '../lib/head-scores.js';
 import { attentionRollout, bankCosines, meanOverHeads, parameterCount, traceLimits } from '../lib/real/view.js';
 import { applyThreads } from './threads.js';
+import { workerBackend } from './worker-backend.js';
 
 /** A request's bad argument: the section shows its message; `argument` names what was wrong. */
 export class ModelError extends Error {
@@ -43,274 +44,276 @@ const textOf = async (value) => {
   return null;
 };
 
+/** The requests a model thread answers (ModelRequests's methods). */
+const REQUESTS = new Set([
+  'open',
+  'info',
+  'encode',
+  'decode',
+  'trace',
+  'next',
+  'generate',
+  'step',
+  'stopGenerating',
+  'bank',
+  'roles',
+  'threads',
+  'dispose',
+]);
+
 /**
  * The requests a model thread answers, over an engine (or a promise of one). Used by the worker
  * and, on the page, by the fallback.
+ * @returns {{handle(op, args): Promise}}
  */
 export function modelRequests(enginePromise) {
-  let model = null;
-  let tokenizer = null;
-  let info = null;
-  let session = null;
-  let roles = null;
-  const need = () => {
-    if (!model) throw new ModelError('no model is open yet', 'model');
-    return model;
+  const requests = new ModelRequests(enginePromise);
+  return {
+    async handle(op, args) {
+      if (!REQUESTS.has(op)) throw new ModelError(`unknown request "${op}"`, 'op');
+      return requests[op](...args);
+    },
   };
+}
 
-  /** The tokenizer a spec names: a tokenizer.json, vocab.json + merges.txt, a URL, or GPT-2's own. */
-  async function tokenizerOf(spec, config) {
-    const t = spec.tokenizer || {};
-    if (t.json !== undefined) return fromTokenizerJson(await textOf(t.json), { file: t.name || 'tokenizer.json' });
-    if (t.vocab !== undefined || t.merges !== undefined) {
-      if (t.vocab === undefined || t.merges === undefined)
-        throw new ModelError(
-          'tokenizer: vocab.json and merges.txt go together; give both, or tokenizer.json',
-          'tokenizer',
-        );
-      return fromVocabAndMerges(await textOf(t.vocab), await textOf(t.merges), { file: 'vocab.json + merges.txt' });
-    }
-    if (t.jsonUrl) {
-      const response = await fetch(t.jsonUrl);
-      if (!response.ok) throw new ModelError(`tokenizer: ${t.jsonUrl} answered HTTP ${response.status}`, 'tokenizer');
-      return fromTokenizerJson(await response.text(), { file: String(t.jsonUrl).split('/').pop() });
-    }
-    // No tokenizer given: GPT-2's own encoding (a checkpoint of GPT-2's 50,257-token vocabulary).
-    if (config.vocabSize < 50257) {
+/** The tokenizer a spec names: a tokenizer.json, vocab.json + merges.txt, a URL, or GPT-2's own. */
+async function tokenizerOf(spec, config) {
+  const t = spec.tokenizer || {};
+  if (t.json !== undefined) return fromTokenizerJson(await textOf(t.json), { file: t.name || 'tokenizer.json' });
+  if (t.vocab !== undefined || t.merges !== undefined) {
+    if (t.vocab === undefined || t.merges === undefined)
       throw new ModelError(
-        `tokenizer: this model has a vocabulary of ${config.vocabSize} tokens, not GPT-2's 50,257; give its tokenizer.json (or vocab.json and merges.txt)`,
+        'tokenizer: vocab.json and merges.txt go together; give both, or tokenizer.json',
+        'tokenizer',
+      );
+    return fromVocabAndMerges(await textOf(t.vocab), await textOf(t.merges), { file: 'vocab.json + merges.txt' });
+  }
+  if (t.jsonUrl) {
+    const response = await fetch(t.jsonUrl);
+    if (!response.ok) throw new ModelError(`tokenizer: ${t.jsonUrl} answered HTTP ${response.status}`, 'tokenizer');
+    return fromTokenizerJson(await response.text(), { file: String(t.jsonUrl).split('/').pop() });
+  }
+  // No tokenizer given: GPT-2's own encoding (a checkpoint of GPT-2's 50,257-token vocabulary).
+  if (config.vocabSize < 50257) {
+    throw new ModelError(
+      `tokenizer: this model has a vocabulary of ${config.vocabSize} tokens, not GPT-2's 50,257; give its tokenizer.json (or vocab.json and merges.txt)`,
+      'tokenizer',
+    );
+  }
+  return loadGpt2Tokenizer(t.gpt2Url ? { url: t.gpt2Url } : {});
+}
+
+class ModelRequests {
+  #engine;
+  #model = null;
+  #tokenizer = null;
+  #info = null;
+  #session = null;
+  #roles = null;
+
+  constructor(enginePromise) {
+    this.#engine = enginePromise;
+  }
+  #need() {
+    if (!this.#model) throw new ModelError('no model is open yet', 'model');
+    return this.#model;
+  }
+
+  /**
+   * spec: {name, source (bytes, Blob/File, URL string), config? (config.json text or Blob),
+   *        heads?, tokenizer?: {json | vocab + merges | jsonUrl | gpt2Url, name}, about?}
+   * The model and tokenizer on screen stay until the new ones are both ready.
+   */
+  async open(spec) {
+    const engine = await this.#engine;
+    if (typeof engine.openModel !== 'function')
+      throw new ModelError('this engine cannot open models; the section needs the whole engine', 'engine');
+    const options = {};
+    if (spec.config !== undefined && spec.config !== null) options.config = await textOf(spec.config);
+    if (spec.heads) options.heads = spec.heads;
+    const next = await engine.openModel(spec.source, options);
+    let nextTokenizer;
+    try {
+      nextTokenizer = await tokenizerOf(spec, next.config);
+    } catch (error) {
+      next.dispose();
+      throw error;
+    }
+    if (nextTokenizer.vocabSize > next.config.vocabSize) {
+      next.dispose();
+      throw new ModelError(
+        `tokenizer: it has ${nextTokenizer.vocabSize} tokens, more than the model's vocabulary of ${next.config.vocabSize}`,
         'tokenizer',
       );
     }
-    return loadGpt2Tokenizer(t.gpt2Url ? { url: t.gpt2Url } : {});
+    this.#session = null;
+    this.#model?.dispose();
+    this.#model = next;
+    this.#tokenizer = nextTokenizer;
+    this.#roles = null;
+    const c = this.#model.config;
+    this.#info = {
+      name: spec.name || 'a model',
+      about: spec.about || '',
+      config: c,
+      parameters: parameterCount(c),
+      tokenizer: { name: this.#tokenizer.name, size: this.#tokenizer.vocabSize },
+    };
+    return this.#info;
   }
 
-  const ops = {
-    /**
-     * spec: {name, source (bytes, Blob/File, URL string), config? (config.json text or Blob),
-     *        heads?, tokenizer?: {json | vocab + merges | jsonUrl | gpt2Url, name}, about?}
-     * The model and tokenizer on screen stay until the new ones are both ready.
-     */
-    async open(spec) {
-      const engine = await enginePromise;
-      if (typeof engine.openModel !== 'function')
-        throw new ModelError('this engine cannot open models; the section needs the whole engine', 'engine');
-      const options = {};
-      if (spec.config !== undefined && spec.config !== null) options.config = await textOf(spec.config);
-      if (spec.heads) options.heads = spec.heads;
-      const next = await engine.openModel(spec.source, options);
-      let nextTokenizer;
-      try {
-        nextTokenizer = await tokenizerOf(spec, next.config);
-      } catch (error) {
-        next.dispose();
-        throw error;
-      }
-      if (nextTokenizer.vocabSize > next.config.vocabSize) {
-        next.dispose();
-        throw new ModelError(
-          `tokenizer: it has ${nextTokenizer.vocabSize} tokens, more than the model's vocabulary of ${next.config.vocabSize}`,
-          'tokenizer',
-        );
-      }
-      session = null;
-      model?.dispose();
-      model = next;
-      tokenizer = nextTokenizer;
-      roles = null;
-      const c = model.config;
-      info = {
-        name: spec.name || 'a model',
-        about: spec.about || '',
-        config: c,
-        parameters: parameterCount(c),
-        tokenizer: { name: tokenizer.name, size: tokenizer.vocabSize },
-      };
-      return info;
-    },
-    info: () => info,
-    /** text → {ids, pieces: [{id, display, text}]}; a TokenizerError names what is wrong. */
-    encode(text) {
-      need();
-      if (typeof text !== 'string') throw new ModelError('sentence: expected text', 'sentence');
-      const ids = tokenizer.encode(text);
-      if (ids.length === 0) throw new ModelError('sentence: type at least one character', 'sentence');
-      const limit = traceLimits(model.config).tokens;
-      if (ids.length > limit)
-        throw new ModelError(
-          `sentence: ${ids.length} tokens; this model shows at most ${limit} (its context is ${model.config.contextLength})`,
-          'sentence',
-        );
-      return {
-        ids: Int32Array.from(ids),
-        pieces: tokenizer.describe(ids).map((p) => ({ id: p.id, display: p.display, special: p.special })),
-      };
-    },
-    /** ids → text. */
-    decode(ids) {
-      need();
-      return tokenizer.decode(Array.from(ids));
-    },
-    /**
-     * Everything the section draws for a sentence: every layer's and head's weights (L, H, T, T),
-     * the chosen head's scores (T, T) and head size, the mean over the chosen layer's heads, the
-     * rollout, the residual stream and the stream after each attention (for "what happens next"),
-     * and the last position's logits.
-     */
-    trace(ids, { layer = 0, head = 0 } = {}) {
-      const m = need();
-      const c = m.config;
-      const all = m.trace(ids, { qkv: false, scores: false, residual: true, afterAttention: true, logits: 'last' });
-      const chosen = m.trace(ids, {
-        layers: [layer],
-        heads: [head],
-        qkv: true,
-        scores: true,
-        weights: false,
-        residual: false,
-        logits: 'none',
-      }).attention[0];
-      const T = ids.length;
-      const weights = new Float32Array(c.layers * c.heads * T * T);
-      all.attention.forEach((a, l) => weights.set(a.weights.data, l * c.heads * T * T));
-      return {
-        T,
-        L: c.layers,
-        H: c.heads,
-        weights,
-        chosen: { layer, head, scores: chosen.scores.data, q: chosen.q.data, hs: chosen.q.shape[2] },
-        mean: meanOverHeads(weights, c.layers, c.heads, T),
-        rollout: attentionRollout(weights, c.layers, c.heads, T),
-        residual: all.residual.data,
-        afterAttention: all.afterAttention.data,
-        width: c.width,
-        logits: all.logits.data,
-      };
-    },
-    /** The next-token distribution of `logits` (V) with its options; the top tokens' text. */
-    async next(logits, options) {
-      need();
-      const out = (await enginePromise).nextToken(logits, options);
-      return { ...out, topText: Array.from(out.topTokens, (id) => tokenizer.describe([id])[0].display) };
-    },
-    /** Starts generating after `ids` (a KV cache): options as generate's. */
-    generate(ids, options) {
-      session = need().session(ids, options);
-      return { ok: true };
-    },
-    /** One more token: the session's step with the token's text. */
-    step() {
-      if (!session) throw new ModelError('press Generate first', 'session');
-      const s = session.step();
-      return {
-        token: s.token,
-        text: tokenizer.describe([s.token])[0].display,
-        position: s.position,
-        keys: s.keys,
-        recomputed: s.recomputed,
-        topTokens: s.topTokens,
-        topProbs: s.topProbs,
-        topText: Array.from(s.topTokens, (id) => tokenizer.describe([id])[0].display),
-        attention: { shape: s.attention.shape, data: s.attention.data },
-        macs: s.macs,
-      };
-    },
-    stopGenerating() {
-      session = null;
-    },
-    /**
-     * The shared word across two sentences: its vector after the embedding and after every layer
-     * (the residual stream at its last token) compared by cosine. word must occur in both.
-     */
-    async bank({ a, b, word }) {
-      const m = need();
-      try {
-        return bankCosines(await enginePromise, m, tokenizer, { a, b, word });
-      } catch (error) {
-        throw new ModelError(error.message, error.argument ?? 'word');
-      }
-    },
-    /** What each head does: previous-token, first-token, self and induction scores (L, H). */
-    roles(text) {
-      const m = need();
-      if (roles) return roles;
-      const ids = tokenizer.encode(text).slice(0, Math.min(traceLimits(m.config).tokens, 96));
-      const endOfText = tokenizer.specials?.['<|endoftext|>'];
-      const weightsOf = (tokens) =>
-        m.trace(tokens, { qkv: false, scores: false, residual: false, logits: 'none' }).attention;
-      const R = Math.max(4, Math.min(50, Math.floor((traceLimits(m.config).tokens - 1) / 2)));
-      const scores = headScores(weightsOf, {
-        tokens: ids,
-        vocabSize: m.config.vocabSize,
-        R,
-        samples: 2,
-        prefix: Number.isInteger(endOfText) ? [endOfText] : [],
-        exclude: Number.isInteger(endOfText) ? [endOfText] : [],
-      });
-      roles = {
-        scores,
-        strongest: Object.fromEntries(HEAD_SCORE_KINDS.map((k) => [k, strongestHeads(scores[k], 3)])),
-      };
-      return roles;
-    },
-    /** The engine's threads after the reader's setting `count` (tools/threads.js). */
-    async threads(count) {
-      return applyThreads(await enginePromise, count);
-    },
-    dispose() {
-      session = null;
-      model?.dispose();
-      model = null;
-    },
-  };
-  return {
-    async handle(op, args) {
-      if (!Object.prototype.hasOwnProperty.call(ops, op)) throw new ModelError(`unknown request "${op}"`, 'op');
-      return ops[op](...args);
-    },
-  };
+  info() {
+    return this.#info;
+  }
+  /** text → {ids, pieces: [{id, display, text}]}; a TokenizerError names what is wrong. */
+  encode(text) {
+    this.#need();
+    if (typeof text !== 'string') throw new ModelError('sentence: expected text', 'sentence');
+    const ids = this.#tokenizer.encode(text);
+    if (ids.length === 0) throw new ModelError('sentence: type at least one character', 'sentence');
+    const limit = traceLimits(this.#model.config).tokens;
+    if (ids.length > limit)
+      throw new ModelError(
+        `sentence: ${ids.length} tokens; this model shows at most ${limit} (its context is ${this.#model.config.contextLength})`,
+        'sentence',
+      );
+    return {
+      ids: Int32Array.from(ids),
+      pieces: this.#tokenizer.describe(ids).map((p) => ({ id: p.id, display: p.display, special: p.special })),
+    };
+  }
+
+  /** ids → text. */
+  decode(ids) {
+    this.#need();
+    return this.#tokenizer.decode(Array.from(ids));
+  }
+
+  /**
+   * Everything the section draws for a sentence: every layer's and head's weights (L, H, T, T),
+   * the chosen head's scores (T, T) and head size, the mean over the chosen layer's heads, the
+   * rollout, the residual stream and the stream after each attention (for "what happens next"),
+   * and the last position's logits.
+   */
+  trace(ids, { layer = 0, head = 0 } = {}) {
+    const m = this.#need();
+    const c = m.config;
+    const all = m.trace(ids, { qkv: false, scores: false, residual: true, afterAttention: true, logits: 'last' });
+    const chosen = m.trace(ids, {
+      layers: [layer],
+      heads: [head],
+      qkv: true,
+      scores: true,
+      weights: false,
+      residual: false,
+      logits: 'none',
+    }).attention[0];
+    const T = ids.length;
+    const weights = new Float32Array(c.layers * c.heads * T * T);
+    all.attention.forEach((a, l) => weights.set(a.weights.data, l * c.heads * T * T));
+    return {
+      T,
+      L: c.layers,
+      H: c.heads,
+      weights,
+      chosen: { layer, head, scores: chosen.scores.data, q: chosen.q.data, hs: chosen.q.shape[2] },
+      mean: meanOverHeads(weights, c.layers, c.heads, T),
+      rollout: attentionRollout(weights, c.layers, c.heads, T),
+      residual: all.residual.data,
+      afterAttention: all.afterAttention.data,
+      width: c.width,
+      logits: all.logits.data,
+    };
+  }
+
+  /** The next-token distribution of `logits` (V) with its options; the top tokens' text. */
+  async next(logits, options) {
+    this.#need();
+    const out = (await this.#engine).nextToken(logits, options);
+    return { ...out, topText: Array.from(out.topTokens, (id) => this.#tokenizer.describe([id])[0].display) };
+  }
+
+  /** Starts generating after `ids` (a KV cache): options as generate's. */
+  generate(ids, options) {
+    this.#session = this.#need().session(ids, options);
+    return { ok: true };
+  }
+
+  /** One more token: the session's step with the token's text. */
+  step() {
+    if (!this.#session) throw new ModelError('press Generate first', 'session');
+    const s = this.#session.step();
+    return {
+      token: s.token,
+      text: this.#tokenizer.describe([s.token])[0].display,
+      position: s.position,
+      keys: s.keys,
+      recomputed: s.recomputed,
+      topTokens: s.topTokens,
+      topProbs: s.topProbs,
+      topText: Array.from(s.topTokens, (id) => this.#tokenizer.describe([id])[0].display),
+      attention: { shape: s.attention.shape, data: s.attention.data },
+      macs: s.macs,
+    };
+  }
+
+  stopGenerating() {
+    this.#session = null;
+  }
+
+  /**
+   * The shared word across two sentences: its vector after the embedding and after every layer
+   * (the residual stream at its last token) compared by cosine. word must occur in both.
+   */
+  async bank({ a, b, word }) {
+    const m = this.#need();
+    try {
+      return bankCosines(await this.#engine, m, this.#tokenizer, { a, b, word });
+    } catch (error) {
+      throw new ModelError(error.message, error.argument ?? 'word');
+    }
+  }
+
+  /** What each head does: previous-token, first-token, self and induction scores (L, H). */
+  roles(text) {
+    const m = this.#need();
+    if (this.#roles) return this.#roles;
+    const ids = this.#tokenizer.encode(text).slice(0, Math.min(traceLimits(m.config).tokens, 96));
+    const endOfText = this.#tokenizer.specials?.['<|endoftext|>'];
+    const weightsOf = (tokens) =>
+      m.trace(tokens, { qkv: false, scores: false, residual: false, logits: 'none' }).attention;
+    const R = Math.max(4, Math.min(50, Math.floor((traceLimits(m.config).tokens - 1) / 2)));
+    const scores = headScores(weightsOf, {
+      tokens: ids,
+      vocabSize: m.config.vocabSize,
+      R,
+      samples: 2,
+      prefix: Number.isInteger(endOfText) ? [endOfText] : [],
+      exclude: Number.isInteger(endOfText) ? [endOfText] : [],
+    });
+    this.#roles = {
+      scores,
+      strongest: Object.fromEntries(HEAD_SCORE_KINDS.map((k) => [k, strongestHeads(scores[k], 3)])),
+    };
+    return this.#roles;
+  }
+
+  /** The engine's threads after the reader's setting `count` (tools/threads.js). */
+  async threads(count) {
+    return applyThreads(await this.#engine, count);
+  }
+
+  dispose() {
+    this.#session = null;
+    this.#model?.dispose();
+    this.#model = null;
+  }
 }
 
 export { TokenizerError, TOKENIZER_LIMITS };
 
-// The worker: requests become messages; a failed worker (a CSP refusal, a load error) makes the
-// host run the requests on the page instead, replaying the last open.
-function workerBackend(worker) {
-  let next = 1;
-  const pending = new Map();
-  let failedReason = null;
-  const fail = (reason) => {
-    if (failedReason) return;
-    failedReason = reason;
-    for (const { reject } of pending.values()) reject(Object.assign(new Error(reason), { workerFailed: true }));
-    pending.clear();
-  };
-  worker.onmessage = (event) => {
-    const { id, result, error } = event.data || {};
-    const p = pending.get(id);
-    if (!p) return;
-    pending.delete(id);
-    if (error) p.reject(Object.assign(new Error(error.message), { name: error.name, argument: error.argument }));
-    else p.resolve(result);
-  };
-  worker.onerror = (event) => {
-    event.preventDefault?.();
-    fail(`the model worker failed to run (${event.message || 'it could not be loaded'})`);
-  };
-  return {
-    mode: 'worker',
-    call(op, ...args) {
-      if (failedReason) return Promise.reject(Object.assign(new Error(failedReason), { workerFailed: true }));
-      return new Promise((resolve, reject) => {
-        const id = next++;
-        pending.set(id, { resolve, reject });
-        worker.postMessage({ id, op, args });
-      });
-    },
-    dispose: () => worker.terminate(),
-  };
-}
-
+// A failed worker (a CSP refusal, a load error) makes the host run the requests on the page
+// instead, replaying the last open.
 function pageBackend(engine) {
   const requests = modelRequests(engine);
   return {
@@ -329,7 +332,7 @@ export function createModelHost({ engine, makeWorker }) {
   let lastOpen = null;
   try {
     const worker = makeWorker?.();
-    backend = worker ? workerBackend(worker) : null;
+    backend = worker ? workerBackend(worker, 'the model worker') : null;
   } catch {
     backend = null; // e.g. a CSP that forbids workers: run on the page
   }

@@ -11,8 +11,7 @@ const ABOUT_SHIPPED =
 
 /** The explorer's shared real model (made on first use). */
 export function realModelOf(app) {
-  app.realModel ||= createRealModel(app);
-  return app.realModel;
+  return app.shared('real-model', () => createRealModel(app));
 }
 
 function createRealModel(app) {

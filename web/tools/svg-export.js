@@ -5,8 +5,9 @@
 // with their transforms (getCTM). Browser only.
 import { pngWithText } from '../lib/png.js';
 import { csvField } from '../lib/matrix-formats.js';
+import { SVG_NS } from '../lib/svg-markup.js';
+import { download, canvasPNG } from './download.js';
 
-const SVG_NS = 'http://www.w3.org/2000/svg';
 const PAINTED = 'line, circle, rect, path, polygon, polyline, text';
 const STYLE_PROPS = [
   'fill',
@@ -162,10 +163,7 @@ export async function svgToPNG(svg, { scale = 2, background = null, key = 'atten
   canvas.width = Math.ceil(b.width * scale);
   canvas.height = Math.ceil(b.height * scale);
   paintSVG(canvas.getContext('2d'), svg, scale, background);
-  const blob = await new Promise((resolve, reject) =>
-    canvas.toBlob((png) => (png ? resolve(png) : reject(new Error('the canvas produced no image'))), 'image/png'),
-  );
-  const bytes = new Uint8Array(await blob.arrayBuffer());
+  const bytes = await canvasPNG(canvas);
   return text ? pngWithText(bytes, key, text) : bytes;
 }
 
@@ -174,4 +172,13 @@ export function tableCSV(table) {
   return (
     [...table.rows].map((row) => [...row.cells].map((c) => csvField(c.textContent.trim())).join(',')).join('\n') + '\n'
   );
+}
+
+/**
+ * Downloads a live picture as drawn now: `${stem}.svg`, or `${stem}.png` at 2× with `table`'s
+ * numbers as CSV inside; `background` behind it (the page's, so dark pictures stay readable).
+ */
+export async function savePicture(doc, kind, svg, { stem, title, background, table }) {
+  if (kind === 'svg') download(doc, `${stem}.svg`, svgSnapshot(svg, { background, title }), 'image/svg+xml');
+  else download(doc, `${stem}.png`, await svgToPNG(svg, { background, text: tableCSV(table) }), 'image/png');
 }

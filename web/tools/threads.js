@@ -29,8 +29,7 @@ export function expectedThreads(win, cap = 8) {
 
 /** The explorer's thread setting (made on first use), shared by the views and the workers' hosts. */
 export function threadSettingOf(app) {
-  app.threadSetting ||= createThreadSetting();
-  return app.threadSetting;
+  return app.shared('threads', createThreadSetting);
 }
 
 function createThreadSetting() {

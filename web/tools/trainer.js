@@ -14,6 +14,7 @@
 // the bank probe), onStop({reason, message}) when a run ends (reached, paused, diverged, failed).
 import { createSession } from '../lib/learn/session.js';
 import { applyThreads } from './threads.js';
+import { workerBackend } from './worker-backend.js';
 
 /**
  * The requests a training thread answers, over an engine (or a promise of one). Used by the
@@ -67,53 +68,6 @@ export function sessionRequests(enginePromise) {
   };
 }
 
-// A worker backend: requests become messages. `failed` resolves when the worker cannot run (a
-// load error, a CSP refusal), so the trainer can fall back to the page.
-function workerBackend(worker) {
-  let next = 1;
-  const pending = new Map();
-  let failedReason = null;
-  let onFailed = () => {};
-  const fail = (reason) => {
-    if (failedReason) return;
-    failedReason = reason;
-    for (const { reject } of pending.values()) reject(Object.assign(new Error(reason), { workerFailed: true }));
-    pending.clear();
-    onFailed(reason);
-  };
-  worker.onmessage = (event) => {
-    const { id, result, error } = event.data || {};
-    const p = pending.get(id);
-    if (!p) return;
-    pending.delete(id);
-    if (error) p.reject(Object.assign(new Error(error.message), { name: error.name }));
-    else p.resolve(result);
-  };
-  worker.onerror = (event) => {
-    event.preventDefault?.();
-    fail(`the training worker failed to run (${event.message || 'it could not be loaded'})`);
-  };
-  worker.onmessageerror = () => fail('the training worker sent a message that could not be read');
-  return {
-    mode: 'worker',
-    sliceMs: 50,
-    call(op, ...args) {
-      if (failedReason) return Promise.reject(Object.assign(new Error(failedReason), { workerFailed: true }));
-      return new Promise((resolve, reject) => {
-        const id = next++;
-        pending.set(id, { resolve, reject });
-        worker.postMessage({ id, op, args });
-      });
-    },
-    set onFailed(fn) {
-      onFailed = fn;
-    },
-    dispose() {
-      worker.terminate();
-    },
-  };
-}
-
 // The page backend: the same requests, run here; the trainer yields between slices.
 function pageBackend(engine) {
   const requests = sessionRequests(engine);
@@ -121,7 +75,6 @@ function pageBackend(engine) {
     mode: 'page',
     sliceMs: 10,
     call: (op, ...args) => requests.handle(op, args),
-    set onFailed(fn) {},
     dispose() {
       requests.handle('dispose', []).catch(() => {});
     },
@@ -144,172 +97,203 @@ function yieldToPage(win) {
  *          onProgress?, onReport?, onStop?, reportEveryMs?: number}} options
  *   engine: the engine with a model (createModel), loaded when the page backend is needed.
  *   makeWorker: a new training worker, or null / a throw where none can start.
+ * @returns {Trainer}
  */
 export function createTrainer(options) {
-  const win = options.win || globalThis;
-  const now = () => win.performance?.now() ?? Date.now();
-  const reportEveryMs = options.reportEveryMs ?? 400;
-  let backend = null;
-  let spec = null;
-  let checkpointBytes = null;
-  let running = false;
-  let target = Infinity;
-  let steps = 0;
-  let loop = null;
-  let disposed = false;
+  return new Trainer(options);
+}
 
-  function useWorker() {
-    let worker = null;
-    try {
-      worker = options.makeWorker?.() || null;
-    } catch {
-      worker = null; // e.g. a CSP that forbids workers: train on the page
-    }
-    return worker ? workerBackend(worker) : null;
-  }
-
-  // Runs a request, moving to the page when the worker turns out not to work.
-  async function call(op, ...args) {
-    try {
-      return await backend.call(op, ...args);
-    } catch (err) {
-      if (!err.workerFailed || disposed) throw err;
-      backend.dispose();
-      backend = pageBackend(options.engine());
-      await backend.call('start', spec, checkpointBytes);
-      if (steps > 0) await backend.call('train', steps, Infinity); // the same batches: the same weights
-      return backend.call(op, ...args);
-    }
-  }
-
+class Trainer {
+  #options;
+  #win;
+  #backend = null;
+  #spec = null;
+  #checkpointBytes = null;
+  #running = false;
+  #target = Infinity;
+  #steps = 0;
+  #loop = null;
+  #disposed = false;
   // How a run is watched: a held-out evaluation (a report) every `evalEvery` steps (else every
   // reportEveryMs), and a speed in steps per second (Infinity: as fast as it goes; a finite one
   // trains one step at a time with a report after each, for slow motion).
-  let evalEvery = 0;
-  let speed = Infinity;
-  const sleep = (ms) => new Promise((resolve) => win.setTimeout(resolve, ms));
+  #evalEvery = 0;
+  #speed = Infinity;
 
-  async function run() {
-    let lastReport = now();
-    let windowStart = now();
+  constructor(options) {
+    this.#options = options;
+    this.#win = options.win || globalThis;
+  }
+
+  get mode() {
+    return this.#backend?.mode ?? null;
+  }
+  get running() {
+    return this.#running;
+  }
+  get steps() {
+    return this.#steps;
+  }
+
+  /** A new run (disposing the last): a fresh model from spec, or from checkpoint bytes. */
+  async start(nextSpec, checkpoint = null) {
+    this.pause();
+    await this.#loop;
+    this.#spec = nextSpec;
+    this.#checkpointBytes = checkpoint;
+    this.#steps = 0;
+    this.#backend ||= this.#useWorker() || pageBackend(this.#options.engine());
+    const r = await this.#call('start', this.#spec, checkpoint);
+    this.#options.onReport?.(r);
+    return r;
+  }
+
+  /** Trains until step `untilStep` (or forever) or pause(). */
+  play(untilStep = Infinity) {
+    if (this.#running || !this.#spec) return this.#loop;
+    this.#target = untilStep;
+    this.#running = true;
+    this.#loop = this.#run();
+    return this.#loop;
+  }
+
+  /**
+   * How the run is watched (takes effect at once, also while running): evalEvery — a held-out
+   * evaluation every that many steps (0: a few times a second); stepsPerSecond — Infinity for
+   * full speed, or a slow-motion rate (one step at a time, each reported).
+   */
+  watch({ evalEvery = this.#evalEvery, stepsPerSecond = this.#speed } = {}) {
+    if (!(Number.isInteger(evalEvery) && evalEvery >= 0))
+      throw new RangeError(`evalEvery: expected a whole number ≥ 0, got ${evalEvery}`);
+    if (!(stepsPerSecond > 0)) throw new RangeError(`stepsPerSecond: expected a number > 0, got ${stepsPerSecond}`);
+    this.#evalEvery = evalEvery;
+    this.#speed = stepsPerSecond;
+  }
+
+  pause() {
+    this.#running = false;
+    return this.#loop;
+  }
+
+  /** Trains exactly `count` more steps (paused runs only), then reports. */
+  async step(count = 1) {
+    if (this.#running) return null;
+    this.#target = this.#steps + count;
+    this.#running = true;
+    this.#loop = this.#run();
+    await this.#loop;
+    return this.#steps;
+  }
+
+  async report() {
+    try {
+      const r = await this.#call('report');
+      if (!this.#disposed) this.#options.onReport?.(r);
+      return r;
+    } catch (err) {
+      this.#options.onStop?.({ reason: 'failed', message: err.message });
+      return null;
+    }
+  }
+
+  attention(tokens) {
+    return this.#call('attention', tokens);
+  }
+  generate(prompt, count, opts) {
+    return this.#call('generate', prompt, count, opts);
+  }
+  checkpoint() {
+    return this.#call('checkpoint');
+  }
+  /** Sets `count` threads (null: keep) where the run trains; {threads, maxThreads, singleThreadReason}. */
+  threads(count = null) {
+    return this.#call('threads', count);
+  }
+
+  dispose() {
+    this.#disposed = true;
+    this.#running = false;
+    this.#backend?.dispose();
+    this.#backend = null;
+  }
+
+  #now() {
+    return this.#win.performance?.now() ?? Date.now();
+  }
+
+  #useWorker() {
+    let worker = null;
+    try {
+      worker = this.#options.makeWorker?.() || null;
+    } catch {
+      worker = null; // e.g. a CSP that forbids workers: train on the page
+    }
+    return worker ? { ...workerBackend(worker, 'the training worker'), sliceMs: 50 } : null;
+  }
+
+  // Runs a request, moving to the page when the worker turns out not to work.
+  async #call(op, ...args) {
+    try {
+      return await this.#backend.call(op, ...args);
+    } catch (err) {
+      if (!err.workerFailed || this.#disposed) throw err;
+      this.#backend.dispose();
+      this.#backend = pageBackend(this.#options.engine());
+      await this.#backend.call('start', this.#spec, this.#checkpointBytes);
+      if (this.#steps > 0) await this.#backend.call('train', this.#steps, Infinity); // the same batches: the same weights
+      return this.#backend.call(op, ...args);
+    }
+  }
+
+  async #run() {
+    const { onProgress, onStop } = this.#options;
+    const reportEveryMs = this.#options.reportEveryMs ?? 400;
+    let lastReport = this.#now();
+    let windowStart = this.#now();
     let windowSteps = 0;
-    while (running && !disposed && steps < target) {
-      const slow = Number.isFinite(speed);
-      const toEval = evalEvery ? evalEvery - (steps % evalEvery) : Infinity;
-      const count = slow ? 1 : Math.min(target - steps, toEval, 10000);
+    while (this.#running && !this.#disposed && this.#steps < this.#target) {
+      const slow = Number.isFinite(this.#speed);
+      const evalEvery = this.#evalEvery;
+      const toEval = evalEvery ? evalEvery - (this.#steps % evalEvery) : Infinity;
+      const count = slow ? 1 : Math.min(this.#target - this.#steps, toEval, 10000);
       let losses;
       try {
-        losses = await call('train', count, slow ? Infinity : backend.sliceMs);
+        losses = await this.#call('train', count, slow ? Infinity : this.#backend.sliceMs);
       } catch (err) {
-        running = false;
-        options.onStop?.({ reason: 'diverged', message: err.message });
+        this.#running = false;
+        onStop?.({ reason: 'diverged', message: err.message });
         // A diverging step may also undo the update before it: take the model's own count.
-        const r = await report();
-        if (r) steps = r.step;
+        const r = await this.report();
+        if (r) this.#steps = r.step;
         return;
       }
-      if (disposed) return;
-      if (losses.length) steps = losses[losses.length - 1].step;
+      if (this.#disposed) return;
+      if (losses.length) this.#steps = losses[losses.length - 1].step;
       windowSteps += losses.length;
-      const t = now();
+      const t = this.#now();
       const stepsPerSecond = t > windowStart ? (windowSteps * 1000) / (t - windowStart) : 0;
       if (t - windowStart > 2000) {
         windowStart = t;
         windowSteps = 0;
       }
-      options.onProgress?.({ losses, steps, stepsPerSecond, mode: backend.mode });
-      const due = slow || steps >= target || (evalEvery ? steps % evalEvery === 0 : t - lastReport >= reportEveryMs);
+      onProgress?.({ losses, steps: this.#steps, stepsPerSecond, mode: this.#backend.mode });
+      const due =
+        slow ||
+        this.#steps >= this.#target ||
+        (this.#evalEvery ? this.#steps % this.#evalEvery === 0 : t - lastReport >= reportEveryMs);
       if (due) {
         lastReport = t;
-        await report();
+        await this.report();
       }
-      if (slow) await sleep(Math.max(0, 1000 / speed - (now() - t)));
-      else if (backend.mode === 'page') await yieldToPage(win);
+      if (slow) await sleep(this.#win, Math.max(0, 1000 / this.#speed - (this.#now() - t)));
+      else if (this.#backend.mode === 'page') await yieldToPage(this.#win);
     }
-    if (!disposed) {
-      const reached = steps >= target;
-      running = false;
-      options.onStop?.({ reason: reached ? 'reached' : 'paused' });
-    }
-  }
-
-  async function report() {
-    try {
-      const r = await call('report');
-      if (!disposed) options.onReport?.(r);
-      return r;
-    } catch (err) {
-      options.onStop?.({ reason: 'failed', message: err.message });
-      return null;
+    if (!this.#disposed) {
+      const reached = this.#steps >= this.#target;
+      this.#running = false;
+      onStop?.({ reason: reached ? 'reached' : 'paused' });
     }
   }
-
-  return {
-    get mode() {
-      return backend?.mode ?? null;
-    },
-    get running() {
-      return running;
-    },
-    get steps() {
-      return steps;
-    },
-    /** A new run (disposing the last): a fresh model from spec, or from checkpoint bytes. */
-    async start(nextSpec, checkpoint = null) {
-      this.pause();
-      await loop;
-      spec = nextSpec;
-      checkpointBytes = checkpoint;
-      steps = 0;
-      backend ||= useWorker() || pageBackend(options.engine());
-      const r = await call('start', spec, checkpoint);
-      options.onReport?.(r);
-      return r;
-    },
-    /** Trains until step `untilStep` (or forever) or pause(). */
-    play(untilStep = Infinity) {
-      if (running || !spec) return loop;
-      target = untilStep;
-      running = true;
-      loop = run();
-      return loop;
-    },
-    /**
-     * How the run is watched (takes effect at once, also while running): evalEvery — a held-out
-     * evaluation every that many steps (0: a few times a second); stepsPerSecond — Infinity for
-     * full speed, or a slow-motion rate (one step at a time, each reported).
-     */
-    watch({ evalEvery: every = evalEvery, stepsPerSecond = speed } = {}) {
-      if (!(Number.isInteger(every) && every >= 0))
-        throw new RangeError(`evalEvery: expected a whole number ≥ 0, got ${every}`);
-      if (!(stepsPerSecond > 0)) throw new RangeError(`stepsPerSecond: expected a number > 0, got ${stepsPerSecond}`);
-      evalEvery = every;
-      speed = stepsPerSecond;
-    },
-    pause() {
-      running = false;
-      return loop;
-    },
-    /** Trains exactly `count` more steps (paused runs only), then reports. */
-    async step(count = 1) {
-      if (running) return null;
-      target = steps + count;
-      running = true;
-      loop = run();
-      await loop;
-      return steps;
-    },
-    report,
-    attention: (tokens) => call('attention', tokens),
-    generate: (prompt, count, opts) => call('generate', prompt, count, opts),
-    checkpoint: () => call('checkpoint'),
-    /** Sets `count` threads (null: keep) where the run trains; {threads, maxThreads, singleThreadReason}. */
-    threads: (count = null) => call('threads', count),
-    dispose() {
-      disposed = true;
-      running = false;
-      backend?.dispose();
-      backend = null;
-    },
-  };
 }
+
+const sleep = (win, ms) => new Promise((resolve) => win.setTimeout(resolve, ms));

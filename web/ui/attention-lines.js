@@ -9,8 +9,7 @@ import { headColor } from '../lib/colormaps.js';
 import { fmt } from '../lib/format.js';
 import { activeIn } from './dom.js';
 import { followPointer, pointerMoved } from './pointer.js';
-
-const SVG = 'http://www.w3.org/2000/svg';
+import { svgEl } from './svg.js';
 
 /**
  * @param {Document} doc
@@ -21,226 +20,240 @@ const SVG = 'http://www.w3.org/2000/svg';
  *          theme?: 'light'|'dark', caption?: string}
  */
 export function createAttentionLines(doc, { caption = '', compact = false, label = 'attention lines' } = {}) {
-  const svgEl = (tag, attrs = {}) => {
-    const el = doc.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-    return el;
-  };
   const figure = doc.createElement('figure');
   figure.className = `ae-lines${compact ? ' ae-lines-compact' : ''}`;
   const figcaption = doc.createElement('figcaption');
   figcaption.textContent = caption;
-  const svg = svgEl('svg', { role: 'group', 'aria-label': label, tabindex: 0 });
-  const linesGroup = svgEl('g', { class: 'ae-lines-paths', 'aria-hidden': 'true' });
-  const labelsGroup = svgEl('g', { class: 'ae-lines-labels' });
+  const svg = svgEl(doc, 'svg', { role: 'group', 'aria-label': label, tabindex: 0 });
+  const linesGroup = svgEl(doc, 'g', { class: 'ae-lines-paths', 'aria-hidden': 'true' });
+  const labelsGroup = svgEl(doc, 'g', { class: 'ae-lines-labels' });
   svg.append(linesGroup, labelsGroup);
   const status = doc.createElement('p');
   status.className = 'ae-help ae-lines-status';
   status.setAttribute('aria-live', 'polite');
   figure.append(figcaption, svg, status);
-
-  let view = null;
-  let layout = null;
-  let lineEls = new Map(); // "h:i:j" → <line>
-  let labelEls = { left: [], right: [], leftWeight: [], rightWeight: [] };
-  let shapeKey = '';
-  let hover = null; // {side: 'query'|'key', index}
-  let pinned = null;
-  let cursor = { side: 'query', index: 0 };
-
-  const current = () => pinned ?? hover;
-
-  function buildLabels() {
-    labelsGroup.replaceChildren();
-    labelEls = { left: [], right: [], leftWeight: [], rightWeight: [] };
-    layout.rows.forEach((r, i) => {
-      for (const side of ['query', 'key']) {
-        const left = side === 'query';
-        const text = svgEl('text', {
-          x: left ? layout.leftX - 6 : layout.rightX + 6,
-          y: r.y + 4,
-          'text-anchor': left ? 'end' : 'start',
-          class: 'ae-lines-token',
-          'data-side': side,
-          'data-index': i,
-        });
-        const weight = svgEl('text', {
-          x: left ? layout.leftX + 4 : layout.rightX - 4,
-          y: r.y - 5,
-          'text-anchor': left ? 'start' : 'end',
-          class: 'ae-lines-weight',
-        });
-        labelsGroup.append(text, weight);
-        (left ? labelEls.left : labelEls.right).push(text);
-        (left ? labelEls.leftWeight : labelEls.rightWeight).push(weight);
-      }
-    });
-  }
-
-  function draw() {
-    const theme = view.theme === 'dark' ? 'dark' : 'light';
-    const scale = compact ? { rowHeight: 24, gap: 130, charWidth: 8.2 } : { rowHeight: 34, gap: 230, charWidth: 9.4 };
-    layout = linesLayout({
-      tokens: view.tokens,
-      weights: view.weights,
-      heads: view.heads,
-      masked: view.masked,
-      ...scale,
-    });
-    svg.setAttribute('viewBox', `0 0 ${layout.width} ${layout.height}`);
-    svg.setAttribute('width', layout.width);
-    svg.setAttribute('height', layout.height);
-    const key = `${view.tokens.length}|${layout.width}|${(view.heads ?? []).join(',')}`;
-    if (key !== shapeKey) {
-      shapeKey = key;
-      buildLabels();
-    }
-    // Lines: reuse each line's element so its width and opacity transition to the new values.
-    const seen = new Set();
-    for (const line of layout.lines) {
-      const id = `${line.head}:${line.i}:${line.j}`;
-      seen.add(id);
-      let el = lineEls.get(id);
-      if (!el) {
-        el = svgEl('line', {
-          class: 'ae-line',
-          'data-head': line.head,
-          'data-i': line.i,
-          'data-j': line.j,
-          'stroke-linecap': 'round',
-        });
-        lineEls.set(id, el);
-        linesGroup.append(el);
-      }
-      // Only what changed is written: an unchanged line costs no style or layout work.
-      const key = `${line.x1},${line.y1},${line.x2},${line.y2},${line.weight},${theme}`;
-      if (el._aeKey === key) continue;
-      el._aeKey = key;
-      el.setAttribute('x1', line.x1);
-      el.setAttribute('y1', line.y1);
-      el.setAttribute('x2', line.x2);
-      el.setAttribute('y2', line.y2);
-      el.setAttribute('data-weight', String(line.weight));
-      el.style.stroke = headColor(line.head, theme);
-      el.style.strokeWidth = String(line.strokeWidth);
-      el.style.strokeOpacity = String(line.opacity);
-    }
-    for (const [id, el] of lineEls) {
-      if (!seen.has(id)) {
-        el.remove();
-        lineEls.delete(id);
-      }
-    }
-    layout.rows.forEach((r, i) => {
-      labelEls.left[i].textContent = r.token;
-      labelEls.right[i].textContent = r.token;
-    });
-    isolate();
-  }
-
-  // Shows only the isolated token's lines and writes their weights at the other end.
-  function isolate() {
-    const on = current();
-    for (const el of lineEls.values()) {
-      const i = Number(el.dataset.i),
-        j = Number(el.dataset.j);
-      el.classList.toggle('ae-line-hidden', Boolean(on) && (on.side === 'query' ? i !== on.index : j !== on.index));
-    }
-    for (const side of ['left', 'right']) {
-      labelEls[side].forEach((t, n) => {
-        const mine = on && (side === 'left') === (on.side === 'query') && on.index === n;
-        t.classList.toggle('ae-lines-on', Boolean(mine));
-        t.classList.toggle(
-          'ae-lines-cursor',
-          cursor.side === (side === 'left' ? 'query' : 'key') && cursor.index === n && activeIn(svg) === svg,
-        );
-      });
-    }
-    const weightText = (other) => {
-      if (!on || !layout) return '';
-      const ws = layout.lines.filter((l) =>
-        on.side === 'query' ? l.i === on.index && l.j === other : l.j === on.index && l.i === other,
-      );
-      return ws.map((l) => fmt(l.weight, 2)).join(' / ');
-    };
-    labelEls.rightWeight.forEach((t, n) => (t.textContent = on?.side === 'query' ? weightText(n) : ''));
-    labelEls.leftWeight.forEach((t, n) => (t.textContent = on?.side === 'key' ? weightText(n) : ''));
-    status.textContent = on
-      ? on.side === 'query'
-        ? `“${view.tokens[on.index]}” attends to: ${view.tokens.map((t, n) => `${t} ${weightText(n) || '—'}`).join(', ')}`
-        : `attending to “${view.tokens[on.index]}”: ${view.tokens.map((t, n) => `${t} ${weightText(n) || '—'}`).join(', ')}`
-      : '';
-  }
-
-  const tokenAt = (target) => {
-    const t = target.closest?.('.ae-lines-token');
-    return t ? { side: t.dataset.side, index: Number(t.dataset.index) } : null;
+  // The picture's state, shared by the functions below: the view drawn and its layout, each line's
+  // and label's element, the token hovered, the one pinned (clicked, Enter) and the keyboard's.
+  const s = {
+    doc,
+    compact,
+    svg,
+    linesGroup,
+    labelsGroup,
+    status,
+    view: null,
+    layout: null,
+    lineEls: new Map(), // "h:i:j" → <line>
+    labelEls: { left: [], right: [], leftWeight: [], rightWeight: [] },
+    shapeKey: '',
+    hover: null, // {side: 'query'|'key', index}
+    pinned: null,
+    cursor: { side: 'query', index: 0 },
   };
-  followPointer(doc.defaultView);
-  svg.addEventListener('pointerover', (e) => {
-    if (!pointerMoved(e)) return;
-    const t = tokenAt(e.target);
-    if (t) {
-      hover = t;
-      isolate();
-    }
-  });
-  svg.addEventListener('pointerleave', () => {
-    hover = null;
-    isolate();
-  });
-  svg.addEventListener('click', (e) => {
-    const t = tokenAt(e.target);
-    if (!t) return;
-    pinned = pinned && pinned.side === t.side && pinned.index === t.index ? null : t;
-    cursor = t;
-    isolate();
-  });
-  svg.addEventListener('focus', () => {
-    if (!pinned) hover = { ...cursor };
-    isolate();
-  });
-  svg.addEventListener('blur', () => {
-    hover = null;
-    isolate();
-  });
-  svg.addEventListener('keydown', (e) => {
-    if (!view) return;
-    const T = view.tokens.length;
-    const moves = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: ['query', 0], ArrowRight: ['key', 0] };
-    if (e.key in moves) {
-      e.preventDefault();
-      const [side, step] = moves[e.key];
-      cursor =
-        typeof side === 'string'
-          ? { ...cursor, side }
-          : { ...cursor, index: Math.max(0, Math.min(T - 1, cursor.index + step)) };
-      hover = { ...cursor };
-      if (pinned) pinned = { ...cursor };
-    } else if (e.key === 'Enter' || e.key === ' ') {
-      e.preventDefault();
-      pinned = pinned ? null : { ...cursor };
-    } else if (e.key === 'Escape') {
-      pinned = null;
-      hover = null;
-    } else return;
-    isolate();
-  });
-
+  listen(s);
   return {
     el: figure,
     svg,
     update(next) {
-      view = { ...view, ...next };
+      s.view = { ...s.view, ...next };
       if (next.caption !== undefined) figcaption.textContent = next.caption;
-      if (cursor.index >= view.tokens.length) cursor = { side: cursor.side, index: 0 };
-      if (pinned && pinned.index >= view.tokens.length) pinned = null;
-      draw();
+      if (s.cursor.index >= s.view.tokens.length) s.cursor = { side: s.cursor.side, index: 0 };
+      if (s.pinned && s.pinned.index >= s.view.tokens.length) s.pinned = null;
+      draw(s);
     },
     /** The isolated token ({side: 'query'|'key', index}) or null. */
-    isolated: current,
+    isolated: () => s.pinned ?? s.hover,
     /** The layout last drawn (for the exports). */
-    layout: () => layout,
+    layout: () => s.layout,
     maxStroke: MAX_STROKE,
   };
+}
+
+function buildLabels(s) {
+  const { doc, layout } = s;
+  s.labelsGroup.replaceChildren();
+  s.labelEls = { left: [], right: [], leftWeight: [], rightWeight: [] };
+  layout.rows.forEach((r, i) => {
+    for (const side of ['query', 'key']) {
+      const left = side === 'query';
+      const text = svgEl(doc, 'text', {
+        x: left ? layout.leftX - 6 : layout.rightX + 6,
+        y: r.y + 4,
+        'text-anchor': left ? 'end' : 'start',
+        class: 'ae-lines-token',
+        'data-side': side,
+        'data-index': i,
+      });
+      const weight = svgEl(doc, 'text', {
+        x: left ? layout.leftX + 4 : layout.rightX - 4,
+        y: r.y - 5,
+        'text-anchor': left ? 'start' : 'end',
+        class: 'ae-lines-weight',
+      });
+      s.labelsGroup.append(text, weight);
+      (left ? s.labelEls.left : s.labelEls.right).push(text);
+      (left ? s.labelEls.leftWeight : s.labelEls.rightWeight).push(weight);
+    }
+  });
+}
+
+function draw(s) {
+  const { view, svg } = s;
+  const theme = view.theme === 'dark' ? 'dark' : 'light';
+  const scale = s.compact ? { rowHeight: 24, gap: 130, charWidth: 8.2 } : { rowHeight: 34, gap: 230, charWidth: 9.4 };
+  const layout = (s.layout = linesLayout({
+    tokens: view.tokens,
+    weights: view.weights,
+    heads: view.heads,
+    masked: view.masked,
+    ...scale,
+  }));
+  svg.setAttribute('viewBox', `0 0 ${layout.width} ${layout.height}`);
+  svg.setAttribute('width', layout.width);
+  svg.setAttribute('height', layout.height);
+  const key = `${view.tokens.length}|${layout.width}|${(view.heads ?? []).join(',')}`;
+  if (key !== s.shapeKey) {
+    s.shapeKey = key;
+    buildLabels(s);
+  }
+  drawLines(s, theme);
+  layout.rows.forEach((r, i) => {
+    s.labelEls.left[i].textContent = r.token;
+    s.labelEls.right[i].textContent = r.token;
+  });
+  isolate(s);
+}
+
+// Reuses each line's element so its width and opacity transition to the new values.
+function drawLines(s, theme) {
+  const seen = new Set();
+  for (const line of s.layout.lines) {
+    const id = `${line.head}:${line.i}:${line.j}`;
+    seen.add(id);
+    let el = s.lineEls.get(id);
+    if (!el) {
+      el = svgEl(s.doc, 'line', {
+        class: 'ae-line',
+        'data-head': line.head,
+        'data-i': line.i,
+        'data-j': line.j,
+        'stroke-linecap': 'round',
+      });
+      s.lineEls.set(id, el);
+      s.linesGroup.append(el);
+    }
+    // Only what changed is written: an unchanged line costs no style or layout work.
+    const key = `${line.x1},${line.y1},${line.x2},${line.y2},${line.weight},${theme}`;
+    if (el._aeKey === key) continue;
+    el._aeKey = key;
+    el.setAttribute('x1', line.x1);
+    el.setAttribute('y1', line.y1);
+    el.setAttribute('x2', line.x2);
+    el.setAttribute('y2', line.y2);
+    el.setAttribute('data-weight', String(line.weight));
+    el.style.stroke = headColor(line.head, theme);
+    el.style.strokeWidth = String(line.strokeWidth);
+    el.style.strokeOpacity = String(line.opacity);
+  }
+  for (const [id, el] of s.lineEls) {
+    if (!seen.has(id)) {
+      el.remove();
+      s.lineEls.delete(id);
+    }
+  }
+}
+
+// Shows only the isolated token's lines and writes their weights at the other end.
+function isolate(s) {
+  const { view, layout, cursor, labelEls } = s;
+  const on = s.pinned ?? s.hover;
+  for (const el of s.lineEls.values()) {
+    const i = Number(el.dataset.i),
+      j = Number(el.dataset.j);
+    el.classList.toggle('ae-line-hidden', Boolean(on) && (on.side === 'query' ? i !== on.index : j !== on.index));
+  }
+  for (const side of ['left', 'right']) {
+    labelEls[side].forEach((t, n) => {
+      const mine = on && (side === 'left') === (on.side === 'query') && on.index === n;
+      t.classList.toggle('ae-lines-on', Boolean(mine));
+      t.classList.toggle(
+        'ae-lines-cursor',
+        cursor.side === (side === 'left' ? 'query' : 'key') && cursor.index === n && activeIn(s.svg) === s.svg,
+      );
+    });
+  }
+  const weightText = (other) => {
+    if (!on || !layout) return '';
+    const ws = layout.lines.filter((l) =>
+      on.side === 'query' ? l.i === on.index && l.j === other : l.j === on.index && l.i === other,
+    );
+    return ws.map((l) => fmt(l.weight, 2)).join(' / ');
+  };
+  labelEls.rightWeight.forEach((t, n) => (t.textContent = on?.side === 'query' ? weightText(n) : ''));
+  labelEls.leftWeight.forEach((t, n) => (t.textContent = on?.side === 'key' ? weightText(n) : ''));
+  const all = () => view.tokens.map((t, n) => `${t} ${weightText(n) || '—'}`).join(', ');
+  s.status.textContent = on
+    ? on.side === 'query'
+      ? `“${view.tokens[on.index]}” attends to: ${all()}`
+      : `attending to “${view.tokens[on.index]}”: ${all()}`
+    : '';
+}
+
+// Hovering, clicking (pins) or the keyboard (↑/↓ tokens, ←/→ sides, Enter or Space pins, Escape clears).
+const KEY_MOVES = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: ['query', 0], ArrowRight: ['key', 0] };
+function listen(s) {
+  const { svg } = s;
+  const tokenAt = (target) => {
+    const t = target.closest?.('.ae-lines-token');
+    return t ? { side: t.dataset.side, index: Number(t.dataset.index) } : null;
+  };
+  followPointer(s.doc.defaultView);
+  svg.addEventListener('pointerover', (e) => {
+    if (!pointerMoved(e)) return;
+    const t = tokenAt(e.target);
+    if (t) {
+      s.hover = t;
+      isolate(s);
+    }
+  });
+  svg.addEventListener('pointerleave', () => {
+    s.hover = null;
+    isolate(s);
+  });
+  svg.addEventListener('click', (e) => {
+    const t = tokenAt(e.target);
+    if (!t) return;
+    s.pinned = s.pinned && s.pinned.side === t.side && s.pinned.index === t.index ? null : t;
+    s.cursor = t;
+    isolate(s);
+  });
+  svg.addEventListener('focus', () => {
+    if (!s.pinned) s.hover = { ...s.cursor };
+    isolate(s);
+  });
+  svg.addEventListener('blur', () => {
+    s.hover = null;
+    isolate(s);
+  });
+  svg.addEventListener('keydown', (e) => {
+    if (!s.view) return;
+    const T = s.view.tokens.length;
+    if (e.key in KEY_MOVES) {
+      e.preventDefault();
+      const [side, step] = KEY_MOVES[e.key];
+      s.cursor =
+        typeof side === 'string'
+          ? { ...s.cursor, side }
+          : { ...s.cursor, index: Math.max(0, Math.min(T - 1, s.cursor.index + step)) };
+      s.hover = { ...s.cursor };
+      if (s.pinned) s.pinned = { ...s.cursor };
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      s.pinned = s.pinned ? null : { ...s.cursor };
+    } else if (e.key === 'Escape') {
+      s.pinned = null;
+      s.hover = null;
+    } else return;
+    isolate(s);
+  });
 }

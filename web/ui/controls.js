@@ -53,3 +53,35 @@ export function select(doc, { label, onChange, className = 'ae-ctl' }) {
     },
   };
 }
+
+/**
+ * Radio buttons in a fieldset with its legend: one choice of `choices` ([[value, label]]).
+ * onChange(value string); sync(value) checks one without firing a change.
+ */
+export function radios(doc, { legend, choices, value, onChange, className = 'ae-radio' }) {
+  const name = uid('choice');
+  const inputs = choices.map(([v]) =>
+    h(doc, 'input', {
+      type: 'radio',
+      name,
+      id: `${name}-${v}`,
+      value: v,
+      checked: v === value,
+      onchange: () => onChange(v),
+    }),
+  );
+  const el = h(
+    doc,
+    'fieldset',
+    { class: className },
+    h(doc, 'legend', {}, legend),
+    choices.map(([v, label], n) => h(doc, 'span', {}, inputs[n], h(doc, 'label', { for: `${name}-${v}` }, label))),
+  );
+  return {
+    el,
+    inputs,
+    sync(next) {
+      for (const input of inputs) input.checked = input.value === next;
+    },
+  };
+}

@@ -52,3 +52,55 @@ export function setOptions(doc, select, options, value) {
   }
   select.value = String(value);
 }
+
+/**
+ * Fills `table` with a caption, one header row (`head`, column headers) and `rows`, each
+ * [row header, ...cells] as text.
+ */
+export function fillTable(doc, table, { caption, head, rows }) {
+  table.replaceChildren(
+    h(doc, 'caption', {}, caption),
+    h(
+      doc,
+      'thead',
+      {},
+      h(
+        doc,
+        'tr',
+        {},
+        head.map((c) => h(doc, 'th', { scope: 'col' }, c)),
+      ),
+    ),
+    h(
+      doc,
+      'tbody',
+      {},
+      rows.map(([first, ...cells]) =>
+        h(
+          doc,
+          'tr',
+          {},
+          h(doc, 'th', { scope: 'row' }, first),
+          cells.map((c) => h(doc, 'td', {}, c)),
+        ),
+      ),
+    ),
+  );
+}
+
+/**
+ * An empty table of `className` with a caption and one header row (`head`, column headers):
+ * {table, caption, body} to fill in.
+ */
+export function headedTable(doc, className, head) {
+  const caption = h(doc, 'caption', {});
+  const body = h(doc, 'tbody');
+  const row = h(
+    doc,
+    'tr',
+    {},
+    head.map((c) => h(doc, 'th', { scope: 'col' }, c)),
+  );
+  const table = h(doc, 'table', { class: className }, caption, h(doc, 'thead', {}, row), body);
+  return { table, caption, body };
+}

@@ -3,8 +3,7 @@
 // the latest numbers in a live region, and the whole series can be read from data attributes.
 import { h } from './dom.js';
 import { fmt } from '../lib/format.js';
-
-const SVG = 'http://www.w3.org/2000/svg';
+import { svgEl } from './svg.js';
 
 /** Nice round tick values covering [lo, hi] (about `n` of them). */
 export function ticks(lo, hi, n = 4) {
@@ -30,13 +29,8 @@ export function createLossChart(
   doc,
   { series, caption = '', yLabel = 'loss', xLabel = 'step', width = 420, height = 200 },
 ) {
-  const svgEl = (tag, attrs = {}) => {
-    const el = doc.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-    return el;
-  };
   const pad = { left: 44, right: 10, top: 20, bottom: 26 };
-  const svg = svgEl('svg', {
+  const svg = svgEl(doc, 'svg', {
     class: 'ae-chart',
     viewBox: `0 0 ${width} ${height}`,
     width,
@@ -44,12 +38,15 @@ export function createLossChart(
     role: 'img',
     'aria-label': caption || yLabel,
   });
-  const grid = svgEl('g', { class: 'ae-chart-grid' });
+  const grid = svgEl(doc, 'g', { class: 'ae-chart-grid' });
   const paths = Object.fromEntries(
-    series.map((s, n) => [s.id, svgEl('path', { class: `ae-chart-line ae-chart-line-${n}`, 'data-series': s.id })]),
+    series.map((s, n) => [
+      s.id,
+      svgEl(doc, 'path', { class: `ae-chart-line ae-chart-line-${n}`, 'data-series': s.id }),
+    ]),
   );
   const dots = Object.fromEntries(
-    series.map((s, n) => [s.id, svgEl('g', { class: `ae-chart-dots ae-chart-dots-${n}`, 'data-series': s.id })]),
+    series.map((s, n) => [s.id, svgEl(doc, 'g', { class: `ae-chart-dots ae-chart-dots-${n}`, 'data-series': s.id })]),
   );
   svg.append(grid, ...Object.values(paths), ...Object.values(dots));
   const legend = h(
@@ -92,20 +89,20 @@ export function createLossChart(
     const step = yTicks.length > 1 ? yTicks[1] - yTicks[0] : 1;
     const digits = Math.min(6, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9)));
     for (const t of yTicks) {
-      grid.append(svgEl('line', { x1: pad.left, x2: width - pad.right, y1: Y(t), y2: Y(t) }));
-      const label = svgEl('text', { x: pad.left - 6, y: Y(t) + 4, 'text-anchor': 'end' });
+      grid.append(svgEl(doc, 'line', { x1: pad.left, x2: width - pad.right, y1: Y(t), y2: Y(t) }));
+      const label = svgEl(doc, 'text', { x: pad.left - 6, y: Y(t) + 4, 'text-anchor': 'end' });
       label.textContent = fmt(t, digits);
       grid.append(label);
     }
     for (const t of ticks(x0, x1, 5)) {
-      const label = svgEl('text', { x: X(t), y: height - 8, 'text-anchor': 'middle' });
+      const label = svgEl(doc, 'text', { x: X(t), y: height - 8, 'text-anchor': 'middle' });
       label.textContent = String(t);
       grid.append(label);
     }
     // The y axis's name above the plot, clear of the top tick's label.
-    const axis = svgEl('text', { x: 4, y: 11, class: 'ae-chart-axis' });
+    const axis = svgEl(doc, 'text', { x: 4, y: 11, class: 'ae-chart-axis' });
     axis.textContent = yLabel;
-    const xAxis = svgEl('text', {
+    const xAxis = svgEl(doc, 'text', {
       x: width - pad.right,
       y: height - 8 - 11,
       class: 'ae-chart-axis',
@@ -122,7 +119,7 @@ export function createLossChart(
       );
       if (s.markers)
         dots[s.id].replaceChildren(
-          ...pts.map((p) => svgEl('circle', { cx: X(p[0]).toFixed(1), cy: Y(p[1]).toFixed(1), r: 2.6 })),
+          ...pts.map((p) => svgEl(doc, 'circle', { cx: X(p[0]).toFixed(1), cy: Y(p[1]).toFixed(1), r: 2.6 })),
         );
       paths[s.id].dataset.points = JSON.stringify(pts.slice(-1));
       if (pts.length) words.push(`${s.label} ${fmt(pts[pts.length - 1][1])} at ${xLabel} ${pts[pts.length - 1][0]}`);

@@ -22,8 +22,9 @@ export function render(section, app) {
       'Self-attention keeps that last form and lets the scores be learned.',
     ),
   );
+  // Each figure is the averaging matrix lib/explain.js calls by the same name.
   const mk = (id, caption, kind = 'signed') =>
-    app.heatmap({ id, caption, rowLabels: [], colLabels: [], values: [[0]], kind });
+    app.heatmap({ id, caption, rowLabels: [], colLabels: [], values: [[0]], kind, shows: { matrix: id } });
   const maps = {
     x: mk('avg-x', 'X'),
     tril: mk('avg-tril', 'averaging matrix', 'weights'),

@@ -40,7 +40,86 @@ export function render(section, app) {
     KERNELS.map((k) => ({ value: k, label: TEXT.kernels[k] })),
     'simd',
   );
-  // The thread count: 1 … the most any worker's engine offers (the page's guess until one says).
+  const threadsPanel = renderThreads(app);
+  const timing = h(doc, 'p', { class: 'ae-help ae-timing', 'aria-live': 'off' });
+  const agree = h(doc, 'ul', { class: 'ae-checks' });
+  section.append(
+    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
+    h(
+      doc,
+      'details',
+      { class: 'ae-details ae-engineers' },
+      h(doc, 'summary', {}, TEXT.summary),
+      h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: kernelId }, 'Kernel '), kernelSel),
+      h(doc, 'p', { class: 'ae-help' }, TEXT.kernelHelp),
+      timing,
+      ...threadsPanel.els,
+      agree,
+    ),
+  );
+
+  // The kernel's time per call, measured over repeated calls once the page is idle (one call of
+  // the bank example takes ~10 µs, below the browser clock's resolution), never during a drag.
+  let timer = 0;
+  let measuredKey = '';
+  function scheduleTiming(state) {
+    const key = JSON.stringify([state.vocab, state.contexts[state.focus], state.weights, state.options]);
+    if (key === measuredKey) return;
+    app.win.clearTimeout(timer);
+    timing.textContent = `Measuring the ${state.options.kernel} kernel…`;
+    timer = app.win.setTimeout(() => {
+      if (app.dragging) return scheduleTiming(app.state);
+      measuredKey = key;
+      const s = app.state;
+      const m = timeAttention(app.engine, attendArgs(s, s.contexts[s.focus]), () => app.win.performance.now());
+      timing.textContent = m
+        ? `One call for “${s.focus}” with the ${m.kernel} kernel: ${fmtMicros(m.microseconds)} (the average of ${m.calls} calls; every intermediate kept).`
+        : 'No successful computation yet.';
+    }, 250);
+  }
+
+  const line = (text) => h(doc, 'li', {}, text);
+  return {
+    destroy: () => {
+      app.win.clearTimeout(timer);
+      threadsPanel.destroy();
+    },
+    update() {
+      const { state, results } = app;
+      kernelSel.value = state.options.kernel;
+      scheduleTiming(state);
+      const checks = [];
+      const entry = results.contexts[state.focus];
+      if (entry?.trace && entry.naive && !state.options.projections && !state.options.scale) {
+        // Raw attention two ways: the page's kernel and the naive path's.
+        const d = maxAbsDiff(entry.trace.output, entry.naive.output);
+        checks.push(
+          `Raw attention through the ${state.options.kernel} kernel and the naive path: largest difference ${d.toExponential(1)}.`,
+        );
+      }
+      if (results.averaging) {
+        const a = averagingNested(results.averaging);
+        const d1 = maxAbsDiff(a.loop, a.matmul),
+          d2 = maxAbsDiff(a.loop, a.softmax),
+          d3 = maxAbsDiff(a.trilWeights, a.softmaxWeights);
+        checks.push(
+          `Causal averaging of “${state.focus}”: the loop and the matrix product differ by at most ${d1.toExponential(1)}, the loop and softmax(masked zeros)·X by ${d2.toExponential(1)}, the two weight matrices by ${d3.toExponential(1)} (float32 rounding; ${Math.max(d1, d2, d3) < 1e-5 ? 'the three forms agree' : 'more than rounding: something is wrong'}).`,
+        );
+      }
+      if (entry?.trace) {
+        const sums = entry.trace.weights.flat().map((r) => r.reduce((s, v) => s + v, 0));
+        const worst = Math.max(...sums.map((s) => Math.abs(s - 1)));
+        checks.push(`Every weights row sums to 1 within ${worst.toExponential(1)} (${fmt(1)} as shown).`);
+      }
+      agree.replaceChildren(...checks.map(line));
+    },
+  };
+}
+
+// The thread count the workers' engines use (Learn, the real model): 1 … the most any of them
+// offers (the page's guess until one says), and what each runs on now, or why on one thread.
+function renderThreads(app) {
+  const { doc } = app;
   const threads = threadSettingOf(app);
   const threadsId = uid('opt');
   const threadsSel = h(doc, 'select', {
@@ -84,79 +163,12 @@ export function render(section, app) {
   const stopThreads = threads.subscribe(showThreads);
   showThreads();
 
-  const timing = h(doc, 'p', { class: 'ae-help ae-timing', 'aria-live': 'off' });
-  const agree = h(doc, 'ul', { class: 'ae-checks' });
-  section.append(
-    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
-    h(
-      doc,
-      'details',
-      { class: 'ae-details ae-engineers' },
-      h(doc, 'summary', {}, TEXT.summary),
-      h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: kernelId }, 'Kernel '), kernelSel),
-      h(doc, 'p', { class: 'ae-help' }, TEXT.kernelHelp),
-      timing,
+  return {
+    els: [
       h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: threadsId }, TEXT.threads), threadsSel),
       h(doc, 'p', { class: 'ae-help' }, TEXT.threadsHelp),
       threadsNow,
-      agree,
-    ),
-  );
-
-  // The kernel's time per call, measured over repeated calls once the page is idle (one call of
-  // the bank example takes ~10 µs, below the browser clock's resolution), never during a drag.
-  let timer = 0;
-  let measuredKey = '';
-  function scheduleTiming(state) {
-    const key = JSON.stringify([state.vocab, state.contexts[state.focus], state.weights, state.options]);
-    if (key === measuredKey) return;
-    app.win.clearTimeout(timer);
-    timing.textContent = `Measuring the ${state.options.kernel} kernel…`;
-    timer = app.win.setTimeout(() => {
-      if (app.dragging) return scheduleTiming(app.state);
-      measuredKey = key;
-      const s = app.state;
-      const m = timeAttention(app.engine, attendArgs(s, s.contexts[s.focus]), () => app.win.performance.now());
-      timing.textContent = m
-        ? `One call for “${s.focus}” with the ${m.kernel} kernel: ${fmtMicros(m.microseconds)} (the average of ${m.calls} calls; every intermediate kept).`
-        : 'No successful computation yet.';
-    }, 250);
-  }
-
-  const line = (text) => h(doc, 'li', {}, text);
-  return {
-    destroy: () => {
-      app.win.clearTimeout(timer);
-      stopThreads();
-    },
-    update() {
-      const { state, results } = app;
-      kernelSel.value = state.options.kernel;
-      scheduleTiming(state);
-      const checks = [];
-      const entry = results.contexts[state.focus];
-      if (entry?.trace && entry.naive && !state.options.projections && !state.options.scale) {
-        // Raw attention two ways: the page's kernel and the naive path's.
-        const d = maxAbsDiff(entry.trace.output, entry.naive.output);
-        checks.push(
-          `Raw attention through the ${state.options.kernel} kernel and the naive path: largest difference ${d.toExponential(1)}.`,
-        );
-      }
-      if (results.averaging) {
-        const a = averagingNested(results.averaging);
-        const d1 = maxAbsDiff(a.loop, a.matmul),
-          d2 = maxAbsDiff(a.loop, a.softmax),
-          d3 = maxAbsDiff(a.trilWeights, a.softmaxWeights);
-        checks.push(
-          `Causal averaging of “${state.focus}”: the loop and the matrix product differ by at most ${d1.toExponential(1)}, the loop and softmax(masked zeros)·X by ${d2.toExponential(1)}, the two weight matrices by ${d3.toExponential(1)} (float32 rounding; ${Math.max(d1, d2, d3) < 1e-5 ? 'the three forms agree' : 'more than rounding: something is wrong'}).`,
-        );
-      }
-      if (entry?.trace) {
-        const sums = entry.trace.weights.flat().map((r) => r.reduce((s, v) => s + v, 0));
-        const worst = Math.max(...sums.map((s) => Math.abs(s - 1)));
-        checks.push(`Every weights row sums to 1 within ${worst.toExponential(1)} (${fmt(1)} as shown).`);
-      }
-      agree.replaceChildren(...checks.map(line));
-    },
+    ],
+    destroy: stopThreads,
   };
 }

@@ -1,10 +1,11 @@
-// The sections that need the whole engine (the plane's PCA, the notebooks' PyTorch generator, the
-// Learn section's model), and the Learn section's training worker. Here (web/, plain ES modules):
-// dynamic imports, and a module worker running web/learn-worker.js. scripts/build-dist.mjs swaps
-// this module in the bundles: the worker becomes the classic script
-// dist/attention-explorer.learn-worker.js beside the bundle, and the element's file imports these
-// sections from files beside it (dist/attention-explorer.<section>.js) — they arrive with the whole
-// engine, so neither weighs on the element's own download.
+// What the element loads from files beside its own: the sections that need the whole engine (the
+// plane's PCA, the notebooks' PyTorch generator, the Learn section's model, the real model), what
+// only controls="full" shows (the overview, the editor, the engineers' panel, the export menus),
+// and the workers. Here (web/, plain ES modules): dynamic imports, and module workers.
+// scripts/build-dist.mjs swaps this module in the bundles: the workers become the classic scripts
+// dist/attention-explorer.{learn,model}-worker.js beside the bundle, and the element's file
+// imports these modules from files beside it (dist/attention-explorer.<name>.js) — so none of them
+// weighs on the element's own download.
 export const SECTION_LOADERS = Object.freeze({
   plane: () => import('./plane.js'),
   notebook: () => import('./notebook.js'),
@@ -16,6 +17,9 @@ export const SECTION_LOADERS = Object.freeze({
   editor: () => import('./editor.js'),
   engineers: () => import('./engineers.js'),
 });
+
+/** The export menus under every heatmap (tools/export-menu.js; only controls="full" has them). */
+export const loadExportMenus = () => import('../tools/export-menu.js');
 
 /** A new training worker (the trainer falls back to the page when this throws or fails). */
 export function makeLearnWorker() {

@@ -1,5 +1,6 @@
 // The page header: title, a short introduction, the theme switch and "reset to the seed".
 import { h, uid } from '../ui/dom.js';
+import { resetTo } from '../lib/state.js';
 
 export function render(parent, app) {
   const { doc, store } = app;
@@ -21,7 +22,7 @@ export function render(parent, app) {
     {
       type: 'button',
       class: 'ae-btn',
-      onclick: () => app.edit((s) => ({ state: { ...structuredClone(app.defaults), theme: s.theme } })),
+      onclick: () => app.edit(resetTo(app.defaults)),
     },
     'Reset to the seed example',
   );

@@ -8,6 +8,7 @@ import { focusView } from '../lib/focus.js';
 import { linesLayout } from '../lib/lines-image.js';
 import { fileStem } from '../lib/text.js';
 import { saveLines } from '../tools/lines-export.js';
+import { exportBar } from '../tools/export-buttons.js';
 
 const TEXT = {
   title: 'Where each token looks',
@@ -25,33 +26,25 @@ export function render(section, app) {
   const toggles = h(doc, 'fieldset', { class: 'ae-radio ae-head-toggles' });
   const hidden = new Set(); // heads the reader switched off
   const numbers = h(doc, 'div', { class: 'ae-row' });
-  const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
   let tables = [];
   let last = null; // {view, name}: the focused sentence's picture, for the exports
-
-  const exportLayout = () => linesLayout({ ...last.view, title: `attention lines: ${last.name}` });
-  const save = async (kind) => {
-    try {
-      await saveLines(doc, kind, exportLayout(), fileStem(`lines ${last.name}`));
-      status.textContent = `${kind.toUpperCase()} saved`;
-    } catch (error) {
-      status.textContent = `Export failed: ${error.message}`;
-    }
-  };
-  const exportBar = h(
-    doc,
-    'div',
-    { class: 'ae-export-actions ae-lines-export', role: 'group', 'aria-label': 'Export the lines picture' },
-    h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'png', onclick: () => save('png') }, 'PNG'),
-    h(doc, 'button', { type: 'button', class: 'ae-btn', 'data-export': 'svg', onclick: () => save('svg') }, 'SVG'),
-    status,
-  );
+  const exports = exportBar(doc, {
+    className: 'ae-lines-export',
+    label: 'Export the lines picture',
+    save: (kind) =>
+      saveLines(
+        doc,
+        kind,
+        linesLayout({ ...last.view, title: `attention lines: ${last.name}` }),
+        fileStem(`lines ${last.name}`),
+      ),
+  });
   section.append(
     h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
     h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
     toggles,
     figures,
-    exportBar,
+    exports,
     h(doc, 'details', { class: 'ae-lines-numbers' }, h(doc, 'summary', {}, TEXT.numbers), numbers),
   );
 
@@ -72,38 +65,7 @@ export function render(section, app) {
     const { trace: t, heads: H, tokens } = f;
     const theme = app.container.dataset.theme;
     // Head toggles (only when there is more than one head).
-    if (toggles.dataset.heads !== String(H)) {
-      toggles.dataset.heads = String(H);
-      hidden.clear();
-      toggles.replaceChildren(
-        h(doc, 'legend', {}, TEXT.heads),
-        ...Array.from({ length: H }, (_, hh) => {
-          const id = uid('head');
-          return h(
-            doc,
-            'span',
-            {},
-            h(doc, 'input', {
-              type: 'checkbox',
-              id,
-              checked: true,
-              onchange: (e) => {
-                if (e.target.checked) hidden.delete(hh);
-                else hidden.add(hh);
-                update();
-              },
-            }),
-            h(
-              doc,
-              'label',
-              { for: id },
-              h(doc, 'span', { class: 'ae-swatch', style: `background:${headColor(hh, theme)}` }),
-              `head ${hh}`,
-            ),
-          );
-        }),
-      );
-    }
+    if (toggles.dataset.heads !== String(H)) buildToggles(doc, toggles, H, theme, hidden, update);
     toggles.hidden = H === 1;
     const heads = Array.from({ length: H }, (_, hh) => hh).filter((hh) => !hidden.has(hh));
     // The sentences to draw: the example's alone when it names one, else all; the focused first.
@@ -161,4 +123,34 @@ export function render(section, app) {
     );
   }
   return { update };
+}
+
+// One checkbox per head, in its colour: a head switched off (`hidden`) draws no lines.
+function buildToggles(doc, toggles, H, theme, hidden, redraw) {
+  toggles.dataset.heads = String(H);
+  hidden.clear();
+  toggles.replaceChildren(
+    h(doc, 'legend', {}, TEXT.heads),
+    ...Array.from({ length: H }, (_, hh) => {
+      const id = uid('head');
+      const onchange = (e) => {
+        if (e.target.checked) hidden.delete(hh);
+        else hidden.add(hh);
+        redraw();
+      };
+      return h(
+        doc,
+        'span',
+        {},
+        h(doc, 'input', { type: 'checkbox', id, checked: true, onchange }),
+        h(
+          doc,
+          'label',
+          { for: id },
+          h(doc, 'span', { class: 'ae-swatch', style: `background:${headColor(hh, theme)}` }),
+          `head ${hh}`,
+        ),
+      );
+    }),
+  );
 }

@@ -35,6 +35,7 @@ export function render(section, app) {
     { class: 'ae-fig', 'data-view': 'x' },
     add('x', {
       caption: 'X: embeddings',
+      shows: { matrix: 'x', tokenRows: true },
       editable: {
         commit: (i, j, v) => app.edit((s) => setValue(s, { word: s.contexts[s.focus][i] }, i, j, v)),
         error: app.notify,

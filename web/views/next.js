@@ -8,7 +8,9 @@ import { h } from '../ui/dom.js';
 import { slider } from '../ui/controls.js';
 import { fmt } from '../lib/format.js';
 import { defaultGpt } from '../lib/real/gpt-state.js';
+import { lastTokenThroughBlocks } from '../lib/real/view.js';
 import { realModelOf } from '../tools/real-model.js';
+import { whenNear } from '../ui/on-screen.js';
 
 const TEXT = {
   title: 'What happens next',
@@ -98,19 +100,10 @@ export function render(section, app) {
 
   function draw(g, encoded, t, next) {
     const C = t.width,
-      T = t.T,
-      L = t.L,
-      i = T - 1;
+      L = t.L;
     const show = Math.min(8, C);
-    const at = (data, layer) => Array.from(data.subarray((layer * T + i) * C, (layer * T + i) * C + C));
-    const x0 = at(t.residual, 0);
-    const mid = at(t.afterAttention, 0);
-    const x1 = at(t.residual, 1);
-    const xL = at(t.residual, L);
-    const attnBranch = mid.map((v, c) => v - x0[c]);
-    const mlpBranch = x1.map((v, c) => v - mid[c]);
-    const norm = (v) => Math.sqrt(v.reduce((s, a) => s + a * a, 0));
-    const token = encoded.pieces[i].display.replace(/ /g, '␣');
+    const { x0, attention: attnBranch, mid, mlp: mlpBranch, x1, xL, lengths } = lastTokenThroughBlocks(t);
+    const token = encoded.pieces[t.T - 1].display.replace(/ /g, '␣');
     status.textContent = `The last token, “${token}”, in a model of ${L} layers and width ${C}.`;
     const rows = [
       ['x: the token’s vector (embedding + position)', x0],
@@ -127,7 +120,7 @@ export function render(section, app) {
       colLabels: Array.from({ length: show }, (_, c) => `d${c}`),
       caption: `“${token}” through the model: the first ${show} of ${C} numbers of each vector`,
     });
-    claim.textContent = `In block 1 the attention branch has length ${fmt(norm(attnBranch), 2)} and the MLP branch ${fmt(norm(mlpBranch), 2)}, both added to a vector of length ${fmt(norm(x0), 2)}; after ${L} blocks the vector has length ${fmt(norm(xL), 2)}.`;
+    claim.textContent = `In block 1 the attention branch has length ${fmt(lengths.attention, 2)} and the MLP branch ${fmt(lengths.mlp, 2)}, both added to a vector of length ${fmt(lengths.x0, 2)}; after ${L} blocks the vector has length ${fmt(lengths.xL, 2)}.`;
     temperature.sync(g.temperature);
     const max = next.topProbs[0] || 1;
     bars.replaceChildren(
@@ -144,25 +137,12 @@ export function render(section, app) {
     );
   }
 
-  let started = false;
-  const io = app.win.IntersectionObserver
-    ? new app.win.IntersectionObserver(
-        (entries) => {
-          if (entries.some((e) => e.isIntersecting)) {
-            started = true;
-            io.disconnect();
-            run();
-          }
-        },
-        { rootMargin: '300px 0px' },
-      )
-    : null;
-  if (io) io.observe(section);
-  else started = true;
+  // The model opens once the section comes near the screen.
+  const near = whenNear(app.win, section, () => run(), { margin: '300px 0px' });
   return {
     update() {
-      if (started) run();
+      if (near.started) run();
     },
-    destroy: () => io?.disconnect(),
+    destroy: () => near.stop(),
   };
 }

@@ -5,6 +5,8 @@
 import { h, uid } from '../ui/dom.js';
 import { NOTEBOOKS, runNotebook, notebookScript } from '../lib/notebooks.js';
 import { download } from '../tools/download.js';
+import { shapeText } from '../lib/format.js';
+import { exportStatus } from '../tools/export-buttons.js';
 
 const TEXT = {
   title: 'From the notebooks',
@@ -22,7 +24,7 @@ const TEXT = {
     ok === total
       ? `✓ All ${total} tensors the seed notebooks printed are reproduced here, to the digits they printed (where a notebook printed a mistake, its cell says so).`
       : `${ok} of the ${total} tensors the seed notebooks printed are reproduced here; the cells say which differ.`,
-  big: (shape) => `shape (${shape.join(', ')}); the first rows and columns are shown`,
+  big: (shape) => `shape ${shapeText(shape)}; the first rows and columns are shown`,
 };
 const MAX_SIDE = 8; // larger matrices are shown by their top-left corner
 
@@ -55,14 +57,11 @@ export function render(section, app) {
   const picker = h(
     doc,
     'select',
-    {
-      id: pickId,
-      onchange: (e) => store.set({ notebook: e.target.value }),
-    },
+    { id: pickId, onchange: (e) => store.set({ notebook: e.target.value }) },
     NOTEBOOKS.map((nb) => h(doc, 'option', { value: nb.id }, `${nb.source}: ${nb.title}`)),
   );
   const intro = h(doc, 'p', {});
-  const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
+  const status = exportStatus(doc);
   const scriptButton = h(
     doc,
     'button',
@@ -100,110 +99,10 @@ export function render(section, app) {
   const current = () => NOTEBOOKS.find((nb) => nb.id === app.state.notebook) ?? NOTEBOOKS[1];
   scriptButton.addEventListener('click', () => {
     const nb = current();
-    download(doc, `notebook-${nb.id}.py`, notebookScript(nb), 'text/x-python');
+    download(doc, `notebook-${nb.id}.py`, notebookScript(nb, app.engine.examples()), 'text/x-python');
     status.textContent = `notebook-${nb.id}.py saved`;
   });
 
-  // One cell: its words, its code, its key figure (the tensor it printed, else its last), the
-  // rest of its tensors one click deeper, and a badge per printed tensor whose numbers open on demand.
-  function drawCell({ cell, outputs, checks }, n) {
-    const li = h(doc, 'li', { class: 'ae-nb-cell', dataset: { cell: cell.label } });
-    li.append(h(doc, 'p', { class: 'ae-nb-label' }, `${cell.label}`));
-    if (cell.text) li.append(h(doc, 'p', {}, cell.text));
-    li.append(h(doc, 'pre', { class: 'ae-nb-code', tabindex: 0 }, h(doc, 'code', {}, cell.code)));
-    const withValue = outputs.filter((o) => o.value);
-    const key = withValue.find((o) => checks.some((c) => c.name === o.name)) ?? withValue[withValue.length - 1] ?? null;
-    const row = h(doc, 'div', { class: 'ae-row' });
-    const more = h(doc, 'div', { class: 'ae-row' });
-    for (const o of outputs) {
-      const target = o === key || !o.value ? row : more;
-      if (!o.value) {
-        target.append(h(doc, 'p', { class: 'ae-help ae-nb-note' }, o.note));
-        continue;
-      }
-      const big = o.value.shape.slice(-2).some((d) => d > MAX_SIDE);
-      for (const [k, s] of slices(o.value, o.name).entries()) {
-        const rows = s.rows.slice(0, MAX_SIDE).map((r) => r.slice(0, MAX_SIDE));
-        const hm = app.heatmap({
-          id: `nb-${n}-${o.name}-${k}`,
-          caption: `${s.title}${o.note ? ` — ${o.note}` : ''}`,
-          values: rows,
-          rowLabels: rows.map((_, i) => String(i)),
-          colLabels: rows[0].map((_, j) => String(j)),
-          kind: o.kind ?? 'signed',
-          digits: 4,
-        });
-        hm.table.dataset.output = o.name;
-        target.append(hm.el);
-      }
-      if (big) target.append(h(doc, 'p', { class: 'ae-help' }, `${o.name}: ${TEXT.big(o.value.shape)}`));
-    }
-    li.append(row);
-    for (const c of checks) {
-      const p = cell.printed.find((x) => x.name === c.name);
-      li.append(
-        h(
-          doc,
-          'details',
-          {
-            class: `ae-nb-printed ${c.ok ? 'ae-nb-ok' : 'ae-nb-differs'}`,
-            dataset: { printed: c.name, ok: String(c.ok) },
-          },
-          h(doc, 'summary', {}, c.ok ? `✓ ${c.name} ${TEXT.agrees}` : `✗ ${c.name} ${TEXT.differs}`),
-          h(doc, 'p', { class: 'ae-help' }, `${TEXT.printed}:`),
-          h(
-            doc,
-            'pre',
-            { class: 'ae-nb-code', tabindex: 0 },
-            printedText(p.values, p.significant ? undefined : p.decimals),
-          ),
-        ),
-      );
-    }
-    if (more.childElementCount)
-      li.append(
-        h(
-          doc,
-          'details',
-          { class: 'ae-details ae-nb-more' },
-          h(doc, 'summary', {}, TEXT.more(withValue.length - 1)),
-          more,
-        ),
-      );
-    if (cell.erratum)
-      li.append(h(doc, 'p', { class: 'ae-nb-erratum' }, h(doc, 'strong', {}, 'Erratum: '), cell.erratum));
-    return li;
-  }
-
-  // The summary line: every notebook's printed tensors checked once, one notebook per task
-  // (all five take ~250 ms), after the section is first drawn.
-  let counting = false;
-  function countAll() {
-    if (counting) return;
-    counting = true;
-    let ok = 0,
-      total = 0;
-    const next = (n) => {
-      if (n === NOTEBOOKS.length) {
-        summary.textContent = TEXT.summary(ok, total);
-        return;
-      }
-      try {
-        for (const r of runNotebook(app.engine, NOTEBOOKS[n]))
-          for (const c of r.checks) {
-            total += 1;
-            ok += c.ok ? 1 : 0;
-          }
-      } catch {
-        // a notebook that cannot run says so when it is opened
-      }
-      app.win.setTimeout(() => next(n + 1), 0);
-    };
-    summary.textContent = TEXT.checking;
-    app.win.setTimeout(() => next(0), 0);
-  }
-
-  let opened = false;
   function draw() {
     const nb = current();
     picker.value = nb.id;
@@ -219,7 +118,7 @@ export function render(section, app) {
       );
       return;
     }
-    cellsBox.replaceChildren(...results.map(drawCell));
+    cellsBox.replaceChildren(...results.map((r, n) => drawCell(app, r, n)));
     const checks = results.flatMap((r) => r.checks);
     const ok = checks.filter((c) => c.ok).length;
     if (checks.length)
@@ -228,6 +127,8 @@ export function render(section, app) {
       );
   }
 
+  let opened = false;
+  let counted = false;
   return {
     update() {
       const view = app.state.view;
@@ -236,8 +137,112 @@ export function render(section, app) {
         opened = true;
         walk.open = view.includes('notebook') && !view.includes('all');
       }
-      countAll();
+      if (!counted) {
+        counted = true;
+        countPrinted(app, summary);
+      }
       draw();
     },
   };
+}
+
+// One cell: its words, its code, its key figure (the tensor it printed, else its last), the rest
+// of its tensors one click deeper, and a badge per printed tensor whose numbers open on demand.
+function drawCell(app, { cell, outputs, checks }, n) {
+  const { doc } = app;
+  const li = h(doc, 'li', { class: 'ae-nb-cell', dataset: { cell: cell.label } });
+  li.append(h(doc, 'p', { class: 'ae-nb-label' }, `${cell.label}`));
+  if (cell.text) li.append(h(doc, 'p', {}, cell.text));
+  li.append(h(doc, 'pre', { class: 'ae-nb-code', tabindex: 0 }, h(doc, 'code', {}, cell.code)));
+  const withValue = outputs.filter((o) => o.value);
+  const key = withValue.find((o) => checks.some((c) => c.name === o.name)) ?? withValue[withValue.length - 1] ?? null;
+  const row = h(doc, 'div', { class: 'ae-row' });
+  const more = h(doc, 'div', { class: 'ae-row' });
+  for (const o of outputs) {
+    const target = o === key || !o.value ? row : more;
+    if (o.value) target.append(...tensorFigures(app, o, n));
+    else target.append(h(doc, 'p', { class: 'ae-help ae-nb-note' }, o.note));
+  }
+  li.append(row);
+  for (const c of checks) {
+    const p = cell.printed.find((x) => x.name === c.name);
+    li.append(
+      h(
+        doc,
+        'details',
+        {
+          class: `ae-nb-printed ${c.ok ? 'ae-nb-ok' : 'ae-nb-differs'}`,
+          dataset: { printed: c.name, ok: String(c.ok) },
+        },
+        h(doc, 'summary', {}, c.ok ? `✓ ${c.name} ${TEXT.agrees}` : `✗ ${c.name} ${TEXT.differs}`),
+        h(doc, 'p', { class: 'ae-help' }, `${TEXT.printed}:`),
+        h(
+          doc,
+          'pre',
+          { class: 'ae-nb-code', tabindex: 0 },
+          printedText(p.values, p.significant ? undefined : p.decimals),
+        ),
+      ),
+    );
+  }
+  if (more.childElementCount)
+    li.append(
+      h(
+        doc,
+        'details',
+        { class: 'ae-details ae-nb-more' },
+        h(doc, 'summary', {}, TEXT.more(withValue.length - 1)),
+        more,
+      ),
+    );
+  if (cell.erratum) li.append(h(doc, 'p', { class: 'ae-nb-erratum' }, h(doc, 'strong', {}, 'Erratum: '), cell.erratum));
+  return li;
+}
+
+// A tensor's heatmaps (its 2-D slices, their top-left corner when large) and a note of its shape.
+function tensorFigures(app, o, n) {
+  const { doc } = app;
+  const out = [];
+  for (const [k, s] of slices(o.value, o.name).entries()) {
+    const rows = s.rows.slice(0, MAX_SIDE).map((r) => r.slice(0, MAX_SIDE));
+    const hm = app.heatmap({
+      id: `nb-${n}-${o.name}-${k}`,
+      caption: `${s.title}${o.note ? ` — ${o.note}` : ''}`,
+      values: rows,
+      rowLabels: rows.map((_, i) => String(i)),
+      colLabels: rows[0].map((_, j) => String(j)),
+      kind: o.kind ?? 'signed',
+      digits: 4,
+    });
+    hm.table.dataset.output = o.name;
+    out.push(hm.el);
+  }
+  if (o.value.shape.slice(-2).some((d) => d > MAX_SIDE))
+    out.push(h(doc, 'p', { class: 'ae-help' }, `${o.name}: ${TEXT.big(o.value.shape)}`));
+  return out;
+}
+
+// The summary line: every notebook's printed tensors checked once, one notebook per task (all
+// five take ~250 ms), after the section is first drawn.
+function countPrinted(app, summary) {
+  let ok = 0,
+    total = 0;
+  const next = (n) => {
+    if (n === NOTEBOOKS.length) {
+      summary.textContent = TEXT.summary(ok, total);
+      return;
+    }
+    try {
+      for (const r of runNotebook(app.engine, NOTEBOOKS[n]))
+        for (const c of r.checks) {
+          total += 1;
+          ok += c.ok ? 1 : 0;
+        }
+    } catch {
+      // a notebook that cannot run says so when it is opened
+    }
+    app.win.setTimeout(() => next(n + 1), 0);
+  };
+  summary.textContent = TEXT.checking;
+  app.win.setTimeout(() => next(0), 0);
 }

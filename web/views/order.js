@@ -2,10 +2,11 @@
 // tokens of the focused sentence and every output row moves with its token, unchanged. Attention
 // compares vectors, not places, so a model has to be told where each token stands (positional
 // embeddings: nanoGPT's wpe, the Learn section's models). With the causal mask on it is no longer
-// true, because the mask is the one thing that knows about positions. Both results by the engine.
+// true, because the mask is the one thing that knows about positions. Both results by the engine
+// (the reversed run: lib/compute.js reversedRun).
 import { h } from '../ui/dom.js';
-import { fmt } from '../lib/format.js';
-import { attendArgs, unpackTrace, maxAbsDiff } from '../lib/compute.js';
+import { fmt, indexLabels } from '../lib/format.js';
+import { maxAbsDiff } from '../lib/compute.js';
 
 const TEXT = {
   title: 'Order does not matter (until you add positions)',
@@ -29,23 +30,20 @@ export function render(section, app) {
   );
   return {
     update() {
-      const { state, results, engine } = app;
+      const { state, results } = app;
       const entry = results.contexts[state.focus];
       if (!entry?.trace) return;
       const tokens = entry.tokens;
-      const back = tokens.slice().reverse();
-      let out;
-      try {
-        out = unpackTrace(engine.attend(attendArgs(state, back))).output;
-      } catch (err) {
-        verdict.textContent = `The reversed sentence could not be computed: ${err.message}`;
+      const { tokens: back, output: out, error } = results.reversed;
+      if (error) {
+        verdict.textContent = `The reversed sentence could not be computed: ${error}`;
         return;
       }
       const mine = entry.trace.output;
       // Row i of the reversed run belongs to token T − 1 − i: put it back in place to compare.
       const restored = out.slice().reverse();
       const diff = maxAbsDiff(mine, restored);
-      const cols = mine[0].map((_, j) => `d${j}`);
+      const cols = indexLabels(mine[0].length, 'd');
       original.update({
         context: state.focus,
         values: mine,

@@ -2,10 +2,11 @@
 // the step it changes: scores Q·Kᵀ → scaled (÷√dₖ, the scale switch) → masked (the causal mask)
 // → softmax weights (the temperature; dropout on the weights) → output = weights·V. The knobs
 // are drawn where the explorer has full controls (the page); elsewhere the figures alone.
-import { h, uid, activeIn } from '../ui/dom.js';
+import { h } from '../ui/dom.js';
 import { checkbox, slider } from '../ui/controls.js';
-import { fmt } from '../lib/format.js';
+import { fmt, indexLabels, sizeText } from '../lib/format.js';
 import { focusView } from '../lib/focus.js';
+import * as dropout from './pipeline/dropout.js';
 
 const TEXT = {
   title: 'Step by step',
@@ -26,55 +27,52 @@ const TEXT = {
   temperature: 'Temperature',
   temperatureHelp:
     'Every score is divided by it before the softmax: above 1 spreads the weight over more tokens, below 1 sharpens it toward the largest score.',
-  dropout: 'Dropout p',
-  dropoutSummary: 'Dropout on the weights (training only)',
-  dropoutTraining:
-    'Training mode: each weight is kept with probability 1 − p (and scaled by 1/(1 − p)) or set to 0, drawn from the seed.',
-  dropoutEval: 'Evaluation mode (as model.eval()): dropout does nothing. Switch to training to see it drop weights.',
   output:
     'Row i adds up the value vectors of every token — its own included — each weighted by row i of the weights: the new vector of token i. What a transformer does with it next is two sections down.',
 };
 
 export function render(section, app) {
-  const { doc, store } = app;
+  const { doc } = app;
   const full = app.controls === 'full';
   const title = h(doc, 'h2', { class: 'ae-prose' }, TEXT.title);
-  section.append(title, h(doc, 'p', { class: 'ae-prose' }, TEXT.intro));
   const steps = h(doc, 'div', { class: 'ae-steps' });
-  section.append(steps);
+  section.append(title, h(doc, 'p', { class: 'ae-prose' }, TEXT.intro), steps);
   const cards = {};
   const maps = {};
   const texts = {};
-  const headings = {};
   const card = (step, heading, text) => {
     const p = h(doc, 'p', { class: 'ae-help ae-prose' }, text);
-    headings[step] = { el: h(doc, 'h3', { class: 'ae-prose' }, heading), text: heading };
-    const el = h(doc, 'div', { class: 'ae-card ae-step', 'data-step': step }, headings[step].el, p);
+    const el = h(
+      doc,
+      'div',
+      { class: 'ae-card ae-step', 'data-step': step },
+      h(doc, 'h3', { class: 'ae-prose' }, heading),
+      p,
+    );
     steps.append(el);
-    cards[step] = el;
+    cards[step] = { el, heading: el.firstChild, text: heading };
     texts[step] = p;
     return el;
   };
+  // Each step's matrix, named as lib/explain.js explains it; its rows are the sentence's tokens.
   const add = (el, key, opts) => {
-    maps[key] = app.heatmap({ rowLabels: [], colLabels: [], values: [[0]], ...opts, id: key });
+    const shows = { matrix: key, tokenRows: true };
+    maps[key] = app.heatmap({ rowLabels: [], colLabels: [], values: [[0]], ...opts, id: key, shows });
     el.append(maps[key].el);
+    return maps[key];
   };
   const knob = (el, control) => {
     if (full) el.append(h(doc, 'div', { class: 'ae-knobs' }, control.el ?? control));
     return control;
   };
 
-  let c = card('scores', 'Scores Q·Kᵀ', TEXT.scores);
-  add(c, 'scores', { caption: 'scores = Q·Kᵀ' });
-
-  c = card('scaled', 'Scaled', '');
+  add(card('scores', 'Scores Q·Kᵀ', TEXT.scores), 'scores', { caption: 'scores = Q·Kᵀ' });
+  let c = card('scaled', 'Scaled', '');
   const scale = knob(c, checkbox(doc, { label: TEXT.scale, onChange: (on) => app.setOptions({ scale: on }) }));
   add(c, 'scaled', { caption: 'scaled' });
-
   c = card('masked', 'Mask', '');
   const causal = knob(c, checkbox(doc, { label: TEXT.causal, onChange: (on) => app.setOptions({ causal: on }) }));
   add(c, 'masked', { caption: 'masked' });
-
   c = card('weights', 'Softmax weights', TEXT.weights);
   const temperature = knob(
     c,
@@ -92,74 +90,7 @@ export function render(section, app) {
   add(c, 'weights', { caption: 'weights = softmax(row)', kind: 'weights' });
   const sums = h(doc, 'p', { class: 'ae-help ae-rowsums' });
   c.append(sums);
-  // Dropout on the weights (training only), with its seed and mode.
-  const dropout = slider(doc, {
-    label: TEXT.dropout,
-    min: 0,
-    max: 0.9,
-    step: 0.05,
-    digits: 2,
-    onInput: (v) => app.setOptions({ dropout: v }),
-  });
-  const dropoutHelp = h(doc, 'p', { class: 'ae-help ae-dropout-help' });
-  const seedId = uid('opt');
-  const seed = h(doc, 'input', {
-    type: 'number',
-    id: seedId,
-    min: 0,
-    max: 2147483647,
-    step: 1,
-    inputmode: 'numeric',
-    onchange: (e) => {
-      const v = Number(e.target.value);
-      if (!Number.isInteger(v) || v < 0 || v > 2147483647) {
-        app.notify(`dropout seed: expected a whole number in 0..2147483647, got "${e.target.value}"`);
-        return;
-      }
-      app.setOptions({ seed: v });
-    },
-  });
-  const modeName = uid('mode');
-  const radio = (value, label, training) => {
-    const input = h(doc, 'input', {
-      type: 'radio',
-      name: modeName,
-      id: `${modeName}-${value}`,
-      value,
-      onchange: () => app.setOptions({ training }),
-    });
-    return { input, el: h(doc, 'span', {}, input, h(doc, 'label', { for: input.id }, label)) };
-  };
-  const train = radio('train', 'training', true);
-  const evalMode = radio('eval', 'evaluation', false);
-  // Dropout is a training-time detail: one click deeper, open by itself when it acts.
-  const dropDetails = h(
-    doc,
-    'details',
-    { class: 'ae-details ae-dropout-details' },
-    h(doc, 'summary', {}, TEXT.dropoutSummary),
-  );
-  if (full)
-    dropDetails.append(
-      h(
-        doc,
-        'fieldset',
-        { class: 'ae-group ae-dropout' },
-        h(doc, 'legend', {}, 'Dropout on the weights'),
-        dropout.el,
-        dropoutHelp,
-        h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: seedId }, 'Seed '), seed),
-        h(doc, 'fieldset', { class: 'ae-ctl ae-radio' }, h(doc, 'legend', {}, 'Dropout mode'), train.el, evalMode.el),
-      ),
-    );
-  const dropBox = h(doc, 'div', {});
-  if (full) {
-    dropDetails.append(dropBox);
-    c.append(dropDetails);
-  } else c.append(dropBox);
-  let dropoutShown = false;
-  add(dropBox, 'dropped', { caption: 'after dropout', kind: 'weights' });
-
+  const drop = dropout.render(c, app, add);
   c = card('output', 'Output = weights · V', TEXT.output);
   add(c, 'out', { caption: 'weights · V' });
   const mergedBox = h(doc, 'div', {});
@@ -174,75 +105,78 @@ export function render(section, app) {
       scale.sync(o.scale);
       causal.sync(o.causal);
       temperature.sync(o.temperature);
-      dropout.sync(o.dropout);
-      if (activeIn(seed) !== seed) seed.value = String(o.seed);
-      train.input.checked = o.training;
-      evalMode.input.checked = !o.training;
-      dropoutHelp.textContent = o.training ? TEXT.dropoutTraining : TEXT.dropoutEval;
-      const view = state.view;
       // The steps shown are numbered 1, 2, … in order (a figure of some steps has no gaps).
       let number = 0;
-      for (const [step, el] of Object.entries(cards)) {
-        el.hidden = !(view.includes('all') || view.includes(step));
-        if (!el.hidden) headings[step].el.textContent = `${++number} · ${headings[step].text}`;
+      for (const [step, { el, heading, text }] of Object.entries(cards)) {
+        el.hidden = !(state.view.includes('all') || state.view.includes(step));
+        if (!el.hidden) heading.textContent = `${++number} · ${text}`;
       }
-
       const f = focusView(state, results);
+      const headNote = f && f.heads > 1 ? ` (head ${f.head} of ${f.heads})` : '';
+      const common = f && {
+        context: state.focus,
+        rowLabels: f.tokens,
+        colLabels: f.tokens,
+        highlightRows: f.highlightRows,
+        cornerLabel: 'query \\ key',
+        shows: { matrix: 'dropped', head: f.head, tokenRows: true },
+      };
+      drop.update(state, f, common, headNote);
       if (!f) return;
-      const { trace: t, head: hd, heads: H, tokens, highlightRows: hl, hk, hv, isMasked } = f;
       title.textContent = `${TEXT.title}: ${state.focus}`;
-      const ctx = state.focus;
-      const headNote = H > 1 ? ` (head ${hd} of ${H})` : '';
-      const tt = { context: ctx, rowLabels: tokens, colLabels: tokens, highlightRows: hl, cornerLabel: 'query \\ key' };
-      maps.scores.update({ ...tt, values: t.scores[hd], caption: `scores = Q·Kᵀ${headNote}` });
       texts.scaled.textContent =
-        (o.scale ? TEXT.scaleOn(hk, fmt(t.scale, 4)) : TEXT.scaleOff) +
+        (o.scale ? TEXT.scaleOn(f.hk, fmt(f.trace.scale, 4)) : TEXT.scaleOff) +
         (o.temperature !== 1 ? TEXT.temperatureNote(fmt(o.temperature, 2)) : '');
-      maps.scaled.update({ ...tt, values: t.scaled[hd], caption: `scaled${headNote}` });
       texts.masked.textContent = o.causal ? TEXT.maskOn : TEXT.maskOff;
-      maps.masked.update({ ...tt, values: t.masked[hd], caption: `masked${headNote}` });
-      maps.weights.update({ ...tt, values: t.weights[hd], caption: `weights${headNote}`, masked: isMasked });
-      const rowSums = t.weights[hd].map((r) => r.reduce((a, b) => a + b, 0));
+      drawMatrices(maps, f, { ...common, shows: undefined }, headNote);
+      const rowSums = f.trace.weights[f.head].map((r) => r.reduce((a, b) => a + b, 0));
       sums.textContent = rowSums.every((x) => fmt(x) === fmt(1))
         ? `Every row sums to ${fmt(1)} (${rowSums.length} rows).`
-        : 'Row sums: ' + rowSums.map((x, i) => `${tokens[i]} ${fmt(x)}`).join(', ');
-      dropBox.hidden = !f.dropping;
-      // Dropout that acts (a shared link, an embed's attributes) opens its details once.
-      if (f.dropping && !dropoutShown) dropDetails.open = dropoutShown = true;
-      if (f.dropping)
-        maps.dropped.update({
-          ...tt,
-          masked: isMasked,
-          values: t.dropped[hd],
-          caption: `after dropout p = ${fmt(o.dropout, 2)}, seed ${o.seed} (kept weights × 1/(1 − p))${headNote}`,
-        });
-      maps.out.update({
-        context: ctx,
-        values: t.headOutputs[hd],
-        rowLabels: tokens,
-        colLabels: Array.from({ length: hv }, (_, j) => `v${hd * hv + j}`),
-        caption: H === 1 ? 'output = weights · V' : `weights · V${headNote}`,
-        highlightRows: hl,
-      });
-      mergedBox.hidden = H === 1;
-      if (H > 1)
-        maps.merged.update({
-          context: ctx,
-          values: t.merged,
-          rowLabels: tokens,
-          colLabels: t.merged[0].map((_, j) => `v${j}`),
-          highlightRows: hl,
-          colClass: (j) => `ae-head-${Math.floor(j / hv) % 4}`,
-        });
-      maps.output.el.hidden = H === 1;
-      maps.output.update({
-        context: ctx,
-        values: t.output,
-        rowLabels: tokens,
-        colLabels: t.output[0].map((_, j) => `o${j}`),
-        caption: `output (${tokens.length} × ${t.output[0].length})`,
-        highlightRows: hl,
-      });
+        : 'Row sums: ' + rowSums.map((x, i) => `${f.tokens[i]} ${fmt(x)}`).join(', ');
     },
   };
+}
+
+// The step matrices of focus f: head f.head's scores … outputs, then all heads' merged and output.
+function drawMatrices(maps, f, common, headNote) {
+  const { trace: t, head: hd, heads: H, tokens, highlightRows: hl, hv, isMasked, name: ctx } = f;
+  const of = (matrix) => ({ shows: { matrix, head: hd, tokenRows: true } });
+  maps.scores.update({ ...common, ...of('scores'), values: t.scores[hd], caption: `scores = Q·Kᵀ${headNote}` });
+  maps.scaled.update({ ...common, ...of('scaled'), values: t.scaled[hd], caption: `scaled${headNote}` });
+  maps.masked.update({ ...common, ...of('masked'), values: t.masked[hd], caption: `masked${headNote}` });
+  maps.weights.update({
+    ...common,
+    ...of('weights'),
+    values: t.weights[hd],
+    caption: `weights${headNote}`,
+    masked: isMasked,
+  });
+  maps.out.update({
+    ...of('out'),
+    context: ctx,
+    values: t.headOutputs[hd],
+    rowLabels: tokens,
+    colLabels: indexLabels(hv, 'v', hd * hv),
+    caption: H === 1 ? 'output = weights · V' : `weights · V${headNote}`,
+    highlightRows: hl,
+  });
+  maps.merged.el.parentNode.hidden = H === 1;
+  if (H > 1)
+    maps.merged.update({
+      context: ctx,
+      values: t.merged,
+      rowLabels: tokens,
+      colLabels: indexLabels(t.merged[0].length, 'v'),
+      highlightRows: hl,
+      colClass: (j) => `ae-head-${Math.floor(j / hv) % 4}`,
+    });
+  maps.output.el.hidden = H === 1;
+  maps.output.update({
+    context: ctx,
+    values: t.output,
+    rowLabels: tokens,
+    colLabels: indexLabels(t.output[0].length, 'o'),
+    caption: `output (${sizeText(t.output)})`,
+    highlightRows: hl,
+  });
 }

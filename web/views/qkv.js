@@ -6,10 +6,11 @@
 // bank it is.
 import { h } from '../ui/dom.js';
 import { checkbox } from '../ui/controls.js';
-import { fmt } from '../lib/format.js';
+import { fmt, indexLabels, sizeText } from '../lib/format.js';
 import { setValue } from '../lib/state.js';
 import { focusView } from '../lib/focus.js';
 import { CONTEXT_SEEKING, presetApplies, withPreset } from '../lib/presets.js';
+import * as probe from './qkv/probe.js';
 
 const TEXT = {
   title: 'Queries, keys and values',
@@ -18,62 +19,20 @@ const TEXT = {
   projections: 'Learned projections W_Q, W_K, W_V (set by hand here)',
   projectionsHelp:
     'Off: raw attention as seed 003 first computes it — Q = K = V = X, scores X·Xᵀ, no scaling (turning it on again also scales).',
-  probe: (word) => `The query of “${word}” against every key`,
   preset: 'Try weights whose “bank” query looks for the context word',
   presetHelp:
     'W_Q turns the feature only “bank” has (d2) into a query; W_K turns each word’s d3 — large for stream, mud and loan, 0 for bank — into a key. W_V is unchanged.',
   seed: 'Back to the seed’s weights',
   off: 'Projections are off: queries, keys and values are the embeddings themselves.',
 };
+const W_NAMES = { wq: 'W_Q', wk: 'W_K', wv: 'W_V' };
 
 export function render(section, app) {
   const { doc } = app;
   const claim = h(doc, 'p', { class: 'ae-claim', 'aria-live': 'polite' });
   section.append(h(doc, 'h2', { class: 'ae-prose' }, TEXT.title), h(doc, 'p', { class: 'ae-prose' }, TEXT.intro));
-  const knobs = h(doc, 'div', { class: 'ae-knobs ae-prose' });
-  const projections = checkbox(doc, {
-    label: TEXT.projections,
-    help: TEXT.projectionsHelp,
-    onChange: (on) => app.setOptions({ projections: on, scale: on }),
-  });
-  const presetBtn = h(
-    doc,
-    'button',
-    { type: 'button', class: 'ae-btn', onclick: () => app.edit((s) => withPreset(s, CONTEXT_SEEKING)) },
-    TEXT.preset,
-  );
-  const seedBtn = h(
-    doc,
-    'button',
-    {
-      type: 'button',
-      class: 'ae-btn',
-      onclick: () =>
-        app.edit((s) => ({
-          state: {
-            ...s,
-            weights: {
-              ...s.weights,
-              wq: app.defaults.weights.wq,
-              wk: app.defaults.weights.wk,
-              wv: app.defaults.weights.wv,
-            },
-          },
-        })),
-    },
-    TEXT.seed,
-  );
-  const presetRow = h(
-    doc,
-    'div',
-    { class: 'ae-row ae-presets' },
-    presetBtn,
-    seedBtn,
-    h(doc, 'p', { class: 'ae-help' }, TEXT.presetHelp),
-  );
-  if (app.controls === 'full') knobs.append(projections.el, presetRow);
-  section.append(knobs, claim);
-
+  const knobs = renderKnobs(app);
+  section.append(knobs.el, claim);
   const maps = {};
   const editable = (m) => ({
     commit: (i, j, v) => app.edit((s) => setValue(s, { matrix: m }, i, j, v)),
@@ -85,40 +44,21 @@ export function render(section, app) {
   };
   const wBox = h(doc, 'div', { class: 'ae-row' });
   const qBox = h(doc, 'div', { class: 'ae-row' });
-  for (const m of ['wq', 'wk', 'wv'])
-    add(wBox, m, { caption: { wq: 'W_Q', wk: 'W_K', wv: 'W_V' }[m], editable: editable(m) });
+  for (const m of ['wq', 'wk', 'wv']) add(wBox, m, { caption: W_NAMES[m], editable: editable(m) });
   for (const m of ['q', 'k', 'v']) add(qBox, m, { caption: m.toUpperCase() });
-  // The probe: the shared word's query dotted with every key (its row of Q·Kᵀ, unscaled).
-  const probeCaption = h(doc, 'caption', {});
-  const probeBody = h(doc, 'tbody');
-  const probe = h(
-    doc,
-    'table',
-    { class: 'ae-cos ae-probe' },
-    probeCaption,
-    h(
-      doc,
-      'thead',
-      {},
-      h(doc, 'tr', {}, h(doc, 'th', { scope: 'col' }, 'key of'), h(doc, 'th', { scope: 'col' }, 'query · key')),
-    ),
-    probeBody,
-  );
   const offNote = h(doc, 'p', { class: 'ae-help', hidden: true }, TEXT.off);
   // The probe sits beside Q, K and V: the row of numbers the claim above reads.
-  qBox.append(h(doc, 'div', { class: 'ae-card ae-probe-card' }, probe));
+  const probeTable = probe.render(qBox, { doc });
   section.append(wBox, offNote, qBox);
 
   return {
     update() {
       const { state, results } = app;
       const o = state.options;
-      projections.sync(o.projections);
-      presetBtn.disabled = !presetApplies(state, CONTEXT_SEEKING);
+      knobs.update(state);
       const f = focusView(state, results);
       if (!f) return;
       const { trace: t, head: hd, heads: H, tokens, highlightRows: hl, hk, hv } = f;
-      const ctx = state.focus;
       wBox.hidden = !o.projections;
       offNote.hidden = o.projections;
       if (o.projections) {
@@ -126,9 +66,9 @@ export function render(section, app) {
           const W = state.weights[m];
           maps[m].update({
             values: W,
-            rowLabels: W.map((_, i) => `d${i}`),
-            colLabels: W[0].map((_, j) => `${m.slice(1)}${j}`),
-            caption: `${{ wq: 'W_Q', wk: 'W_K', wv: 'W_V' }[m]} (${W.length} × ${W[0].length})`,
+            rowLabels: indexLabels(W.length, 'd'),
+            colLabels: indexLabels(W[0].length, m.slice(1)),
+            caption: `${W_NAMES[m]} (${sizeText(W)})`,
           });
         }
       }
@@ -139,10 +79,11 @@ export function render(section, app) {
         ['v', hv, 'W_V'],
       ]) {
         maps[m].update({
-          context: ctx,
+          context: state.focus,
+          shows: { matrix: m, head: hd, tokenRows: true },
           values: t[m][hd],
           rowLabels: tokens,
-          colLabels: Array.from({ length: width }, (_, j) => `${m}${hd * width + j}`),
+          colLabels: indexLabels(width, m, hd * width),
           caption: `${m.toUpperCase()} = X·${W}${headNote}`,
           highlightRows: hl,
         });
@@ -151,18 +92,7 @@ export function render(section, app) {
       const i = hl.length ? hl[0] : Math.min(1, tokens.length - 1);
       const row = t.scores[hd][i];
       const best = row.reduce((b, v, j) => (v > row[b] ? j : b), 0);
-      probeCaption.textContent = TEXT.probe(tokens[i]) + headNote;
-      const key = tokens.join('\u0000');
-      if (probeBody.dataset.key !== key) {
-        probeBody.dataset.key = key;
-        probeBody.replaceChildren(
-          ...tokens.map((tok) => h(doc, 'tr', {}, h(doc, 'th', { scope: 'row' }, `“${tok}”`), h(doc, 'td'))),
-        );
-      }
-      [...probeBody.children].forEach((tr, j) => {
-        tr.classList.toggle('ae-cos-key', j === best);
-        tr.lastChild.textContent = fmt(row[j]);
-      });
+      probeTable.update({ tokens, row, best, headNote, word: tokens[i] });
       const order = row
         .map((v, j) => [v, j])
         .sort((a, b) => b[0] - a[0])
@@ -172,6 +102,50 @@ export function render(section, app) {
         best === i
           ? `The query of “${tokens[i]}” matches its own key best (${order}): with these weights it still mostly finds itself.`
           : `The query of “${tokens[i]}” matches the key of “${tokens[best]}” best (${order}): it looks past itself${hl.includes(best) ? '' : ', at a word the other sentences do not have'}.`;
+    },
+  };
+}
+
+// The knobs (the page's full controls only): projections on or off, a preset whose "bank" query
+// looks for the context word, and back to the seed's weights.
+function renderKnobs(app) {
+  const { doc } = app;
+  const el = h(doc, 'div', { class: 'ae-knobs ae-prose' });
+  const projections = checkbox(doc, {
+    label: TEXT.projections,
+    help: TEXT.projectionsHelp,
+    onChange: (on) => app.setOptions({ projections: on, scale: on }),
+  });
+  const presetBtn = h(
+    doc,
+    'button',
+    { type: 'button', class: 'ae-btn', onclick: () => app.edit((s) => withPreset(s, CONTEXT_SEEKING)) },
+    TEXT.preset,
+  );
+  const seedWeights = (s) => {
+    const { wq, wk, wv } = app.defaults.weights;
+    return { state: { ...s, weights: { ...s.weights, wq, wk, wv } } };
+  };
+  const seedBtn = h(
+    doc,
+    'button',
+    { type: 'button', class: 'ae-btn', onclick: () => app.edit(seedWeights) },
+    TEXT.seed,
+  );
+  const presets = h(
+    doc,
+    'div',
+    { class: 'ae-row ae-presets' },
+    presetBtn,
+    seedBtn,
+    h(doc, 'p', { class: 'ae-help' }, TEXT.presetHelp),
+  );
+  if (app.controls === 'full') el.append(projections.el, presets);
+  return {
+    el,
+    update(state) {
+      projections.sync(state.options.projections);
+      presetBtn.disabled = !presetApplies(state, CONTEXT_SEEKING);
     },
   };
 }

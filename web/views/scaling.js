@@ -3,8 +3,8 @@
 import { h, uid } from '../ui/dom.js';
 import { fmt } from '../lib/format.js';
 import { SCALING_WIDTHS, scalingExample } from '../lib/scaling.js';
+import { svgEl } from '../ui/svg.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
 const TEXT = {
   title: 'Why divide by √dₖ?',
   intro:
@@ -64,10 +64,7 @@ export function render(section, app) {
     ),
   );
   const bars = (caption) => {
-    const svg = doc.createElementNS(SVG, 'svg');
-    svg.setAttribute('viewBox', '0 0 240 100');
-    svg.setAttribute('class', 'ae-bars');
-    svg.setAttribute('role', 'img');
+    const svg = svgEl(doc, 'svg', { viewBox: '0 0 240 100', class: 'ae-bars', role: 'img' });
     const fig = h(doc, 'figure', { class: 'ae-bars-figure' }, h(doc, 'figcaption', {}, caption));
     fig.append(svg);
     return { fig, svg };
@@ -86,14 +83,8 @@ export function render(section, app) {
     svg.replaceChildren();
     const w = 240 / weights.length;
     weights.forEach((v, n) => {
-      const bar = doc.createElementNS(SVG, 'rect');
       const height = Math.max(0.5, v * 96);
-      bar.setAttribute('x', String(n * w + 2));
-      bar.setAttribute('y', String(98 - height));
-      bar.setAttribute('width', String(w - 4));
-      bar.setAttribute('height', String(height));
-      bar.setAttribute('class', 'ae-bar');
-      svg.append(bar);
+      svg.append(svgEl(doc, 'rect', { x: n * w + 2, y: 98 - height, width: w - 4, height, class: 'ae-bar' }));
     });
     svg.setAttribute('aria-label', `${label}: ${weights.map((v) => fmt(v, 2)).join(', ')}`);
   }

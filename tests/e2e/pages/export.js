@@ -4,7 +4,7 @@ import { loadEngine } from '/web/engine/engine.js';
 import { defaultState } from '/web/lib/state.js';
 import { createStore } from '/web/lib/store.js';
 import { computeAll } from '/web/lib/compute.js';
-import { mountExplorer } from '/web/views/explorer.js';
+import { mountExplorer } from '/web/shell/explorer.js';
 import { attachExportMenus, attachScriptExport } from '/web/tools/export-menu.js';
 
 async function start() {
@@ -16,7 +16,7 @@ async function start() {
   attachExportMenus(explorer.container);
   attachScriptExport(explorer.container, {
     getState: () => store.get(),
-    getResults: () => computeAll(engine, store.get(), { averaging: false }),
+    getResults: () => computeAll(engine, store.get(), { averaging: false, focusExtras: false }),
   });
   await explorer.rendered;
   return { engine, store, explorer, defaults };

@@ -3,7 +3,7 @@
 // (web/models/brown-wordnet.tokenizer.json), and the three loaders on hostile files.
 //
 //   node tests/fuzz/js/tokenizer_fuzz.mjs [--seed N] [--seconds S | --executions N]
-//   import { fuzzTokenizers } from './tokenizer_fuzz.mjs'   (tests/js/tokenizer-fuzz.test.mjs)
+//   import { fuzzTokenizers } from './tokenizer_fuzz.mjs'   (tests/js/lib/tokenizer/tokenizer-fuzz.test.mjs)
 //
 // Texts are built from a grammar of the pieces that break tokenizers (every Unicode plane, lone
 // surrogates, whitespace runs with Python's and JavaScript's \s differences, contractions,

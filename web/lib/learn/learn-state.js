@@ -3,7 +3,7 @@
 // to the same weights (for the bank task, also whether it starts from seed 003's weights) — plus the reader's own corpus when it is small enough for a URL, and for
 // an embedded figure the run's length (until) and whether it trains on sight (autoplay). Pure;
 // sanitizeLearn checks an untrusted value (from a link or the element's attributes) the way
-// lib/share.js checks the rest. Unit-tested in tests/js/learn-state.test.mjs.
+// lib/share.js checks the rest. Unit-tested in tests/js/lib/learn/learn-state.test.mjs.
 import { LEARN_LIMITS } from '../limits.js';
 import { describe } from '../text.js';
 import { TASKS, SENTENCE_DEFAULTS, TEXT_DEFAULTS } from './tasks.js';

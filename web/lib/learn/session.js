@@ -72,30 +72,7 @@ export function createSession(engine, { task: taskSpec, settings }, checkpoint =
   const task = taskFor(taskSpec);
   const problems = checkSettings(settings);
   if (problems.length) throw new RangeError(problems.join('; '));
-  const loaded = checkpoint ? loadCheckpoint(engine, checkpoint, task, settings) : null;
-  const model = loaded
-    ? loaded.model
-    : engine.createModel({
-        vocabSize: task.vocab.length,
-        contextLength: task.context,
-        layers: settings.layers,
-        heads: settings.heads,
-        width: settings.width,
-        mlp: settings.mlp,
-        layerNorm: settings.layerNorm,
-        bias: true,
-        seed: settings.seed,
-      });
-  // The bank model can start from seed 003's hand-set weights (lib/learn/seed-start.js).
-  const seed003 = task.id === 'bank' && taskSpec.fromSeed && !checkpoint ? engine.examples() : null;
-  if (seed003) {
-    const problem = seedStartProblem(settings, seed003);
-    if (problem) {
-      model.dispose();
-      throw new RangeError(`fromSeed: ${problem}; choose a larger width or fewer heads, or start at random`);
-    }
-    model.setParams(seedStartParams(model.params(), seed003, task.vocab));
-  }
+  const { model, loaded, seed003 } = startModel(engine, task, taskSpec, settings, checkpoint);
   // The held-out examples: 128 sequences, or fewer of a long context (≤ 2048 tokens in all), so
   // that an evaluation — every ~1/60 of a run — stays a small share of the training time.
   const held = heldOut(task, settings.seed, Math.max(16, Math.min(128, Math.floor(2048 / task.context))));
@@ -198,6 +175,39 @@ export function createSession(engine, { task: taskSpec, settings }, checkpoint =
       model.dispose();
     },
   };
+}
+
+/**
+ * The session's model: from the checkpoint, else fresh from the settings — for the bank task
+ * optionally from seed 003's hand-set weights (lib/learn/seed-start.js).
+ * @returns {{model, loaded: {model, note}|null, seed003: object|null}}  seed003: engine.examples() when started from it
+ */
+function startModel(engine, task, taskSpec, settings, checkpoint) {
+  const loaded = checkpoint ? loadCheckpoint(engine, checkpoint, task, settings) : null;
+  const model = loaded
+    ? loaded.model
+    : engine.createModel({
+        vocabSize: task.vocab.length,
+        contextLength: task.context,
+        layers: settings.layers,
+        heads: settings.heads,
+        width: settings.width,
+        mlp: settings.mlp,
+        layerNorm: settings.layerNorm,
+        bias: true,
+        seed: settings.seed,
+      });
+  // The bank model can start from seed 003's hand-set weights (lib/learn/seed-start.js).
+  const seed003 = task.id === 'bank' && taskSpec.fromSeed && !checkpoint ? engine.examples() : null;
+  if (seed003) {
+    const problem = seedStartProblem(settings, seed003);
+    if (problem) {
+      model.dispose();
+      throw new RangeError(`fromSeed: ${problem}; choose a larger width or fewer heads, or start at random`);
+    }
+    model.setParams(seedStartParams(model.params(), seed003, task.vocab));
+  }
+  return { model, loaded, seed003 };
 }
 
 /** The bank probe's token ids: each of the seed's two contexts and where "bank" is in it. */

@@ -1,6 +1,6 @@
 // The Learn section's tasks: each has a vocabulary, a seeded generator of examples, the attention
 // pattern a model that solves it must form (one sentence), the model and training settings that
-// learn it in seconds, and an accuracy measure. Pure; unit-tested in tests/js/learn-tasks.test.mjs.
+// learn it in seconds, and an accuracy measure. Pure; unit-tested in tests/js/lib/learn/tasks.test.mjs.
 //
 // An example is {tokens, targets}: two equally long arrays of token ids. The model reads tokens
 // and is scored only where targets ≥ 0 (−1 = ignored, as nanoGPT's ignore_index), so a task

@@ -1,5 +1,6 @@
 // What the Learn section derives from a run to draw it: labels, when to evaluate, which head to
-// open on, and the speeds a reader can pick. Pure; unit-tested in tests/js/learn-view.test.mjs.
+// open on, how a long run's charts are thinned, and the speeds a reader can pick. Pure;
+// unit-tested in tests/js/lib/learn/view.test.mjs.
 
 /** Speeds of the speed control: steps per second (Infinity = as fast as it goes). */
 export const SPEEDS = Object.freeze([
@@ -42,4 +43,15 @@ export function bestBankHead(bank) {
     }
   }
   return best;
+}
+
+/** Points kept per line of a long run's charts: beyond it, every other point of the older half goes. */
+export const MAX_CHART_POINTS = 1500;
+
+/** Thins a chart's [step, value] points in place, keeping the recent half whole (see MAX_CHART_POINTS). */
+export function thinPoints(points) {
+  if (points.length <= MAX_CHART_POINTS) return;
+  const half = points.length >> 1;
+  const kept = points.slice(0, half).filter((_, n) => n % 2 === 0);
+  points.splice(0, points.length, ...kept, ...points.slice(half));
 }

@@ -2,7 +2,7 @@
 // own, or one the page or a blogger names by URL — never the weights), the sentence, the head and
 // picture on screen, the next-token options, and the two sentences of the shared-word chart. A
 // link carries it. Pure; sanitizeGpt checks an untrusted value the way lib/share.js checks the
-// rest (tests/js/real-state.test.mjs).
+// rest (tests/js/lib/real/gpt-state.test.mjs).
 import { describe, clip } from '../text.js';
 
 export const GPT_LIMITS = Object.freeze({

@@ -1,5 +1,5 @@
 // What the "A real language model" section derives from a model's trace. Pure (plain arrays and
-// the engine and tokenizer they are handed); unit-tested in tests/js/real-view.test.mjs.
+// the engine and tokenizer they are handed); unit-tested in tests/js/lib/real/view.test.mjs.
 //
 // Legend: L layers, H heads, T tokens, C width; weights (L, H, T, T) row-major, each row of a
 // head a causal softmax (zeros after the diagonal).
@@ -118,4 +118,32 @@ export function bankCosines(engine, model, tokenizer, { a, b, word }) {
     cosines.push(engine.cosine(Array.from(va), Array.from(vb)));
   }
   return { cosines, positions: { a: at.a.index, b: at.b.index } };
+}
+
+/**
+ * The last token through the model, for "What happens next": its vector (embedding + position),
+ * the first block's attention branch (after W_O), the vector with it added, the MLP branch, the
+ * vector after block 1 and after the last block, each (C,); and the lengths of four of them.
+ * @param {{width, T, L, residual: Float32Array, afterAttention: Float32Array}} t  (L + 1, T, C) and (L, T, C)
+ */
+export function lastTokenThroughBlocks(t) {
+  const C = t.width,
+    i = t.T - 1;
+  const at = (data, layer) => Array.from(data.subarray((layer * t.T + i) * C, (layer * t.T + i) * C + C));
+  const x0 = at(t.residual, 0);
+  const mid = at(t.afterAttention, 0);
+  const x1 = at(t.residual, 1);
+  const xL = at(t.residual, t.L);
+  const attention = mid.map((v, c) => v - x0[c]);
+  const mlp = x1.map((v, c) => v - mid[c]);
+  const length = (v) => Math.sqrt(v.reduce((s, a) => s + a * a, 0));
+  return {
+    x0,
+    attention,
+    mid,
+    mlp,
+    x1,
+    xL,
+    lengths: { x0: length(x0), attention: length(attention), mlp: length(mlp), xL: length(xL) },
+  };
 }

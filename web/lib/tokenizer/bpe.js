@@ -1,6 +1,6 @@
 // A byte-level BPE tokenizer (GPT-2's scheme; Sennrich et al.'s merges over UTF-8 bytes, Radford
 // et al. 2019 §2.2), used for GPT-2 and for the project's own model. Pure; unit-tested in
-// tests/js/tokenizer.test.mjs, its ids checked against two other implementations on a fixture.
+// tests/js/lib/tokenizer/tokenizer.test.mjs, its ids checked against two other implementations on a fixture.
 //
 // encode: text → chunks by the pre-tokenisation pattern → each chunk's UTF-8 bytes → one token
 // per byte → repeatedly merge the adjacent pair whose merge has the lowest rank (the leftmost of

@@ -1,7 +1,7 @@
 // Bytes for a byte-level BPE: GPT-2's byte ↔ printable-character mapping (the alphabet its
 // vocab.json and merges.txt are written in), UTF-8 encoding, and a UTF-8 decoder that says which
 // bytes every character came from (so a token holding half a character can be shown as such).
-// Pure; unit-tested in tests/js/tokenizer.test.mjs.
+// Pure; unit-tested in tests/js/lib/tokenizer/tokenizer.test.mjs.
 
 /**
  * GPT-2's bytes_to_unicode() (openai/gpt-2 src/encoder.py): the 188 printable Latin-1 bytes

@@ -2,7 +2,7 @@
 // merges.txt (GPT-2's own files), Hugging Face's tokenizer.json (model.type "BPE", merges as
 // "a b" strings or ["a", "b"] pairs), and this project's compact binary form (GPT-2's encoding
 // as the page ships it, written by scripts/build-tokenizers.mjs). Every failure is a
-// TokenizerError naming the file and what is wrong with it. Pure; tests/js/tokenizer.test.mjs.
+// TokenizerError naming the file and what is wrong with it. Pure; tests/js/lib/tokenizer/tokenizer.test.mjs.
 
 import { BYTE_TO_CHAR, bytesSymbol, symbolBytes } from './bytes.js';
 import { BytePairTokenizer, TOKENIZER_LIMITS, TokenizerError } from './bpe.js';

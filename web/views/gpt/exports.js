@@ -6,7 +6,8 @@ import { h } from '../../ui/dom.js';
 import { linesLayout } from '../../lib/lines-image.js';
 import { fileStem } from '../../lib/text.js';
 import { saveLines } from '../../tools/lines-export.js';
-import { download } from '../../tools/download.js';
+import { download, canvasPNG } from '../../tools/download.js';
+import { exportButton, exportStatus, reportExport } from '../../tools/export-buttons.js';
 
 const TEXT = {
   lines: 'Save the chosen head’s lines',
@@ -20,21 +21,10 @@ const TEXT = {
  *   weights (L, H, T, T) flat; tiles: the grid's canvases in layer-major order
  */
 export function render(parent, { doc, stem }) {
-  const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
+  const status = exportStatus(doc);
   let shown = null;
   const button = (kind, what, label) =>
-    h(
-      doc,
-      'button',
-      {
-        type: 'button',
-        class: 'ae-btn',
-        'data-export': `${what}-${kind}`,
-        'aria-label': `${label}: ${kind.toUpperCase()}`,
-        onclick: () => save(what, kind),
-      },
-      kind.toUpperCase(),
-    );
+    exportButton(doc, kind, () => save(what, kind), { data: `${what}-${kind}`, label });
   parent.append(
     h(
       doc,
@@ -48,26 +38,23 @@ export function render(parent, { doc, stem }) {
     ),
   );
 
-  async function save(what, kind) {
+  function saveHead(kind) {
+    const { labels, weights, H, T, chosen } = shown;
+    const base = (chosen.layer * H + chosen.head) * T * T;
+    const rows = Array.from({ length: T }, (_, i) => Array.from(weights.subarray(base + i * T, base + (i + 1) * T)));
+    const title = `${stem()}: layer ${chosen.layer + 1}, head ${chosen.head + 1}`;
+    const L = linesLayout({ tokens: labels, weights: [rows], masked: (i, j) => j > i, title });
+    return saveLines(doc, kind, L, fileStem(`${stem()} layer ${chosen.layer + 1} head ${chosen.head + 1}`));
+  }
+  function save(what, kind) {
     if (!shown) return;
-    const { labels, weights, H, T, chosen, tiles } = shown;
-    try {
-      if (what === 'head') {
-        const base = (chosen.layer * H + chosen.head) * T * T;
-        const rows = Array.from({ length: T }, (_, i) =>
-          Array.from(weights.subarray(base + i * T, base + (i + 1) * T)),
-        );
-        const title = `${stem()}: layer ${chosen.layer + 1}, head ${chosen.head + 1}`;
-        const L = linesLayout({ tokens: labels, weights: [rows], masked: (i, j) => j > i, title });
-        await saveLines(doc, kind, L, fileStem(`${stem()} layer ${chosen.layer + 1} head ${chosen.head + 1}`));
-        status.textContent = `${kind.toUpperCase()} saved`;
-      } else {
-        await saveTiles(doc, tiles, shown, fileStem(`${stem()} every head`), `${stem()}: every layer and head`);
-        status.textContent = 'PNG of every head saved';
-      }
-    } catch (error) {
-      status.textContent = `Export failed: ${error.message}`;
-    }
+    if (what === 'head') reportExport(status, () => saveHead(kind), `${kind.toUpperCase()} saved`);
+    else
+      reportExport(
+        status,
+        () => saveTiles(doc, shown.tiles, shown, fileStem(`${stem()} every head`), `${stem()}: every layer and head`),
+        'PNG of every head saved',
+      );
   }
 
   return {
@@ -105,8 +92,5 @@ async function saveTiles(doc, tiles, { L, H, T }, stem, title) {
     ctx.drawImage(source, left + hh * (tile + gap), top + l * (tile + gap), tile, tile);
     ctx.fillStyle = '#1f2328';
   });
-  const blob = await new Promise((resolve, reject) =>
-    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the canvas produced no image'))), 'image/png'),
-  );
-  download(doc, `${stem}.png`, new Uint8Array(await blob.arrayBuffer()), 'image/png');
+  download(doc, `${stem}.png`, await canvasPNG(canvas), 'image/png');
 }

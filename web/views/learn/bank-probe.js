@@ -63,128 +63,6 @@ export function render(parent, { doc, field, button, onFromSeed, onSentences }) 
   parent.append(box);
   const active = (el) => el.getRootNode?.().activeElement === el;
 
-  function drawTable(bank, first, step, vocab) {
-    const H = bank.contexts.river.onContext.length;
-    const row = (key, word) =>
-      h(
-        doc,
-        'tr',
-        {},
-        h(
-          doc,
-          'th',
-          { scope: 'row' },
-          `${bank.contexts[key].tokens.map((t) => vocab[t]).join(' ')} → “bank” on “${word}”`,
-        ),
-        ...Array.from({ length: H }, (_, hh) =>
-          h(
-            doc,
-            'td',
-            {
-              dataset: {
-                context: key,
-                head: hh,
-                first: first?.contexts[key].onContext[hh] ?? '',
-                now: bank.contexts[key].onContext[hh],
-              },
-            },
-            `${fmt(first?.contexts[key].onContext[hh] ?? NaN, 2)} → ${fmt(bank.contexts[key].onContext[hh], 2)}`,
-          ),
-        ),
-      );
-    table.replaceChildren(
-      h(doc, 'caption', {}, `Layer 1, step 0 → step ${step}`),
-      h(
-        doc,
-        'thead',
-        {},
-        h(
-          doc,
-          'tr',
-          {},
-          h(doc, 'th', { scope: 'col' }, 'context'),
-          ...Array.from({ length: H }, (_, hh) => h(doc, 'th', { scope: 'col' }, `head ${hh + 1}`)),
-        ),
-      ),
-      h(
-        doc,
-        'tbody',
-        {},
-        row('river', 'stream'),
-        row('finance', 'money'),
-        h(
-          doc,
-          'tr',
-          {},
-          h(doc, 'th', { scope: 'row' }, 'cosine similarity of the two “bank” outputs'),
-          h(
-            doc,
-            'td',
-            { class: 'ae-learn-cosine', colspan: H, dataset: { first: first?.cosine ?? '', now: bank.cosine } },
-            `${fmt(first?.cosine ?? NaN)} → ${fmt(bank.cosine)}`,
-          ),
-        ),
-      ),
-    );
-  }
-
-  /** The seed's W_query, W_key, W_value block of head 1: the seed's number → the learned one. */
-  function drawSeedWeights(seedWeights, step) {
-    seedBox.hidden = !seedWeights;
-    if (!seedWeights) return;
-    const { start, now } = seedWeights;
-    const parts = [
-      ['W_query', 'wq'],
-      ['W_key', 'wk'],
-      ['W_value', 'wv'],
-    ];
-    seedTable.replaceChildren(
-      h(doc, 'caption', {}, `Head 1, layer 1: the seed → step ${step}`),
-      h(
-        doc,
-        'thead',
-        {},
-        h(
-          doc,
-          'tr',
-          {},
-          h(doc, 'td'),
-          ...parts.map(([name, key]) => h(doc, 'th', { scope: 'colgroup', colspan: start[key][0].length }, name)),
-        ),
-        h(
-          doc,
-          'tr',
-          {},
-          h(doc, 'th', { scope: 'col' }, 'embedding number'),
-          ...parts.flatMap(([, key]) => start[key][0].map((_, o) => h(doc, 'th', { scope: 'col' }, `column ${o + 1}`))),
-        ),
-      ),
-      h(
-        doc,
-        'tbody',
-        {},
-        ...start.wq.map((_, i) =>
-          h(
-            doc,
-            'tr',
-            {},
-            h(doc, 'th', { scope: 'row' }, String(i + 1)),
-            ...parts.flatMap(([, key]) =>
-              start[key][i].map((v, o) =>
-                h(
-                  doc,
-                  'td',
-                  { dataset: { matrix: key, row: i, col: o, first: v, now: now[key][i][o] } },
-                  `${fmt(v, 2)} → ${fmt(now[key][i][o], 2)}`,
-                ),
-              ),
-            ),
-          ),
-        ),
-      ),
-    );
-  }
-
   return {
     el: box,
     /** learn: the Learn state (task, sentences, fromSeed); bank: the report's probe or null. */
@@ -195,9 +73,9 @@ export function render(parent, { doc, field, button, onFromSeed, onSentences }) 
       if (!active(sentencesArea) && !sentencesArea.value)
         sentencesArea.value = (learn.sentences || BANK_SENTENCES).join('\n');
       if (!bank) return;
-      drawTable(bank, first, step, vocab);
+      drawTable(doc, table, bank, first, step, vocab);
       chart.update({ cosine: history }, { x: until, y: 1 });
-      drawSeedWeights(bank.seedWeights, step);
+      drawSeedWeights(doc, seedTable, seedBox, bank.seedWeights, step);
     },
     clear() {
       table.replaceChildren();
@@ -206,4 +84,126 @@ export function render(parent, { doc, field, button, onFromSeed, onSentences }) 
       chart.clear();
     },
   };
+}
+
+function drawTable(doc, table, bank, first, step, vocab) {
+  const H = bank.contexts.river.onContext.length;
+  const row = (key, word) =>
+    h(
+      doc,
+      'tr',
+      {},
+      h(
+        doc,
+        'th',
+        { scope: 'row' },
+        `${bank.contexts[key].tokens.map((t) => vocab[t]).join(' ')} → “bank” on “${word}”`,
+      ),
+      ...Array.from({ length: H }, (_, hh) =>
+        h(
+          doc,
+          'td',
+          {
+            dataset: {
+              context: key,
+              head: hh,
+              first: first?.contexts[key].onContext[hh] ?? '',
+              now: bank.contexts[key].onContext[hh],
+            },
+          },
+          `${fmt(first?.contexts[key].onContext[hh] ?? NaN, 2)} → ${fmt(bank.contexts[key].onContext[hh], 2)}`,
+        ),
+      ),
+    );
+  table.replaceChildren(
+    h(doc, 'caption', {}, `Layer 1, step 0 → step ${step}`),
+    h(
+      doc,
+      'thead',
+      {},
+      h(
+        doc,
+        'tr',
+        {},
+        h(doc, 'th', { scope: 'col' }, 'context'),
+        ...Array.from({ length: H }, (_, hh) => h(doc, 'th', { scope: 'col' }, `head ${hh + 1}`)),
+      ),
+    ),
+    h(
+      doc,
+      'tbody',
+      {},
+      row('river', 'stream'),
+      row('finance', 'money'),
+      h(
+        doc,
+        'tr',
+        {},
+        h(doc, 'th', { scope: 'row' }, 'cosine similarity of the two “bank” outputs'),
+        h(
+          doc,
+          'td',
+          { class: 'ae-learn-cosine', colspan: H, dataset: { first: first?.cosine ?? '', now: bank.cosine } },
+          `${fmt(first?.cosine ?? NaN)} → ${fmt(bank.cosine)}`,
+        ),
+      ),
+    ),
+  );
+}
+
+/** The seed's W_query, W_key, W_value block of head 1: the seed's number → the learned one. */
+function drawSeedWeights(doc, seedTable, seedBox, seedWeights, step) {
+  seedBox.hidden = !seedWeights;
+  if (!seedWeights) return;
+  const { start, now } = seedWeights;
+  const parts = [
+    ['W_query', 'wq'],
+    ['W_key', 'wk'],
+    ['W_value', 'wv'],
+  ];
+  seedTable.replaceChildren(
+    h(doc, 'caption', {}, `Head 1, layer 1: the seed → step ${step}`),
+    h(
+      doc,
+      'thead',
+      {},
+      h(
+        doc,
+        'tr',
+        {},
+        h(doc, 'td'),
+        ...parts.map(([name, key]) => h(doc, 'th', { scope: 'colgroup', colspan: start[key][0].length }, name)),
+      ),
+      h(
+        doc,
+        'tr',
+        {},
+        h(doc, 'th', { scope: 'col' }, 'embedding number'),
+        ...parts.flatMap(([, key]) => start[key][0].map((_, o) => h(doc, 'th', { scope: 'col' }, `column ${o + 1}`))),
+      ),
+    ),
+    h(
+      doc,
+      'tbody',
+      {},
+      ...start.wq.map((_, i) =>
+        h(
+          doc,
+          'tr',
+          {},
+          h(doc, 'th', { scope: 'row' }, String(i + 1)),
+          ...parts.flatMap(([, key]) =>
+            start[key][i].map((v, o) =>
+              h(
+                doc,
+                'td',
+                { dataset: { matrix: key, row: i, col: o, first: v, now: now[key][i][o] } },
+                `${fmt(v, 2)} → ${fmt(now[key][i][o], 2)}`,
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
 }

@@ -7,6 +7,7 @@ import { createAttentionLines } from '../../ui/attention-lines.js';
 import { saveLines, saveGrid } from '../../tools/lines-export.js';
 import { linesLayout, gridLayout } from '../../lib/lines-image.js';
 import { fileStem } from '../../lib/text.js';
+import { exportButton, exportStatus, reportExport } from '../../tools/export-buttons.js';
 
 const TEXT = {
   title: 'Every layer and head on one held-out example',
@@ -26,64 +27,55 @@ const causal = (_, i, j) => j > i;
  */
 export function render(parent, { doc, onPick, title, stem }) {
   const box = h(doc, 'div', { class: 'ae-learn-grid ae-hm-scroll' });
-  const status = h(doc, 'span', { class: 'ae-export-status', role: 'status', 'aria-live': 'polite' });
+  const status = exportStatus(doc);
   let cells = [];
   let shown = null; // {attention, labels, chosen}
 
-  const save = async (what, kind) => {
-    if (!shown) return;
+  function saveHead(kind) {
     const { attention, labels, chosen } = shown;
-    try {
-      if (what === 'head') {
-        const L = linesLayout({
-          tokens: labels,
-          weights: [attention[chosen.layer].weights[chosen.head]],
-          masked: causal,
-          title: `${title()}: layer ${chosen.layer + 1}, head ${chosen.head + 1}`,
-        });
-        await saveLines(doc, kind, L, fileStem(`${stem()} layer ${chosen.layer + 1} head ${chosen.head + 1}`));
-        status.textContent = `${kind.toUpperCase()} saved`;
-      } else {
-        const G = gridLayout({
-          tokens: labels,
-          attention: attention.map((layer) => layer.weights),
-          masked: causal,
-          title: `${title()}: every layer and head`,
-        });
-        await saveGrid(doc, kind, G, fileStem(`${stem()} every head`));
-        status.textContent = `${kind.toUpperCase()} of every head saved`;
-      }
-    } catch (error) {
-      status.textContent = `Export failed: ${error.message}`;
-    }
-  };
-  const exportButton = (kind, what, label) =>
-    h(
+    const L = linesLayout({
+      tokens: labels,
+      weights: [attention[chosen.layer].weights[chosen.head]],
+      masked: causal,
+      title: `${title()}: layer ${chosen.layer + 1}, head ${chosen.head + 1}`,
+    });
+    return saveLines(doc, kind, L, fileStem(`${stem()} layer ${chosen.layer + 1} head ${chosen.head + 1}`));
+  }
+  function saveEvery(kind) {
+    const { attention, labels } = shown;
+    const G = gridLayout({
+      tokens: labels,
+      attention: attention.map((layer) => layer.weights),
+      masked: causal,
+      title: `${title()}: every layer and head`,
+    });
+    return saveGrid(doc, kind, G, fileStem(`${stem()} every head`));
+  }
+  const button = (kind, what, label) =>
+    exportButton(
       doc,
-      'button',
-      {
-        type: 'button',
-        class: 'ae-btn',
-        'data-export': kind,
-        'aria-label': `${label}: ${kind.toUpperCase()}`,
-        onclick: () => save(what, kind),
-      },
-      kind.toUpperCase(),
+      kind,
+      () =>
+        shown &&
+        (what === 'head'
+          ? reportExport(status, () => saveHead(kind), `${kind.toUpperCase()} saved`)
+          : reportExport(status, () => saveEvery(kind), `${kind.toUpperCase()} of every head saved`)),
+      { label },
     );
   const exports = h(
     doc,
     'div',
     { class: 'ae-export-actions ae-learn-lines-export', role: 'group', 'aria-label': TEXT.exportLines },
     h(doc, 'span', {}, `${TEXT.exportLines}: `),
-    exportButton('png', 'head', TEXT.exportLines),
-    exportButton('svg', 'head', TEXT.exportLines),
+    button('png', 'head', TEXT.exportLines),
+    button('svg', 'head', TEXT.exportLines),
     h(
       doc,
       'span',
       { class: 'ae-learn-grid-export', role: 'group', 'aria-label': TEXT.exportGrid },
       ` ${TEXT.exportGrid}: `,
-      exportButton('png', 'grid', TEXT.exportGrid),
-      exportButton('svg', 'grid', TEXT.exportGrid),
+      button('png', 'grid', TEXT.exportGrid),
+      button('svg', 'grid', TEXT.exportGrid),
     ),
     status,
   );

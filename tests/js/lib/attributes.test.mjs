@@ -1,0 +1,200 @@
+// The element's attributes and inline JSON as data (web/lib/attributes.js): what each attribute
+// sets, and a problem naming the attribute for every value it cannot use.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  ATTRIBUTES,
+  applyAttributes,
+  defaultViewFor,
+  parseControls,
+  parseHeight,
+  parseInlineJSON,
+  parsePresentation,
+  removedAttributeText,
+} from '../../../web/lib/attributes.js';
+import { LIMITS } from '../../../web/lib/limits.js';
+
+const defaults = {
+  focus: 'river',
+  contexts: { river: ['stream', 'bank', 'mud'], finance: ['money', 'bank', 'loan'] },
+};
+
+test('Attributes_ExampleNamesAContextAndFocusesIt', () => {
+  const { state, problems } = applyAttributes({}, { example: ' finance ' }, defaults);
+  assert.deepEqual(problems, []);
+  assert.equal(state.example, 'finance');
+  assert.equal(state.focus, 'finance');
+  assert.equal(applyAttributes({}, { example: 'both' }, defaults).state.focus, undefined, 'both is not a context');
+});
+
+test('Attributes_AveragingShowsTheAveragingViewUnlessAViewIsGiven', () => {
+  const compact = { defaultView: true };
+  assert.deepEqual(applyAttributes({}, { example: 'averaging' }, defaults, compact).state.view, ['averaging']);
+  assert.deepEqual(applyAttributes({}, { example: 'averaging', view: 'weights' }, defaults, compact).state.view, [
+    'weights',
+  ]);
+});
+
+test('Attributes_WithoutAViewTheElementShowsItsExamplesCompactFigure', () => {
+  // The element asks for the example's figure (defaultView) when it has no view of its own.
+  const compact = { defaultView: true };
+  const view = (attrs) => applyAttributes({}, attrs, defaults, compact).state.view;
+  assert.deepEqual(view({}), ['contexts'], 'no example: the bank contrast');
+  for (const ex of ['river', 'finance', 'both', 'mine']) assert.deepEqual(view({ example: ex }), ['contexts'], ex);
+  assert.deepEqual(view({ example: 'learn:sort' }), ['learn']);
+  assert.deepEqual(view({ example: 'river', view: 'all' }), ['all']);
+  assert.deepEqual(defaultViewFor(' learn:text '), ['learn']);
+  // A JSON view (the base) is kept when the element does not ask for the default.
+  assert.deepEqual(applyAttributes({ view: ['heads'] }, { example: 'river' }, defaults).state.view, ['heads']);
+});
+
+test('Presentation_FigureAndCaptionAttributes', () => {
+  assert.deepEqual(parsePresentation(null, null), { figure: false, caption: '' });
+  assert.deepEqual(parsePresentation('', '  Where bank looks '), { figure: true, caption: 'Where bank looks' });
+  assert.deepEqual(parsePresentation('false', null), { figure: false, caption: '' });
+  const problems = [];
+  assert.deepEqual(parsePresentation('maybe', 'x'.repeat(400), problems).caption.length, 301);
+  assert.match(problems[0], /^figure="maybe": expected true or false/);
+});
+
+test('Attributes_ViewSplitsOnCommasAndSpaces', () => {
+  assert.deepEqual(applyAttributes({}, { view: 'scores, weights  output' }, defaults).state.view, [
+    'scores',
+    'weights',
+    'output',
+  ]);
+});
+
+test('Attributes_TokensSetTheFocusedContextOrNamedOnes', () => {
+  const plain = applyAttributes({}, { tokens: 'stream, bank bank' }, defaults).state;
+  assert.deepEqual(plain.contexts.river, ['stream', 'bank', 'bank']);
+  assert.deepEqual(plain.contexts.finance, defaults.contexts.finance);
+  const named = applyAttributes({}, { tokens: 'river: mud bank; finance: loan' }, defaults).state;
+  assert.deepEqual(named.contexts, { river: ['mud', 'bank'], finance: ['loan'] });
+  const bad = applyAttributes({}, { tokens: 'river: mud; : bank; x' }, defaults);
+  assert.equal(bad.problems.length, 2);
+  assert.match(bad.problems[0], /^tokens: ".*" should read "context: word word …"/);
+  const onFocus = applyAttributes({ focus: 'finance' }, { tokens: 'loan money' }, defaults).state;
+  assert.deepEqual(onFocus.contexts.finance, ['loan', 'money']);
+});
+
+test('Attributes_BooleansAcceptBareTrueFalseAndTheirOwnName', () => {
+  for (const [text, want] of [
+    ['', true],
+    ['true', true],
+    ['causal', true],
+    [' FALSE ', false],
+  ]) {
+    assert.equal(applyAttributes({}, { causal: text }, defaults).state.options.causal, want, text);
+  }
+  const bad = applyAttributes({}, { projections: 'yes please' }, defaults);
+  assert.equal(bad.state.options, undefined);
+  assert.deepEqual(bad.problems, ['projections="yes please": expected true or false (or the bare attribute)']);
+});
+
+test('Attributes_ScaleIsABooleanOrAFactor', () => {
+  assert.equal(applyAttributes({}, { scale: '' }, defaults).state.options.scale, true);
+  assert.equal(applyAttributes({}, { scale: 'false' }, defaults).state.options.scale, false);
+  assert.equal(applyAttributes({}, { scale: '0.25' }, defaults).state.options.scale, 0.25);
+  assert.match(applyAttributes({}, { scale: 'big' }, defaults).problems[0], /^scale="big": expected a number/);
+});
+
+test('Attributes_NumbersAreCheckedBeforeSanitizing', () => {
+  const ok = applyAttributes({}, { temperature: '1e-1', heads: '+2', step: '4' }, defaults);
+  assert.deepEqual(ok.problems, []);
+  assert.deepEqual(ok.state.options, { temperature: 0.1, heads: 2 });
+  assert.equal(ok.state.step, 4);
+  const bad = applyAttributes({}, { temperature: 'NaN', heads: '1.5', step: '-1' }, defaults);
+  assert.deepEqual(bad.problems, [
+    'temperature="NaN": expected a number',
+    'heads="1.5": expected a whole number',
+    'step="-1": expected a whole number',
+  ]);
+});
+
+test('Attributes_OptionsMergeWithTheBaseState', () => {
+  const { state } = applyAttributes({ options: { dropout: 0.5 } }, { causal: 'true' }, defaults);
+  assert.deepEqual(state.options, { dropout: 0.5, causal: true });
+});
+
+test('Attributes_ControlsAndHeightAreReportedWhenUnusable', () => {
+  const { problems } = applyAttributes({}, { controls: 'lots', height: 'tall', theme: ' dark ' }, defaults);
+  assert.deepEqual(problems, [
+    'controls="lots": expected one of none, minimal, full; using minimal',
+    'height="tall": expected a length such as 480, 480px, 30rem or 70vh',
+  ]);
+  assert.equal(parseControls(null), 'minimal');
+  assert.equal(parseControls(' full '), 'full');
+  assert.equal(parseControls('lots'), 'minimal');
+  assert.equal(parseHeight('480'), '480px');
+  assert.equal(parseHeight(' 30rem '), '30rem');
+  assert.equal(parseHeight('70vh'), '70vh');
+  assert.equal(parseHeight('10em;color:red'), null);
+});
+
+test('Attributes_LongTextIsClippedInProblems', () => {
+  const { problems } = applyAttributes({}, { heads: 'x'.repeat(500) }, defaults);
+  assert.ok(problems[0].length < 100, problems[0]);
+});
+
+test('InlineJSON_ObjectsOnlyWithinTheLimit', () => {
+  assert.deepEqual(parseInlineJSON(null), { base: {}, problems: [] });
+  assert.deepEqual(parseInlineJSON('{"focus":"finance"}'), { base: { focus: 'finance' }, problems: [] });
+  assert.match(parseInlineJSON('{"a": 1,').problems[0], /^inline JSON: not valid JSON/);
+  assert.match(parseInlineJSON('[1, 2]').problems[0], /^inline JSON: expected an object/);
+  assert.match(parseInlineJSON('null').problems[0], /^inline JSON: expected an object/);
+  const long = parseInlineJSON(' '.repeat(LIMITS.jsonChars + 1));
+  assert.match(long.problems[0], /more than the limit of 65536/);
+  assert.deepEqual(long.base, {});
+});
+
+test('RemovedAttributes_ReturnToWhatTheyControlByDefault', () => {
+  assert.equal(removedAttributeText('causal'), 'false');
+  // Removing view returns to the example's compact figure (the element computes it).
+  assert.equal(removedAttributeText('view'), null);
+  assert.equal(removedAttributeText('example'), null);
+  assert.equal(removedAttributeText('tokens'), null);
+  assert.ok(ATTRIBUTES.includes('height') && ATTRIBUTES.includes('controls'));
+});
+
+test('Attributes_TheRealModelFromASentenceAndAModelUrl', () => {
+  const compact = { defaultView: true };
+  // A sentence alone: the real model's figure on the project's own model.
+  const a = applyAttributes({}, { sentence: 'The cat sat on the mat.' }, defaults, compact);
+  assert.deepEqual(a.problems, []);
+  assert.deepEqual(a.state.view, ['gpt']);
+  assert.equal(a.state.gpt.sentence, 'The cat sat on the mat.');
+  assert.equal(a.state.gpt.model, undefined, 'no model-url: the project’s own model');
+  // A checkpoint the blogger hosts, with its config, tokenizer and head count.
+  const b = applyAttributes(
+    {},
+    {
+      'model-url': ' /models/gpt2/model.safetensors ',
+      'config-url': '/models/gpt2/config.json',
+      'tokenizer-url': '/models/gpt2/tokenizer.json',
+      'model-heads': '12',
+      view: 'gpt next',
+    },
+    defaults,
+    compact,
+  );
+  assert.deepEqual(b.problems, []);
+  assert.deepEqual(b.state.view, ['gpt', 'next']);
+  assert.deepEqual(b.state.gpt.model, {
+    kind: 'url',
+    url: '/models/gpt2/model.safetensors',
+    config: '/models/gpt2/config.json',
+    tokenizer: '/models/gpt2/tokenizer.json',
+    heads: 12,
+  });
+  // The rest of the gpt state (from inline JSON) is kept.
+  const c = applyAttributes({ gpt: { layer: 2 } }, { sentence: 'x' }, defaults);
+  assert.deepEqual(c.state.gpt, { layer: 2, sentence: 'x' });
+  // Problems name the attribute.
+  const d = applyAttributes({}, { 'model-url': 'm.safetensors', 'model-heads': 'twelve' }, defaults);
+  assert.match(d.problems.join(' '), /model-heads="twelve": expected a whole number/);
+  const e = applyAttributes({}, { 'config-url': 'c.json' }, defaults);
+  assert.match(e.problems.join(' '), /config-url: it goes with model-url, which is missing/);
+  for (const name of ['sentence', 'model-url', 'config-url', 'tokenizer-url', 'model-heads'])
+    assert.ok(ATTRIBUTES.includes(name), name);
+});

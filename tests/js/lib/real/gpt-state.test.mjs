@@ -1,0 +1,58 @@
+// web/lib/real/gpt-state.js: the real-model section's part of the state travels in a link
+// (lib/share.js) — the sentence and the options, never the weights — and every untrusted value is
+// refused by name.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultGpt, sanitizeGpt, GPT_LIMITS } from '../../../../web/lib/real/gpt-state.js';
+import { encodeState, decodeState, sanitizeState } from '../../../../web/lib/share.js';
+import { tinyState } from '../../../helpers/seed-state.mjs';
+
+test('RealState_ALinkCarriesTheSentenceAndOptionsNeverTheWeights', () => {
+  const defaults = tinyState();
+  const gpt = {
+    ...defaultGpt(),
+    sentence: 'A river bank 🏦 and שלום.',
+    layer: 3,
+    head: 1,
+    picture: 'rollout',
+    temperature: 0.7,
+    topK: 40,
+    topP: 0.9,
+    seed: 12,
+    model: { kind: 'url', url: 'https://example.org/gpt2/model.safetensors', heads: 12 },
+  };
+  const state = { ...defaults, gpt };
+  const round = sanitizeState(decodeState(encodeState(state, defaults)), defaults);
+  assert.deepEqual(round.problems, []);
+  assert.deepEqual(round.state.gpt, gpt);
+  // A file the reader opened cannot travel in a link: it says so by its kind only.
+  const file = sanitizeGpt({ model: { kind: 'file', name: 'x', bytes: [1, 2] } });
+  assert.deepEqual(file.gpt.model, { kind: 'file' });
+});
+
+test('RealState_UntrustedValuesAreRefusedByName', () => {
+  const check = (value, pattern) => {
+    const { problems } = sanitizeGpt(value);
+    assert.match(problems.join(' | '), pattern, JSON.stringify(value).slice(0, 80));
+  };
+  check('x', /gpt: expected an object/);
+  check({ sentence: '' }, /gpt.sentence: expected text of 1 to 2000 characters/);
+  check({ sentence: 'x'.repeat(GPT_LIMITS.sentenceChars + 1) }, /gpt.sentence/);
+  check({ layer: -1 }, /gpt.layer: expected a whole number in \[0, 255\]/);
+  check({ head: 1.5 }, /gpt.head/);
+  check({ temperature: Infinity }, /gpt.temperature: expected a number in \[0, 5\]/);
+  check({ topP: 0 }, /gpt.topP: expected a number in \(0, 1\]/);
+  check({ picture: 'x' }, /gpt.picture: expected one of head, mean, rollout/);
+  check({ model: { kind: 'url', url: 'javascript:alert(1)' } }, /gpt.model.url: expected an http\(s\) or relative URL/);
+  check({ model: { kind: 'url', url: 'data:application/octet-stream,xx' } }, /gpt.model.url/);
+  check({ model: { kind: 'url', url: 'm.safetensors', heads: 0 } }, /gpt.model.heads/);
+  check({ model: { kind: 'weights' } }, /gpt.model: expected/);
+  check({ bank: { word: 'x'.repeat(33) } }, /gpt.bank.word: expected text of 1 to 32 characters/);
+  check({ bank: [] }, /gpt.bank: expected \{a, b, word\}/);
+  check({ constructor: 1 }, /gpt.constructor: unknown field/);
+  // What is refused falls back to the default; the rest is kept.
+  const { gpt } = sanitizeGpt({ layer: 2, head: 99999, sentence: 'ok' });
+  assert.equal(gpt.layer, 2);
+  assert.equal(gpt.head, defaultGpt().head);
+  assert.equal(gpt.sentence, 'ok');
+});

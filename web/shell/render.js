@@ -1,0 +1,66 @@
+// One render of the explorer: the theme, the results of the state (computed again only when its
+// numbers changed: lib/compute.js), then each section as the scheduler's plan and its loader
+// allow — a section's first drawing builds its DOM (render(section, app)), every drawing after
+// that updates it — and one view that fails never blanks the others: the notice says which.
+import { planFrame } from './scheduler.js';
+
+/**
+ * @param {{parts: object[], app: object, loader: object, results: object, notices: object,
+ *          tooltip: object, theme: object, win: Window, timings: object,
+ *          onChange?(state), onFirstRender?()}} ctx
+ *   parts: {entry, element, slot, inst, near, stale} per section in page order (the header first)
+ * @returns {(frame: {partial: boolean, onlyNear: boolean}) => {later, waiting, instances}}
+ */
+export function createRender({ parts, app, loader, results, notices, tooltip, theme, win, timings, ...hooks }) {
+  const now = () => win.performance?.now() ?? Date.now();
+
+  function draw(part, errors) {
+    const t = now();
+    try {
+      if (part.slot.state === 'failed') throw new Error(part.slot.failure);
+      part.inst ??= part.slot.module.render(part.element, app);
+      part.inst?.update?.(app);
+    } catch (err) {
+      errors.push(`the ${part.entry.id} view failed: ${err.message}`);
+    }
+    timings.views[part.entry.id] = now() - t;
+  }
+
+  return function render({ partial, onlyNear }) {
+    const state = app.state;
+    theme.apply();
+    const t0 = now();
+    timings.views = {};
+    if (results.update(loader.engine, state)) {
+      timings.compute = now() - t0;
+      notices.setEngineErrors(results.current.errors);
+    }
+    let later = false;
+    let waiting = false;
+    const errors = [];
+    const plan = planFrame(parts, { view: state.view, partial, onlyNear });
+    parts.forEach((part, n) => {
+      const action = plan[n];
+      if (part.element) part.element.hidden = action === 'hide';
+      if (action === 'later') later = true;
+      if (action === 'offscreen') part.stale = true;
+      if (action !== 'draw') return;
+      part.stale = false;
+      const can = loader.prepare(part.slot, { near: part.near === true });
+      if (can === 'waiting') waiting = true;
+      else if (can === 'deferred') part.stale = true;
+      else draw(part, errors);
+    });
+    timings.total = now() - t0;
+    notices.setViewErrors(errors);
+    tooltip.refresh();
+    hooks.onChange?.(state);
+    if (partial) {
+      hooks.onFirstRender?.();
+      plan.forEach(
+        (action, n) => action !== 'hide' && loader.prefetch(parts[n].slot, { near: parts[n].near === true }),
+      );
+    }
+    return { later, waiting, instances: parts.map((p) => p.inst) };
+  };
+}

@@ -1,0 +1,131 @@
+// A section's way to its first drawing, and the one policy of when its fetches start.
+//
+// Each section (an entry of views/sections.js) has a slot that moves through:
+//
+//   idle ──fetch its module──► loading ──► ready           (draw it)
+//     │                                └─► failed          (its module could not be loaded)
+//     └─ needs an engine feature the engine lacks ──► upgrading ──► idle   (the whole engine is in)
+//                                                               └─► failed (it could not load,
+//                                                                           or lacks the feature too)
+//
+// The whole engine is fetched once for every section that needs it, and swapped in: the same
+// code computes the same numbers, so the explorer recomputes everything with it and nothing
+// changes on screen.
+
+/**
+ * When a shown section's module and the whole engine it needs are fetched: 'now', 'idle' (when
+ * the browser is idle) or 'later' (not yet: the section is asked again when it comes near the
+ * viewport). `near`: the section is within the scheduler's margin of the viewport.
+ * Today: a module as soon as its section is shown (the sections below the first paint right
+ * after it); the whole engine at once near the viewport, else in idle time, since the figure
+ * will need it.
+ */
+export const FETCH_POLICY = Object.freeze({
+  module: () => 'now',
+  engine: ({ near }) => (near ? 'now' : 'idle'),
+});
+
+/**
+ * @param {{engine: object, upgradeEngine?: () => Promise<object>, win: Window,
+ *          onEngine(engine): void, onSettled(): void, policy?: typeof FETCH_POLICY}} options
+ *   onEngine: the whole engine was swapped in; onSettled: a fetch ended (render again)
+ * @returns {{engine, slot(entry), prepare(slot, {near}), prefetch(slot, {near})}}
+ */
+export function createSectionLoader({ engine, upgradeEngine, win, onEngine, onSettled, policy = FETCH_POLICY }) {
+  const slots = [];
+  const lacks = (slot) => Boolean(slot.needs) && !engine.features?.[slot.needs];
+  const fail = (slot, why) => Object.assign(slot, { state: 'failed', failure: why, needs: null });
+  const failLacking = (why) => slots.filter(lacks).forEach((slot) => fail(slot, why(slot)));
+
+  function fetchModule(slot) {
+    slot.state = 'loading';
+    slot
+      .load()
+      .then(
+        (mod) => {
+          slot.module = mod;
+          // A section that failed meanwhile (the whole engine it needs could not load) stays failed.
+          if (slot.state === 'loading') slot.state = 'ready';
+        },
+        (err) => fail(slot, `its module could not be loaded (${err.message})`),
+      )
+      .then(onSettled);
+  }
+
+  let upgrading = null;
+  function upgrade() {
+    if (upgrading) return;
+    if (!upgradeEngine) {
+      failLacking((s) => `it needs the engine's ${s.needs}, which this build does not have`);
+      onSettled();
+      return;
+    }
+    upgrading = upgradeEngine()
+      .then(
+        (full) => {
+          engine = full;
+          onEngine(full);
+          // An engine that still lacks what a section needs would be asked again every frame.
+          failLacking((s) => `it needs the engine's ${s.needs}, which the whole engine loaded for it does not have`);
+        },
+        (err) => failLacking(() => `it needs the whole engine, which could not be loaded (${err.message})`),
+      )
+      .then(() => {
+        upgrading = null;
+        onSettled();
+      });
+  }
+  let idleUpgrade = false;
+  function upgradeWhenIdle() {
+    if (idleUpgrade || upgrading) return;
+    idleUpgrade = true;
+    const idle = win.requestIdleCallback
+      ? (f) => win.requestIdleCallback(f, { timeout: 1500 })
+      : (f) => win.setTimeout(f, 300);
+    idle(upgrade);
+  }
+
+  return {
+    get engine() {
+      return engine;
+    },
+    /** The slot of a registry entry: {id, needs, load, state, module, failure}. */
+    slot(entry) {
+      const slot = {
+        id: entry.id,
+        needs: entry.needs ?? null,
+        load: entry.load ?? null,
+        state: entry.mod ? 'ready' : 'idle',
+        module: entry.mod ?? null,
+        failure: null,
+      };
+      slots.push(slot);
+      return slot;
+    },
+    /**
+     * A shown section asks whether it can draw: 'ready', 'failed' (draw its failure), 'waiting'
+     * (a fetch it needs is running: the render after it ends draws it) or 'deferred' (its fetch
+     * starts later: idle time, or when it comes near the viewport).
+     */
+    prepare(slot, { near }) {
+      if (lacks(slot)) {
+        const when = policy.engine({ near });
+        if (when === 'now') upgrade();
+        else if (when === 'idle') upgradeWhenIdle();
+        return when === 'now' ? 'waiting' : 'deferred';
+      }
+      if (slot.state === 'ready' || slot.state === 'failed') return slot.state;
+      if (slot.state === 'loading') return 'waiting';
+      if (policy.module({ near }) !== 'now') return 'deferred';
+      fetchModule(slot);
+      return 'waiting';
+    },
+    /**
+     * After the first paint: the module of a shown section the first render left for later
+     * (one that needs the whole engine too: its module does not wait for the engine).
+     */
+    prefetch(slot, { near }) {
+      if (slot.state === 'idle' && slot.load && policy.module({ near }) === 'now') fetchModule(slot);
+    },
+  };
+}

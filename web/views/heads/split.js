@@ -1,0 +1,34 @@
+// Split: each head takes its own columns of Q, K and V. The three matrices with every head's
+// columns side by side, the column headers tinted per head so the split lines up with the merge.
+import { indexLabels } from '../../lib/format.js';
+import { sideBySide } from '../../lib/compute.js';
+
+/**
+ * @param {Element} parent
+ * @param {object} app
+ * @returns {{update(focus)}}  focus: lib/focus.js focusView
+ */
+export function render(parent, app) {
+  const maps = {};
+  for (const m of ['q', 'k', 'v']) {
+    maps[m] = app.heatmap({ id: `heads-${m}`, caption: '', rowLabels: [], colLabels: [], values: [[0]] });
+    parent.append(maps[m].el);
+  }
+  return {
+    update({ name, trace: t, heads: H, tokens, highlightRows, hk, hv }) {
+      for (const m of ['q', 'k', 'v']) {
+        const n = m === 'v' ? hv : hk;
+        maps[m].update({
+          context: name,
+          shows: { matrix: m, columnsPerHead: n },
+          values: sideBySide(t[m]),
+          rowLabels: tokens,
+          highlightRows,
+          colLabels: indexLabels(n * H, m),
+          colClass: (j) => `ae-head-${Math.floor(j / n) % 4}`,
+          caption: `${m.toUpperCase()}: ${H} head${H > 1 ? 's' : ''} × ${n} column${n > 1 ? 's' : ''}`,
+        });
+      }
+    },
+  };
+}
