@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadEngine } from '../../web/engine/engine.js';
 import { fromTokenizerJson } from '../../web/lib/tokenizer/load.js';
-import { headScores, strongestHeads } from '../../web/lib/head-scores.js';
+import { headScores, inductionScores, strongestHeads } from '../../web/lib/head-scores.js';
 
 const SAMPLE_PROMPTS = ['The', 'He sat on the river bank', 'She took the money to the', 'bank:', 'In 1961, the'];
 const SAMPLE_OPTIONS = { temperature: 0.8, topK: 40 };
@@ -23,6 +23,61 @@ function uniformScore(from, T) {
   return s / (T - from);
 }
 
+/**
+ * Every head's scores (web/lib/head-scores.js) as the report measures them: positional scores on
+ * the first T tokens of held-out Brown text, induction on repeated random tokens after one
+ * <|endoftext|>, and the same induction score on repeated passages of held-out Brown text
+ * (`textInduction`: R tokens from INDUCTION.samples places spread over the file, each after one
+ * <|endoftext|> and then again — the kind of repeat the model is not trained on with random
+ * tokens); and the score a uniformly attending head would get.
+ */
+function scoreHeads(model, tokenizer, heldOutText) {
+  const eot = tokenizer.specials['<|endoftext|>'];
+  const { contextLength: T } = model.config;
+  const scores = headScores((tokens) => model.attention(tokens), {
+    tokens: Array.from(heldOutText.slice(0, T)),
+    vocabSize: tokenizer.vocabSize,
+    ...INDUCTION,
+    prefix: [eot],
+    exclude: [eot],
+    seed: 0,
+  });
+  const { R, samples } = INDUCTION;
+  const stride = Math.floor((heldOutText.length - R) / samples);
+  let text = null;
+  for (let s = 0; s < samples; s++) {
+    const passage = Array.from(heldOutText.subarray(s * stride, s * stride + R));
+    const one = inductionScores(model.attention([eot, ...passage, ...passage]), { R, prefix: 1 });
+    text = text ? text.map((row, l) => row.map((v, h) => v + one[l][h])) : one;
+  }
+  scores.textInduction = text.map((row) => row.map((v) => v / samples));
+  const uniform = {
+    previous: uniformScore(1, T),
+    first: uniformScore(1, T),
+    self: uniformScore(1, T),
+    induction: uniformScore(1 + R, 1 + 2 * R),
+    textInduction: uniformScore(1 + R, 1 + 2 * R),
+  };
+  return { scores, uniform };
+}
+
+/** A trial's strongest previous-token and induction heads ({layer, head, score} each), through the WASM engine. */
+export async function trialHeads({ modelBytes, tokenizerText, heldOutText }) {
+  const engine = await loadEngine();
+  const model = engine.loadModel(modelBytes);
+  try {
+    const tokenizer = fromTokenizerJson(tokenizerText, { file: 'tokenizer.json' });
+    const { scores } = scoreHeads(model, tokenizer, heldOutText);
+    return {
+      previous: strongestHeads(scores.previous, 1)[0],
+      induction: strongestHeads(scores.induction, 1)[0],
+      textInduction: strongestHeads(scores.textInduction, 1)[0],
+    };
+  } finally {
+    model.dispose();
+  }
+}
+
 export async function writeReport({
   root,
   runLog,
@@ -34,12 +89,14 @@ export async function writeReport({
   heldOutText,
   machine,
   files,
+  coverage,
+  ship,
 }) {
   const engine = await loadEngine();
   const model = engine.loadModel(modelBytes);
   const tokenizer = fromTokenizerJson(tokenizerText, { file: 'brown-wordnet.tokenizer.json' });
   const eot = tokenizer.specials['<|endoftext|>'];
-  const { contextLength: T, layers: L, heads: H } = model.config;
+  const T = model.config.contextLength;
 
   // Samples: nanoGPT's generate with a fixed seed per prompt.
   const samples = SAMPLE_PROMPTS.map((prompt, i) => {
@@ -49,24 +106,7 @@ export async function writeReport({
     return { prompt, seed: i + 1, continuation: tokenizer.decode(cut >= 0 ? out.slice(0, cut) : out) };
   });
 
-  // Heads: positional scores on the first T tokens of held-out Brown text, induction on repeated
-  // random tokens after one <|endoftext|>.
-  const text = Array.from(heldOutText.slice(0, T));
-  const attention = (tokens) => model.attention(tokens);
-  const scores = headScores(attention, {
-    tokens: text,
-    vocabSize: tokenizer.vocabSize,
-    ...INDUCTION,
-    prefix: [eot],
-    exclude: [eot],
-    seed: 0,
-  });
-  const uniform = {
-    previous: uniformScore(1, T),
-    first: uniformScore(1, T),
-    self: uniformScore(1, T),
-    induction: uniformScore(1 + INDUCTION.R, 1 + 2 * INDUCTION.R),
-  };
+  const { scores, uniform } = scoreHeads(model, tokenizer, heldOutText);
   const strongest = Object.fromEntries(Object.keys(uniform).map((k) => [k, strongestHeads(scores[k], 3)]));
   const profile = headProfile(model, tokenizer, heldOutText);
   model.dispose();
@@ -83,7 +123,8 @@ export async function writeReport({
   for (const k of ['model', 'unigram', 'bigram']) all[k] /= all.tokens;
   heldOut.all = all;
   const trialsFile = join(root, 'web/models/brown-wordnet.trials.json');
-  const trials = existsSync(trialsFile) ? JSON.parse(readFileSync(trialsFile, 'utf8')) : null;
+  // The shipped model's trials; a run that is not shipped was not chosen by them.
+  const trials = ship && existsSync(trialsFile) ? JSON.parse(readFileSync(trialsFile, 'utf8')) : null;
   const s = runLog.settings;
   const json = {
     settings: s,
@@ -99,6 +140,7 @@ export async function writeReport({
     heldOut,
     bigramDiscount,
     data: stats,
+    coverage,
     files,
     samples,
     sampleOptions: { ...SAMPLE_OPTIONS, tokens: SAMPLE_TOKENS },
@@ -191,7 +233,13 @@ function markdown(j) {
     ([split, h]) =>
       `| ${split} | ${h.tokens.toLocaleString('en')} | ${f(h.model)} (${ppl(h.model)}) | ${f(h.bigram)} (${ppl(h.bigram)}) | ${f(h.unigram)} (${ppl(h.unigram)}) |`,
   );
-  const kinds = { previous: 'previous token', first: 'first token', self: 'itself (diagonal)', induction: 'induction' };
+  const kinds = {
+    previous: 'previous token',
+    first: 'first token',
+    self: 'itself (diagonal)',
+    induction: 'induction',
+    textInduction: 'induction on repeated held-out text',
+  };
   const strongest = Object.entries(kinds).map(
     ([k, name]) =>
       `| ${name} | ${j.heads.strongest[k].map((h) => `L${h.layer}H${h.head} ${f(h.score, 2)}`).join(', ')} | ${f(j.heads.uniform[k], 2)} |`,
@@ -211,7 +259,12 @@ function markdown(j) {
         ),
         '',
       ]
-    : [];
+    : [
+        '## Other runs',
+        '',
+        'The runs made toward a model with legible heads (issue 32), with their held-out losses and head scores: [docs/pretrained-model.md](../../docs/pretrained-model.md#toward-legible-heads-issue-32-measured-not-reached).',
+        '',
+      ];
   return [
     '# brown-wordnet: the small model trained here',
     '',
@@ -250,7 +303,33 @@ function markdown(j) {
         `| ${name} | ${x.documents.toLocaleString('en')} | ${x.brownDocuments} | ${x.wordnetSynsets.toLocaleString('en')} | ${x.characters.toLocaleString('en')} | ${x.tokens.toLocaleString('en')} |`,
     ),
     '',
-    `Tokens include one \`<|endoftext|>\` after each document. Reading and cleaning the corpus and training the tokenizer (${j.data.vocabSize} tokens) on the training split took ${f(j.data.bpeSeconds, 1)} s (Node, one thread, on the shared machine while other jobs ran; 9–12 s when it is quiet).`,
+    `Tokens include one \`<|endoftext|>\` after each document. Reading and cleaning the corpus and training the tokenizer (${j.data.vocabSize} tokens) on the training split took ${f(j.data.bpeSeconds, 1)} s (Node, one thread, on the shared machine while other jobs ran).`,
+    '',
+    ...(j.data.repeat?.share > 0 || j.data.repeat?.random > 0
+      ? [
+          `**Repeated passages.** train.bin is the training split cut into passages of ${j.data.repeat.min}–${j.data.repeat.max} tokens, each followed by a second copy of itself with probability ${j.data.repeat.share} and by ${j.data.repeat.min}–${j.data.repeat.max} random tokens written twice with probability ${j.data.repeat.random} (seed ${j.data.repeat.seed}): ${d.train.tokensBeforeRepeats.toLocaleString('en')} tokens as written, ${d.train.tokens.toLocaleString('en')} with the copies. Both copies fit in one ${c.block_size}-token window, which rewards copying from earlier in the context (an induction head). The held-out files have no copies, and the count baselines are counted on the training split without them.`,
+          '',
+        ]
+      : []),
+    '## Tokenizer',
+    '',
+    `Byte-level BPE of ${j.data.vocabSize} tokens trained on the training split. Share of words that are one token when written inside a sentence (" word"): the words of the page's example sentences, and the most frequent words of the training split's Brown text (counted without case, each in its most frequent written form: \`I\`, \`John\`).`,
+    '',
+    '| words | one token | share | split (first few) |',
+    '|---|---|---|---|',
+    ...Object.entries({
+      page: "the page's example sentences",
+      brownTop100: 'Brown top 100',
+      brownTop500: 'Brown top 500',
+      brownTop1000: 'Brown top 1,000',
+    }).map(([k, name]) => {
+      const x = j.coverage[k];
+      const split = x.split
+        .slice(0, 8)
+        .map((w) => `${w.word} (${w.pieces.map((p) => p.replace(/ /g, '␣')).join('\\|')})`)
+        .join(', ');
+      return `| ${name} | ${x.single} of ${x.words} | ${f(x.share * 100, 1)}% | ${split || '–'} |`;
+    }),
     '',
     '## Training',
     '',
@@ -278,7 +357,7 @@ function markdown(j) {
     '',
     '## What the heads do',
     '',
-    `Scores from \`web/lib/head-scores.js\`: previous-token, first-token and self scores are the mean attention weight on that key over the query rows 1…${j.heads.text.tokens - 1} of ${j.heads.text.source}; the induction score is the mean weight from each token of the second copy of ${j.heads.induction.R} random tokens (after one \`<|endoftext|>\`, ${j.heads.induction.samples} sequences) to the token after its earlier occurrence. A head attending uniformly would score the last column.`,
+    `Scores from \`web/lib/head-scores.js\`: previous-token, first-token and self scores are the mean attention weight on that key over the query rows 1…${j.heads.text.tokens - 1} of ${j.heads.text.source}; the induction score is the mean weight from each token of the second copy of ${j.heads.induction.R} random tokens (after one \`<|endoftext|>\`, ${j.heads.induction.samples} sequences) to the token after its earlier occurrence; the same score on repeated held-out text takes ${j.heads.induction.R} tokens of held-out Brown from ${j.heads.induction.samples} places spread over the file instead of random tokens (a word that occurs twice in the passage makes its "earlier occurrence" ambiguous, so this score is a little lower for a perfect copier). A head attending uniformly would score the last column.`,
     '',
     '| kind | strongest heads (layer, head, score) | uniform attention |',
     '|---|---|---|',

@@ -9,7 +9,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brownParagraphs, detokenize, untag, wordnetSynset, brownDocuments } from '../../scripts/pretrain/corpus.mjs';
 import { trainBpe } from '../../scripts/pretrain/train-bpe.mjs';
-import { buildTokenizer, tokenStream } from '../../scripts/pretrain/data.mjs';
+import { buildTokenizer, trainStream, withRepeats } from '../../scripts/pretrain/data.mjs';
+import { singleTokenShare, wordsByFrequency } from '../../scripts/pretrain/common-words.mjs';
 import { bigramProb, countModel, heldOutLoss, unigramProb } from '../../scripts/pretrain/baselines.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -85,6 +86,85 @@ test('TrainBpe_MergesTheMostFrequentPairFirstAndReproducesItsSegmentation', () =
   assert.throws(() => trainBpe(texts, { vocabSize: 200 }), /vocabSize 200 must be in \[257, 131072\]/);
 });
 
+test('WithRepeats_FollowsAShareOfPassagesByACopyThatFitsTheWindow', () => {
+  // ids count up (mod 5,000), so a copy shows as a jump back: the ids restart where the passage began.
+  const ids = Uint16Array.from({ length: 20000 }, (_, i) => i % 5000);
+  const options = { share: 0.3, min: 16, max: 60, seed: 1 };
+  const out = withRepeats(ids, options);
+  assert.deepEqual(withRepeats(ids, options), out); // deterministic
+  assert.equal(withRepeats(ids, { ...options, share: 0 }), ids);
+  const kept = [out[0]];
+  let copies = 0;
+  for (let k = 1; k < out.length;) {
+    if (out[k] === (out[k - 1] + 1) % 5000) {
+      kept.push(out[k++]);
+      continue;
+    }
+    // A copy: the n ids before k, again, with min ≤ n ≤ max.
+    const n = (out[k - 1] - out[k] + 5000 + 1) % 5000;
+    assert.ok(n >= options.min && n <= options.max, `copy at ${k}: passage of ${n}`);
+    assert.deepEqual(out.subarray(k, k + n), out.subarray(k - n, k), `copy at ${k}`);
+    copies++;
+    k += n;
+  }
+  assert.deepEqual(Uint16Array.from(kept), ids); // without the copies, the stream as it was
+  const passages = ids.length / ((options.min + options.max) / 2);
+  assert.ok(copies / passages > 0.25 && copies / passages < 0.35, `${copies} copies of about ${passages} passages`);
+});
+
+test('WithRepeats_InsertsRandomSequencesTwiceAndNeverEndOfText', () => {
+  // Text ids are ≥ 1,000; random ones are drawn below the vocabulary's last id (99, <|endoftext|>).
+  const ids = Uint16Array.from({ length: 4000 }, (_, i) => 1000 + i);
+  const options = { share: 0, random: 0.5, min: 4, max: 8, seed: 3 };
+  const out = withRepeats(ids, options, 100);
+  assert.deepEqual(withRepeats(ids, options, 100), out);
+  assert.deepEqual(
+    out.filter((id) => id >= 1000),
+    ids,
+  );
+  let runs = 0;
+  for (let k = 0; k < out.length;) {
+    if (out[k] >= 1000) {
+      k++;
+      continue;
+    }
+    let end = k;
+    while (end < out.length && out[end] < 1000) end++;
+    const n = (end - k) / 2;
+    assert.ok(Number.isInteger(n) && n >= options.min && n <= options.max, `random run at ${k}: ${end - k} ids`);
+    assert.deepEqual(out.subarray(k + n, end), out.subarray(k, k + n), `random run at ${k} is twice the same`);
+    assert.ok(out.subarray(k, end).every((id) => id < 99));
+    runs++;
+    k = end;
+  }
+  const passages = ids.length / ((options.min + options.max) / 2);
+  assert.ok(runs / passages > 0.4 && runs / passages < 0.6, `${runs} random runs after about ${passages} passages`);
+});
+
+test('CommonWords_CountsWordsThatAreOneTokenInsideASentence', () => {
+  // "the" six times, most often written "the"; "I" always capitalised; ties alphabetical.
+  assert.deepEqual(wordsByFrequency(["The cat, the dog; THE end. The cat's hat. I said I", 'the the']), [
+    'the',
+    'I',
+    'cat',
+    "cat's",
+    'dog',
+    'end',
+    'hat',
+    'said',
+  ]);
+  // Three merges over "the" and four " the": h|e, t|he, then " "|the — " the" is one token.
+  const t = trainBpe(['the the the the the cat'], { vocabSize: 256 + 3 + 1 });
+  const r = singleTokenShare(t, ['the', 'cat', 'dog']);
+  assert.equal(r.words, 3);
+  assert.equal(r.single, 1);
+  assert.equal(r.share, 1 / 3);
+  assert.deepEqual(r.split, [
+    { word: 'cat', pieces: [' ', 'c', 'a', 't'] },
+    { word: 'dog', pieces: [' ', 'd', 'o', 'g'] },
+  ]);
+});
+
 test('Baselines_KneserNeyIsADistributionAndAddOneCountsRight', () => {
   const train = Uint16Array.from([0, 1, 2, 0, 1, 3, 0, 1, 2, 4]);
   const m = countModel(train, 6);
@@ -105,10 +185,7 @@ test('PretrainData_RebuildsTheShippedTokenizerAndTheRecordedBatches', () => {
   const { documents, tokenizer, json } = buildTokenizer(join(root, 'node_modules'));
   assert.equal(json, readFileSync(join(root, 'web/models/brown-wordnet.tokenizer.json'), 'utf8'));
   const record = JSON.parse(readFileSync(join(root, 'tests/fixtures/pretrain/brown-wordnet-record.json'), 'utf8'));
-  const train = tokenStream(
-    tokenizer,
-    documents.filter((d) => !d.heldOut),
-  );
+  const train = trainStream(tokenizer, documents);
   const T = record.settings.config.block_size;
   for (const step of record.steps) {
     step.offsets.forEach((o, b) => {
