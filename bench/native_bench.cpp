@@ -15,10 +15,10 @@
 #include <random>
 #include <vector>
 
-#include "f32x4.h"
-#include "gemm.h"
-#include "kernels.h"
-#include "threads.h"
+#include "core/threads.h"
+#include "kernels/f32x4.h"
+#include "kernels/gemm.h"
+#include "kernels/kernels.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // The arena calls of abi.h: each call's arguments and results named once in a table, decoded and
 // encoded from those tables, and described by name for engine.js.
-#include "abi.h"
+#include "bindings/abi.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,16 +11,16 @@
 #include <string>
 #include <type_traits>
 
-#include "attention.h"
+#include "core/attention.h"
 #ifndef ATTN_ENGINE_EMBED
-#include "checkpoint.h"
-#include "gpt.h"
-#include "inference.h"
-#include "layers.h"
-#include "pca.h"
-#include "safetensors.h"
-#include "threads.h"
-#include "torch_random.h"
+#include "core/pca.h"
+#include "core/threads.h"
+#include "core/torch_random.h"
+#include "model/checkpoint.h"
+#include "model/gpt.h"
+#include "model/inference.h"
+#include "model/layers.h"
+#include "model/safetensors.h"
 #endif
 
 namespace attn::abi {

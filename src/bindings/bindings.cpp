@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "abi.h"
-#include "attention.h"
-#include "examples.h"
-#include "kernels.h"
+#include "bindings/abi.h"
+#include "core/attention.h"
+#include "core/examples.h"
+#include "kernels/kernels.h"
 #ifndef ATTN_ENGINE_EMBED
-#include "config.h"
-#include "gpt.h"
-#include "inference.h"
+#include "model/config.h"
+#include "model/gpt.h"
+#include "model/inference.h"
 #endif
 
 using emscripten::val;

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "attention.h"
-#include "pretraining.h"
-#include "safetensors.h"
-#include "threads.h"
+#include "cli/pretraining.h"
+#include "core/attention.h"
+#include "core/threads.h"
+#include "model/safetensors.h"
 
 namespace {
 

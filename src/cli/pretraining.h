@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "gpt.h"
+#include "model/config.h"
+#include "model/gpt.h"
 
 namespace attn::pretrain {
 

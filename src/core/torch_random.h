@@ -25,7 +25,7 @@
 #include <random>
 #include <vector>
 
-#include "attention.h"
+#include "core/attention.h"
 
 namespace attn {
 

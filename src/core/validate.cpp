@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "internal.h"
+#include "core/detail/internal.h"
 
-namespace attn::detail {
+namespace attn {
 
 std::string shape_string(const std::vector<int>& shape) {
   std::string out = "(";
@@ -19,6 +19,8 @@ std::string number_string(double value) {
   std::snprintf(buffer, sizeof buffer, "%g", value);
   return buffer;
 }
+
+namespace detail {
 
 namespace {
 
@@ -335,4 +337,6 @@ LinearPlan validate_linear(const TensorView& x, const TensorView& w, const Tenso
   return plan;
 }
 
-}  // namespace attn::detail
+}  // namespace detail
+
+}  // namespace attn

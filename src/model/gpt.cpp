@@ -1,6 +1,6 @@
 // nanoGPT's GPT: forward passes 1–16 and their reverse, the training step and sampling (gpt.h).
 // Legend: B batch, T tokens, N = B·T rows, C n_embd, H n_head, hs head size, V vocab, L n_layer.
-#include "gpt.h"
+#include "model/gpt.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,12 +8,13 @@
 #include <limits>
 #include <string>
 
-#include "internal.h"
-#include "kernels.h"
-#include "layers.h"
-#include "threads.h"
-#include "torch_random.h"
-#include "train_kernels.h"
+#include "core/head.h"
+#include "core/messages.h"
+#include "core/threads.h"
+#include "core/torch_random.h"
+#include "kernels/kernels.h"
+#include "kernels/train_kernels.h"
+#include "model/layers.h"
 
 namespace attn::model {
 
@@ -47,7 +48,7 @@ const GptKernels kGptReference = {linear_forward_ref<float>,
                                   linear_backward_ref<float>,
                                   gelu_forward<float, gelu_forward_ref<float>>,
                                   gelu_backward<float, gelu_backward_ref<float>>,
-                                  &detail::kReferenceKernels,
+                                  &kReferenceKernels,
                                   nullptr,
                                   nullptr,
                                   gelu_forward<float, gelu_tanh_forward_ref<float>>,
@@ -56,7 +57,7 @@ const GptKernels kGptEigen = {linear_forward_simd,
                               linear_backward_simd,
                               gelu_forward<float, gelu_forward_simd>,
                               gelu_backward<float, gelu_backward_simd>,
-                              &detail::kEigenKernels,
+                              &kEigenKernels,
                               nullptr,
                               nullptr,
                               gelu_forward<float, gelu_tanh_forward_simd>,
@@ -65,7 +66,7 @@ const GptKernels kGptSimd = {linear_forward_simd,
                              linear_backward_simd,
                              gelu_forward<float, gelu_forward_simd>,
                              gelu_backward<float, gelu_backward_simd>,
-                             &detail::kSimdKernels,
+                             &kSimdKernels,
                              nullptr,
                              nullptr,
                              gelu_forward<float, gelu_tanh_forward_simd>,
@@ -74,7 +75,7 @@ const GptKernels kGptTiled = {linear_forward_simd,
                               linear_backward_simd,
                               gelu_forward<float, gelu_forward_simd>,
                               gelu_backward<float, gelu_backward_simd>,
-                              &detail::kSimdKernels,
+                              &kSimdKernels,
                               kernels::attention_tiled_simd,
                               kernels::attention_tiled_backward_simd,
                               gelu_forward<float, gelu_tanh_forward_simd>,
@@ -83,7 +84,7 @@ const GptKernelsOf<double> kGptReferenceDouble = {linear_forward_ref<double>,
                                                   linear_backward_ref<double>,
                                                   gelu_forward<double, gelu_forward_ref<double>>,
                                                   gelu_backward<double, gelu_backward_ref<double>>,
-                                                  &detail::kReferenceKernelsDouble,
+                                                  &kReferenceKernelsDouble,
                                                   nullptr,
                                                   nullptr,
                                                   gelu_forward<double, gelu_tanh_forward_ref<double>>,
@@ -92,14 +93,14 @@ const GptKernelsOf<double> kGptTiledDouble = {linear_forward_ref<double>,
                                               linear_backward_ref<double>,
                                               gelu_forward<double, gelu_forward_ref<double>>,
                                               gelu_backward<double, gelu_backward_ref<double>>,
-                                              &detail::kReferenceKernelsDouble,
+                                              &kReferenceKernelsDouble,
                                               kernels::attention_tiled_ref<double>,
                                               kernels::attention_tiled_backward_ref<double>,
                                               gelu_forward<double, gelu_tanh_forward_ref<double>>,
                                               gelu_backward<double, gelu_tanh_backward_ref<double>>};
 
 // A training value for messages: NaN spelled as a learner reads it ("the loss is NaN").
-std::string value_string(double value) { return std::isnan(value) ? "NaN" : detail::number_string(value); }
+std::string value_string(double value) { return std::isnan(value) ? "NaN" : number_string(value); }
 
 }  // namespace
 
@@ -307,7 +308,7 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
     parallel_for(B * H, static_cast<double>(B) * H * 4.0 * TT * hs, [&](int head_index) {
       const int b = head_index / H, h = head_index % H;
       const long long head = head_index, at = head * T * hs;
-      detail::HeadInputsOf<Real> in;
+      HeadInputsOf<Real> in;
       in.q = S.q.data() + at, in.k = S.k.data() + at, in.v = S.v.data() + at;
       to_head(S.q.data() + at, A.qkv.data(), b, T, 3 * C, h * hs, hs);
       to_head(S.k.data() + at, A.qkv.data(), b, T, 3 * C, C + h * hs, hs);
@@ -320,9 +321,9 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
       } else {
         in.keep = dropping ? dropout->attention[static_cast<std::size_t>(l)].data() + head * TT : nullptr;
         in.dropout = static_cast<float>(p);
-        detail::HeadIntermediatesOf<Real> kept;
+        HeadIntermediatesOf<Real> kept;
         kept.weights = S.weights.data() + head * TT;
-        detail::head_forward(out, kept, scratch.data(), in, *K.attention);
+        head_forward(out, kept, scratch.data(), in, *K.attention);
       }
       if (capture && b == capture->sequence) {
         // The page's view of this head: its q, k, v, every score and the weights (no dropout).
@@ -331,13 +332,13 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
         std::copy(in.q, in.q + T * hs, cap.q.data() + hat);
         std::copy(in.k, in.k + T * hs, cap.k.data() + hat);
         std::copy(in.v, in.v + T * hs, cap.v.data() + hat);
-        detail::HeadInputsOf<Real> eval = in;
+        HeadInputsOf<Real> eval = in;
         eval.keep = nullptr;
-        detail::HeadIntermediatesOf<Real> kept;
+        HeadIntermediatesOf<Real> kept;
         kept.scores = cap.scores.data() + h * TT;
         kept.weights = cap.weights.data() + h * TT;
         std::vector<Real> unused_out(static_cast<std::size_t>(T) * hs);
-        detail::head_forward(unused_out.data(), kept, scratch.data(), eval, *K.attention);
+        head_forward(unused_out.data(), kept, scratch.data(), eval, *K.attention);
       }
       from_head(S.y.data(), out, b, T, C, h * hs, hs);
     });
@@ -464,7 +465,7 @@ void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, co
       const long long head = head_index, at = head * T * hs;
       Real* d_out = A.d_heads.data() + at;
       to_head(d_out, A.d_y.data(), b, T, C, h * hs, hs);
-      detail::HeadInputsOf<Real> in;
+      HeadInputsOf<Real> in;
       in.q = S.q.data() + at, in.k = S.k.data() + at, in.v = S.v.data() + at;
       in.alpha = alpha, in.causal = true, in.T = T, in.hk = hs, in.hv = hs;
       // dq, dk, dv (T, hs) and, without the tiled kernel, 2·(T, T) of scratch
@@ -478,7 +479,7 @@ void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, co
       } else {
         in.keep = dropping ? dropout->attention[static_cast<std::size_t>(l)].data() + head * TT : nullptr;
         in.dropout = static_cast<float>(p);
-        detail::head_backward(dq, dk, dv, dv + T * hs, d_out, S.weights.data() + head * TT, in, *K.attention);
+        head_backward(dq, dk, dv, dv + T * hs, d_out, S.weights.data() + head * TT, in, *K.attention);
       }
       from_head(A.d_qkv.data(), dq, b, T, 3 * C, h * hs, hs);
       from_head(A.d_qkv.data(), dk, b, T, 3 * C, C + h * hs, hs);

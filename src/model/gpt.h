@@ -40,17 +40,15 @@
 #include <memory>
 #include <vector>
 
-#include "attention.h"
-#include "config.h"
-#include "optimizer.h"
-#include "params.h"
+#include "core/attention.h"
+#include "model/config.h"
+#include "model/optimizer.h"
+#include "model/params.h"
 
 namespace attn {
 class TorchGenerator;
-namespace detail {
 template <typename Real>
-struct KernelTableOf;
-}  // namespace detail
+struct KernelTableOf;  // core/head.h
 }  // namespace attn
 
 namespace attn::model {
@@ -70,7 +68,7 @@ struct GptKernelsOf {
   void (*gelu_forward)(Real* y, const Real* x, std::ptrdiff_t n);
   void (*gelu_backward)(Real* dx, const Real* dy, const Real* x, std::ptrdiff_t n);
   // One head's passes (head_forward / head_backward), and the attention capture of every kernel.
-  const detail::KernelTableOf<Real>* attention;
+  const KernelTableOf<Real>* attention;
   // The tiled kernel and its backward (kernels.h), or null: the head's (T, T) weights are kept.
   void (*tiled_forward)(Real* out, Real* lse, const Real* q, const Real* k, const Real* v, const std::uint8_t* key_keep,
                         int T, int hk, int hv, Real alpha, bool causal);

@@ -27,7 +27,7 @@
 
 #include <cstdint>
 
-#include "train_kernels.h"
+#include "kernels/train_kernels.h"
 
 namespace attn::model {
 

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "params.h"
+#include "model/params.h"
 
 namespace attn::model {
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "abi.h"
-#include "attention.h"
+#include "bindings/abi.h"
+#include "core/attention.h"
 #include "test_util.h"
 
 namespace {

@@ -29,18 +29,18 @@
 #include <string>
 #include <vector>
 
-#include "attention.h"
+#include "core/attention.h"
+#include "core/head.h"
 #include "fixture_loader.h"
-#include "internal.h"
-#include "kernels.h"
+#include "kernels/kernels.h"
 #include "test_util.h"
 
 namespace {
 
-using attn::detail::HeadInputsOf;
-using attn::detail::HeadIntermediatesOf;
-using attn::detail::KernelTable;
-using attn::detail::KernelTableOf;
+using attn::HeadInputsOf;
+using attn::HeadIntermediatesOf;
+using attn::KernelTable;
+using attn::KernelTableOf;
 using attn_test::Fixture;
 using attn_test::load_fixture;
 using attn_test::Tolerance;
@@ -181,10 +181,10 @@ HeadGradients exact_gradients(const HeadData& h) {
   std::vector<double> weights(square), scratch(2 * square), out(static_cast<size_t>(h.T) * h.hv);
   HeadIntermediatesOf<double> kept;
   kept.weights = weights.data();
-  attn::detail::head_forward<double>(out.data(), kept, scratch.data(), in, attn::detail::kReferenceKernelsDouble);
+  attn::head_forward<double>(out.data(), kept, scratch.data(), in, attn::kReferenceKernelsDouble);
   HeadGradients g{std::vector<double>(q.size()), std::vector<double>(k.size()), std::vector<double>(v.size())};
-  attn::detail::head_backward<double>(g.dq.data(), g.dk.data(), g.dv.data(), scratch.data(), dout.data(),
-                                      weights.data(), in, attn::detail::kReferenceKernelsDouble);
+  attn::head_backward<double>(g.dq.data(), g.dk.data(), g.dv.data(), scratch.data(), dout.data(), weights.data(), in,
+                              attn::kReferenceKernelsDouble);
   return g;
 }
 
@@ -279,9 +279,8 @@ struct Table {
   const char* name;
   const KernelTable* kernels;
 };
-const Table kTables[] = {{"reference", &attn::detail::kReferenceKernels},
-                         {"eigen", &attn::detail::kEigenKernels},
-                         {"simd", &attn::detail::kSimdKernels}};
+const Table kTables[] = {
+    {"reference", &attn::kReferenceKernels}, {"eigen", &attn::kEigenKernels}, {"simd", &attn::kSimdKernels}};
 
 TEST(HeadBackward, EveryKernelTableMatchesTheExactGradients) {
   std::mt19937 rng(31);
@@ -305,10 +304,10 @@ TEST(HeadBackward, EveryKernelTableMatchesTheExactGradients) {
               std::vector<float> weights(square), scratch(2 * square), out(h.v.size());
               HeadIntermediatesOf<float> kept;
               kept.weights = weights.data();
-              attn::detail::head_forward<float>(out.data(), kept, scratch.data(), in, *kTables[t].kernels);
+              attn::head_forward<float>(out.data(), kept, scratch.data(), in, *kTables[t].kernels);
               std::vector<float> dq(h.q.size(), NAN), dk(h.k.size(), NAN), dv(h.v.size(), NAN);
-              attn::detail::head_backward<float>(dq.data(), dk.data(), dv.data(), scratch.data(), h.dout.data(),
-                                                 weights.data(), in, *kTables[t].kernels);
+              attn::head_backward<float>(dq.data(), dk.data(), dv.data(), scratch.data(), h.dout.data(), weights.data(),
+                                         in, *kTables[t].kernels);
               worst_ratio[t] = std::max(worst_ratio[t], expect_close(dq, want.dq, bound, "dq") / bound);
               worst_ratio[t] = std::max(worst_ratio[t], expect_close(dk, want.dk, bound, "dk") / bound);
               worst_ratio[t] = std::max(worst_ratio[t], expect_close(dv, want.dv, bound, "dv") / bound);
@@ -336,8 +335,8 @@ TEST(HeadBackward, DoubleReferenceMatchesCentralFiniteDifferences) {
           auto loss = [&]() {
             const auto in = h.inputs<double>(q, k, v);
             std::vector<double> scratch(static_cast<size_t>(T) * T), out(v.size());
-            attn::detail::head_forward<double>(out.data(), HeadIntermediatesOf<double>{}, scratch.data(), in,
-                                               attn::detail::kReferenceKernelsDouble);
+            attn::head_forward<double>(out.data(), HeadIntermediatesOf<double>{}, scratch.data(), in,
+                                       attn::kReferenceKernelsDouble);
             double s = 0.0;
             for (size_t i = 0; i < out.size(); ++i) s += out[i] * dout[i];
             return s;

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "attention.h"
-#include "examples.h"
+#include "core/attention.h"
+#include "core/examples.h"
 #include "fixture_loader.h"
 #include "test_util.h"
 

@@ -18,7 +18,7 @@
 
 #include <gtest/gtest.h>
 
-#include "attention.h"
+#include "core/attention.h"
 #include "fixture_loader.h"
 #include "test_util.h"
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "gemm.h"
+#include "kernels/gemm.h"
 
 namespace attn::kernels {
 namespace {

@@ -25,12 +25,12 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint.h"
-#include "gpt.h"
-#include "inference.h"
-#include "safetensors.h"
+#include "core/torch_random.h"
+#include "model/checkpoint.h"
+#include "model/gpt.h"
+#include "model/inference.h"
+#include "model/safetensors.h"
 #include "test_util.h"
-#include "torch_random.h"
 #include "training_fixtures.h"
 
 namespace attn::model {

@@ -28,11 +28,11 @@
 #include <string>
 #include <vector>
 
-#include "gpt.h"
-#include "inference.h"
-#include "layers.h"
+#include "core/torch_random.h"
+#include "model/gpt.h"
+#include "model/inference.h"
+#include "model/layers.h"
 #include "test_util.h"
-#include "torch_random.h"
 #include "training_fixtures.h"
 
 namespace attn::model {

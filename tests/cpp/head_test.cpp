@@ -1,4 +1,4 @@
-// One head's pass sequence (src/core/head.cpp, detail::head_forward) through each kernel table:
+// One head's pass sequence (src/core/head.cpp, head_forward) through each kernel table:
 // the reference loops, Eigen and the f32x4 kernels against the reference table, and the path
 // without intermediates against the path with them.
 //
@@ -28,14 +28,14 @@
 #include <string>
 #include <vector>
 
-#include "internal.h"
+#include "core/head.h"
 #include "test_util.h"
 
 namespace {
 
-using attn::detail::HeadInputs;
-using attn::detail::HeadIntermediates;
-using attn::detail::KernelTable;
+using attn::HeadInputs;
+using attn::HeadIntermediates;
+using attn::KernelTable;
 using attn_test::Tolerance;
 using attn_test::ValuesNear;
 
@@ -48,9 +48,8 @@ struct Table {
   const char* name;
   const KernelTable* kernels;
 };
-const Table kTables[] = {{"reference", &attn::detail::kReferenceKernels},
-                         {"eigen", &attn::detail::kEigenKernels},
-                         {"simd", &attn::detail::kSimdKernels}};
+const Table kTables[] = {
+    {"reference", &attn::kReferenceKernels}, {"eigen", &attn::kEigenKernels}, {"simd", &attn::kSimdKernels}};
 
 enum class Padding { kNone, kEveryThirdKey, kEveryKey };  // kEveryKey: every row fully masked
 
@@ -144,7 +143,7 @@ HeadResult run(const HeadCase& c, const KernelTable& kernels, unsigned kept = kA
   }
   std::vector<float> scratch(square, 12345.0f);
   r.out.assign(static_cast<size_t>(c.T) * c.hv, 12345.0f);
-  attn::detail::head_forward(r.out.data(), intermediates, scratch.data(), c.inputs(), kernels);
+  attn::head_forward(r.out.data(), intermediates, scratch.data(), c.inputs(), kernels);
   return r;
 }
 
@@ -164,7 +163,7 @@ TEST(HeadPasses, EveryKernelTableAgreesWithTheReferenceTableOnAwkwardSizes) {
   double worst_weights = 0.0, worst_out = 0.0;
   for (const HeadCase& c : sweep()) {
     SCOPED_TRACE(c.describe());
-    const HeadResult want = run(c, attn::detail::kReferenceKernels);
+    const HeadResult want = run(c, attn::kReferenceKernels);
     const HeadInputs in = c.inputs();
     const double e_s = 2.0 * gamma(c.hk) * c.hk;
     const double alpha = std::fabs(in.alpha);

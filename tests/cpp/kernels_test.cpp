@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "f32x4.h"
-#include "kernels.h"
+#include "kernels/f32x4.h"
+#include "kernels/kernels.h"
 
 namespace attn::kernels {
 namespace {

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "layers.h"
+#include "model/layers.h"
 #include "test_util.h"
 #include "training_fixtures.h"
 

@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "attention.h"
-#include "examples.h"
+#include "core/attention.h"
+#include "core/examples.h"
 #include "test_util.h"
 
 namespace {

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "attention.h"
+#include "core/attention.h"
 #include "fixture_loader.h"
 #include "test_util.h"
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "optimizer.h"
+#include "model/optimizer.h"
 #include "test_util.h"
 #include "training_fixtures.h"
 

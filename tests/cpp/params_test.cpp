@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "params.h"
+#include "model/params.h"
 #include "test_util.h"
 #include "training_fixtures.h"
 

@@ -1,5 +1,5 @@
 // pca2: the plane view's projection of wide vectors onto their two directions of largest spread.
-#include "pca.h"
+#include "core/pca.h"
 
 #include <gtest/gtest.h>
 

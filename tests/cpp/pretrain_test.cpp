@@ -16,10 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checkpoint.h"
-#include "pretraining.h"
-#include "safetensors.h"
-#include "torch_random.h"
+#include "cli/pretraining.h"
+#include "core/torch_random.h"
+#include "model/checkpoint.h"
+#include "model/safetensors.h"
 
 #ifndef ATTN_FIXTURES_DIR
 #error "ATTN_FIXTURES_DIR must name tests/fixtures (set by CMakeLists.txt)"

@@ -16,7 +16,7 @@
 
 #include <gtest/gtest.h>
 
-#include "attention.h"
+#include "core/attention.h"
 #include "test_util.h"
 
 namespace {

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint.h"
-#include "safetensors.h"
+#include "model/checkpoint.h"
+#include "model/safetensors.h"
 #include "test_util.h"
 #include "training_fixtures.h"
 

@@ -19,10 +19,10 @@
 #include <thread>
 #include <vector>
 
-#include "attention.h"
-#include "gpt.h"
+#include "core/attention.h"
+#include "core/threads.h"
+#include "model/gpt.h"
 #include "test_util.h"
-#include "threads.h"
 
 namespace attn {
 namespace {

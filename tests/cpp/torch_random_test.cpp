@@ -16,11 +16,11 @@
 
 #include <gtest/gtest.h>
 
-#include "attention.h"
-#include "examples.h"
+#include "core/attention.h"
+#include "core/examples.h"
+#include "core/torch_random.h"
 #include "fixture_loader.h"
 #include "test_util.h"
-#include "torch_random.h"
 
 namespace {
 

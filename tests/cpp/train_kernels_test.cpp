@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "train_kernels.h"
+#include "kernels/train_kernels.h"
 
 namespace attn::kernels {
 namespace {

@@ -50,13 +50,13 @@
 #include <string>
 #include <vector>
 
-#include "abi.h"
-#include "attention.h"
+#include "bindings/abi.h"
+#include "core/attention.h"
+#include "core/threads.h"
+#include "core/torch_random.h"
 #include "fuzz_common.h"
-#include "gpt.h"
-#include "inference.h"
-#include "threads.h"
-#include "torch_random.h"
+#include "model/gpt.h"
+#include "model/inference.h"
 
 namespace {
 

@@ -52,12 +52,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "abi.h"
-#include "attention.h"
-#include "checkpoint.h"
+#include "bindings/abi.h"
+#include "core/attention.h"
 #include "fuzz_common.h"
-#include "gpt.h"
-#include "safetensors.h"
+#include "model/checkpoint.h"
+#include "model/gpt.h"
+#include "model/safetensors.h"
 
 namespace {
 

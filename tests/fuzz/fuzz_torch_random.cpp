@@ -34,11 +34,11 @@
 #include <string>
 #include <vector>
 
-#include "abi.h"
-#include "attention.h"
+#include "bindings/abi.h"
+#include "core/attention.h"
+#include "core/messages.h"
+#include "core/torch_random.h"
 #include "fuzz_common.h"
-#include "internal.h"
-#include "torch_random.h"
 
 namespace {
 
@@ -189,8 +189,8 @@ struct Call {
 std::string describe(const Call& c) {
   static const char* const kNames[] = {"rand",        "randn",          "randint", "normal_", "uniform_",   "bernoulli",
                                        "linear_init", "embedding_init", "dropout", "skip",    "manual_seed"};
-  std::string s = std::string(kNames[c.op]) + " shape " + attn::detail::shape_string(c.shape) + " a " +
-                  std::to_string(c.a) + " b " + std::to_string(c.b) + (c.flag ? " flag" : "");
+  std::string s = std::string(kNames[c.op]) + " shape " + attn::shape_string(c.shape) + " a " + std::to_string(c.a) +
+                  " b " + std::to_string(c.b) + (c.flag ? " flag" : "");
   return s;
 }
 

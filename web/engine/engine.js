@@ -5,7 +5,7 @@
 //
 // Shapes: B batch, T tokens, D width, H heads, hk/hv per-head widths.
 
-import { describe } from '../lib/text.js';
+import { describe } from './args.js';
 import { modelMethods } from './model.js';
 import { MAX_DEFAULT_THREADS, threadsUnavailableReason, defaultThreadsFiles, startThreadedModule } from './threads.js';
 

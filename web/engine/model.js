@@ -10,7 +10,7 @@
 // Shapes: B batch, T tokens (≤ contextLength), V vocabSize, L layers, H heads (H' of them
 // captured), hs = width / heads, C width.
 
-import { describe } from '../lib/text.js';
+import { describe } from './args.js';
 import { bindSourceErrors, configText, configTextSync, openSource } from './checkpoint-source.js';
 // engine.js's own helpers, handed over by modelMethods (engine.js imports this file, and keeps
 // them out of its public exports).

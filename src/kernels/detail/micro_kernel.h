@@ -13,7 +13,7 @@
 // addresses.
 #pragma once
 
-#include "f32x4.h"
+#include "kernels/f32x4.h"
 
 namespace attn::kernels::micro {
 
