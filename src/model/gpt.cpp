@@ -44,60 +44,50 @@ void gelu_backward(Real* dx, const Real* dy, const Real* x, std::ptrdiff_t n) {
   });
 }
 
-const GptKernels kGptReference = {linear_forward_ref<float>,
-                                  linear_backward_ref<float>,
-                                  gelu_forward<float, gelu_forward_ref<float>>,
-                                  gelu_backward<float, gelu_backward_ref<float>>,
-                                  &kReferenceKernels,
-                                  nullptr,
-                                  nullptr,
-                                  gelu_forward<float, gelu_tanh_forward_ref<float>>,
-                                  gelu_backward<float, gelu_tanh_backward_ref<float>>};
-const GptKernels kGptEigen = {linear_forward_simd,
-                              linear_backward_simd,
-                              gelu_forward<float, gelu_forward_simd>,
-                              gelu_backward<float, gelu_backward_simd>,
-                              &kEigenKernels,
-                              nullptr,
-                              nullptr,
-                              gelu_forward<float, gelu_tanh_forward_simd>,
-                              gelu_backward<float, gelu_tanh_backward_simd>};
-const GptKernels kGptSimd = {linear_forward_simd,
-                             linear_backward_simd,
-                             gelu_forward<float, gelu_forward_simd>,
-                             gelu_backward<float, gelu_backward_simd>,
-                             &kSimdKernels,
-                             nullptr,
-                             nullptr,
-                             gelu_forward<float, gelu_tanh_forward_simd>,
-                             gelu_backward<float, gelu_tanh_backward_simd>};
-const GptKernels kGptTiled = {linear_forward_simd,
-                              linear_backward_simd,
-                              gelu_forward<float, gelu_forward_simd>,
-                              gelu_backward<float, gelu_backward_simd>,
-                              &kSimdKernels,
-                              kernels::attention_tiled_simd,
-                              kernels::attention_tiled_backward_simd,
-                              gelu_forward<float, gelu_tanh_forward_simd>,
-                              gelu_backward<float, gelu_tanh_backward_simd>};
-const GptKernelsOf<double> kGptReferenceDouble = {linear_forward_ref<double>,
-                                                  linear_backward_ref<double>,
-                                                  gelu_forward<double, gelu_forward_ref<double>>,
-                                                  gelu_backward<double, gelu_backward_ref<double>>,
-                                                  &kReferenceKernelsDouble,
-                                                  nullptr,
-                                                  nullptr,
-                                                  gelu_forward<double, gelu_tanh_forward_ref<double>>,
-                                                  gelu_backward<double, gelu_tanh_backward_ref<double>>};
-const GptKernelsOf<double> kGptTiledDouble = {linear_forward_ref<double>,
-                                              linear_backward_ref<double>,
-                                              gelu_forward<double, gelu_forward_ref<double>>,
-                                              gelu_backward<double, gelu_backward_ref<double>>,
-                                              &kReferenceKernelsDouble,
-                                              kernels::attention_tiled_ref<double>,
-                                              kernels::attention_tiled_backward_ref<double>,
-                                              gelu_forward<double, gelu_tanh_forward_ref<double>>,
-                                              gelu_backward<double, gelu_tanh_backward_ref<double>>};
+// The layer kernels of one family: the _ref loops (any Real) or the f32x4 ones (float only).
+template <typename Real>
+struct ReferenceLayers {
+  static constexpr auto linear_forward = linear_forward_ref<Real>;
+  static constexpr auto linear_backward = linear_backward_ref<Real>;
+  static constexpr auto gelu_forward = gelu_forward_ref<Real>;
+  static constexpr auto gelu_backward = gelu_backward_ref<Real>;
+  static constexpr auto gelu_tanh_forward = gelu_tanh_forward_ref<Real>;
+  static constexpr auto gelu_tanh_backward = gelu_tanh_backward_ref<Real>;
+};
+struct SimdLayers {
+  static constexpr auto linear_forward = linear_forward_simd;
+  static constexpr auto linear_backward = linear_backward_simd;
+  static constexpr auto gelu_forward = gelu_forward_simd;
+  static constexpr auto gelu_backward = gelu_backward_simd;
+  static constexpr auto gelu_tanh_forward = gelu_tanh_forward_simd;
+  static constexpr auto gelu_tanh_backward = gelu_tanh_backward_simd;
+};
+
+// One table: a layer family's kernels (GELU in chunks over the pool), one head's passes over
+// `heads`, and the tiled attention kernel and its backward or none.
+template <typename Real, class Layers>
+constexpr GptKernelsOf<Real> table_of(const KernelTableOf<Real>* heads,
+                                      decltype(GptKernelsOf<Real>::tiled_forward) tiled_forward = nullptr,
+                                      decltype(GptKernelsOf<Real>::tiled_backward) tiled_backward = nullptr) {
+  return {Layers::linear_forward,
+          Layers::linear_backward,
+          gelu_forward<Real, Layers::gelu_forward>,
+          gelu_backward<Real, Layers::gelu_backward>,
+          heads,
+          tiled_forward,
+          tiled_backward,
+          gelu_forward<Real, Layers::gelu_tanh_forward>,
+          gelu_backward<Real, Layers::gelu_tanh_backward>};
+}
+
+const GptKernels kGptReference = table_of<float, ReferenceLayers<float>>(&kReferenceKernels);
+const GptKernels kGptEigen = table_of<float, SimdLayers>(&kEigenKernels);
+const GptKernels kGptSimd = table_of<float, SimdLayers>(&kSimdKernels);
+const GptKernels kGptTiled =
+    table_of<float, SimdLayers>(&kSimdKernels, kernels::attention_tiled_simd, kernels::attention_tiled_backward_simd);
+const GptKernelsOf<double> kGptReferenceDouble = table_of<double, ReferenceLayers<double>>(&kReferenceKernelsDouble);
+const GptKernelsOf<double> kGptTiledDouble = table_of<double, ReferenceLayers<double>>(
+    &kReferenceKernelsDouble, kernels::attention_tiled_ref<double>, kernels::attention_tiled_backward_ref<double>);
 
 // A training value for messages: NaN spelled as a learner reads it ("the loss is NaN").
 std::string value_string(double value) { return std::isnan(value) ? "NaN" : number_string(value); }
@@ -630,6 +620,42 @@ void Gpt::backward() {
 // ---------------------------------------------------------------------------------------------
 // Trainer
 
+namespace {
+
+// One update by the optimizer of a kind: the current one after backing it up and taking the new
+// options (as editing a torch param_group), or a fresh one the commit keeps.
+template <class Optimizer, class Options>
+void update(Trainer::OptimizerState<Optimizer>& s, const Options& options, const std::vector<ParamSegment>& segments,
+            std::vector<float>& params, const std::vector<float>& grads, double lr) {
+  if (s.current) {
+    if (s.backup) {
+      *s.backup = *s.current;
+    } else {
+      s.backup = std::make_unique<Optimizer>(*s.current);
+    }
+    s.current->set_options(options);
+    s.current->step(params.data(), grads.data(), lr);
+  } else {
+    s.fresh = std::make_unique<Optimizer>(segments, params.size(), options);
+    s.fresh->step(params.data(), grads.data(), lr);
+  }
+}
+// The optimizer's state as before the last update (the parameters are the caller's to restore).
+template <class Optimizer>
+void undo(Trainer::OptimizerState<Optimizer>& s) {
+  if (s.fresh) {
+    s.fresh.reset();
+  } else if (s.current && s.backup) {
+    *s.current = *s.backup;
+  }
+}
+template <class Optimizer>
+void clear(Trainer::OptimizerState<Optimizer>& s) {
+  s.current.reset(), s.backup.reset(), s.fresh.reset();
+}
+
+}  // namespace
+
 Trainer::Trainer(Gpt& model) : model_(model), segments_(param_segments(model.table())) {}
 
 StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
@@ -639,8 +665,12 @@ StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
     throw Error("clip: expected a finite max gradient norm ≥ 0 (0: no clipping), got " + value_string(o.clip));
   }
   const double lr = learning_rate_at(o.schedule, steps_);
-  if (o.optimizer == OptimizerKind::kAdamW) validate(o.adamw);
-  if (o.optimizer == OptimizerKind::kSGD) validate(o.sgd);
+  const bool adamw = o.optimizer == OptimizerKind::kAdamW;
+  if (adamw) {
+    validate(o.adamw);
+  } else {
+    validate(o.sgd);
+  }
   const std::string after = "the weights and optimizer state are those after step " + std::to_string(steps_);
   model_.prepare_training("step");
 
@@ -672,32 +702,10 @@ StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
   // The update, from a copy of everything it changes so a non-finite result can be undone.
   std::vector<float>& params = model_.params();
   params_backup_.assign(params.begin(), params.end());
-  std::unique_ptr<AdamW> fresh_adamw;
-  std::unique_ptr<SGD> fresh_sgd;
-  if (o.optimizer == OptimizerKind::kAdamW) {
-    if (adamw_) {
-      if (adamw_backup_) {
-        *adamw_backup_ = *adamw_;
-      } else {
-        adamw_backup_ = std::make_unique<AdamW>(*adamw_);
-      }
-      adamw_->set_options(o.adamw);
-    } else {
-      fresh_adamw = std::make_unique<AdamW>(segments_, params.size(), o.adamw);
-    }
-    (adamw_ ? *adamw_ : *fresh_adamw).step(params.data(), grads.data(), lr);
+  if (adamw) {
+    update(adamw_, o.adamw, segments_, params, grads, lr);
   } else {
-    if (sgd_) {
-      if (sgd_backup_) {
-        *sgd_backup_ = *sgd_;
-      } else {
-        sgd_backup_ = std::make_unique<SGD>(*sgd_);
-      }
-      sgd_->set_options(o.sgd);
-    } else {
-      fresh_sgd = std::make_unique<SGD>(segments_, params.size(), o.sgd);
-    }
-    (sgd_ ? *sgd_ : *fresh_sgd).step(params.data(), grads.data(), lr);
+    update(sgd_, o.sgd, segments_, params, grads, lr);
   }
   const auto bad = std::find_if(params.begin(), params.end(), [](float v) { return !std::isfinite(v); });
   if (bad != params.end()) {
@@ -707,15 +715,15 @@ StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
       if (at >= e.offset && at < e.offset + e.size) name = e.name;
     const std::string value = value_string(*bad);
     std::copy(params_backup_.begin(), params_backup_.end(), params.begin());
-    if (o.optimizer == OptimizerKind::kAdamW && adamw_) *adamw_ = *adamw_backup_;
-    if (o.optimizer == OptimizerKind::kSGD && sgd_) *sgd_ = *sgd_backup_;
+    adamw ? undo(adamw_) : undo(sgd_);
     undo_.valid = false;  // the backups now hold these weights, not the ones before the last update
     throw Error("step: the update made " + name + " " + value + " (the model diverged; lower lr); " + after);
   }
   // Committed: a fresh optimizer replaces the other kind's state.
-  undo_ = {true, fresh_adamw || fresh_sgd, o.optimizer};
-  if (fresh_adamw) adamw_ = std::move(fresh_adamw), sgd_.reset(), sgd_backup_.reset();
-  if (fresh_sgd) sgd_ = std::move(fresh_sgd), adamw_.reset(), adamw_backup_.reset();
+  const bool fresh = adamw_.fresh || sgd_.fresh;
+  undo_ = {true, fresh, o.optimizer};
+  if (adamw_.fresh) clear(sgd_), adamw_.current = std::move(adamw_.fresh);
+  if (sgd_.fresh) clear(adamw_), sgd_.current = std::move(sgd_.fresh);
   ++steps_;
   return StepResult{loss, norm, lr, steps_};
 }
@@ -724,12 +732,11 @@ void Trainer::undo_last_update() {
   std::vector<float>& params = model_.params();
   std::copy(params_backup_.begin(), params_backup_.end(), params.begin());
   if (undo_.fresh_optimizer) {
-    adamw_.reset();
-    sgd_.reset();
-  } else if (undo_.optimizer == OptimizerKind::kAdamW && adamw_ && adamw_backup_) {
-    *adamw_ = *adamw_backup_;
-  } else if (undo_.optimizer == OptimizerKind::kSGD && sgd_ && sgd_backup_) {
-    *sgd_ = *sgd_backup_;
+    clear(adamw_), clear(sgd_);
+  } else if (undo_.optimizer == OptimizerKind::kAdamW) {
+    undo(adamw_);
+  } else {
+    undo(sgd_);
   }
   --steps_;
   undo_.valid = false;

@@ -293,14 +293,22 @@ class Trainer {
   StepResult step(const Batch& batch, const StepOptions& options);
 
   long long steps() const { return steps_; }
-  const AdamW* adamw() const { return adamw_.get(); }
-  const SGD* sgd() const { return sgd_.get(); }
+  const AdamW* adamw() const { return adamw_.current.get(); }
+  const SGD* sgd() const { return sgd_.current.get(); }
+
+  // One optimizer kind's state (gpt.cpp updates, undoes and commits it alike for every kind).
+  template <class Optimizer>
+  struct OptimizerState {
+    std::unique_ptr<Optimizer> current;  // null until this kind's first committed step
+    std::unique_ptr<Optimizer> backup;   // current as it was before the last update
+    std::unique_ptr<Optimizer> fresh;    // an update's new optimizer, until the update is committed
+  };
 
  private:
   Gpt& model_;
   std::vector<ParamSegment> segments_;
-  std::unique_ptr<AdamW> adamw_, adamw_backup_;
-  std::unique_ptr<SGD> sgd_, sgd_backup_;
+  OptimizerState<AdamW> adamw_;
+  OptimizerState<SGD> sgd_;
   std::vector<float> params_backup_;
   long long steps_ = 0;
   // What the backups undo: the last committed update (once), made by this optimizer kind,
