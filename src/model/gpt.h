@@ -91,7 +91,7 @@ const GptKernels& gpt_kernels(Kernel kernel);
 const GptKernelsOf<double>& gpt_kernels_double(bool tiled);
 
 // kAuto's choice for sequences of T tokens: kSimd, or kTiled from this T on when no attention
-// dropout needs the weights. GptSpeed in tests/cpp/gpt_test.cpp measures a training step of the
+// dropout needs the weights. BM_GptStep in bench/native_bench.cpp measures a training step of the
 // char model at B·T = 1024: the two are equal at T = 64 and the tiled kernel is ahead from 128
 // (WASM: 44 against 47 ms at 128, 67 against 139 ms at 512), where B·H·T·T weights per layer
 // also start to cost real memory.

@@ -23,7 +23,7 @@
 //   - ABI: a call that succeeds both ways gives other bits than the direct call (the same model,
 //     seed and batch); the ABI may refuse more (its own argument checks) but not less;
 //   - kernels: while the weights are tame (|w| ≤ 0.5), the loss and logits of the model's kernel
-//     differ from the reference kernel's by more than gpt_test.cpp's float-vs-double bound taken
+//     differ from the reference kernel's by more than model/gpt_test.cpp's float-vs-double bound taken
 //     twice and scaled to the longest dot product (4C): |Δ| ≤ 2·(1e-6 + 2e-5·(4C/64 ∨ 1)·max|logits|),
 //     the loss within 2e-5 relative;
 //   - a training step: success with a non-finite loss, gradient norm or weight; a refusal that
@@ -367,7 +367,7 @@ double max_abs(const std::vector<float>& v) {
 
 bool tame(const m::Gpt& model) { return max_abs(model.params()) <= 0.5; }
 
-// gpt_test.cpp's float-vs-double bound, twice (two float paths), scaled to dot products of 4C.
+// model/gpt_test.cpp's float-vs-double bound, twice (two float paths), scaled to dot products of 4C.
 double kernel_tolerance(const m::ModelConfig& c, double scale) {
   const double longest = std::max(1.0, 4.0 * c.n_embd / 64.0);
   return 2 * (1e-6 + 2e-5 * longest * scale);

@@ -440,7 +440,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Calls near the 2^24-element limit take seconds under ASan: accepted ones share a budget of
     // 2^16 elements (2^20 made the average input ~4 ms, a tenth of the executions a campaign
     // reaches); refused ones, past the limit, cost nothing and are all made. The limit's edge
-    // itself is torch_random_test.cpp's.
+    // itself is core/torch_random_test.cpp's.
     const long long in = as_int(c.a), out = as_int(c.b);
     const long long product = in > 0 && out > 0 ? std::min(in * out, 1LL << 40) : 0;
     const long long largest = c.op == kLinear      ? std::max(product, out)  // weight and bias, each within the limit

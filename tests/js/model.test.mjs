@@ -3,7 +3,7 @@
 // steps, the safetensors files torch wrote; and its errors, divergence, determinism, a flat heap,
 // a toy task learned to near-zero loss, and web/lib/learn/session.js driving it.
 //
-// Tolerances are those of tests/cpp/gpt_test.cpp (the same float32 code runs here in WASM), where
+// Tolerances are those of tests/cpp/model/gpt_test.cpp (the same float32 code runs here in WASM), where
 // they are derived: per-step loss within 1e-5 relative, final weights within 1e-5 absolute except
 // the key part of c_attn.bias (zero gradient in exact arithmetic) within the summed lr.
 import { test } from 'node:test';

@@ -7,7 +7,7 @@
 // Tolerances, and where they come from:
 //   - linear _simd vs _ref (float32): the same sums in another order; each side is within
 //     γ_{K+1}·(|initial| + Σ|terms|) of the exact value (γ_n = n·u/(1 − n·u), u = 2⁻²⁴), so they
-//     differ by at most twice that, per element (train_kernels_test.cpp). The bias sums run the
+//     differ by at most twice that, per element (kernels/train_kernels_test.cpp). The bias sums run the
 //     same loop in both paths and must be equal.
 //   - finite differences (double): central differences with h = 1e-6 have truncation error
 //     h²/6·|f'''| ~ 1e-13 and rounding error ~ ε·|loss|/h ~ 1e-10 for our |loss| ≲ 100, so
@@ -20,7 +20,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -592,19 +591,9 @@ TEST(LayersAgainstTorch, NoLayerGptForwardAndBackwardMatchTorch) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Speed (reported, not asserted): where a training step's time goes.
+// The char model's largest product (its timing is bench/native_bench.cpp's BM_LinearLayer)
 
-double best_ms(const std::function<void()>& fn, int reps) {
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
-}
-
-TEST(LayerSpeed, LinearForwardBackwardRefVsSimdAndTheElementwiseOps) {
+TEST(LinearLayer, SimdMatchesRefOnTheCharModelsMlpProduct) {
   // x (1024, 64) · W (256, 64)ᵀ: the (1024×64)·(64×256) product, forward and backward.
   const int N = 1024, I = 64, O = 256;
   std::mt19937 rng(5);
@@ -612,62 +601,12 @@ TEST(LayerSpeed, LinearForwardBackwardRefVsSimdAndTheElementwiseOps) {
   const auto b = random_values<float>(O, rng), dy = random_values<float>(N * O, rng);
   std::vector<float> y(N * O), dx(N * I), dw(O * I), db(O);
   std::vector<float> y2 = y, dx2 = dx, dw2 = dw, db2 = db;
-  auto zero = [](std::vector<float>& v) { std::fill(v.begin(), v.end(), 0.0f); };
-  const double ref = best_ms(
-      [&] {
-        zero(dx), zero(dw), zero(db);
-        linear_forward_ref<float>(y.data(), x.data(), w.data(), b.data(), N, I, O);
-        linear_backward_ref<float>(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(), N, I, O);
-      },
-      2);
-  const double simd = best_ms(
-      [&] {
-        zero(dx2), zero(dw2), zero(db2);
-        linear_forward_simd(y2.data(), x.data(), w.data(), b.data(), N, I, O);
-        linear_backward_simd(dx2.data(), dw2.data(), db2.data(), dy.data(), x.data(), w.data(), N, I, O);
-      },
-      10);
-  const double gflop = 3 * 2.0 * N * I * O / 1e9;
-  std::printf("  [speed] linear (1024x64)·(64x256) forward+backward: ref %.2f ms, simd %.2f ms (%.1fx, %.2f GFLOP/s)\n",
-              ref, simd, ref / simd, gflop / (simd / 1e3));
+  linear_forward_ref<float>(y.data(), x.data(), w.data(), b.data(), N, I, O);
+  linear_backward_ref<float>(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(), N, I, O);
+  linear_forward_simd(y2.data(), x.data(), w.data(), b.data(), N, I, O);
+  linear_backward_simd(dx2.data(), dw2.data(), db2.data(), dy.data(), x.data(), w.data(), N, I, O);
   EXPECT_TRUE(attn_test::ValuesNear(y2, y, {1e-4, 1e-5}, "y"));
   EXPECT_TRUE(attn_test::ValuesNear(dw2, dw, {1e-3, 1e-5}, "dw"));  // sums of 1024 terms of size ≤ 1
-
-  // The elementwise layers on the same activations (N = 1024 rows): LayerNorm over 64, GELU over
-  // 1024 × 256, cross-entropy over V = 256.
-  std::vector<float> h(N * I), mean(N), rstd(N), g(N * O), probs(N * O), lw(I, 1.0f), lb(I, 0.0f);
-  std::vector<int> targets(N);
-  for (int i = 0; i < N; ++i) targets[i] = i % O;
-  const double ln = best_ms(
-      [&] {
-        layernorm_forward_ref<float>(h.data(), mean.data(), rstd.data(), x.data(), lw.data(), lb.data(), N, I);
-        layernorm_backward_ref<float>(dx.data(), dw.data(), db.data(), x.data(), x.data(), lw.data(), mean.data(),
-                                      rstd.data(), N, I);
-      },
-      5);
-  const long long n = static_cast<long long>(g.size());
-  const double gelu_ref = best_ms(
-      [&] {
-        gelu_forward_ref<float>(g.data(), y.data(), n);
-        gelu_backward_ref<float>(probs.data(), dy.data(), y.data(), n);
-      },
-      3);
-  const double gelu = best_ms(
-      [&] {
-        gelu_forward_simd(g.data(), y.data(), n);
-        gelu_backward_simd(probs.data(), dy.data(), y.data(), n);
-      },
-      5);
-  const double ce = best_ms(
-      [&] {
-        cross_entropy_forward_ref<float>(probs.data(), nullptr, y.data(), targets.data(), N, O);
-        cross_entropy_backward_ref<float>(g.data(), probs.data(), targets.data(), 1.0f, N, O);
-      },
-      5);
-  std::printf(
-      "  [speed] forward+backward: layernorm (1024, 64) %.3f ms, gelu 1024x256 ref %.3f ms / simd %.3f ms, "
-      "cross-entropy (1024, 256) %.3f ms\n",
-      ln, gelu_ref, gelu, ce);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 //
 // Tolerance between kernels: each y element is a dot product of D terms plus the bias, summed in
 // another order by the simd and Eigen matmuls, so it may differ from the reference loops by
-// 2·γ_(D+1)·(Σ|x·w| + |b|), γ_n = n·u/(1 − n·u), u = 2⁻²⁴ (Higham §3.1), as in kernels_test.cpp.
+// 2·γ_(D+1)·(Σ|x·w| + |b|), γ_n = n·u/(1 − n·u), u = 2⁻²⁴ (Higham §3.1), as in kernels/kernels_test.cpp.
 #include <cmath>
 #include <string>
 #include <vector>

@@ -21,7 +21,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -699,36 +698,24 @@ TEST(GptGenerate, TheSameSeedSamplesTheSameTokens) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Speed (reported, not asserted)
+// Models larger than training allows
 
-double step_ms(Kernel kernel, const ModelConfig& cfg, int B, int T, int reps) {
-  Gpt model(cfg, 0);
-  model.set_kernel(kernel);
+TEST(GptTraining, AModelAboveTheTrainingCapRunsButRefusesToStepNamingTheCap) {
+  ModelConfig big;
+  big.vocab_size = 65536, big.block_size = 16, big.n_layer = 1, big.n_head = 1, big.n_embd = 1040;
+  ASSERT_GT(parameter_count(big), ModelLimits::kMaxTrainParams);
+  Gpt model(big, Gpt::ZeroParams{});
+  EXPECT_TRUE(model.grads().empty());
+  const std::vector<int> tokens = {1, 2, 3}, targets = {2, 3, 4};
+  EXPECT_NO_THROW(model.forward({tokens.data(), nullptr, 1, 3}));
   Trainer trainer(model);
-  std::mt19937 rng(8);
-  const OwnedBatch b = reverse_batch(rng, cfg.vocab_size, B, T);
-  trainer.step(b.view(), StepOptions{});
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    trainer.step(b.view(), StepOptions{});
-    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
-}
-
-TEST(GptSpeed, CharModelStepAndTheTiledKernelByContextLength) {
-  const ModelConfig cfg = char_config();
-  std::printf("  [speed] char model (V65 T64 L2 H4 C64, B16) step: reference %.1f ms, simd %.1f ms, tiled %.1f ms\n",
-              step_ms(Kernel::kReference, cfg, 16, 64, 1), step_ms(Kernel::kSimd, cfg, 16, 64, 3),
-              step_ms(Kernel::kTiled, cfg, 16, 64, 3));
-  for (int T : {128, 256, 512}) {
-    ModelConfig long_cfg = cfg;
-    long_cfg.block_size = T;
-    const int B = 16 * 64 / T;
-    std::printf("  [speed] T = %d, B = %d: simd %.1f ms, tiled %.1f ms\n", T, B,
-                step_ms(Kernel::kSimd, long_cfg, B, T, 2), step_ms(Kernel::kTiled, long_cfg, B, T, 2));
-  }
+  EXPECT_TRUE(ThrowsNaming(
+      [&] {
+        trainer.step({tokens.data(), targets.data(), 1, 3}, StepOptions{});
+      },
+      {"step: this model has", "training is limited to 67108864 (2^26)"}));
+  EXPECT_TRUE(model.grads().empty());
+  EXPECT_EQ(trainer.steps(), 0);
 }
 
 }  // namespace

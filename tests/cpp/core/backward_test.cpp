@@ -12,7 +12,7 @@
 // Where the tolerances come from. Every gradient here is a handful of float32 sums of products
 // (dout·vᵀ, Σⱼ w·dw, dS·k, dSᵀ·q, Pᵀ·dout) of length at most n = T + max(hk, hv). A sum of n
 // products errs by γ_n·Σ|terms| (γ_n = n·u/(1 − n·u), u = 2⁻²⁴; Higham §3.1), and the weights
-// themselves carry the forward's error (head_test.cpp: about 2·|α|·e_s relative, e_s = 2·γ_hk·hk).
+// themselves carry the forward's error (core/head_test.cpp: about 2·|α|·e_s relative, e_s = 2·γ_hk·hk).
 // With |q|, |k|, |v|, |dout| ≤ 1 every Σ|terms| is at most a few times the largest |gradient|
 // (call it M, at least 1), so |float − double| ≤ c·γ_n·M with c counting the chained sums (four:
 // d_weights, the softmax row sum, the product with k or q, and the forward's weights). The
