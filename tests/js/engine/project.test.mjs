@@ -2,7 +2,7 @@
 // values, its errors (AttentionError naming x, w or b), and a flat heap over many calls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, AttentionError } from '../../web/engine/engine.js';
+import { loadEngine, AttentionError } from '../../../web/engine/engine.js';
 
 const engine = await loadEngine();
 const bank = engine.examples();

@@ -3,16 +3,16 @@
 // generate's top-p — against tests/fixtures/gpt2/ (make_gpt2_fixtures.py: Hugging Face's forward
 // written out in torch 1.13).
 //
-// Tolerance: tests/cpp/gpt2_test.cpp's, where it is derived (the same float32 code runs here in
+// Tolerance: tests/cpp/model/checkpoint_test.cpp's, where it is derived (the same float32 code runs here in
 // WASM): |ours − torch| ≤ 1e-6 + 4e-5·max|tensor| for each tensor.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { loadEngine, AttentionError } from '../../web/engine/engine.js';
+import { loadEngine, AttentionError } from '../../../web/engine/engine.js';
 
 const engine = await loadEngine();
-const file = (name) => readFileSync(new URL(`../fixtures/gpt2/${name}`, import.meta.url));
+const file = (name) => readFileSync(new URL(`../../fixtures/gpt2/${name}`, import.meta.url));
 const reference = JSON.parse(file('reference.json'));
 const config = file('config.json').toString('utf8');
 const tokens = reference.tokens.data;

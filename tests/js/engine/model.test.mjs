@@ -11,12 +11,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadEngine, AttentionError } from '../../web/engine/engine.js';
-import { createSession } from '../../web/lib/learn/session.js';
-import { mulberry32 } from '../../web/lib/learn/random.js';
+import { loadEngine, AttentionError } from '../../../web/engine/engine.js';
+import { createSession } from '../../../web/lib/learn/session.js';
+import { mulberry32 } from '../../../web/lib/learn/random.js';
 
 const engine = await loadEngine();
-const training = (file) => new URL(`../fixtures/training/${file}`, import.meta.url);
+const training = (file) => new URL(`../../fixtures/training/${file}`, import.meta.url);
 const fixture = (name) => JSON.parse(readFileSync(training(`${name}.json`), 'utf8'));
 const TRAIN_FIXTURES = ['attention_only_1', 'attention_only_2', 'full_bias', 'full_nobias', 'full_dropout'];
 
@@ -471,7 +471,7 @@ test('web/lib/learn/session.js trains, evaluates and reads attention through the
 });
 
 test("the README's Node example (examples/train-node.mjs) trains to near-zero loss and exits 0", () => {
-  const script = fileURLToPath(new URL('../../examples/train-node.mjs', import.meta.url));
+  const script = fileURLToPath(new URL('../../../examples/train-node.mjs', import.meta.url));
   const output = execFileSync(process.execPath, [script], { encoding: 'utf8' }); // throws on a non-zero exit
   const final = /final loss (\d+\.\d+)/.exec(output);
   assert.ok(final && Number(final[1]) <= 0.01, output);

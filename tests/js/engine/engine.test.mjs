@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadEngine, AttentionError } from '../../web/engine/engine.js';
+import { loadEngine, AttentionError } from '../../../web/engine/engine.js';
 
-const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), '../fixtures');
+const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures');
 const engine = await loadEngine();
 
 // Float32 through two implementations of the same sums of a few terms: 1e-5 absolute plus

@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { loadEngine, AttentionError } from '../../web/engine/engine.js';
+import { loadEngine, AttentionError } from '../../../web/engine/engine.js';
 
 const engine = await loadEngine();
-const fixture = JSON.parse(fs.readFileSync(new URL('../fixtures/random/torch_random.json', import.meta.url)));
+const fixture = JSON.parse(fs.readFileSync(new URL('../../fixtures/random/torch_random.json', import.meta.url)));
 
 // FNV-1a 64 of little-endian bytes (the fixture's digest of long streams).
 function fnv1a64(bytes) {

@@ -4,10 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { loadEngine, AttentionError } from '../../web/engine/engine.js';
+import { loadEngine, AttentionError } from '../../../web/engine/engine.js';
 
 const engine = await loadEngine();
-const FIXTURES = new URL('../fixtures/backward/', import.meta.url);
+const FIXTURES = new URL('../../fixtures/backward/', import.meta.url);
 const tensorOf = ({ shape, data }) => ({ shape, data: Float32Array.from(data) });
 
 // The fixture's options as attend()'s arguments.

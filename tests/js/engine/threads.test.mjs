@@ -11,8 +11,8 @@ import {
   AttentionError,
   threadsUnavailableReason,
   MAX_DEFAULT_THREADS,
-} from '../../web/engine/engine.js';
-import { applyThreads, expectedThreads } from '../../web/tools/threads.js';
+} from '../../../web/engine/engine.js';
+import { applyThreads, expectedThreads } from '../../../web/tools/threads.js';
 
 const engine = await loadEngine();
 const bank = engine.examples();

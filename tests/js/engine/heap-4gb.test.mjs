@@ -6,7 +6,7 @@
 // runs each file in its own process, so the 2.4 GB heap goes with it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, AttentionError } from '../../web/engine/engine.js';
+import { loadEngine, AttentionError } from '../../../web/engine/engine.js';
 
 const engine = await loadEngine();
 

@@ -4,7 +4,7 @@
 // call must still return the right numbers (checked against a plain-JS attention below).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, AttentionError } from '../../web/engine/engine.js';
+import { loadEngine, AttentionError } from '../../../web/engine/engine.js';
 
 const engine = await loadEngine();
 

@@ -6,8 +6,8 @@
 // Prints the measured numbers ([ measured ] lines).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine, AttentionError } from '../../web/engine/engine.js';
-import { mulberry32 } from '../../web/lib/learn/random.js';
+import { loadEngine, AttentionError } from '../../../web/engine/engine.js';
+import { mulberry32 } from '../../../web/lib/learn/random.js';
 
 const engine = await loadEngine();
 
