@@ -182,7 +182,7 @@ TEST(BankExample, SelfAttentionClassAfterManualSeed0ReproducesThePrintedOutputs)
   }
 }
 
-TEST(CosineSimilarity, KnownValuesAndZeroVector) {
+TEST(CosineSimilarity, IsOneZeroOrMinusOneForParallelOrthogonalOrOppositeAndZeroForAZeroVector) {
   const float a[] = {1, 0, 0}, b[] = {0, 2, 0}, c[] = {3, 0, 0}, d[] = {-1, 0, 0}, z[] = {0, 0, 0};
   EXPECT_FLOAT_EQ(attn::cosine_similarity(a, b, 3), 0.0f);
   EXPECT_FLOAT_EQ(attn::cosine_similarity(a, c, 3), 1.0f);

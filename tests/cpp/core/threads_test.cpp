@@ -119,7 +119,7 @@ TEST(ThreadPool, BadThreadCountsAreRefusedWithAClearError) {
   EXPECT_THROW(parallel_for(4, kBigLoop, [](int) { set_thread_count(1); }), Error);
 }
 
-TEST(ThreadPool, CountsAndDefaults) {
+TEST(ThreadPool, DefaultCountIsOneToEightAndASetCountIsUsedWhereThreadsExist) {
   EXPECT_GE(default_thread_count(), 1);
   EXPECT_LE(default_thread_count(), kMaxDefaultThreads);
   const ThreadCount use(5);

@@ -295,16 +295,16 @@ TEST(TorchRandomFixture, EveryStreamIsReplayedByATest) {
 }
 
 TEST(TorchRandomFixture, Seed001DrawsInNotebookOrderAndAtItsOffsets) { ReplayGroup("seed001"); }
-TEST(TorchRandomFixture, Seed002RandnRandintAndLinearDraws) { ReplayGroup("seed002"); }
-TEST(TorchRandomFixture, Seed003ThreeRandDraws) { ReplayGroup("seed003"); }
-TEST(TorchRandomFixture, UnseededSeedsAfterManualSeed0) { ReplayGroup("unseeded"); }
-TEST(TorchRandomFixture, NormalAroundTheSixteenElementSwitchAndOddTails) { ReplayGroup("switch"); }
+TEST(TorchRandomFixture, Seed002RandnRandintAndLinearDrawsAreTorchs) { ReplayGroup("seed002"); }
+TEST(TorchRandomFixture, Seed003ThreeRandDrawsAreTorchs) { ReplayGroup("seed003"); }
+TEST(TorchRandomFixture, UnseededSeedsDrawTorchsStreamAfterManualSeed0) { ReplayGroup("unseeded"); }
+TEST(TorchRandomFixture, NormalAroundTheSixteenElementSwitchAndOddTailsIsTorchs) { ReplayGroup("switch"); }
 TEST(TorchRandomFixture, SeedsUseTheirLow32BitsAsTorchDoes) { ReplayGroup("seeds"); }
-TEST(TorchRandomFixture, RandintRangesBelowAndAbove2To32AndUniformNormalArguments) { ReplayGroup("ranges"); }
+TEST(TorchRandomFixture, RandintRangesBelowAndAbove2To32AndUniformNormalArgumentsAreTorchs) { ReplayGroup("ranges"); }
 TEST(TorchRandomFixture, InterleavedCallsContinueOneStream) { ReplayGroup("interleaved"); }
 TEST(TorchRandomFixture, LongStreamsStayInStep) { ReplayGroup("long"); }
-TEST(TorchRandomFixture, LinearAndEmbeddingInitialisation) { ReplayGroup("modules"); }
-TEST(TorchRandomFixture, BernoulliAndDropoutMasks) { ReplayGroup("bernoulli"); }
+TEST(TorchRandomFixture, LinearAndEmbeddingInitialisationIsTorchs) { ReplayGroup("modules"); }
+TEST(TorchRandomFixture, BernoulliAndDropoutMasksAreTorchs) { ReplayGroup("bernoulli"); }
 
 // Splitting a call gives the same draws exactly where torch says it does (recorded per case).
 TEST(TorchRandomFixture, SplittingACallChangesTheDrawsOnlyWhereTorchsDo) {

@@ -125,7 +125,7 @@ TEST(TrainKernels, MatmulTnSimdMatchesRefOnAwkwardSizesAndMisalignedPointers) {
         for (const auto& o : kOffsets) EXPECT_TRUE(ProductsAgree(Op::kTn, M, K, N, o[0], o[1], o[2]));
 }
 
-TEST(TrainKernels, ProductsAcrossThePackedSlicesOfK) {
+TEST(TrainKernels, ProductsAcrossThePackedSlicesOfKAddEachSliceOnce) {
   // K = 255, 256, 257, 600 cross the 256-row slices: every slice must add to C exactly once.
   for (int K : {255, 256, 257, 600})
     for (int M : {1, 5, 17})

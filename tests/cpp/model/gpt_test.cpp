@@ -117,7 +117,7 @@ void expect_step_matches_torch(const std::string& name) {
   }
 }
 
-TEST(GptAgainstTorch, TinyStepZeroLossLogitsAndEveryGradient) { expect_step_matches_torch("gpt_step_tiny"); }
+TEST(GptAgainstTorch, TinyStepZeroLossLogitsAndEveryGradientAreTorchs) { expect_step_matches_torch("gpt_step_tiny"); }
 
 const char* const kTrainFixtures[] = {"attention_only_1", "attention_only_2", "full_bias", "full_nobias",
                                       "full_dropout"};
@@ -136,7 +136,7 @@ TEST(GptAgainstTorch, InitialWeightsOfEveryTrainingConfigAreTorchs) {
   }
 }
 
-TEST(GptAgainstTorch, StepZeroOfEveryTrainingConfigWithEveryKernel) {
+TEST(GptAgainstTorch, StepZeroOfEveryTrainingConfigIsTorchsWithEveryKernel) {
   for (const char* name : kTrainFixtures) {
     const json fx = attn_test::load_training_json(std::string("gpt_train_") + name);
     const ModelConfig cfg = config_from_json(fx.at("config"));
@@ -272,7 +272,7 @@ std::vector<double> random_params(const ParamTable& table, std::mt19937& rng) {
   return p;
 }
 
-TEST(GptFiniteDifferences, EveryParameterGradientOfTheDoubleReference) {
+TEST(GptFiniteDifferences, EveryParameterGradientOfTheDoubleReferenceMatchesCentralDifferences) {
   std::mt19937 rng(11);
   for (const Shape& s : fd_shapes()) {
     const ParamTable table(s.cfg);

@@ -219,7 +219,7 @@ test('attendBackward: the heap is flat over many calls', () => {
   assert.ok(engine.heapUsed() <= used + 4096, `heap used ${used} → ${engine.heapUsed()}`);
 });
 
-test("attendBackward: attend()'s arguments as they are, with gradOutput as a second argument", () => {
+test("attendBackward takes attend()'s arguments as they are, with gradOutput as a second argument", () => {
   const ex = engine.examples();
   const x = ex.contexts.river.map((w) => ex.vocabulary[w]);
   const args = { x, wq: ex.W_query, wk: ex.W_key, wv: ex.W_value, causal: true };

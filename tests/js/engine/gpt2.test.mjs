@@ -252,7 +252,7 @@ test('a session draws generate()’s tokens, which are torch’s, and counts its
   throwsNaming(() => again.step(), 'session', /disposed/);
 });
 
-test('nextToken: the distribution after temperature, top-k and top-p, its top, and generate’s first draw', () => {
+test('nextToken gives the distribution after temperature, top-k and top-p, its top, and generate’s first draw', () => {
   const model = engine.loadModel(file('gpt2_tiny.safetensors'), { config });
   const c = reference.generate[0];
   const logits = model.trace(c.prompt).logits.data;
@@ -292,7 +292,7 @@ test('gelu and layerNormEps: a created tanh model round-trips through toSafetens
   assert.notDeepEqual(exact.logits([1, 2, 3]).data, model.logits([1, 2, 3]).data);
 });
 
-test('trace afterAttention: each block split into its attention branch and its MLP branch', () => {
+test('trace afterAttention splits each block into its attention branch and its MLP branch', () => {
   // Without an MLP the stream after the attention add is the block's output, bit for bit.
   const plain = engine.createModel({
     vocabSize: 13,

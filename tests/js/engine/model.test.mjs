@@ -188,7 +188,7 @@ test("loadModel reads torch 1.13's own state_dict file given the head count it l
   throwsNaming(() => engine.loadModel(torchFile, { heads: 3, width: 8 }), 'heads', /divide/);
 });
 
-test('params and setParams: by nanoGPT name, partial, lm_head.weight as the tied wte, every value checked', () => {
+test('params and setParams go by nanoGPT name, take some or all, treat lm_head.weight as the tied wte and check every value', () => {
   const model = reverseModel();
   const p = model.params();
   const wpe = p['transformer.wpe.weight'];

@@ -111,7 +111,7 @@ test('TorchGenerator_ReplaysEveryRecordedStreamBitForBit', () => {
   assert.ok(replayed > 240, `${replayed} calls replayed (of 307; the rest follow a seed or range beyond JS numbers)`);
 });
 
-test('TorchGenerator_TheSeedsNumbers', () => {
+test('TorchGenerator_ManualSeed42PrintsTheNotebooksRandnAndRandint', () => {
   const g = engine.torchGenerator(42);
   const x = g.randn([3, 5]);
   assert.deepEqual(x.shape, [3, 5]);
