@@ -129,13 +129,15 @@ m::ConfigFields consume_overrides(FuzzedDataProvider& fdp) {
 // The overrides as arguments of a call: the fields given (a GELU outside the enum's names is
 // passed as its index, which the ABI refuses by its own check).
 void set_overrides(attn_test::AbiCall& call, const m::ConfigFields& f) {
-  const std::pair<const char*, int> ints[] = {{"vocabSize", f.vocab_size}, {"contextLength", f.block_size},
-                                              {"layers", f.n_layer},        {"heads", f.n_head},
+  const std::pair<const char*, int> ints[] = {{"vocabSize", f.vocab_size},
+                                              {"contextLength", f.block_size},
+                                              {"layers", f.n_layer},
+                                              {"heads", f.n_head},
                                               {"width", f.n_embd}};
   for (const auto& [name, value] : ints)
     if (value != -1) call.set(name, value);
-  const std::pair<const char*, int> flags[] = {{"bias", f.bias}, {"mlp", f.mlp}, {"layerNorm", f.layer_norm},
-                                               {"gelu", f.gelu}};
+  const std::pair<const char*, int> flags[] = {
+      {"bias", f.bias}, {"mlp", f.mlp}, {"layerNorm", f.layer_norm}, {"gelu", f.gelu}};
   for (const auto& [name, value] : flags)
     if (value != -1) call.set(name, value);
   call.set("dropout", f.dropout).set("layerNormEps", f.layer_norm_eps);  // NaN: not given
@@ -263,7 +265,8 @@ Outcome take_model(const attn_test::Reply& r, const char* where) {
     const attn_test::Reply c = AbiCall("modelConfig").set("model", handle).run();
     if (c.failed) throw std::runtime_error(c.error);
     const auto at = [&](const char* name) { return c.report.at(name); };
-    o.config.vocab_size = static_cast<int>(at("vocabSize")), o.config.block_size = static_cast<int>(at("contextLength"));
+    o.config.vocab_size = static_cast<int>(at("vocabSize")),
+    o.config.block_size = static_cast<int>(at("contextLength"));
     o.config.n_layer = static_cast<int>(at("layers")), o.config.n_head = static_cast<int>(at("heads"));
     o.config.n_embd = static_cast<int>(at("width")), o.config.bias = at("bias") != 0, o.config.mlp = at("mlp") != 0;
     o.config.layer_norm = at("layerNorm") != 0, o.config.gelu = at("gelu") != 0 ? m::Gelu::kTanh : m::Gelu::kExact;
@@ -696,7 +699,8 @@ void exercise(const Bytes& file, const m::ConfigFields& overrides, const std::st
   const bool size_known = fdp.ConsumeBool();
   const Outcome sliced = load_in_slices(file, overrides, config_json, size_known, slices);
   if (abi_only) {
-    if (sliced.ok()) finding("the ABI took a GELU index it has no name for", "modelOpen");  // (or the header failed first)
+    if (sliced.ok())
+      finding("the ABI took a GELU index it has no name for", "modelOpen");  // (or the header failed first)
   } else {
     if (size_known ? (sliced.ok() != whole.ok() || sliced.error != whole.error) : (whole.ok() && !sliced.ok()))
       finding("reading in slices differs from load_checkpoint", describe(whole) + " | sliced " + describe(sliced));

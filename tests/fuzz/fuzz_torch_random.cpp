@@ -367,8 +367,8 @@ Drawn through_abi(double handle, const Call& c) {
   if (c.op == kSeed) return d;
   // NaN is "not given" through the ABI (the argument keeps its default): engine.js refuses a NaN
   // an operation uses before it calls, so such a call is not made here either.
-  const bool uses_a = c.op != kRand && c.op != kRandn, uses_b = uses_a && c.op != kBernoulli && c.op != kDropout &&
-                                                                 c.op != kSkip;
+  const bool uses_a = c.op != kRand && c.op != kRandn,
+             uses_b = uses_a && c.op != kBernoulli && c.op != kDropout && c.op != kSkip;
   if ((uses_a && std::isnan(c.a)) || (uses_b && std::isnan(c.b))) {
     d.skipped = true;
     return d;
@@ -378,14 +378,16 @@ Drawn through_abi(double handle, const Call& c) {
   if (c.op == kDropout) draw.tensor("input", c.shape, c.input);
   const bool shaped =
       c.op == kRand || c.op == kRandn || c.op == kRandint || c.op == kNormal || c.op == kUniform || c.op == kBernoulli;
-  if (shaped && !c.shape.empty()) draw.shape("shape", c.shape);  // engine.js passes a shape only to the calls that take one
+  if (shaped && !c.shape.empty())
+    draw.shape("shape", c.shape);  // engine.js passes a shape only to the calls that take one
   const attn_test::Reply r = draw.run();
   if (r.failed) {
     d.error = r.error;
     if (!names_argument(d.error)) finding("an ABI error does not name its argument", d.error);
     return d;
   }
-  for (const auto& [name, tensor] : r.tensors) (name == "values" ? d.values : name == "bias" ? d.bias : d.keep) = tensor.floats();
+  for (const auto& [name, tensor] : r.tensors)
+    (name == "values" ? d.values : name == "bias" ? d.bias : d.keep) = tensor.floats();
   return d;
 }
 
