@@ -114,16 +114,126 @@ function scalarValue(scalar, value, enums) {
   return value;
 }
 
+// A call's description with every argument name and its kind, for a caller's arguments by name.
+function planOf(name, call) {
+  const kinds = new Map();
+  for (const t of call.tensors) kinds.set(t.name, 'tensor');
+  for (const kind of ['flags', 'shapes', 'lists', 'blobs']) for (const n of call[kind]) kinds.set(n, kind);
+  for (const s of call.scalars) kinds.set(s.name, 'scalar');
+  return { ...call, name, kinds, resultNames: call.results.map((r) => r.name) };
+}
+
+// Packs a call's arguments into the arena, in the order of its description (abi.h): `at` reads
+// the call header's fields.
+function writeArguments(module, at, p, args, enums) {
+  for (const key of Object.keys(args)) {
+    if (!p.kinds.has(key) && args[key] !== undefined) throw abiError(`call '${p.name}' has no argument '${key}'`);
+  }
+  // Own properties only: a polluted Object.prototype adds no argument.
+  const own = (name) => (Object.prototype.hasOwnProperty.call(args, name) ? args[name] : undefined);
+  const given = (name) => own(name) ?? null;
+  const parts = (t) => t.chunks ?? [t.data]; // a tensor's data, or its chunks back to back
+  // 1. the sections' sizes
+  let floatCount = 0,
+    intCount = 0,
+    byteCount = 0;
+  for (const { name } of p.tensors) {
+    const t = given(name);
+    intCount += 1 + (t ? t.shape.length : 0);
+    if (t) for (const part of parts(t)) floatCount += part.length;
+  }
+  for (const name of p.flags) {
+    const f = given(name);
+    intCount += 1 + (f ? f.shape.length : 0);
+    if (f) byteCount += f.data.length;
+  }
+  for (const name of [...p.shapes, ...p.lists]) intCount += 1 + (given(name)?.length ?? 0);
+  for (const name of p.blobs) {
+    intCount += 1;
+    byteCount += given(name)?.length ?? 0;
+  }
+  const numbers = p.scalars.map((s) => scalarValue(s, own(s.name), enums));
+  // 2. the arena, then the heap views (growing memory replaces them)
+  const base = module.prepare(floatCount, intCount, byteCount, numbers.length) >>> 2;
+  const { HEAPF32, HEAP32, HEAPU8, HEAPF64 } = module;
+  let floats = at(base, 'floats') >>> 2,
+    ints = at(base, 'ints') >>> 2,
+    bytes = at(base, 'bytes') >>> 0;
+  const list = (values) => {
+    HEAP32[ints++] = values.length;
+    HEAP32.set(values, ints);
+    ints += values.length;
+  };
+  const shaped = (value) => (value ? list(value.shape) : (HEAP32[ints++] = 0));
+  for (const { name } of p.tensors) {
+    const t = given(name);
+    shaped(t);
+    if (!t) continue;
+    for (const part of parts(t)) {
+      HEAPF32.set(part, floats);
+      floats += part.length;
+    }
+  }
+  for (const name of p.flags) {
+    const f = given(name);
+    shaped(f);
+    if (!f) continue;
+    HEAPU8.set(f.data, bytes);
+    bytes += f.data.length;
+  }
+  for (const name of p.shapes) shaped(given(name) && { shape: given(name) });
+  for (const name of p.lists) list(given(name) ?? []);
+  for (const name of p.blobs) {
+    const blob = given(name) ?? new Uint8Array(0);
+    HEAP32[ints++] = blob.length;
+    HEAPU8.set(blob, bytes);
+    bytes += blob.length;
+  }
+  HEAPF64.set(numbers, at(base, 'numbers') >>> 3);
+}
+
+// The ResultHeader at `address`: the core's error as an AttentionError, or {names, report,
+// tensors}; `at` reads the result header's fields.
+function readResult(module, at, p, address, enums) {
+  const base = address >>> 2;
+  if (at(base, 'failed') !== 0) throw coreError(module);
+  const report = {};
+  const values = module.HEAPF64.subarray(at(base, 'report') >>> 3);
+  p.report.forEach((field, i) => {
+    const v = values[i];
+    report[field.name] = field.kind === 'boolean' ? v !== 0 : field.kind === 'enum' ? enums[field.enum][v] : v;
+  });
+  const layout = at(base, 'layout') >>> 2;
+  const words = module.HEAPU32.subarray(layout, layout + at(base, 'layoutLength'));
+  const tensors = [];
+  for (let w = 0; w < words.length;) {
+    const { name, type } = p.results[words[w]];
+    const address = words[w + 1];
+    const shape = Array.from(words.subarray(w + 3, w + 3 + words[w + 2]));
+    w += 3 + shape.length;
+    const count = shape.reduce((a, b) => a * b, 1);
+    const [heap, size] = ELEMENTS[type];
+    const copy = (from = 0, to = count) => {
+      const first = address / size + from;
+      const out = module[heap].slice(first, first + (to - from));
+      return type === 'utf8' ? new TextDecoder().decode(out) : out;
+    };
+    tensors.push({ name, type, shape, count, copy });
+  }
+  return { names: p.resultNames, report, tensors };
+}
+
 /**
  * The writer and reader for `module`, derived from its description (by default module.abi()).
  * Throws when the description and abi.js do not name the same header fields and calls.
  * Returns {calls, enums, call(name, args)}: call packs `args` (by argument name: tensors as
- * {shape, data: Float32Array}, flags as {shape, data: Uint8Array}, shapes and lists as arrays of
- * integers, blobs as Uint8Arrays, scalars as numbers, booleans or enum names; null or undefined:
- * not given; a tensor may give {shape, chunks: [Float32Array, …]}, written back to back), runs the call and returns {names, report, tensors}: the call's result names, its
- * report by field (booleans and enum names as such) and its given result tensors [{name, type,
- * shape, count, copy(from, to)}], whose copy() gives a JS-owned copy of elements [from, to) (a
- * string for utf8 text) until the next call. A failed call throws the core's AttentionError.
+ * {shape, data: Float32Array} or {shape, chunks: [Float32Array, …]} written back to back, flags
+ * as {shape, data: Uint8Array}, shapes and lists as arrays of integers, blobs as Uint8Arrays,
+ * scalars as numbers, booleans or enum names; null or undefined: not given), runs the call and
+ * returns {names, report, tensors}: the call's result names, its report by field (booleans and
+ * enum names as such) and its given result tensors [{name, type, shape, count, copy(from,
+ * to)}], whose copy() gives a JS-owned copy of elements [from, to) (a string for utf8 text) until
+ * the next call. A failed call throws the core's AttentionError.
  */
 export function bindAbi(module, table = module.abi()) {
   const sections = fieldsByName(table.sections, SECTION_FIELDS, 'call header');
@@ -133,145 +243,28 @@ export function bindAbi(module, table = module.abi()) {
   for (const name of Object.keys(table.calls))
     if (!known.includes(name)) throw abiError(`call '${name}' is not one engine.js makes`);
   for (const name of ATTENTION_CALLS) if (!table.calls[name]) throw abiError(`there is no call '${name}'`);
-  const { enums } = table;
-  const get = (base, f) => module[f.heap][base + f.word];
-  const [floatsAt, intsAt, bytesAt, numbersAt] = SECTION_FIELDS.map((name) => sections.get(name));
-  const at = Object.fromEntries(RESULT_FIELDS.map((name) => [name, result.get(name)]));
-  // Per call, every argument name with its kind, for a caller's arguments by name.
-  const plans = new Map();
-  const plan = (name) => {
-    let p = plans.get(name);
-    if (p) return p;
-    const c = table.calls[name];
-    if (!c)
-      throw new AttentionError(`${name}: this build of the engine has no ${name} call; load the whole engine`, name);
-    const kinds = new Map();
-    for (const t of c.tensors) kinds.set(t.name, 'tensor');
-    for (const kind of ['flags', 'shapes', 'lists', 'blobs']) for (const n of c[kind]) kinds.set(n, kind);
-    for (const s of c.scalars) kinds.set(s.name, 'scalar');
-    p = { ...c, name, kinds, resultNames: c.results.map((r) => r.name) };
-    plans.set(name, p);
-    return p;
+  const field = (fields) => (base, name) => {
+    const f = fields.get(name);
+    return module[f.heap][base + f.word];
   };
-
-  function write(p, args) {
-    for (const key of Object.keys(args)) {
-      if (!p.kinds.has(key) && args[key] !== undefined) throw abiError(`call '${p.name}' has no argument '${key}'`);
-    }
-    // Own properties only: a polluted Object.prototype adds no argument.
-    const own = (name) => (Object.prototype.hasOwnProperty.call(args, name) ? args[name] : undefined);
-    const given = (name) => own(name) ?? null;
-    // 1. the sections' sizes
-    let floatCount = 0,
-      intCount = 0,
-      byteCount = 0;
-    const parts = (t) => t.chunks ?? [t.data]; // a tensor's data, or its chunks back to back
-    for (const { name } of p.tensors) {
-      const t = given(name);
-      intCount += 1 + (t ? t.shape.length : 0);
-      if (t) for (const part of parts(t)) floatCount += part.length;
-    }
-    for (const name of p.flags) {
-      const f = given(name);
-      intCount += 1 + (f ? f.shape.length : 0);
-      if (f) byteCount += f.data.length;
-    }
-    for (const name of p.shapes) intCount += 1 + (given(name)?.length ?? 0);
-    for (const name of p.lists) intCount += 1 + (given(name)?.length ?? 0);
-    for (const name of p.blobs) {
-      intCount += 1;
-      byteCount += given(name)?.length ?? 0;
-    }
-    const numbers = p.scalars.map((s) => scalarValue(s, own(s.name), enums));
-    // 2. the arena, then the heap views (growing memory replaces them)
-    const base = module.prepare(floatCount, intCount, byteCount, numbers.length) >>> 2;
-    const { HEAPF32, HEAP32, HEAPU8, HEAPF64 } = module;
-    let floats = get(base, floatsAt) >>> 2,
-      ints = get(base, intsAt) >>> 2,
-      bytes = get(base, bytesAt) >>> 0;
-    const shaped = (value) => {
-      if (!value) {
-        HEAP32[ints++] = 0;
-        return;
-      }
-      HEAP32[ints++] = value.shape.length;
-      HEAP32.set(value.shape, ints);
-      ints += value.shape.length;
-    };
-    for (const { name } of p.tensors) {
-      const t = given(name);
-      shaped(t);
-      if (!t) continue;
-      for (const part of parts(t)) {
-        HEAPF32.set(part, floats);
-        floats += part.length;
-      }
-    }
-    for (const name of p.flags) {
-      const f = given(name);
-      shaped(f);
-      if (!f) continue;
-      HEAPU8.set(f.data, bytes);
-      bytes += f.data.length;
-    }
-    for (const name of p.shapes) {
-      const s = given(name);
-      shaped(s && { shape: s });
-    }
-    for (const name of p.lists) {
-      const list = given(name) ?? [];
-      HEAP32[ints++] = list.length;
-      HEAP32.set(list, ints);
-      ints += list.length;
-    }
-    for (const name of p.blobs) {
-      const blob = given(name) ?? new Uint8Array(0);
-      HEAP32[ints++] = blob.length;
-      HEAPU8.set(blob, bytes);
-      bytes += blob.length;
-    }
-    HEAPF64.set(numbers, get(base, numbersAt) >>> 3);
-  }
-
-  function read(p, address) {
-    const base = address >>> 2;
-    if (get(base, at.failed) !== 0) throw coreError(module);
-    const report = {};
-    const values = module.HEAPF64.subarray(get(base, at.report) >>> 3);
-    p.report.forEach((field, i) => {
-      const v = values[i];
-      report[field.name] = field.kind === 'boolean' ? v !== 0 : field.kind === 'enum' ? enums[field.enum][v] : v;
-    });
-    const words = module.HEAPU32.subarray(
-      get(base, at.layout) >>> 2,
-      (get(base, at.layout) >>> 2) + get(base, at.layoutLength),
-    );
-    const tensors = [];
-    for (let w = 0; w < words.length;) {
-      const { name, type } = p.results[words[w]];
-      const address = words[w + 1];
-      const shape = Array.from(words.subarray(w + 3, w + 3 + words[w + 2]));
-      w += 3 + shape.length;
-      const count = shape.reduce((a, b) => a * b, 1);
-      const [heap, size] = ELEMENTS[type];
-      const copy = (from = 0, to = count) => {
-        const first = address / size + from;
-        const out = module[heap].slice(first, first + (to - from));
-        return type === 'utf8' ? new TextDecoder().decode(out) : out;
-      };
-      tensors.push({ name, type, shape, count, copy });
-    }
-    return { names: p.resultNames, report, tensors };
-  }
-
+  const [callField, resultField] = [field(sections), field(result)];
+  const plans = new Map();
   return {
     calls: table.calls,
-    enums,
+    enums: table.enums,
     /** Runs call `name` with `args` by name; see above. */
     call(name, args = {}) {
-      const p = plan(name);
-      write(p, args);
-      return read(p, module.invoke(p.id));
+      let p = plans.get(name);
+      if (!p) {
+        if (!table.calls[name])
+          throw new AttentionError(
+            `${name}: this build of the engine has no ${name} call; load the whole engine`,
+            name,
+          );
+        plans.set(name, (p = planOf(name, table.calls[name])));
+      }
+      writeArguments(module, callField, p, args, table.enums);
+      return readResult(module, resultField, p, module.invoke(p.id), table.enums);
     },
   };
 }
