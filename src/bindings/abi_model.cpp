@@ -107,21 +107,15 @@ model::Batch batch_of(int batch, int context, const std::vector<int>& tokens, co
 // ---------------------------------------------------------------------------------------------
 // Creating, describing and disposing
 
-// createModel: nanoGPT's GPT(config) after torch.manual_seed(seed); the five sizes are required,
-// the rest default to nanoGPT's.
+// createModel: nanoGPT's GPT(config) after torch.manual_seed(seed); the five sizes are given
+// (engine.js requires them; one left out, −1, is refused by the config's check), the rest default
+// to nanoGPT's.
 struct CreateIn {
   model::ConfigFields config;  // first: kConfigArguments
   double seed = 0;             // an integer in [−2^53, 2^53]
 };
 void model_create(const CreateIn& in, ModelOut& out) {
   model::ModelConfig c;
-  const std::pair<int, const char*> sizes[] = {{in.config.vocab_size, "vocabSize"},
-                                               {in.config.block_size, "contextLength"},
-                                               {in.config.n_layer, "layers"},
-                                               {in.config.n_head, "heads"},
-                                               {in.config.n_embd, "width"}};
-  for (const auto& [value, name] : sizes)
-    if (value < 0) throw Error(std::string(name) + ": required");
   c.vocab_size = in.config.vocab_size, c.block_size = in.config.block_size, c.n_layer = in.config.n_layer,
   c.n_head = in.config.n_head;
   c.n_embd = in.config.n_embd;

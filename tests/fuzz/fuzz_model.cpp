@@ -950,6 +950,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     attn::set_thread_count(1);
     compare(single, threaded, "threads: the threaded run differs from the single-thread run");
   }
-  if (p.abi) compare(single, run_abi(p), "abi: the ABI run differs from the direct run");
+  // NaN is "not given" through the ABI (the C++ default holds): engine.js refuses a NaN dropout
+  // or LayerNorm eps before it calls, so such a config does not go through it here either.
+  const bool representable = !std::isnan(p.config.dropout) && !std::isnan(p.config.layer_norm_eps);
+  if (p.abi && representable) compare(single, run_abi(p), "abi: the ABI run differs from the direct run");
   return 0;
 }
