@@ -11,29 +11,28 @@
 //        bytes:   the data of every given flag argument, then of every blob;
 //        numbers: every scalar argument as a double (NaN: not given, the C++ default holds);
 //                 booleans are 0 or 1, an enum is the index of its name.
-//   2. invoke(call) runs the call (its index in describe().calls) and returns the address of the
+//   2. invoke(call) runs the call (its "id" in the description) and returns the address of the
 //      ResultHeader: `failed` (then last_error() has the message), the report (a double per
 //      report field, in order) and the layout of the result tensors, a list of words: per given
 //      tensor its index in the call's results, the address of its data, its rank and its dims.
-// The arena is reused by the next call, and a call's results live until the next call starts,
-// so the heap stays flat.
+// The arena and the buffer the result tensors are copied into are reused by the next call (a
+// view of memory that outlives the call, a model's parameters, is not copied), so the heap stays
+// flat.
 //
 // describe() lists all of it by name: the headers' fields with their offsetof and type, and per
 // call its arguments, results and report fields in order; module.abi() hands that to
 // web/engine/abi.js, which derives its writer and reader from it. Enums cross by name: every
 // enum's names by value are in the description. A call is defined once, in C++, by a table
-// entry naming each argument beside the member it fills (bindings/detail/call.h) and one
-// function; docs/architecture.md says how to add one.
+// naming each argument beside the member it fills (bindings/detail/call.h) and one function;
+// docs/architecture.md says how to add one.
 //
 // Plain C++ (no Emscripten header): src/bindings/bindings.cpp exports these functions, and the
 // native tests and the fuzz harnesses call them directly (tests/cpp/bindings/abi_client.h packs
 // a call by names as abi.js does).
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace attn::abi {
 
