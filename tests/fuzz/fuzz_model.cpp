@@ -346,6 +346,24 @@ bool abi_only(const StepArgs& s) {
          (s.decay_steps > 0 && s.decay_steps <= s.warmup);
 }
 
+// An op with a NaN among the numbers engine.js passes: NaN is "not given" through the ABI (the
+// C++ default holds), and engine.js refuses such a NaN before it calls (a refusal of its own, as
+// the direct calls refuse it), so the ABI run does not make the op. (min_lr's NaN is "lr / 10"
+// both ways.)
+bool nan_given(const Op& op) {
+  const StepArgs& s = op.step;
+  switch (op.kind) {
+    case kStep:
+      for (double v : {s.lr, s.beta1, s.beta2, s.eps, s.weight_decay, s.momentum, s.clip, s.warmup, s.decay_steps})
+        if (std::isnan(v)) return true;
+      return false;
+    case kGenerate:
+    case kSession:
+    case kNextToken: return std::isnan(op.temperature) || std::isnan(op.top_p);
+    default: return false;
+  }
+}
+
 // nextToken's arguments the ABI refuses before the distribution: a non-finite logit, or `top`
 // outside [0, V] (the direct calls take them: next_token_probs has no such check of its own).
 bool nextoken_abi_only(const Op& op) {
@@ -682,7 +700,7 @@ Run run_direct(const Program& p, bool check_numbers) {
         break;
       default: break;
     }
-    if (op.kind == kNextToken && nextoken_abi_only(op)) line = std::to_string(op.kind) + " abi-only";
+    if ((op.kind == kNextToken && nextoken_abi_only(op)) || nan_given(op)) line = std::to_string(op.kind) + " abi-only";
     run.lines.push_back(line);
   }
   return run;
@@ -716,6 +734,10 @@ Run run_abi(const Program& p) {
   const auto params = [&] { return AbiCall("modelParams").set("model", h).run().tensor("params").floats(); };
   for (const Op& op : p.ops) {
     std::string line = std::to_string(op.kind);
+    if (nan_given(op)) {  // engine.js refuses it before the ABI (the direct run refused it too)
+      run.lines.push_back(line + " abi-only");
+      continue;
+    }
     switch (op.kind) {
       case kStep: {
         const StepArgs& s = op.step;

@@ -34,8 +34,11 @@ struct AbiTensor {
   std::vector<int> shape;
   const void* data = nullptr;
 
+  // Elements: 0 when any dim is (an empty tensor may have huge other dims: tests/fuzz F7).
   long long count() const {
     long long n = 1;
+    for (int d : shape)
+      if (d == 0) return 0;
     for (int d : shape) n *= d;
     return n;
   }
