@@ -29,6 +29,7 @@ using detail::Entry;
 using detail::Enumeration;
 using detail::FloatView;
 using detail::Ints;
+using detail::Kind;
 using detail::Member;
 using detail::Part;
 using detail::Slot;
@@ -80,6 +81,11 @@ std::vector<const detail::Registration*>& registry() {
 
 namespace detail {
 
+const char* kind_name(Kind kind) {
+  static const char* const kNames[] = {"", "number", "integer", "boolean", "enum", "f32", "f64", "i32", "u8", "utf8"};
+  return kNames[static_cast<int>(kind)];
+}
+
 Registration::Registration(const char* call, void (*runner)(const Registration&, Reader&),
                            std::initializer_list<Entries> parts)
     : name(call), run(runner) {
@@ -113,12 +119,11 @@ const T& at(const char* base, std::size_t offset) {
 void read_scalar(const Entry& e, char* in, double v) {
   if (std::isnan(v)) return;
   const Member& m = e.member;
-  const char kind = e.kind[0];  // "boolean", "enum", "integer" or "number"
-  if (kind == 'b') {
+  if (e.kind == Kind::kBoolean) {
     if (v != 0 && v != 1) wrong_scalar(e.name, "0 or 1", v);
-  } else if (kind == 'e') {
+  } else if (e.kind == Kind::kEnum) {
     if (!whole(v, 0, static_cast<double>(e.names().values.size()))) wrong_scalar(e.name, "an enum index", v);
-  } else if (kind == 'i') {
+  } else if (e.kind == Kind::kInteger) {
     const double end = m.slot == Slot::kUint64  ? 18446744073709551616.0
                        : m.slot == Slot::kInt64 ? 9223372036854775808.0
                                                 : 2147483648.0;
@@ -383,7 +388,7 @@ void part(Json& j, const detail::Registration& call, const char* key, Part part)
       for (int r = e.min_rank; r <= e.max_rank; ++r) j.number(r);
       j.close("]");
     } else {
-      j.key(part == Part::kResult ? "type" : "kind").string(e.kind);
+      j.key(part == Part::kResult ? "type" : "kind").string(detail::kind_name(e.kind));
       if (e.names) j.key("enum").string(e.names().name);
     }
     j.close("}");

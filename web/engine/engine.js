@@ -230,30 +230,24 @@ class TorchGenerator {
   }
 }
 
-// createModel and loadModel where there are none: the element's small engine, or its bundle,
-// which leaves web/engine/model.js out (scripts/build-dist.mjs).
-const noModels = (what) => () => {
-  throw new AttentionError(
-    `${what}: this build of the engine has no models (the embeddable element's small engine); load the whole engine`,
-    what,
-  );
-};
-const withoutModels = {
-  createModel: noModels('createModel'),
-  loadModel: noModels('loadModel'),
-  openModel: async (...args) => noModels('openModel')(...args),
-  nextToken: noModels('nextToken'),
-};
-
-// The calls whose tensor arguments a caller names, with the options each accepts besides them.
-const TENSOR_CALLS = { attend: true, attendBackward: true, project: false, averaging: false, pca: false };
-
+// A method whose calls this build of the engine lacks: the element's small engine.
 const unavailable = (call, what) => {
   throw new AttentionError(
     `${call}: this build of the engine has no ${what} (the embeddable element's small engine); load the whole engine`,
     call,
   );
 };
+// createModel and loadModel where there are none: the element's small engine, or its bundle,
+// which leaves web/engine/model.js out (scripts/build-dist.mjs).
+const withoutModels = {
+  createModel: () => unavailable('createModel', 'models'),
+  loadModel: () => unavailable('loadModel', 'models'),
+  openModel: async () => unavailable('openModel', 'models'),
+  nextToken: () => unavailable('nextToken', 'models'),
+};
+
+// The calls whose tensor arguments a caller names, with the options each accepts besides them.
+const TENSOR_CALLS = { attend: true, attendBackward: true, project: false, averaging: false, pca: false };
 
 /** engine.attend, attendBackward, project, averaging and pca over `abi` (abi.js's). */
 function tensorMethods(abi, limits) {

@@ -140,7 +140,7 @@ constexpr Slot slot_of() {
 }
 struct Member {
   Slot slot;
-  std::size_t offset;
+  std::uint16_t offset;  // small rows for the element's budget; a larger offsetof fails to compile (narrowing)
 };
 // A member of a standard-layout struct: its type's slot and its offset (`member` may name a
 // member of a member: "config.vocab_size").
@@ -151,15 +151,19 @@ struct Member {
 
 // One row of a call's table.
 enum class Part : std::uint8_t { kTensor, kFlags, kShape, kList, kBlob, kScalar, kResult, kReport };
+// What a scalar or report field reads as (number, integer, boolean, enum), or a result's element
+// type (f32, f64, i32, u8, utf8): describe() names it (kind_name).
+enum class Kind : std::uint8_t { kNone, kNumber, kInteger, kBoolean, kEnum, kF32, kF64, kI32, kU8, kUtf8 };
+const char* kind_name(Kind kind);
+// Small rows (the element inlines the attention calls' tables): the one-byte fields share a word.
 struct Entry {
   Part part;
-  const char* name;
-  Member member;
+  Kind kind = Kind::kNone;
+  std::int8_t min_rank = 0, max_rank = 0;  // tensors
+  const char* name = nullptr;
+  Member member{Slot::kNone, 0};
   Member second{Slot::kNone, 0};            // flags: their shape's member (kNone: the core takes them flat)
-  const char* kind = nullptr;               // scalars and report: "number", "integer", "boolean" or "enum";
-                                            // results: "f32", "f64", "i32", "u8" or "utf8"
   const Enumeration& (*names)() = nullptr;  // enums: their names by value
-  int min_rank = 0, max_rank = 0;           // tensors
 };
 
 // The rows, each checked against its member's type while the table compiles.
@@ -169,61 +173,63 @@ constexpr Entry checked(bool ok, const Entry& e) {
 constexpr bool numeric(Slot s) {
   return s == Slot::kFloat || s == Slot::kDouble || s == Slot::kInt || s == Slot::kInt64 || s == Slot::kUint64;
 }
-constexpr Entry tensor(const char* name, int min_rank, int max_rank, Member m) {
-  return checked(m.slot == Slot::kTensorView, {Part::kTensor, name, m, {}, nullptr, nullptr, min_rank, max_rank});
+constexpr Entry tensor(const char* name, std::int8_t min_rank, std::int8_t max_rank, Member m) {
+  return checked(m.slot == Slot::kTensorView, {Part::kTensor, Kind::kNone, min_rank, max_rank, name, m});
 }
 // Booleans as bytes, with their shape (or without: the core takes them flat).
 constexpr Entry flags(const char* name, Member m, Member shape = {Slot::kNone, 0}) {
   return checked(m.slot == Slot::kBytesVector && (shape.slot == Slot::kNone || shape.slot == Slot::kIntVector),
-                 {Part::kFlags, name, m, shape});
+                 {Part::kFlags, Kind::kNone, 0, 0, name, m, shape});
 }
 // Integers read as a shape (dims ≥ 0, at most 2^40 elements).
 constexpr Entry shape(const char* name, Member m) {
-  return checked(m.slot == Slot::kIntVector, {Part::kShape, name, m});
+  return checked(m.slot == Slot::kIntVector, {Part::kShape, Kind::kNone, 0, 0, name, m});
 }
-constexpr Entry list(const char* name, Member m) { return checked(m.slot == Slot::kIntVector, {Part::kList, name, m}); }
+constexpr Entry list(const char* name, Member m) {
+  return checked(m.slot == Slot::kIntVector, {Part::kList, Kind::kNone, 0, 0, name, m});
+}
 // Bytes: a Blob member (in the arena), or a std::string one (UTF-8 text, copied).
 constexpr Entry blob(const char* name, Member m) {
-  return checked(m.slot == Slot::kBlob || m.slot == Slot::kText, {Part::kBlob, name, m});
+  return checked(m.slot == Slot::kBlob || m.slot == Slot::kText, {Part::kBlob, Kind::kNone, 0, 0, name, m});
 }
 constexpr Entry number(const char* name, Member m) {
-  return checked(m.slot == Slot::kFloat || m.slot == Slot::kDouble, {Part::kScalar, name, m, {}, "number"});
+  return checked(m.slot == Slot::kFloat || m.slot == Slot::kDouble, {Part::kScalar, Kind::kNumber, 0, 0, name, m});
 }
 constexpr Entry integer(const char* name, Member m) {
   return checked(m.slot == Slot::kInt || m.slot == Slot::kInt64 || m.slot == Slot::kUint64,
-                 {Part::kScalar, name, m, {}, "integer"});
+                 {Part::kScalar, Kind::kInteger, 0, 0, name, m});
 }
 // A bool member, or an int one (1 true, 0 false; its default may say "not given").
 constexpr Entry boolean(const char* name, Member m) {
-  return checked(m.slot == Slot::kBool || m.slot == Slot::kInt, {Part::kScalar, name, m, {}, "boolean"});
+  return checked(m.slot == Slot::kBool || m.slot == Slot::kInt, {Part::kScalar, Kind::kBoolean, 0, 0, name, m});
 }
 // An int-sized enum member (or an int one), by the index of its name in names().
 constexpr Entry choice(const char* name, Member m, const Enumeration& (*names)()) {
-  return checked(m.slot == Slot::kInt, {Part::kScalar, name, m, {}, "enum", names});
+  return checked(m.slot == Slot::kInt, {Part::kScalar, Kind::kEnum, 0, 0, name, m, {}, names});
 }
 constexpr Entry result(const char* name, Member m) {
   const Slot s = m.slot;
-  const char* type = s == Slot::kTensor || s == Slot::kFloatView ? "f32"
-                     : s == Slot::kInts                          ? "i32"
-                     : s == Slot::kDoubles                       ? "f64"
-                     : s == Slot::kBytes || s == Slot::kByteView ? "u8"
-                                                                 : nullptr;
-  return checked(type != nullptr, {Part::kResult, name, m, {}, type});
+  const Kind type = s == Slot::kTensor || s == Slot::kFloatView ? Kind::kF32
+                    : s == Slot::kInts                          ? Kind::kI32
+                    : s == Slot::kDoubles                       ? Kind::kF64
+                    : s == Slot::kBytes || s == Slot::kByteView ? Kind::kU8
+                                                                : Kind::kNone;
+  return checked(type != Kind::kNone, {Part::kResult, type, 0, 0, name, m});
 }
 // Bytes of UTF-8 text.
 constexpr Entry text_result(const char* name, Member m) {
-  return checked(m.slot == Slot::kBytes, {Part::kResult, name, m, {}, "utf8"});
+  return checked(m.slot == Slot::kBytes, {Part::kResult, Kind::kUtf8, 0, 0, name, m});
 }
 constexpr Entry report_number(const char* name, Member m) {
-  return checked(
-      numeric(m.slot),
-      {Part::kReport, name, m, {}, m.slot == Slot::kFloat || m.slot == Slot::kDouble ? "number" : "integer"});
+  return checked(numeric(m.slot),
+                 {Part::kReport, m.slot == Slot::kFloat || m.slot == Slot::kDouble ? Kind::kNumber : Kind::kInteger, 0,
+                  0, name, m});
 }
 constexpr Entry report_boolean(const char* name, Member m) {
-  return checked(m.slot == Slot::kBool, {Part::kReport, name, m, {}, "boolean"});
+  return checked(m.slot == Slot::kBool, {Part::kReport, Kind::kBoolean, 0, 0, name, m});
 }
 constexpr Entry report_choice(const char* name, Member m, const Enumeration& (*names)()) {
-  return checked(m.slot == Slot::kInt, {Part::kReport, name, m, {}, "enum", names});
+  return checked(m.slot == Slot::kInt, {Part::kReport, Kind::kEnum, 0, 0, name, m, {}, names});
 }
 
 // A table (or part of one: a call may join several, e.g. attend's arguments and its own).
