@@ -19,7 +19,12 @@ const sources = [
   'src/kernels/gemm_ref.cpp',
   'bench/wasm_kernels.cpp',
 ];
-const headers = ['src/kernels/kernels.h', 'src/kernels/gemm.h', 'src/kernels/micro_kernel.h', 'src/kernels/f32x4.h'];
+const headers = [
+  'src/kernels/kernels.h',
+  'src/kernels/gemm.h',
+  'src/kernels/detail/micro_kernel.h',
+  'src/kernels/f32x4.h',
+];
 const EXPORTS = [
   '_bk_attention_tiled',
   '_bk_attention_tiled_lse',
@@ -43,7 +48,7 @@ function emccArgs() {
     '-std=c++17',
     '-Wall',
     '-Wextra',
-    '-Isrc/kernels',
+    '-Isrc',
     ...sources,
     '-o',
     out,

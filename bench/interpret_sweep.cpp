@@ -30,9 +30,9 @@
 #include <string>
 #include <vector>
 
-#include "gpt.h"
-#include "interpret.h"
-#include "threads.h"
+#include "core/threads.h"
+#include "model/gpt.h"
+#include "model/interpret.h"
 
 namespace {
 

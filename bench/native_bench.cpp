@@ -1,6 +1,7 @@
 // Native Google Benchmark of the attention kernels (src/kernels/), same workload as
-// bench/run.mjs (and the linear products of bench/kernels.mjs, and the thread pool's dispatch
-// cost): float32, B = 1, H heads of hs = 64, one thread,
+// bench/run.mjs (and the linear products of bench/kernels.mjs, the thread pool's dispatch cost,
+// and where a training step of the model's char config goes: BM_LinearLayer, BM_Elementwise,
+// BM_GptStep): float32, B = 1, H heads of hs = 64, one thread,
 //   O (H, T, hs) = softmax(Q Kᵀ / √hs [causal]) V.
 // Counters: GFLOP/s of useful flops (4·hs per computed query–key pair, causal T(T+1)/2 pairs)
 // and the peak of independent f32x4 mul+add chains for the same build (BM_Peak).
@@ -15,10 +16,13 @@
 #include <random>
 #include <vector>
 
-#include "f32x4.h"
-#include "gemm.h"
-#include "kernels.h"
-#include "threads.h"
+#include "core/threads.h"
+#include "kernels/f32x4.h"
+#include "kernels/gemm.h"
+#include "kernels/kernels.h"
+#include "kernels/train_kernels.h"
+#include "model/gpt.h"
+#include "model/layers.h"
 
 namespace {
 
@@ -187,6 +191,101 @@ void BM_ParallelForDispatch(benchmark::State& state) {
   state.SetLabel(attn::threads_available() ? "std::thread pool" : "no threads");
 }
 
+// The char model's MLP product through the linear layer, forward and backward:
+// x (1024, 64) · W (256, 64)ᵀ, the (1024×64)·(64×256) product. arg 0 the _ref loops, 1 f32x4.
+void BM_LinearLayer(benchmark::State& state) {
+  const int N = 1024, I = 64, O = 256;
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> x(N * I), w(O * I), b(O), dy(N * O), y(N * O), dx(N * I), dw(O * I), db(O);
+  for (auto* v : {&x, &w, &b, &dy})
+    for (float& e : *v) e = dist(gen);
+  namespace m = attn::model;
+  for (auto _ : state) {
+    if (state.range(0) == 0) {
+      m::linear_forward_ref<float>(y.data(), x.data(), w.data(), b.data(), N, I, O);
+      m::linear_backward_ref<float>(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(), N, I, O);
+    } else {
+      m::linear_forward_simd(y.data(), x.data(), w.data(), b.data(), N, I, O);
+      m::linear_backward_simd(dx.data(), dw.data(), db.data(), dy.data(), x.data(), w.data(), N, I, O);
+    }
+    benchmark::DoNotOptimize(dw.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(3 * 2.0 * N * I * O * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(state.range(0) == 0 ? "ref" : "simd");
+}
+
+// The elementwise layers on the same activations (N = 1024 rows), forward and backward: arg 0
+// LayerNorm over 64, 1 GELU over 1024 × 256 (_ref), 2 the same GELU (f32x4), 3 cross-entropy
+// over V = 256.
+void BM_Elementwise(benchmark::State& state) {
+  const int N = 1024, I = 64, O = 256;
+  std::mt19937 gen(6);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> x(N * I), y(N * O), dy(N * O), h(N * I), mean(N), rstd(N), g(N * O), probs(N * O);
+  std::vector<float> dx(N * I), dw(I), db(I), lw(I, 1.0f), lb(I, 0.0f);
+  for (auto* v : {&x, &y, &dy})
+    for (float& e : *v) e = dist(gen);
+  std::vector<int> targets(N);
+  for (int i = 0; i < N; ++i) targets[i] = i % O;
+  const long long n = static_cast<long long>(g.size());
+  namespace m = attn::model;
+  for (auto _ : state) {
+    switch (state.range(0)) {
+      case 0:
+        m::layernorm_forward_ref<float>(h.data(), mean.data(), rstd.data(), x.data(), lw.data(), lb.data(), N, I);
+        m::layernorm_backward_ref<float>(dx.data(), dw.data(), db.data(), x.data(), x.data(), lw.data(), mean.data(),
+                                         rstd.data(), N, I);
+        break;
+      case 1:
+        k::gelu_forward_ref<float>(g.data(), y.data(), n);
+        k::gelu_backward_ref<float>(probs.data(), dy.data(), y.data(), n);
+        break;
+      case 2:
+        k::gelu_forward_simd(g.data(), y.data(), n);
+        k::gelu_backward_simd(probs.data(), dy.data(), y.data(), n);
+        break;
+      default:
+        m::cross_entropy_forward_ref<float>(probs.data(), nullptr, y.data(), targets.data(), N, O);
+        m::cross_entropy_backward_ref<float>(g.data(), probs.data(), targets.data(), 1.0f, N, O);
+    }
+    benchmark::ClobberMemory();
+  }
+  const char* const kNames[] = {"layernorm (1024, 64)", "gelu 1024x256 ref", "gelu 1024x256 simd",
+                                "cross-entropy (1024, 256)"};
+  state.SetLabel(kNames[state.range(0)]);
+}
+
+// One training step (forward, backward, AdamW) of the char model (V 65, L 2, H 4, C 64) at
+// B·T = 1024 tokens: args the kernel (attn::Kernel: 0 reference, 2 simd, 3 tiled) and T. Where
+// the tiled kernel overtakes simd is gpt.h's kTiledFromT.
+void BM_GptStep(benchmark::State& state) {
+  const auto kernel = static_cast<attn::Kernel>(state.range(0));
+  const int T = static_cast<int>(state.range(1)), B = 1024 / T;
+  attn::model::ModelConfig cfg;
+  cfg.vocab_size = 65, cfg.block_size = T, cfg.n_layer = 2, cfg.n_head = 4, cfg.n_embd = 64;
+  attn::model::Gpt model(cfg, 0);
+  model.set_kernel(kernel);
+  attn::model::Trainer trainer(model);
+  std::mt19937 gen(8);
+  std::uniform_int_distribution<int> token(0, cfg.vocab_size - 1);
+  std::vector<int> tokens(static_cast<std::size_t>(B) * T), targets(tokens.size());
+  for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i] = token(gen), targets[i] = token(gen);
+  const attn::model::Batch batch{tokens.data(), targets.data(), B, T};
+  trainer.step(batch, attn::model::StepOptions{});  // the optimizer's state allocated outside the timing
+  for (auto _ : state) benchmark::DoNotOptimize(trainer.step(batch, attn::model::StepOptions{}).loss);
+  state.SetLabel(attn::kernel_name(kernel));
+}
+
+void GptStepShapes(benchmark::internal::Benchmark* b) {
+  for (int kernel : {0, 2, 3}) b->Args({kernel, 64});
+  for (int T : {128, 256, 512})
+    for (int kernel : {2, 3}) b->Args({kernel, T});
+  b->ArgNames({"kernel", "T"})->Unit(benchmark::kMillisecond);
+}
+
 BENCHMARK(BM_Peak);
 BENCHMARK(BM_PeakBroadcast);
 BENCHMARK(BM_Tiled)->Apply(Shapes);
@@ -194,6 +293,9 @@ BENCHMARK(BM_ThreePass)->Apply(Shapes);
 BENCHMARK(BM_Reference)->Apply(SmallShapes);
 BENCHMARK(BM_Linear)->Apply(LinearShapes);
 BENCHMARK(BM_ParallelForDispatch)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LinearLayer)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Elementwise)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GptStep)->Apply(GptStepShapes);
 
 }  // namespace
 

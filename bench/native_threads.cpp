@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "gpt.h"
-#include "kernels.h"
-#include "threads.h"
+#include "core/threads.h"
+#include "kernels/kernels.h"
+#include "model/gpt.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Soak (issue 22): 10,000 training steps and 1,000 forwards of the shipped model in Node, with
-// the WASM memory and the JS heap sampled throughout; outside npm test (tests/js/soak.test.mjs is
+// the WASM memory and the JS heap sampled throughout; outside npm test (tests/js/engine/soak.test.mjs is
 // the short version there). Writes bench/results/soak.json.
 //
 //   node bench/soak.mjs [--steps 10000] [--forwards 1000] [--out bench/results/soak.json]

@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <vector>
 
-#include "f32x4.h"
-#include "gemm.h"
-#include "kernels.h"
+#include "kernels/f32x4.h"
+#include "kernels/gemm.h"
+#include "kernels/kernels.h"
 
 namespace k = attn::kernels;
 namespace simd = attn::kernels::simd;

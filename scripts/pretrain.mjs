@@ -8,7 +8,7 @@
 //   5. ship       web/models/brown-wordnet.safetensors (F16) and .tokenizer.json,
 //                 web/models/brown-wordnet.report.json, web/models/README.md (the report),
 //                 tests/fixtures/pretrain/brown-wordnet-record.json (the first steps, replayed by
-//                 tests/cpp/pretrain_test.cpp)
+//                 tests/cpp/cli/pretraining_test.cpp)
 // Work files go to build/pretrain/. The same code, data and settings give the same weights bit for
 // bit (same build); the log records the time it took.
 //

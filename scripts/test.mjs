@@ -14,10 +14,11 @@
 //   lint     clang-format and Prettier report no file that needs formatting
 // `node scripts/test.mjs native js` runs only the named suites.
 import { spawn, execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gtestCounts } from './gtest-report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // ATTN_BUILT: scripts/build.mjs has run (below), so the browser tests use dist/ as it is.
@@ -43,21 +44,30 @@ function run(cmd, args, { capture = true } = {}) {
   });
 }
 
-async function steps(list) {
+// Runs the commands one after the other: all of them, or (stopAtFailure) until one fails. The
+// worst exit code wins; the output is every command's.
+async function sequence(list, { stopAtFailure = false } = {}) {
   let output = '';
+  let code = 0;
   for (const [cmd, args] of list) {
     const result = await run(cmd, args);
     output += result.output;
-    if (result.code !== 0) return { code: result.code, output };
+    code = code || result.code;
+    if (code !== 0 && stopAtFailure) break;
   }
-  return { code: 0, output };
+  return { code, output };
 }
 
-const gtestCounts = (output) => {
-  const passed = [...output.matchAll(/\[  PASSED  \] (\d+) test/g)].reduce((a, m) => a + Number(m[1]), 0);
-  const failed = [...output.matchAll(/\[  FAILED  \] (\d+) test/g)].reduce((a, m) => a + Number(m[1]), 0);
-  return { passed, failed };
-};
+// A GoogleTest suite's counts come from the JSON reports its binaries write (CMakeLists.txt's
+// add_test and scripts/sanitize.sh pass --gtest_output=json:<file>), removed before each run so
+// that a run that never finished counts nothing.
+const gtestReports = (...files) => ({
+  reports: files,
+  counts: () =>
+    files
+      .map((file) => gtestCounts(join(root, file)))
+      .reduce((a, b) => ({ passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped })),
+});
 const nodeCounts = (output) => {
   const pick = (label) =>
     [...output.matchAll(new RegExp(`^ℹ ${label} (\\d+)`, 'gm'))].reduce((a, m) => a + Number(m[1]), 0) +
@@ -75,17 +85,6 @@ const passedFailedLine = (output) => {
   const m = [...output.matchAll(/(\d+) passed, (\d+) failed/g)].pop();
   return m ? { passed: Number(m[1]), failed: Number(m[2]) } : { passed: 0, failed: 0 };
 };
-// Runs every command even when one fails (each reports its own files); the worst exit code wins.
-async function all(list) {
-  let output = '';
-  let code = 0;
-  for (const [cmd, args] of list) {
-    const result = await run(cmd, args);
-    output += result.output;
-    code = code || result.code;
-  }
-  return { code, output };
-}
 const fixtureScripts = () =>
   readdirSync(join(root, 'tests/fixtures'))
     .filter((f) => /^make_.*\.py$/.test(f))
@@ -94,22 +93,28 @@ const fixtureScripts = () =>
 
 const suites = {
   native: {
-    counts: gtestCounts,
+    ...gtestReports('build/attn_tests.json'),
     run: () =>
-      steps([
-        ['cmake', ['-S', '.', '-B', 'build', '-DCMAKE_BUILD_TYPE=Release', ...werror]],
-        ['cmake', ['--build', 'build', '-j2']],
-        ['ctest', ['--test-dir', 'build', '--output-on-failure', '-V']],
-        ['./build/attention-demo', ['--projected']],
-      ]),
+      sequence(
+        [
+          ['cmake', ['-S', '.', '-B', 'build', '-DCMAKE_BUILD_TYPE=Release', ...werror]],
+          ['cmake', ['--build', 'build', '-j2']],
+          ['ctest', ['--test-dir', 'build', '--output-on-failure', '-V']],
+          ['./build/attention-demo', ['--projected']],
+        ],
+        { stopAtFailure: true },
+      ),
   },
   wasm: {
-    counts: gtestCounts,
+    ...gtestReports('build-wasm/attn_tests.json'),
     run: () =>
-      steps([
-        ['cmake', ['--build', 'build-wasm', '-j2', '--target', 'attn_tests']],
-        ['ctest', ['--test-dir', 'build-wasm', '--output-on-failure', '-V']],
-      ]),
+      sequence(
+        [
+          ['cmake', ['--build', 'build-wasm', '-j2', '--target', 'attn_tests']],
+          ['ctest', ['--test-dir', 'build-wasm', '--output-on-failure', '-V']],
+        ],
+        { stopAtFailure: true },
+      ),
   },
   fixtures: {
     // Where Debian's python3-torch is installed: the committed fixtures are exactly what each
@@ -127,14 +132,14 @@ const suites = {
         return false;
       }
     },
-    run: () => all(fixtureScripts().map((script) => ['/usr/bin/python3', [script, '--check']])),
+    run: () => sequence(fixtureScripts().map((script) => ['/usr/bin/python3', [script, '--check']])),
   },
   sanitize: {
-    counts: gtestCounts,
+    ...gtestReports('build/attn_tests_sanitized.json'),
     run: () => run('bash', ['scripts/sanitize.sh', 'asan']),
   },
   tsan: {
-    counts: gtestCounts,
+    ...gtestReports('build-tsan/attn_tests_tsan.json'),
     run: () => run('bash', ['scripts/sanitize.sh', 'tsan']),
   },
   js: {
@@ -174,7 +179,7 @@ const suites = {
         ],
       ];
       const files = testFiles('tests/e2e');
-      return all([
+      return sequence([
         nodeTest(
           availableParallelism() >= 2 ? 2 : 1,
           files.filter((f) => !alone.includes(f)),
@@ -239,6 +244,7 @@ async function runSuite(name) {
     };
   }
   const started = Date.now();
+  for (const file of suite.reports ?? []) rmSync(join(root, file), { force: true });
   const { code, output } = await suite.run();
   const counts = suite.counts(output);
   // A suite that exits non-zero fails even if its counts say otherwise (a crash, a build error).

@@ -6,7 +6,7 @@
 //   final.safetensors           the last weights, F32; final-f16.safetensors the same in F16
 //                               without the tied lm_head.weight copy (what ships)
 //   record.json                 with --record K: the first K steps' batches, losses (float32 bits)
-//                               and the weights' hash after them (tests/cpp/pretrain_test.cpp
+//                               and the weights' hash after them (tests/cpp/cli/pretraining_test.cpp
 //                               replays them)
 // Deterministic: the same settings and token files give the same weights bit for bit (same build).
 #include <chrono>
@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "attention.h"
-#include "pretraining.h"
-#include "safetensors.h"
-#include "threads.h"
+#include "cli/pretraining.h"
+#include "core/attention.h"
+#include "core/threads.h"
+#include "model/safetensors.h"
 
 namespace {
 
@@ -154,7 +154,7 @@ Cli parse(int argc, char** argv) {
 }
 
 // The thread count is an option of the run (and of its record): the core's pool runs the model's
-// loops over that many threads, and every count gives the same bits (tests/cpp/threads_test.cpp).
+// loops over that many threads, and every count gives the same bits (tests/cpp/core/threads_test.cpp).
 void configure_threads(int threads) { attn::set_thread_count(threads); }
 
 json settings_json(const pretrain::Settings& s) {
@@ -290,7 +290,7 @@ int run(const Cli& cli) {
     write_json(cli.out + "/record.json",
                {{"about",
                  "The first steps of this run: batches, losses (float32 bits) and the FNV-1a hash of the weights "
-                 "after each step; tests/cpp/pretrain_test.cpp replays them."},
+                 "after each step; tests/cpp/cli/pretraining_test.cpp replays them."},
                 {"settings", settings_json(s)},
                 {"steps", record_steps},
                 {"final_weights_hash", hash}});

@@ -1,11 +1,11 @@
-#include "pretraining.h"
+#include "cli/pretraining.h"
 
 #include <cstring>
 #include <fstream>
 #include <iterator>
 
-#include "attention.h"
-#include "torch_random.h"
+#include "core/attention.h"
+#include "core/torch_random.h"
 
 namespace attn::pretrain {
 

@@ -1,7 +1,7 @@
 // Pretraining a Gpt on token files, as nanoGPT's train.py does (random windows, AdamW, warmup +
 // cosine schedule, gradient clipping, dropout, periodic held-out loss), written once for the
 // attn-pretrain command (pretrain.cpp) and for the test that replays a run's first steps
-// (tests/cpp/pretrain_test.cpp).
+// (tests/cpp/cli/pretraining_test.cpp).
 //
 // Legend: B batch, T context (block_size), N tokens in a file.
 //
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "gpt.h"
+#include "model/config.h"
+#include "model/gpt.h"
 
 namespace attn::pretrain {
 

@@ -1,15 +1,15 @@
 // attend(): projections, per-head passes (head.cpp), merge, output projection; the multi-head
 // "list of heads" form; the plain linear layer. Legend: B batch, T tokens, D width, H heads,
 // dk/dv all-head widths, hk/hv per-head widths, do output width, N linear output width.
-#include "attention.h"
+#include "core/attention.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "internal.h"
-#include "kernels.h"
-#include "threads.h"
+#include "core/detail/internal.h"
+#include "core/threads.h"
+#include "kernels/kernels.h"
 
 namespace attn {
 
@@ -195,7 +195,7 @@ void apply_output_projection(Tensor& output, const Tensor& merged, const Inputs&
     return;
   }
   output = zeros({plan.B, plan.T, plan.d_out});
-  detail::kernels_for(plan.kernel)
+  kernels_for(plan.kernel)
       .matmul(output.data.data(), merged.data.data(), in.wo.data, in.bo.data, plan.B * plan.T, plan.dv, plan.d_out);
 }
 
@@ -218,7 +218,7 @@ Trace attend(const Inputs& in, const Options& opt) {
   trace.kernel = plan.kernel;
 
   // Projections, then per-head copies (B, H, T, hk|hv).
-  const detail::KernelTable& kernels = detail::kernels_for(plan.kernel);
+  const KernelTable& kernels = kernels_for(plan.kernel);
   std::vector<float> q_full, k_full, v_full;
   detail::project_qkv(q_full, k_full, v_full, in, plan, kernels);
   trace.q = zeros({B, H, T, plan.hk});
@@ -248,7 +248,7 @@ Trace attend(const Inputs& in, const Options& opt) {
   parallel_for(B * H, flops, [&](int head_index) {
     const int b = head_index / H, h = head_index % H;
     const long long head = head_index;
-    const detail::HeadInputs head_in = detail::head_inputs(trace.q, trace.k, trace.v, keep, opt, plan, b, h);
+    const HeadInputs head_in = detail::head_inputs(trace.q, trace.k, trace.v, keep, opt, plan, b, h);
     float* out = trace.head_outputs.data.data() + head * T * plan.hv;
 
     if (plan.kernel == Kernel::kTiled) {
@@ -257,13 +257,13 @@ Trace attend(const Inputs& in, const Options& opt) {
       return;
     }
     std::vector<float> scratch(need_scratch ? static_cast<size_t>(square) : 0);
-    detail::HeadIntermediates kept;
+    HeadIntermediates kept;
     if (opt.materialize) {
       kept = {trace.scores.data.data() + head * square, trace.scaled.data.data() + head * square,
               trace.masked.data.data() + head * square, trace.weights.data.data() + head * square,
               trace.dropped.data.data() + head * square};
     }
-    detail::head_forward(out, kept, scratch.data(), head_in, kernels);
+    head_forward(out, kept, scratch.data(), head_in, kernels);
   });
 
   detail::merge_heads(trace.merged, trace.head_outputs, plan, plan.hv);
@@ -389,7 +389,7 @@ Tensor linear(const TensorView& x, const TensorView& w, const TensorView& b, Ker
   const detail::LinearPlan plan = detail::validate_linear(x, w, b);
   // y: x's shape with N columns; every row of x times w (D, N), plus b (N)
   Tensor y = plan.batched ? zeros({plan.B, plan.T, plan.N}) : zeros({plan.T, plan.N});
-  detail::kernels_for(kernel).matmul(y.data.data(), x.data, w.data, b.data, plan.B * plan.T, plan.D, plan.N);
+  kernels_for(kernel).matmul(y.data.data(), x.data, w.data, b.data, plan.B * plan.T, plan.D, plan.N);
   return y;
 }
 

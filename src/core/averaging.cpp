@@ -3,7 +3,7 @@
 #include <Eigen/Core>
 #include <cmath>
 
-#include "internal.h"
+#include "core/detail/internal.h"
 
 namespace attn {
 

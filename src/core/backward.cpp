@@ -6,9 +6,9 @@
 #include <cmath>
 #include <string>
 
-#include "attention.h"
-#include "internal.h"
-#include "kernels.h"
+#include "core/attention.h"
+#include "core/detail/internal.h"
+#include "kernels/kernels.h"
 
 namespace attn {
 
@@ -38,8 +38,7 @@ void check_grad_output(const TensorView& g, const Plan& plan) {
   const std::vector<int> want =
       plan.batched ? std::vector<int>{plan.B, plan.T, plan.d_out} : std::vector<int>{plan.T, plan.d_out};
   if (g.shape != want || g.data == nullptr) {
-    throw Error("gradOutput: expected shape " + detail::shape_string(want) + " (the output's), got " +
-                detail::shape_string(g.shape));
+    throw Error("gradOutput: expected shape " + shape_string(want) + " (the output's), got " + shape_string(g.shape));
   }
   const long long n = g.size();
   for (long long i = 0; i < n; ++i) {
@@ -56,7 +55,7 @@ Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView
   const Plan plan = detail::validate(in, opt);
   check_grad_output(grad_output, plan);
   const int B = plan.B, T = plan.T, H = plan.H, rows = B * T;
-  const detail::KernelTable& kernels = detail::kernels_for(plan.kernel);
+  const KernelTable& kernels = kernels_for(plan.kernel);
   const bool tiled = plan.kernel == Kernel::kTiled;
 
   // Forward again: the projections, each head's output (and, for the tiled kernel, its rows'
@@ -76,15 +75,15 @@ Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView
   auto head_inputs = [&](int b, int h) { return detail::head_inputs(q, k, v, keep, opt, plan, b, h); };
   // Pass 4's weights of one head, recomputed (the backward needs them; T×T for one head at a time).
   auto forward_head = [&](int b, int h, float* out) {
-    const detail::HeadInputs hi = head_inputs(b, h);
+    const HeadInputs hi = head_inputs(b, h);
     if (tiled) {
       kernels::attention_tiled_simd(out, lse.data() + (static_cast<long long>(b) * H + h) * T, hi.q, hi.k, hi.v,
                                     hi.key_keep, T, plan.hk, plan.hv, plan.alpha, opt.causal);
       return;
     }
-    detail::HeadIntermediates kept;
+    HeadIntermediates kept;
     kept.weights = weights.data();
-    detail::head_forward(out, kept, scratch.data(), hi, kernels);
+    head_forward(out, kept, scratch.data(), hi, kernels);
   };
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < H; ++h)
@@ -115,7 +114,7 @@ Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < H; ++h) {
       const long long head = static_cast<long long>(b) * H + h;
-      const detail::HeadInputs hi = head_inputs(b, h);
+      const HeadInputs hi = head_inputs(b, h);
       float* gq = dq.data.data() + head * T * plan.hk;
       float* gk = dk.data.data() + head * T * plan.hk;
       float* gv = dv.data.data() + head * T * plan.hv;
@@ -127,7 +126,7 @@ Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView
         continue;
       }
       forward_head(b, h, out_one.data());  // this head's weights back in `weights`
-      detail::head_backward(gq, gk, gv, scratch.data(), gout, weights.data(), hi, kernels);
+      head_backward(gq, gk, gv, scratch.data(), gout, weights.data(), hi, kernels);
     }
 
   // Split into heads, undone: (B·T, dk) and (B·T, dv).

@@ -1,6 +1,6 @@
-#include "examples.h"
+#include "core/examples.h"
 
-#include "attention.h"
+#include "core/attention.h"
 
 namespace attn::examples {
 

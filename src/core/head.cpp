@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <limits>
 
-#include "internal.h"
-#include "kernels.h"
+#include "core/head.h"
 
-namespace attn::detail {
+#include "core/detail/internal.h"
+#include "kernels/kernels.h"
+
+namespace attn {
 
 const KernelTable kReferenceKernels = {kernels::matmul_ref<float>,       kernels::matmul_nt_ref<float>,
                                        kernels::qk_scores_ref<float>,    kernels::softmax_rows_ref<float>,
@@ -17,8 +19,9 @@ const KernelTable kReferenceKernels = {kernels::matmul_ref<float>,       kernels
 const KernelTableOf<double> kReferenceKernelsDouble = {
     kernels::matmul_ref<double>,       kernels::matmul_nt_ref<double>,    kernels::qk_scores_ref<double>,
     kernels::softmax_rows_ref<double>, kernels::weighted_sum_ref<double>, kernels::softmax_rows_backward_ref<double>};
-const KernelTable kEigenKernels = {matmul_eigen,       matmul_nt_eigen,    qk_scores_eigen,
-                                   softmax_rows_eigen, weighted_sum_eigen, softmax_rows_backward_eigen};
+const KernelTable kEigenKernels = {detail::matmul_eigen,       detail::matmul_nt_eigen,
+                                   detail::qk_scores_eigen,    detail::softmax_rows_eigen,
+                                   detail::weighted_sum_eigen, detail::softmax_rows_backward_eigen};
 const KernelTable kSimdKernels = {kernels::matmul_simd,       kernels::matmul_nt_simd,
                                   kernels::qk_scores_simd,    kernels::softmax_rows_simd,
                                   kernels::weighted_sum_simd, kernels::softmax_rows_backward_simd};
@@ -148,4 +151,4 @@ template void head_backward<float>(float*, float*, float*, float*, const float*,
 template void head_backward<double>(double*, double*, double*, double*, const double*, const double*,
                                     const HeadInputsOf<double>&, const KernelTableOf<double>&);
 
-}  // namespace attn::detail
+}  // namespace attn

@@ -4,7 +4,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 
-#include "internal.h"
+#include "core/detail/internal.h"
 
 namespace attn::detail {
 

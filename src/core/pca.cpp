@@ -1,19 +1,19 @@
 // Principal components in 2-D with Eigen's symmetric eigensolver, in double.
 // Legend: N points, D width.
-#include "pca.h"
+#include "core/pca.h"
 
 #include <Eigen/Dense>
 #include <cmath>
 #include <string>
 
-#include "internal.h"
+#include "core/detail/internal.h"
 
 namespace attn {
 
 Projection2D pca2(const TensorView& x) {
   // x: (N, D) row-major
   if (!x.given() || x.shape.size() != 2) {
-    throw Error("x: expected shape (N, D) of points, got " + detail::shape_string(x.shape));
+    throw Error("x: expected shape (N, D) of points, got " + shape_string(x.shape));
   }
   // The attention checks cover positive dims, element count, finiteness and magnitude.
   Inputs inputs;

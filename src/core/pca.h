@@ -3,7 +3,7 @@
 // most of their spread). Legend: N points, D width.
 #pragma once
 
-#include "attention.h"
+#include "core/attention.h"
 
 namespace attn {
 

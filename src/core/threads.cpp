@@ -5,7 +5,7 @@
 // counter. A worker that wakes after the caller has finished every task finds the loop closed
 // and parks again, so a slow wake-up never delays the caller. The caller then waits only for the
 // workers still inside a task.
-#include "threads.h"
+#include "core/threads.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -15,9 +15,11 @@
 #include <string>
 #include <system_error>
 
-#include "attention.h"
+#include "core/attention.h"
 
-#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+// ATTN_THREADS, set by the build (CMakeLists.txt): 0 where the target has no threads (the
+// WebAssembly engines built without -pthread), 1 otherwise. Not given: threads.
+#if defined(ATTN_THREADS) && !ATTN_THREADS
 #define ATTN_HAS_THREADS 0
 #else
 #define ATTN_HAS_THREADS 1

@@ -5,7 +5,7 @@
 //
 // Determinism: a loop's tasks are fixed by its caller, never by the number of threads, and each
 // task writes only its own outputs; which thread runs a task changes nothing, so every result is
-// bit-identical for every thread count (tests/cpp/threads_test.cpp checks this end to end).
+// bit-identical for every thread count (tests/cpp/core/threads_test.cpp checks this end to end).
 //
 // Where threads are absent (the WASM build without -pthread) everything runs on the caller and
 // thread_count() is 1; the API is the same.

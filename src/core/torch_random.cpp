@@ -6,7 +6,7 @@
 // Floating point here must not be contracted behind our back: a fused multiply-add is written
 // as std::fma where torch's build fuses, and a plain a * b + c where it does not. CMakeLists.txt
 // compiles this file with -ffp-contract=off for that reason.
-#include "torch_random.h"
+#include "core/torch_random.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@
 #include <limits>
 #include <string>
 
-#include "internal.h"
+#include "core/detail/internal.h"
 
 namespace attn {
 
@@ -36,7 +36,7 @@ long long checked_numel(const std::vector<int>& shape, const char* argument) {
   for (int dim : shape) {
     if (dim < 0) {
       fail(std::string(argument) + ": every dimension must be ≥ 0 (torch refuses negative sizes), got shape " +
-           detail::shape_string(shape));
+           shape_string(shape));
     }
   }
   for (int dim : shape) {
@@ -45,7 +45,7 @@ long long checked_numel(const std::vector<int>& shape, const char* argument) {
   for (int dim : shape) {
     n *= dim;
     if (n > TorchGenerator::kMaxElements) {
-      fail(std::string(argument) + ": shape " + detail::shape_string(shape) + " has more than " +
+      fail(std::string(argument) + ": shape " + shape_string(shape) + " has more than " +
            std::to_string(TorchGenerator::kMaxElements) + " elements (the limit per call)");
     }
   }
@@ -224,7 +224,7 @@ void TorchGenerator::uniform_(Tensor& tensor, double from, double to) {
   const long long n = checked_numel(tensor.shape, "tensor");
   if (static_cast<long long>(tensor.data.size()) != n) {
     fail("tensor: data holds " + std::to_string(tensor.data.size()) + " values for shape " +
-         detail::shape_string(tensor.shape) + " (" + std::to_string(n) + " elements)");
+         shape_string(tensor.shape) + " (" + std::to_string(n) + " elements)");
   }
   if (!std::isfinite(from) || !std::isfinite(to) || !(from <= to)) {
     fail("to: uniform_ expects finite from ≤ to, got from=" + str(from) + ", to=" + str(to));
@@ -259,7 +259,7 @@ void TorchGenerator::normal_(Tensor& tensor, double mean, double std) {
   const long long n = checked_numel(tensor.shape, "tensor");
   if (static_cast<long long>(tensor.data.size()) != n) {
     fail("tensor: data holds " + std::to_string(tensor.data.size()) + " values for shape " +
-         detail::shape_string(tensor.shape) + " (" + std::to_string(n) + " elements)");
+         shape_string(tensor.shape) + " (" + std::to_string(n) + " elements)");
   }
   if (!std::isfinite(mean)) fail("mean: expected a finite number, got " + str(mean));
   if (!std::isfinite(std) || !(std >= 0.0)) fail("std: normal_ expects a finite std ≥ 0, got " + str(std));
@@ -332,7 +332,7 @@ Tensor TorchGenerator::bernoulli(double p, const std::vector<int>& shape) {
 DropoutDraw TorchGenerator::dropout(const TensorView& input, double p, bool training) {
   if (!(p >= 0.0 && p <= 1.0)) fail("p: dropout probability has to be in [0, 1], got " + str(p));
   const long long n = checked_numel(input.shape, "input");
-  if (n > 0 && input.data == nullptr) fail("input: shape " + detail::shape_string(input.shape) + " given without data");
+  if (n > 0 && input.data == nullptr) fail("input: shape " + shape_string(input.shape) + " given without data");
   for (long long i = 0; i < n; ++i) {
     if (!std::isfinite(input.data[i])) {
       fail("input: every value must be finite, got " + str(input.data[i]) + " at flat index " + std::to_string(i));

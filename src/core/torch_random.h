@@ -4,7 +4,7 @@
 //
 // The reference is Debian's python3-torch 1.13.1 on x86-64 (no MKL; the AVX2 kernels this build
 // dispatches to on any AVX2 machine, AVX-512 ones included). tests/fixtures/make_torch_random.py
-// records its draws and tests/cpp/torch_random_test.cpp compares every bit, natively and in WASM.
+// records its draws and tests/cpp/core/torch_random_test.cpp compares every bit, natively and in WASM.
 // On a CPU without AVX2 (or with ATEN_CPU_CAPABILITY=default) torch runs its scalar kernels
 // instead: randn/normal_ of 16 or more elements and uniform_(a, b) (so nn.Linear's initialisation)
 // then differ from these in low bits; rand, randint, bernoulli and randn below 16 elements do not.
@@ -25,7 +25,7 @@
 #include <random>
 #include <vector>
 
-#include "attention.h"
+#include "core/attention.h"
 
 namespace attn {
 

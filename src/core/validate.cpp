@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "internal.h"
+#include "core/detail/internal.h"
 
-namespace attn::detail {
+namespace attn {
 
 std::string shape_string(const std::vector<int>& shape) {
   std::string out = "(";
@@ -19,6 +19,8 @@ std::string number_string(double value) {
   std::snprintf(buffer, sizeof buffer, "%g", value);
   return buffer;
 }
+
+namespace detail {
 
 namespace {
 
@@ -99,18 +101,8 @@ XShape check_x(const TensorView& x) {
   return s;
 }
 
-}  // namespace
-
-Plan validate(const Inputs& in, const Options& opt) {
-  Plan plan;
-
-  const XShape x = check_x(in.x);
-  plan.batched = x.batched;
-  plan.B = x.B;
-  plan.T = x.T;
-  plan.D = x.D;
-
-  // Projections.
+// Projections: none, separate wq/wk/wv (and biases) or the fused wqkv; d_k and d_v.
+void check_projections(const Inputs& in, Plan& plan) {
   const bool any_separate = in.wq.given() || in.wk.given() || in.wv.given();
   const bool any_separate_bias = in.bq.given() || in.bk.given() || in.bv.given();
   if (in.wqkv.given() && (any_separate || any_separate_bias)) {
@@ -174,8 +166,10 @@ Plan validate(const Inputs& in, const Options& opt) {
     check_width(k_source, plan.dk);
     check_width(v_source, plan.dv);
   }
+}
 
-  // Heads.
+// Heads: H divides d_k and d_v.
+void check_heads(const Options& opt, Plan& plan) {
   if (opt.heads < 1 || opt.heads > Limits::kMaxHeads) {
     fail("heads: expected an integer in [1, " + std::to_string(Limits::kMaxHeads) + "], got " +
          std::to_string(opt.heads));
@@ -187,8 +181,10 @@ Plan validate(const Inputs& in, const Options& opt) {
   }
   plan.hk = plan.dk / plan.H;
   plan.hv = plan.dv / plan.H;
+}
 
-  // Output projection: (dv, do), bias (do).
+// Output projection: wo (d_v, d_o), bias bo (d_o).
+void check_output_projection(const Inputs& in, Plan& plan) {
   if (in.bo.given() && !in.wo.given()) fail("bo: given without wo");
   plan.d_out = plan.dv;
   if (in.wo.given()) {
@@ -204,8 +200,10 @@ Plan validate(const Inputs& in, const Options& opt) {
       expect_shape("bo", in.bo, {plan.d_out}, "d_o, the columns of wo");
     }
   }
+}
 
-  // Masks.
+// Masks: the key padding's shape and flags.
+void check_masks(const Options& opt, const Plan& plan) {
   if (!opt.key_padding.empty() || !opt.key_padding_shape.empty()) {
     const std::vector<int> expected_1 = {plan.T};
     const std::vector<int> expected_2 = {plan.B, plan.T};
@@ -222,8 +220,10 @@ Plan validate(const Inputs& in, const Options& opt) {
            " flags, got " + std::to_string(opt.key_padding.size()));
     }
   }
+}
 
-  // Scale and temperature.
+// Scale and temperature: s and α = s / temperature, bounded.
+void check_scale(const Options& opt, Plan& plan) {
   if (opt.scale_mode == ScaleMode::kFactor && (!std::isfinite(opt.scale_factor) || opt.scale_factor == 0.0f)) {
     fail("scale: expected a finite non-zero factor, got " + number_string(opt.scale_factor));
   }
@@ -240,8 +240,10 @@ Plan validate(const Inputs& in, const Options& opt) {
          number_string(plan.alpha) + " must be at most " + number_string(Limits::kMaxAlpha) + " in magnitude (scale " +
          number_string(plan.scale) + ", temperature " + number_string(opt.temperature) + ")");
   }
+}
 
-  // Dropout.
+// Dropout: p, and the keep-mask's size.
+void check_dropout(const Options& opt, Plan& plan) {
   if (!(opt.dropout >= 0.0f && opt.dropout < 1.0f)) {
     fail("dropout: expected p in [0, 1), got " + number_string(opt.dropout));
   }
@@ -254,8 +256,10 @@ Plan validate(const Inputs& in, const Options& opt) {
            std::to_string(opt.dropout_keep.size()));
     }
   }
+}
 
-  // Kernel and the memory it needs.
+// The kernel (kAuto resolved) and the memory its scores need.
+void choose_kernel(const Options& opt, Plan& plan) {
   const long long square = static_cast<long long>(plan.T) * plan.T;
   const long long all_scores = square * plan.B * plan.H;
   Kernel kernel = opt.kernel;
@@ -275,8 +279,13 @@ Plan validate(const Inputs& in, const Options& opt) {
          " for kernel '" + kernel_name(kernel) + "'; use kernel 'tiled'");
   }
   plan.kernel = kernel;
+}
 
-  // Memory and work of the whole call, before anything is allocated.
+// The memory and work of the whole call, before anything is allocated.
+void check_budget(const Options& opt, const Plan& plan) {
+  const long long square = static_cast<long long>(plan.T) * plan.T;
+  const long long all_scores = square * plan.B * plan.H;
+  const Kernel kernel = plan.kernel;
   const long long rows = static_cast<long long>(plan.B) * plan.T;
   long long scratch = 0;  // the five kept (B, H, T, T) tensors, or the passes' one (T, T) scratch
   if (opt.materialize)
@@ -301,6 +310,25 @@ Plan validate(const Inputs& in, const Options& opt) {
          " multiply-adds (B·H·T·T·(h_k + h_v) and the projections), " + "more than the limit of " +
          std::to_string(Limits::kMaxWork) + "; use fewer tokens or a smaller batch");
   }
+}
+
+}  // namespace
+
+Plan validate(const Inputs& in, const Options& opt) {
+  Plan plan;
+  const XShape x = check_x(in.x);
+  plan.batched = x.batched;
+  plan.B = x.B;
+  plan.T = x.T;
+  plan.D = x.D;
+  check_projections(in, plan);
+  check_heads(opt, plan);
+  check_output_projection(in, plan);
+  check_masks(opt, plan);
+  check_scale(opt, plan);
+  check_dropout(opt, plan);
+  choose_kernel(opt, plan);
+  check_budget(opt, plan);
   return plan;
 }
 
@@ -335,4 +363,6 @@ LinearPlan validate_linear(const TensorView& x, const TensorView& w, const Tenso
   return plan;
 }
 
-}  // namespace attn::detail
+}  // namespace detail
+
+}  // namespace attn

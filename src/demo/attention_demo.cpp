@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "attention.h"
-#include "examples.h"
+#include "core/attention.h"
+#include "core/examples.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // Legend: M/K/N matrix sizes.
 #include <cstddef>
 
-#include "gemm.h"
+#include "kernels/gemm.h"
 
 namespace attn::kernels {
 

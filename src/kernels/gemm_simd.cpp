@@ -19,9 +19,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "f32x4.h"
-#include "gemm.h"
-#include "micro_kernel.h"
+#include "kernels/detail/micro_kernel.h"
+#include "kernels/f32x4.h"
+#include "kernels/gemm.h"
 
 namespace attn::kernels {
 

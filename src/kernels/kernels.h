@@ -5,7 +5,7 @@
 // The `_ref` loops are templates over the scalar type, instantiated for float (the reference
 // of every float kernel) and double (finite-difference checks); the `_simd` ones are float32.
 // The `_simd` versions must agree with `_ref` within the tolerance stated in
-// tests/cpp/kernels_test.cpp; nothing here validates arguments (src/core/ does that first).
+// tests/cpp/kernels/kernels_test.cpp; nothing here validates arguments (src/core/ does that first).
 #pragma once
 
 #include <cstdint>

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "gemm.h"
-#include "kernels.h"
+#include "kernels/gemm.h"
+#include "kernels/kernels.h"
 
 namespace attn::kernels {
 

@@ -15,10 +15,10 @@
 #include <limits>
 #include <vector>
 
-#include "f32x4.h"
-#include "gemm.h"
-#include "kernels.h"
-#include "micro_kernel.h"
+#include "kernels/detail/micro_kernel.h"
+#include "kernels/f32x4.h"
+#include "kernels/gemm.h"
+#include "kernels/kernels.h"
 
 namespace attn::kernels {
 

@@ -7,7 +7,7 @@
 // tied embedding) or an activation read by two branches (a residual) sums its gradients for
 // free, and the caller zeroes the gradient buffers once per step (the llm.c convention).
 // The products are gemm.h's (the `_simd` ones equal their `_ref` twins bit for bit); GELU's
-// `_simd` agrees with `_ref` within the bound stated in tests/cpp/train_kernels_test.cpp.
+// `_simd` agrees with `_ref` within the bound stated in tests/cpp/kernels/train_kernels_test.cpp.
 // Nothing here validates arguments.
 #pragma once
 

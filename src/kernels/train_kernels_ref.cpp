@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstddef>
 
-#include "gemm.h"
-#include "train_kernels.h"
+#include "kernels/gemm.h"
+#include "kernels/train_kernels.h"
 
 namespace attn::kernels {
 

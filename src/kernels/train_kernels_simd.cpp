@@ -4,9 +4,9 @@
 // Legend: M/K/N matrix sizes, n element count.
 #include <cstddef>
 
-#include "f32x4.h"
-#include "gemm.h"
-#include "train_kernels.h"
+#include "kernels/f32x4.h"
+#include "kernels/gemm.h"
+#include "kernels/train_kernels.h"
 
 namespace attn::kernels {
 

@@ -1,7 +1,7 @@
 // A model from a safetensors checkpoint in nanoGPT's or Hugging Face's GPT-2 layout (checkpoint.h).
 // Legend: V vocab_size, T block_size, L n_layer, C n_embd. Every check happens before what it
 // guards: names, shapes and dtypes before a float is allocated, each value before it is stored.
-#include "checkpoint.h"
+#include "model/checkpoint.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attention.h"
-#include "json_text.h"
-#include "layers.h"
+#include "core/attention.h"
+#include "model/detail/json_text.h"
+#include "model/layers.h"
 
 namespace attn::model {
 

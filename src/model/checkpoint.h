@@ -36,9 +36,9 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "gpt.h"
-#include "safetensors.h"
+#include "model/config.h"
+#include "model/gpt.h"
+#include "model/safetensors.h"
 
 namespace attn::model {
 

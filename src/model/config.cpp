@@ -1,12 +1,12 @@
 // ModelConfig validation and parameter count.
 // Legend: V vocab_size, T block_size, L n_layer, H n_head, C n_embd.
-#include "config.h"
+#include "model/config.h"
 
 #include <cmath>
 #include <cstdio>
 #include <string>
 
-#include "attention.h"
+#include "core/attention.h"
 
 namespace attn::model {
 

@@ -1,6 +1,6 @@
 // nanoGPT's GPT: forward passes 1–16 and their reverse, the training step and sampling (gpt.h).
 // Legend: B batch, T tokens, N = B·T rows, C n_embd, H n_head, hs head size, V vocab, L n_layer.
-#include "gpt.h"
+#include "model/gpt.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,12 +8,13 @@
 #include <limits>
 #include <string>
 
-#include "internal.h"
-#include "kernels.h"
-#include "layers.h"
-#include "threads.h"
-#include "torch_random.h"
-#include "train_kernels.h"
+#include "core/head.h"
+#include "core/messages.h"
+#include "core/threads.h"
+#include "core/torch_random.h"
+#include "kernels/kernels.h"
+#include "kernels/train_kernels.h"
+#include "model/layers.h"
 
 namespace attn::model {
 
@@ -43,63 +44,53 @@ void gelu_backward(Real* dx, const Real* dy, const Real* x, std::ptrdiff_t n) {
   });
 }
 
-const GptKernels kGptReference = {linear_forward_ref<float>,
-                                  linear_backward_ref<float>,
-                                  gelu_forward<float, gelu_forward_ref<float>>,
-                                  gelu_backward<float, gelu_backward_ref<float>>,
-                                  &detail::kReferenceKernels,
-                                  nullptr,
-                                  nullptr,
-                                  gelu_forward<float, gelu_tanh_forward_ref<float>>,
-                                  gelu_backward<float, gelu_tanh_backward_ref<float>>};
-const GptKernels kGptEigen = {linear_forward_simd,
-                              linear_backward_simd,
-                              gelu_forward<float, gelu_forward_simd>,
-                              gelu_backward<float, gelu_backward_simd>,
-                              &detail::kEigenKernels,
-                              nullptr,
-                              nullptr,
-                              gelu_forward<float, gelu_tanh_forward_simd>,
-                              gelu_backward<float, gelu_tanh_backward_simd>};
-const GptKernels kGptSimd = {linear_forward_simd,
-                             linear_backward_simd,
-                             gelu_forward<float, gelu_forward_simd>,
-                             gelu_backward<float, gelu_backward_simd>,
-                             &detail::kSimdKernels,
-                             nullptr,
-                             nullptr,
-                             gelu_forward<float, gelu_tanh_forward_simd>,
-                             gelu_backward<float, gelu_tanh_backward_simd>};
-const GptKernels kGptTiled = {linear_forward_simd,
-                              linear_backward_simd,
-                              gelu_forward<float, gelu_forward_simd>,
-                              gelu_backward<float, gelu_backward_simd>,
-                              &detail::kSimdKernels,
-                              kernels::attention_tiled_simd,
-                              kernels::attention_tiled_backward_simd,
-                              gelu_forward<float, gelu_tanh_forward_simd>,
-                              gelu_backward<float, gelu_tanh_backward_simd>};
-const GptKernelsOf<double> kGptReferenceDouble = {linear_forward_ref<double>,
-                                                  linear_backward_ref<double>,
-                                                  gelu_forward<double, gelu_forward_ref<double>>,
-                                                  gelu_backward<double, gelu_backward_ref<double>>,
-                                                  &detail::kReferenceKernelsDouble,
-                                                  nullptr,
-                                                  nullptr,
-                                                  gelu_forward<double, gelu_tanh_forward_ref<double>>,
-                                                  gelu_backward<double, gelu_tanh_backward_ref<double>>};
-const GptKernelsOf<double> kGptTiledDouble = {linear_forward_ref<double>,
-                                              linear_backward_ref<double>,
-                                              gelu_forward<double, gelu_forward_ref<double>>,
-                                              gelu_backward<double, gelu_backward_ref<double>>,
-                                              &detail::kReferenceKernelsDouble,
-                                              kernels::attention_tiled_ref<double>,
-                                              kernels::attention_tiled_backward_ref<double>,
-                                              gelu_forward<double, gelu_tanh_forward_ref<double>>,
-                                              gelu_backward<double, gelu_tanh_backward_ref<double>>};
+// The layer kernels of one family: the _ref loops (any Real) or the f32x4 ones (float only).
+template <typename Real>
+struct ReferenceLayers {
+  static constexpr auto linear_forward = linear_forward_ref<Real>;
+  static constexpr auto linear_backward = linear_backward_ref<Real>;
+  static constexpr auto gelu_forward = gelu_forward_ref<Real>;
+  static constexpr auto gelu_backward = gelu_backward_ref<Real>;
+  static constexpr auto gelu_tanh_forward = gelu_tanh_forward_ref<Real>;
+  static constexpr auto gelu_tanh_backward = gelu_tanh_backward_ref<Real>;
+};
+struct SimdLayers {
+  static constexpr auto linear_forward = linear_forward_simd;
+  static constexpr auto linear_backward = linear_backward_simd;
+  static constexpr auto gelu_forward = gelu_forward_simd;
+  static constexpr auto gelu_backward = gelu_backward_simd;
+  static constexpr auto gelu_tanh_forward = gelu_tanh_forward_simd;
+  static constexpr auto gelu_tanh_backward = gelu_tanh_backward_simd;
+};
+
+// One table: a layer family's kernels (GELU in chunks over the pool), one head's passes over
+// `heads`, and the tiled attention kernel and its backward or none.
+template <typename Real, class Layers>
+constexpr GptKernelsOf<Real> table_of(const KernelTableOf<Real>* heads,
+                                      decltype(GptKernelsOf<Real>::tiled_forward) tiled_forward = nullptr,
+                                      decltype(GptKernelsOf<Real>::tiled_backward) tiled_backward = nullptr) {
+  return {Layers::linear_forward,
+          Layers::linear_backward,
+          gelu_forward<Real, Layers::gelu_forward>,
+          gelu_backward<Real, Layers::gelu_backward>,
+          heads,
+          tiled_forward,
+          tiled_backward,
+          gelu_forward<Real, Layers::gelu_tanh_forward>,
+          gelu_backward<Real, Layers::gelu_tanh_backward>};
+}
+
+const GptKernels kGptReference = table_of<float, ReferenceLayers<float>>(&kReferenceKernels);
+const GptKernels kGptEigen = table_of<float, SimdLayers>(&kEigenKernels);
+const GptKernels kGptSimd = table_of<float, SimdLayers>(&kSimdKernels);
+const GptKernels kGptTiled =
+    table_of<float, SimdLayers>(&kSimdKernels, kernels::attention_tiled_simd, kernels::attention_tiled_backward_simd);
+const GptKernelsOf<double> kGptReferenceDouble = table_of<double, ReferenceLayers<double>>(&kReferenceKernelsDouble);
+const GptKernelsOf<double> kGptTiledDouble = table_of<double, ReferenceLayers<double>>(
+    &kReferenceKernelsDouble, kernels::attention_tiled_ref<double>, kernels::attention_tiled_backward_ref<double>);
 
 // A training value for messages: NaN spelled as a learner reads it ("the loss is NaN").
-std::string value_string(double value) { return std::isnan(value) ? "NaN" : detail::number_string(value); }
+std::string value_string(double value) { return std::isnan(value) ? "NaN" : number_string(value); }
 
 }  // namespace
 
@@ -307,7 +298,7 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
     parallel_for(B * H, static_cast<double>(B) * H * 4.0 * TT * hs, [&](int head_index) {
       const int b = head_index / H, h = head_index % H;
       const long long head = head_index, at = head * T * hs;
-      detail::HeadInputsOf<Real> in;
+      HeadInputsOf<Real> in;
       in.q = S.q.data() + at, in.k = S.k.data() + at, in.v = S.v.data() + at;
       to_head(S.q.data() + at, A.qkv.data(), b, T, 3 * C, h * hs, hs);
       to_head(S.k.data() + at, A.qkv.data(), b, T, 3 * C, C + h * hs, hs);
@@ -320,9 +311,9 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
       } else {
         in.keep = dropping ? dropout->attention[static_cast<std::size_t>(l)].data() + head * TT : nullptr;
         in.dropout = static_cast<float>(p);
-        detail::HeadIntermediatesOf<Real> kept;
+        HeadIntermediatesOf<Real> kept;
         kept.weights = S.weights.data() + head * TT;
-        detail::head_forward(out, kept, scratch.data(), in, *K.attention);
+        head_forward(out, kept, scratch.data(), in, *K.attention);
       }
       if (capture && b == capture->sequence) {
         // The page's view of this head: its q, k, v, every score and the weights (no dropout).
@@ -331,13 +322,13 @@ Real gpt_forward(GptActivationsOf<Real>& A, const Real* params, const ParamTable
         std::copy(in.q, in.q + T * hs, cap.q.data() + hat);
         std::copy(in.k, in.k + T * hs, cap.k.data() + hat);
         std::copy(in.v, in.v + T * hs, cap.v.data() + hat);
-        detail::HeadInputsOf<Real> eval = in;
+        HeadInputsOf<Real> eval = in;
         eval.keep = nullptr;
-        detail::HeadIntermediatesOf<Real> kept;
+        HeadIntermediatesOf<Real> kept;
         kept.scores = cap.scores.data() + h * TT;
         kept.weights = cap.weights.data() + h * TT;
         std::vector<Real> unused_out(static_cast<std::size_t>(T) * hs);
-        detail::head_forward(unused_out.data(), kept, scratch.data(), eval, *K.attention);
+        head_forward(unused_out.data(), kept, scratch.data(), eval, *K.attention);
       }
       from_head(S.y.data(), out, b, T, C, h * hs, hs);
     });
@@ -464,7 +455,7 @@ void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, co
       const long long head = head_index, at = head * T * hs;
       Real* d_out = A.d_heads.data() + at;
       to_head(d_out, A.d_y.data(), b, T, C, h * hs, hs);
-      detail::HeadInputsOf<Real> in;
+      HeadInputsOf<Real> in;
       in.q = S.q.data() + at, in.k = S.k.data() + at, in.v = S.v.data() + at;
       in.alpha = alpha, in.causal = true, in.T = T, in.hk = hs, in.hv = hs;
       // dq, dk, dv (T, hs) and, without the tiled kernel, 2·(T, T) of scratch
@@ -478,7 +469,7 @@ void gpt_backward(Real* grads, GptActivationsOf<Real>& A, const Real* params, co
       } else {
         in.keep = dropping ? dropout->attention[static_cast<std::size_t>(l)].data() + head * TT : nullptr;
         in.dropout = static_cast<float>(p);
-        detail::head_backward(dq, dk, dv, dv + T * hs, d_out, S.weights.data() + head * TT, in, *K.attention);
+        head_backward(dq, dk, dv, dv + T * hs, d_out, S.weights.data() + head * TT, in, *K.attention);
       }
       from_head(A.d_qkv.data(), dq, b, T, 3 * C, h * hs, hs);
       from_head(A.d_qkv.data(), dk, b, T, 3 * C, C + h * hs, hs);
@@ -629,6 +620,42 @@ void Gpt::backward() {
 // ---------------------------------------------------------------------------------------------
 // Trainer
 
+namespace {
+
+// One update by the optimizer of a kind: the current one after backing it up and taking the new
+// options (as editing a torch param_group), or a fresh one the commit keeps.
+template <class Optimizer, class Options>
+void update(Trainer::OptimizerState<Optimizer>& s, const Options& options, const std::vector<ParamSegment>& segments,
+            std::vector<float>& params, const std::vector<float>& grads, double lr) {
+  if (s.current) {
+    if (s.backup) {
+      *s.backup = *s.current;
+    } else {
+      s.backup = std::make_unique<Optimizer>(*s.current);
+    }
+    s.current->set_options(options);
+    s.current->step(params.data(), grads.data(), lr);
+  } else {
+    s.fresh = std::make_unique<Optimizer>(segments, params.size(), options);
+    s.fresh->step(params.data(), grads.data(), lr);
+  }
+}
+// The optimizer's state as before the last update (the parameters are the caller's to restore).
+template <class Optimizer>
+void undo(Trainer::OptimizerState<Optimizer>& s) {
+  if (s.fresh) {
+    s.fresh.reset();
+  } else if (s.current && s.backup) {
+    *s.current = *s.backup;
+  }
+}
+template <class Optimizer>
+void clear(Trainer::OptimizerState<Optimizer>& s) {
+  s.current.reset(), s.backup.reset(), s.fresh.reset();
+}
+
+}  // namespace
+
 Trainer::Trainer(Gpt& model) : model_(model), segments_(param_segments(model.table())) {}
 
 StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
@@ -638,8 +665,12 @@ StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
     throw Error("clip: expected a finite max gradient norm ≥ 0 (0: no clipping), got " + value_string(o.clip));
   }
   const double lr = learning_rate_at(o.schedule, steps_);
-  if (o.optimizer == OptimizerKind::kAdamW) validate(o.adamw);
-  if (o.optimizer == OptimizerKind::kSGD) validate(o.sgd);
+  const bool adamw = o.optimizer == OptimizerKind::kAdamW;
+  if (adamw) {
+    validate(o.adamw);
+  } else {
+    validate(o.sgd);
+  }
   const std::string after = "the weights and optimizer state are those after step " + std::to_string(steps_);
   model_.prepare_training("step");
 
@@ -671,32 +702,10 @@ StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
   // The update, from a copy of everything it changes so a non-finite result can be undone.
   std::vector<float>& params = model_.params();
   params_backup_.assign(params.begin(), params.end());
-  std::unique_ptr<AdamW> fresh_adamw;
-  std::unique_ptr<SGD> fresh_sgd;
-  if (o.optimizer == OptimizerKind::kAdamW) {
-    if (adamw_) {
-      if (adamw_backup_) {
-        *adamw_backup_ = *adamw_;
-      } else {
-        adamw_backup_ = std::make_unique<AdamW>(*adamw_);
-      }
-      adamw_->set_options(o.adamw);
-    } else {
-      fresh_adamw = std::make_unique<AdamW>(segments_, params.size(), o.adamw);
-    }
-    (adamw_ ? *adamw_ : *fresh_adamw).step(params.data(), grads.data(), lr);
+  if (adamw) {
+    update(adamw_, o.adamw, segments_, params, grads, lr);
   } else {
-    if (sgd_) {
-      if (sgd_backup_) {
-        *sgd_backup_ = *sgd_;
-      } else {
-        sgd_backup_ = std::make_unique<SGD>(*sgd_);
-      }
-      sgd_->set_options(o.sgd);
-    } else {
-      fresh_sgd = std::make_unique<SGD>(segments_, params.size(), o.sgd);
-    }
-    (sgd_ ? *sgd_ : *fresh_sgd).step(params.data(), grads.data(), lr);
+    update(sgd_, o.sgd, segments_, params, grads, lr);
   }
   const auto bad = std::find_if(params.begin(), params.end(), [](float v) { return !std::isfinite(v); });
   if (bad != params.end()) {
@@ -706,15 +715,15 @@ StepResult Trainer::step(const Batch& batch, const StepOptions& o) {
       if (at >= e.offset && at < e.offset + e.size) name = e.name;
     const std::string value = value_string(*bad);
     std::copy(params_backup_.begin(), params_backup_.end(), params.begin());
-    if (o.optimizer == OptimizerKind::kAdamW && adamw_) *adamw_ = *adamw_backup_;
-    if (o.optimizer == OptimizerKind::kSGD && sgd_) *sgd_ = *sgd_backup_;
+    adamw ? undo(adamw_) : undo(sgd_);
     undo_.valid = false;  // the backups now hold these weights, not the ones before the last update
     throw Error("step: the update made " + name + " " + value + " (the model diverged; lower lr); " + after);
   }
   // Committed: a fresh optimizer replaces the other kind's state.
-  undo_ = {true, fresh_adamw || fresh_sgd, o.optimizer};
-  if (fresh_adamw) adamw_ = std::move(fresh_adamw), sgd_.reset(), sgd_backup_.reset();
-  if (fresh_sgd) sgd_ = std::move(fresh_sgd), adamw_.reset(), adamw_backup_.reset();
+  const bool fresh = adamw_.fresh || sgd_.fresh;
+  undo_ = {true, fresh, o.optimizer};
+  if (adamw_.fresh) clear(sgd_), adamw_.current = std::move(adamw_.fresh);
+  if (sgd_.fresh) clear(adamw_), sgd_.current = std::move(sgd_.fresh);
   ++steps_;
   return StepResult{loss, norm, lr, steps_};
 }
@@ -723,12 +732,11 @@ void Trainer::undo_last_update() {
   std::vector<float>& params = model_.params();
   std::copy(params_backup_.begin(), params_backup_.end(), params.begin());
   if (undo_.fresh_optimizer) {
-    adamw_.reset();
-    sgd_.reset();
-  } else if (undo_.optimizer == OptimizerKind::kAdamW && adamw_ && adamw_backup_) {
-    *adamw_ = *adamw_backup_;
-  } else if (undo_.optimizer == OptimizerKind::kSGD && sgd_ && sgd_backup_) {
-    *sgd_ = *sgd_backup_;
+    clear(adamw_), clear(sgd_);
+  } else if (undo_.optimizer == OptimizerKind::kAdamW) {
+    undo(adamw_);
+  } else {
+    undo(sgd_);
   }
   --steps_;
   undo_.valid = false;

@@ -40,17 +40,15 @@
 #include <memory>
 #include <vector>
 
-#include "attention.h"
-#include "config.h"
-#include "optimizer.h"
-#include "params.h"
+#include "core/attention.h"
+#include "model/config.h"
+#include "model/optimizer.h"
+#include "model/params.h"
 
 namespace attn {
 class TorchGenerator;
-namespace detail {
 template <typename Real>
-struct KernelTableOf;
-}  // namespace detail
+struct KernelTableOf;  // core/head.h
 }  // namespace attn
 
 namespace attn::model {
@@ -70,7 +68,7 @@ struct GptKernelsOf {
   void (*gelu_forward)(Real* y, const Real* x, std::ptrdiff_t n);
   void (*gelu_backward)(Real* dx, const Real* dy, const Real* x, std::ptrdiff_t n);
   // One head's passes (head_forward / head_backward), and the attention capture of every kernel.
-  const detail::KernelTableOf<Real>* attention;
+  const KernelTableOf<Real>* attention;
   // The tiled kernel and its backward (kernels.h), or null: the head's (T, T) weights are kept.
   void (*tiled_forward)(Real* out, Real* lse, const Real* q, const Real* k, const Real* v, const std::uint8_t* key_keep,
                         int T, int hk, int hv, Real alpha, bool causal);
@@ -93,7 +91,7 @@ const GptKernels& gpt_kernels(Kernel kernel);
 const GptKernelsOf<double>& gpt_kernels_double(bool tiled);
 
 // kAuto's choice for sequences of T tokens: kSimd, or kTiled from this T on when no attention
-// dropout needs the weights. GptSpeed in tests/cpp/gpt_test.cpp measures a training step of the
+// dropout needs the weights. BM_GptStep in bench/native_bench.cpp measures a training step of the
 // char model at B·T = 1024: the two are equal at T = 64 and the tiled kernel is ahead from 128
 // (WASM: 44 against 47 ms at 128, 67 against 139 ms at 512), where B·H·T·T weights per layer
 // also start to cost real memory.
@@ -295,14 +293,22 @@ class Trainer {
   StepResult step(const Batch& batch, const StepOptions& options);
 
   long long steps() const { return steps_; }
-  const AdamW* adamw() const { return adamw_.get(); }
-  const SGD* sgd() const { return sgd_.get(); }
+  const AdamW* adamw() const { return adamw_.current.get(); }
+  const SGD* sgd() const { return sgd_.current.get(); }
+
+  // One optimizer kind's state (gpt.cpp updates, undoes and commits it alike for every kind).
+  template <class Optimizer>
+  struct OptimizerState {
+    std::unique_ptr<Optimizer> current;  // null until this kind's first committed step
+    std::unique_ptr<Optimizer> backup;   // current as it was before the last update
+    std::unique_ptr<Optimizer> fresh;    // an update's new optimizer, until the update is committed
+  };
 
  private:
   Gpt& model_;
   std::vector<ParamSegment> segments_;
-  std::unique_ptr<AdamW> adamw_, adamw_backup_;
-  std::unique_ptr<SGD> sgd_, sgd_backup_;
+  OptimizerState<AdamW> adamw_;
+  OptimizerState<SGD> sgd_;
   std::vector<float> params_backup_;
   long long steps_ = 0;
   // What the backups undo: the last committed update (once), made by this optimizer kind,

@@ -1,7 +1,7 @@
 // One sequence through the model with a KV cache, its capture, and sampling (inference.h).
 // Legend: P cached tokens, n new rows, K = P + n keys, C n_embd, H n_head, hs head size,
 // V vocab_size, L n_layer.
-#include "inference.h"
+#include "model/inference.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,10 @@
 #include <numeric>
 #include <string>
 
-#include "internal.h"
-#include "layers.h"
-#include "torch_random.h"
+#include "core/head.h"
+#include "core/messages.h"
+#include "core/torch_random.h"
+#include "model/layers.h"
 
 namespace attn::model {
 
@@ -127,7 +128,7 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
   // are kept); P > 0 the rectangle, with the f32x4 products unless the reference was asked for.
   Kernel resolved = P == 0 ? resolve_kernel(kernel_, n, false) : kernel_ == Kernel::kAuto ? Kernel::kSimd : kernel_;
   const GptKernels& K_ = gpt_kernels(resolved);
-  const detail::KernelTable& products = *K_.attention;
+  const KernelTable& products = *K_.attention;
   const bool tiled = P == 0 && K_.tiled_forward != nullptr;
   const float alpha = static_cast<float>(1.0 / std::sqrt(static_cast<double>(hs)));  // 1/√hs
   const float* params = model_.params().data();
@@ -228,14 +229,14 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
 
         // 6. attend: the n query rows against the K keys
         if (P == 0) {
-          detail::HeadInputs in;
+          HeadInputs in;
           in.q = q_.data(), in.k = kh, in.v = vh, in.alpha = alpha, in.causal = true, in.T = n, in.hk = hs, in.hv = hs;
           if (tiled && !keep_scores && !keep_weights) {
             K_.tiled_forward(head_out_.data(), lse_.data(), in.q, in.k, in.v, nullptr, n, hs, hs, alpha, true);
           } else {
-            detail::HeadIntermediates intermediates;
+            HeadIntermediates intermediates;
             intermediates.scores = keep_scores, intermediates.weights = keep_weights;
-            detail::head_forward(head_out_.data(), intermediates, square_.data(), in, products);
+            head_forward(head_out_.data(), intermediates, square_.data(), in, products);
           }
         } else {
           constexpr float kMinus = -std::numeric_limits<float>::infinity();
@@ -351,14 +352,14 @@ SequenceCapture trace_sequence(const Gpt& model, const std::vector<int>& tokens,
 void check_sampling(const SamplingOptions& o, int V) {
   if (!(o.temperature >= 0.0) || !std::isfinite(o.temperature)) {
     throw Error("temperature: expected a finite number ≥ 0 (0: always the most likely token), got " +
-                detail::number_string(o.temperature));
+                number_string(o.temperature));
   }
   if (o.top_k < 0 || o.top_k > V) {
     throw Error("topK: expected an integer in [0, " + std::to_string(V) + "] (0: no cut), got " +
                 std::to_string(o.top_k));
   }
   if (!(o.top_p > 0.0 && o.top_p <= 1.0)) {
-    throw Error("topP: expected 0 < topP ≤ 1 (1: no cut), got " + detail::number_string(o.top_p));
+    throw Error("topP: expected 0 < topP ≤ 1 (1: no cut), got " + number_string(o.top_p));
   }
 }
 
@@ -368,7 +369,7 @@ std::vector<float> next_token_probs(const float* row, int V, const SamplingOptio
   // NaN or ±∞ would make every probability NaN (∞ − ∞), and sampling draw any token (F10).
   for (int v = 0; v < V; ++v)
     if (!std::isfinite(row[v]))
-      throw Error("logits[" + std::to_string(v) + "]: must be finite, got " + detail::number_string(row[v]));
+      throw Error("logits[" + std::to_string(v) + "]: must be finite, got " + number_string(row[v]));
   check_sampling(o, V);
   std::vector<float> probs(static_cast<std::size_t>(V), 0.0f);
   const int best = static_cast<int>(std::max_element(row, row + V) - row);  // the first of equal maxima

@@ -29,8 +29,8 @@
 #include <memory>
 #include <vector>
 
-#include "attention.h"
-#include "gpt.h"
+#include "core/attention.h"
+#include "model/gpt.h"
 
 namespace attn {
 class TorchGenerator;

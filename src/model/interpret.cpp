@@ -2,15 +2,15 @@
 // CachedSequence's forward (inference.h) with its ForwardEdits.
 // Legend: T tokens, R reference tokens, n rows run, L n_layer, H n_head, hs head size, C n_embd,
 // V vocab_size, p position, c token, c′ other.
-#include "interpret.h"
+#include "model/interpret.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <string>
 
-#include "inference.h"
-#include "layers.h"
+#include "model/inference.h"
+#include "model/layers.h"
 
 namespace attn::model {
 

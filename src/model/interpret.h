@@ -1,5 +1,5 @@
 // What a head does, not only where it looks (issue 32): four tools on one sequence, each one call
-// with plain inputs and outputs, exact against PyTorch (tests/cpp/interpret_test.cpp).
+// with plain inputs and outputs, exact against PyTorch (tests/cpp/model/interpret_test.cpp).
 //   ablate_head      knock out one head — its output zeroed before c_proj, or replaced by its mean
 //                    over a reference text — and see the next-token probabilities at a position
 //                    and the sequence's loss change
@@ -47,8 +47,8 @@
 #include <limits>
 #include <vector>
 
-#include "attention.h"
-#include "gpt.h"
+#include "core/attention.h"
+#include "model/gpt.h"
 
 namespace attn::model {
 

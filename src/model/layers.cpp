@@ -1,17 +1,17 @@
 // The layers of layers.h: forward and backward as numbered passes.
 // Legend: N rows, B batch, T tokens, C channels, I in features, O out features, V vocabulary.
-#include "layers.h"
+#include "model/layers.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <string>
 
-#include "attention.h"
-#include "gemm.h"
-#include "kernels.h"
-#include "threads.h"
-#include "train_kernels.h"
+#include "core/attention.h"
+#include "core/threads.h"
+#include "kernels/gemm.h"
+#include "kernels/kernels.h"
+#include "kernels/train_kernels.h"
 
 namespace attn::model {
 

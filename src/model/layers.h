@@ -13,7 +13,7 @@
 //     checks). The linear layer, where the time goes, and GELU (transcendental calls in a loop)
 //     also have a float32 `_simd` path over the f32x4 layer of src/kernels/. The other ops have
 //     none: they are O(N·C) next to the linear layers' O(N·C²), and their loops are plain
-//     arithmetic the compilers vectorise where no reduction is involved (tests/cpp/layers_test.cpp
+//     arithmetic the compilers vectorise where no reduction is involved (tests/cpp/model/layers_test.cpp
 //     measures them beside the linear layer).
 //   - Forward passes WRITE their outputs. Backward passes ADD into every gradient they produce
 //     (dx, dW, db alike): the caller zeroes the gradient buffers once per step, and then a tied
@@ -27,7 +27,7 @@
 
 #include <cstdint>
 
-#include "train_kernels.h"
+#include "kernels/train_kernels.h"
 
 namespace attn::model {
 
@@ -77,7 +77,7 @@ void layernorm_backward_ref(Real* dx, Real* dw, Real* db, const Real* dy, const 
 //   dy/dx = cdf + x·pdf,  cdf = 0.5 · (1 + erf(x · √½)),  pdf = exp(−x²/2) / √(2π)
 // An elementwise op with a _simd path after all: std::erf and std::exp are calls the compiler
 // cannot vectorise, and they cost more than the MLP's matrix products at n_embd = 64 (measured
-// in layers_test.cpp). The loops live with the other hot loops in src/kernels/train_kernels.h:
+// in model/layers_test.cpp). The loops live with the other hot loops in src/kernels/train_kernels.h:
 //   gelu_forward_ref<Real>(y, x, n)        y (n) = gelu(x (n)); y may alias x
 //   gelu_forward_simd(y, x, n)
 //   gelu_backward_ref<Real>(dx, dy, x, n)  dx (n) += dy (n) · gelu'(x (n))

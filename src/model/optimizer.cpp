@@ -1,14 +1,14 @@
 // AdamW, SGD, gradient clipping and nanoGPT's learning-rate schedule (optimizer.h).
-#include "optimizer.h"
+#include "model/optimizer.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
 
-#include "attention.h"
-#include "internal.h"
-#include "threads.h"
+#include "core/attention.h"
+#include "core/messages.h"
+#include "core/threads.h"
 
 namespace attn::model {
 
@@ -46,35 +46,33 @@ void for_each_chunk(const std::vector<ParamSegment>& segments, const Body& body)
 
 void check_lr(double lr) {
   if (!(lr >= 0.0) || !std::isfinite(lr))
-    throw Error("lr: expected a finite learning rate ≥ 0, got " + detail::number_string(lr));
+    throw Error("lr: expected a finite learning rate ≥ 0, got " + number_string(lr));
 }
 
 }  // namespace
 
 void validate(const AdamWOptions& o) {
-  if (!(o.beta1 >= 0.0 && o.beta1 < 1.0))
-    throw Error("beta1: expected 0 ≤ beta1 < 1, got " + detail::number_string(o.beta1));
-  if (!(o.beta2 >= 0.0 && o.beta2 < 1.0))
-    throw Error("beta2: expected 0 ≤ beta2 < 1, got " + detail::number_string(o.beta2));
+  if (!(o.beta1 >= 0.0 && o.beta1 < 1.0)) throw Error("beta1: expected 0 ≤ beta1 < 1, got " + number_string(o.beta1));
+  if (!(o.beta2 >= 0.0 && o.beta2 < 1.0)) throw Error("beta2: expected 0 ≤ beta2 < 1, got " + number_string(o.beta2));
   if (!(o.eps >= 0.0) || !std::isfinite(o.eps))
-    throw Error("eps: expected a finite eps ≥ 0, got " + detail::number_string(o.eps));
+    throw Error("eps: expected a finite eps ≥ 0, got " + number_string(o.eps));
   if (!(o.weight_decay >= 0.0) || !std::isfinite(o.weight_decay)) {
-    throw Error("weight_decay: expected a finite weight_decay ≥ 0, got " + detail::number_string(o.weight_decay));
+    throw Error("weight_decay: expected a finite weight_decay ≥ 0, got " + number_string(o.weight_decay));
   }
 }
 
 void validate(const SGDOptions& o) {
   if (!(o.momentum >= 0.0) || !std::isfinite(o.momentum)) {
-    throw Error("momentum: expected a finite momentum ≥ 0, got " + detail::number_string(o.momentum));
+    throw Error("momentum: expected a finite momentum ≥ 0, got " + number_string(o.momentum));
   }
   if (!std::isfinite(o.dampening))
-    throw Error("dampening: expected a finite number, got " + detail::number_string(o.dampening));
+    throw Error("dampening: expected a finite number, got " + number_string(o.dampening));
   if (!(o.weight_decay >= 0.0) || !std::isfinite(o.weight_decay)) {
-    throw Error("weight_decay: expected a finite weight_decay ≥ 0, got " + detail::number_string(o.weight_decay));
+    throw Error("weight_decay: expected a finite weight_decay ≥ 0, got " + number_string(o.weight_decay));
   }
   if (o.nesterov && (o.momentum <= 0.0 || o.dampening != 0.0)) {
     throw Error("nesterov: requires momentum > 0 and dampening = 0 (as torch.optim.SGD), got momentum " +
-                detail::number_string(o.momentum) + ", dampening " + detail::number_string(o.dampening));
+                number_string(o.momentum) + ", dampening " + number_string(o.dampening));
   }
 }
 
@@ -210,11 +208,11 @@ float clip_grad_norm(float* grads, const std::vector<ParamSegment>& segments, do
 
 void validate(const LrSchedule& s) {
   if (!(s.learning_rate >= 0.0) || !std::isfinite(s.learning_rate)) {
-    throw Error("learning_rate: expected a finite rate ≥ 0, got " + detail::number_string(s.learning_rate));
+    throw Error("learning_rate: expected a finite rate ≥ 0, got " + number_string(s.learning_rate));
   }
   if (!s.decay_lr) return;
   if (!(s.min_lr >= 0.0) || !std::isfinite(s.min_lr)) {
-    throw Error("min_lr: expected a finite rate ≥ 0, got " + detail::number_string(s.min_lr));
+    throw Error("min_lr: expected a finite rate ≥ 0, got " + number_string(s.min_lr));
   }
   if (s.warmup_iters < 0) throw Error("warmup_iters: expected ≥ 0, got " + std::to_string(s.warmup_iters));
   if (s.lr_decay_iters <= s.warmup_iters) {

@@ -8,13 +8,13 @@
 // this code does not (WebAssembly has no FMA instruction), so a step can differ from torch's by
 // an ulp of a moment or a parameter. Measured: with std::fma at exactly those points, 20 steps of
 // SGD (plain, nesterov) and of unclipped AdamW are bit-identical to torch's; without, they agree
-// within 1e-6 (tests/cpp/optimizer_test.cpp states the bound and prints what it measures).
+// within 1e-6 (tests/cpp/model/optimizer_test.cpp states the bound and prints what it measures).
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
-#include "params.h"
+#include "model/params.h"
 
 namespace attn::model {
 

@@ -1,13 +1,13 @@
 // The parameter table of a ModelConfig and nanoGPT's initialisation.
 // Legend: V vocab_size, T block_size, L n_layer, C n_embd.
-#include "params.h"
+#include "model/params.h"
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
 
-#include "attention.h"
+#include "core/attention.h"
 
 namespace attn::model {
 

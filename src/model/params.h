@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
+#include "model/config.h"
 
 namespace attn::model {
 

@@ -1,6 +1,6 @@
 // safetensors import and export (safetensors.h). Every check happens before the value it guards
 // is used; the messages name the tensor (as JSON, truncated) or the file byte.
-#include "safetensors.h"
+#include "model/safetensors.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attention.h"
-#include "json_text.h"
-#include "layers.h"
+#include "core/attention.h"
+#include "model/detail/json_text.h"
+#include "model/layers.h"
 
 namespace attn::model {
 

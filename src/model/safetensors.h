@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "params.h"
+#include "model/params.h"
 
 namespace attn::model {
 

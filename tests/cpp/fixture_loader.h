@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attention.h"
+#include "core/attention.h"
 
 #ifndef ATTN_FIXTURES_DIR
 #error "ATTN_FIXTURES_DIR must name tests/fixtures (set by CMakeLists.txt)"

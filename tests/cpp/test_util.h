@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "attention.h"
+#include "core/attention.h"
 
 namespace attn {
 // gtest prints parameters with this (found by ADL) instead of raw bytes.

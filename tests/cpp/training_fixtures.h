@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
 #include "fixture_loader.h"
+#include "model/config.h"
 
 namespace attn_test {
 

@@ -1,7 +1,7 @@
 // engine.openModel in the browsers, under the page's CSP: Hugging Face GPT-2 checkpoints of
 // tests/fixtures/gpt2/ read from a URL (one streaming fetch) and from a file the reader chose
 // (<input type=file>, read slice by slice), then traced: the logits are torch's (the bound of
-// tests/cpp/gpt2_test.cpp), in Debian's Chromium and in Firefox ESR. (GPT-2 small itself, 500 MB,
+// tests/cpp/model/checkpoint_test.cpp and inference_test.cpp), in Debian's Chromium and in Firefox ESR. (GPT-2 small itself, 500 MB,
 // is measured by bench/gpt2_memory.mjs, not here.)
 // Run: node --test tests/e2e/gpt2.test.mjs   (needs `node scripts/build.mjs` once)
 import test from 'node:test';

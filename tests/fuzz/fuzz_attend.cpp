@@ -44,10 +44,10 @@
 #include <string>
 #include <vector>
 
-#include "attention.h"
+#include "core/attention.h"
+#include "core/detail/internal.h"
 #include "fuzz_common.h"
-#include "internal.h"
-#include "kernels.h"
+#include "kernels/kernels.h"
 
 namespace {
 
@@ -657,7 +657,7 @@ void fuzz_average(const Case& c) {
     if (!known("average-gap")) {
       char buffer[160];
       std::snprintf(buffer, sizeof buffer, "causal_average x %s needs ~%.3g bytes and ~%.3g adds",
-                    attn::detail::shape_string(x.shape).c_str(), bytes, work);
+                    attn::shape_string(x.shape).c_str(), bytes, work);
       finding("the limits accept a call that needs a huge allocation or hours of work", buffer);
     }
     return;
@@ -672,7 +672,7 @@ void fuzz_average(const Case& c) {
   const int T = x.shape[x.shape.size() - 2];
   const double bound = max_abs(c.x);
   if (!(bound < kFiniteBound / T)) return;
-  const std::string ctx = "causal_average " + attn::detail::shape_string(x.shape);
+  const std::string ctx = "causal_average " + attn::shape_string(x.shape);
   for (const attn::Tensor* m : {&a.loop, &a.matmul, &a.softmax, &a.tril_weights, &a.softmax_weights})
     expect_finite(*m, "averaging", ctx);
   // The three forms agree: each output is a mean of ≤ T values, so rounding is ≤ (T+2)·ε·|x|.

@@ -11,7 +11,7 @@
 #include <string>
 #include <typeinfo>
 
-#include "attention.h"
+#include "core/attention.h"
 
 namespace attn_fuzz {
 

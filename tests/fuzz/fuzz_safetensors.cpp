@@ -1,13 +1,13 @@
 // libFuzzer target: safetensors files, checkpoints and config.json as a stranger hands them to
 // engine.loadModel, engine.openModel and importSafetensors — parse_safetensors(_header),
 // infer_config, read_tensor, parse_hf_config, load_checkpoint (nanoGPT's and Hugging Face's GPT-2
-// layouts), import_safetensors, export_safetensors, and the ABI calls engine.js makes (model_load;
-// model_header_length, model_open, model_open_write … model_open_finish in slices).
+// layouts), import_safetensors, export_safetensors, and the ABI calls engine.js makes (modelLoad;
+// modelHeaderLength, modelOpen, modelOpenWrite … modelOpenFinish in slices).
 //
 // Legend: V vocab_size, T block_size, L n_layer, C n_embd, N the header's length.
 //
 // Input (FuzzedDataProvider; its integers come from the end of the input, so the front is the
-// file): a mode byte, the caller's overrides (ModelArgs), a config.json (none, the input's own
+// file): a mode byte, the caller's overrides (ConfigFields), a config.json (none, the input's own
 // bytes, or one generated from GPT2Config's keys with values of every JSON kind, nested up to
 // 10^5 deep), how the file is read in slices, then the file itself:
 //   mode 0-2  the input's remaining bytes are the file (seeded with the fixtures' files);
@@ -27,9 +27,10 @@
 //   - a parsed header that breaks its own invariants (tensors sorted, back to back, covering the
 //     buffer, each end − begin = elements × dtype size, rank ≤ 8, ≤ 16384 tensors);
 //   - infer_config answering outside −1 or the values the tensors show;
-//   - the three ways of loading disagreeing: load_checkpoint, the ABI's model_load, and the ABI's
+//   - the three ways of loading disagreeing: load_checkpoint, the ABI's modelLoad, and the ABI's
 //     read in slices of fuzzed lengths (file size known or unknown) must give the same model bit
-//     for bit, or the same error message;
+//     for bit, or the same error message — except overrides the ABI refuses by its own check (a
+//     GELU index outside the enum's names), which both ABI routes must refuse naming gelu;
 //   - round trips: an accepted model exported (F32, with or without lm_head and mask buffers)
 //     and loaded again is the same model bit for bit with the same config; import_safetensors
 //     gives the same floats; F16 export either refuses naming the value or writes what loads as
@@ -52,12 +53,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "abi.h"
-#include "attention.h"
-#include "checkpoint.h"
+#include "../cpp/bindings/abi_client.h"
+#include "bindings/abi.h"
+#include "core/attention.h"
 #include "fuzz_common.h"
-#include "gpt.h"
-#include "safetensors.h"
+#include "model/checkpoint.h"
+#include "model/gpt.h"
+#include "model/safetensors.h"
 
 namespace {
 
@@ -105,15 +107,16 @@ double consume_double(FuzzedDataProvider& fdp) {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
-attn::abi::ModelArgs consume_overrides(FuzzedDataProvider& fdp) {
-  attn::abi::ModelArgs a;
+// The overrides of a load: every config field or not given (−1 / NaN), as engine.js passes them.
+m::ConfigFields consume_overrides(FuzzedDataProvider& fdp) {
+  m::ConfigFields a;
   const uint16_t given = fdp.ConsumeIntegral<uint16_t>();
   if (given & 0xf000) return a;  // most inputs override nothing
   if (given & 1) a.vocab_size = consume_size(fdp);
-  if (given & 2) a.context_length = consume_size(fdp);
-  if (given & 4) a.layers = consume_size(fdp);
-  if (given & 8) a.heads = consume_size(fdp);
-  if (given & 16) a.width = consume_size(fdp);
+  if (given & 2) a.block_size = consume_size(fdp);
+  if (given & 4) a.n_layer = consume_size(fdp);
+  if (given & 8) a.n_head = consume_size(fdp);
+  if (given & 16) a.n_embd = consume_size(fdp);
   if (given & 32) a.bias = fdp.ConsumeIntegralInRange<int>(-1, 1);
   if (given & 64) a.mlp = fdp.ConsumeIntegralInRange<int>(-1, 1);
   if (given & 128) a.layer_norm = fdp.ConsumeIntegralInRange<int>(-1, 1);
@@ -123,13 +126,26 @@ attn::abi::ModelArgs consume_overrides(FuzzedDataProvider& fdp) {
   return a;
 }
 
-m::ConfigFields fields_of(const attn::abi::ModelArgs& a) {
-  m::ConfigFields f;
-  f.vocab_size = a.vocab_size, f.block_size = a.context_length, f.n_layer = a.layers, f.n_head = a.heads;
-  f.n_embd = a.width, f.bias = a.bias, f.mlp = a.mlp, f.layer_norm = a.layer_norm, f.gelu = a.gelu;
-  f.dropout = a.dropout, f.layer_norm_eps = a.layer_norm_eps;
-  return f;
+// The overrides as arguments of a call: the fields given (a GELU outside the enum's names is
+// passed as its index, which the ABI refuses by its own check).
+void set_overrides(attn_test::AbiCall& call, const m::ConfigFields& f) {
+  const std::pair<const char*, int> ints[] = {{"vocabSize", f.vocab_size},
+                                              {"contextLength", f.block_size},
+                                              {"layers", f.n_layer},
+                                              {"heads", f.n_head},
+                                              {"width", f.n_embd}};
+  for (const auto& [name, value] : ints)
+    if (value != -1) call.set(name, value);
+  const std::pair<const char*, int> flags[] = {
+      {"bias", f.bias}, {"mlp", f.mlp}, {"layerNorm", f.layer_norm}, {"gelu", f.gelu}};
+  for (const auto& [name, value] : flags)
+    if (value != -1) call.set(name, value);
+  call.set("dropout", f.dropout).set("layerNormEps", f.layer_norm_eps);  // NaN: not given
 }
+
+// Overrides the ABI refuses by its own check (a GELU index outside the enum), naming the field,
+// where load_checkpoint may give another message.
+bool abi_refuses(const m::ConfigFields& f) { return f.gelu > 1 || f.gelu < -1; }
 
 const char* const kConfigKeys[] = {"model_type",
                                    "architectures",
@@ -235,96 +251,102 @@ Outcome load_whole(const Bytes& file, const m::ConfigFields& overrides, const st
   return o;
 }
 
-// The model a handle holds, then disposed of.
-Outcome take_model(int handle) {
+// The model a call gave (its report's "model"), then disposed of.
+Outcome take_model(const attn_test::Reply& r, const char* where) {
+  using attn_test::AbiCall;
   Outcome o;
-  if (handle <= 0) {
-    o.error = attn::abi::last_error();
-    check_message(o.error, "abi");
+  if (r.failed) {
+    o.error = r.error;
+    check_message(o.error, where);
     return o;
   }
+  const double handle = r.report.at("model");
   o.error = attempt("abi model", [&] {
-    const attn::abi::ModelArgs a = attn::abi::model_config(handle);
-    o.config.vocab_size = a.vocab_size, o.config.block_size = a.context_length, o.config.n_layer = a.layers;
-    o.config.n_head = a.heads, o.config.n_embd = a.width, o.config.bias = a.bias != 0, o.config.mlp = a.mlp != 0;
-    o.config.layer_norm = a.layer_norm != 0, o.config.gelu = a.gelu ? m::Gelu::kTanh : m::Gelu::kExact;
-    o.config.layer_norm_eps = a.layer_norm_eps, o.config.dropout = a.dropout;
-    const std::vector<attn::abi::ParamInfo> table = attn::abi::model_param_table(handle);
-    std::size_t total = 0;
-    for (const auto& e : table) total += static_cast<std::size_t>(e.size);
-    const float* p = reinterpret_cast<const float*>(attn::abi::model_params(handle));
-    o.params.assign(p, p + total);
+    const attn_test::Reply c = AbiCall("modelConfig").set("model", handle).run();
+    if (c.failed) throw std::runtime_error(c.error);
+    const auto at = [&](const char* name) { return c.report.at(name); };
+    o.config.vocab_size = static_cast<int>(at("vocabSize")),
+    o.config.block_size = static_cast<int>(at("contextLength"));
+    o.config.n_layer = static_cast<int>(at("layers")), o.config.n_head = static_cast<int>(at("heads"));
+    o.config.n_embd = static_cast<int>(at("width")), o.config.bias = at("bias") != 0, o.config.mlp = at("mlp") != 0;
+    o.config.layer_norm = at("layerNorm") != 0, o.config.gelu = at("gelu") != 0 ? m::Gelu::kTanh : m::Gelu::kExact;
+    o.config.layer_norm_eps = at("layerNormEps"), o.config.dropout = at("dropout");
+    o.params = AbiCall("modelParams").set("model", handle).run().tensor("params").floats();
   });
-  attn::abi::model_delete(handle);
+  AbiCall("modelDelete").set("model", handle).run();
   return o;
 }
 
-// engine.loadModel: the whole file in the arena's bytes.
-Outcome load_through_abi(const Bytes& file, const attn::abi::ModelArgs& overrides, const std::string& config_json) {
-  const auto* call = reinterpret_cast<const attn::abi::CallHeader*>(
-      attn::abi::prepare(0, 0, static_cast<int>(std::min<std::size_t>(file.size(), INT_MAX))));
-  if (!file.empty()) std::memcpy(reinterpret_cast<void*>(call->bytes), file.data(), file.size());
-  return take_model(attn::abi::model_load(overrides, config_json));
+// engine.loadModel: the whole file.
+Outcome load_through_abi(const Bytes& file, const m::ConfigFields& overrides, const std::string& config_json) {
+  attn_test::AbiCall load("modelLoad");
+  load.blob("file", file.data(), std::min<std::size_t>(file.size(), INT_MAX)).text("config", config_json);
+  set_overrides(load, overrides);
+  return take_model(load.run(), "modelLoad");
 }
 
 // engine.openModel: the header length from the first 8 bytes, the loader from the first 8 + N,
 // then each copy's bytes in slices of the given lengths (cycled), then finish. With an unknown
 // file size the caller checks that the file ends where the header says (as engine.js does).
-Outcome load_in_slices(const Bytes& file, const attn::abi::ModelArgs& overrides, const std::string& config_json,
+Outcome load_in_slices(const Bytes& file, const m::ConfigFields& overrides, const std::string& config_json,
                        bool size_known, const std::vector<int>& slices) {
-  namespace abi = attn::abi;
+  using attn_test::AbiCall;
+  using attn_test::Reply;
   Outcome o;
   const double file_size = size_known ? static_cast<double>(file.size()) : -1.0;
-  const auto stage = [&](std::size_t n) {
-    const auto* call = reinterpret_cast<const abi::CallHeader*>(abi::prepare(0, 0, static_cast<int>(n)));
-    if (n) std::memcpy(reinterpret_cast<void*>(call->bytes), file.data(), n);
-  };
-  const auto failed = [&](const char* where) {
-    o.error = abi::last_error();
+  const auto failed = [&](const Reply& r, const char* where) {
+    o.error = r.error;
     check_message(o.error, where);
     return o;
   };
-  stage(std::min<std::size_t>(file.size(), 8));
-  const double n = abi::model_header_length(file_size);
-  if (n < 0) return failed("model_header_length");
-  // The first 8 + N bytes, or what the file has (a short file fails in model_open).
-  stage(static_cast<std::size_t>(std::min<double>(static_cast<double>(file.size()), 8 + n)));
-  const int loader = abi::model_open(overrides, file_size, config_json);
-  if (loader <= 0) return failed("model_open");
-  const std::vector<abi::CopyRange> copies = abi::model_open_copies(loader);
+  const Reply length = AbiCall("modelHeaderLength")
+                           .blob("head", file.data(), std::min<std::size_t>(file.size(), 8))
+                           .set("fileSize", file_size)
+                           .run();
+  if (length.failed) return failed(length, "modelHeaderLength");
+  const double n = length.report.at("length");
+  // The first 8 + N bytes, or what the file has (a short file fails in modelOpen).
+  AbiCall open("modelOpen");
+  open.blob("header", file.data(), static_cast<std::size_t>(std::min<double>(static_cast<double>(file.size()), 8 + n)));
+  open.text("config", config_json).set("fileSize", file_size);
+  set_overrides(open, overrides);
+  const Reply opened = open.run();
+  if (opened.failed) return failed(opened, "modelOpen");
+  const double loader = opened.report.at("loader"), file_end = opened.report.at("fileEnd");
+  const std::vector<double> begins = opened.tensor("begins").doubles(), ends = opened.tensor("ends").doubles();
+  const auto write = [&](std::size_t copy, std::uint64_t offset, std::uint64_t at, std::uint64_t len) {
+    return AbiCall("modelOpenWrite")
+        .set("loader", loader)
+        .set("copy", static_cast<double>(copy))
+        .set("offset", static_cast<double>(offset))
+        .blob("bytes", file.data() + at, static_cast<std::size_t>(len))
+        .run();
+  };
   std::size_t turn = 0;
-  for (std::size_t i = 0; i < copies.size(); ++i) {
-    const auto begin = static_cast<std::uint64_t>(copies[i].begin), end = static_cast<std::uint64_t>(copies[i].end);
+  for (std::size_t i = 0; i < begins.size(); ++i) {
+    const auto begin = static_cast<std::uint64_t>(begins[i]), end = static_cast<std::uint64_t>(ends[i]);
     if (end > file.size()) {  // the stream ends early: the bytes it has, then finish() names the tensor
       if (begin < file.size()) {
-        const auto* p =
-            reinterpret_cast<std::uint8_t*>(abi::model_open_buffer(loader, static_cast<int>(file.size() - begin)));
-        if (!p) return failed("model_open_buffer");
-        std::memcpy(const_cast<std::uint8_t*>(p), file.data() + begin, file.size() - begin);
-        if (!abi::model_open_write(loader, static_cast<int>(i), 0, static_cast<int>(file.size() - begin)))
-          return failed("model_open_write");
+        const Reply w = write(i, 0, begin, file.size() - begin);
+        if (w.failed) return failed(w, "modelOpenWrite");
       }
       break;
     }
     for (std::uint64_t at = begin; at < end;) {
       const std::uint64_t len =
           std::min<std::uint64_t>(end - at, static_cast<std::uint64_t>(slices[turn++ % slices.size()]));
-      auto* p = reinterpret_cast<std::uint8_t*>(abi::model_open_buffer(loader, static_cast<int>(len)));
-      if (!p) return failed("model_open_buffer");
-      std::memcpy(p, file.data() + at, len);
-      if (!abi::model_open_write(loader, static_cast<int>(i), static_cast<double>(at - begin), static_cast<int>(len)))
-        return failed("model_open_write");
+      const Reply w = write(i, at - begin, at, len);
+      if (w.failed) return failed(w, "modelOpenWrite");
       at += len;
     }
   }
-  const double file_end = abi::model_open_file_end(loader);
   if (!size_known && file_end != static_cast<double>(file.size())) {
-    abi::model_open_cancel(loader);
+    AbiCall("modelOpenCancel").set("loader", loader).run();
     o.error = "safetensors: the stream ended at byte " + std::to_string(file.size()) + ", not at " +
               std::to_string(static_cast<std::uint64_t>(file_end));
     return o;
   }
-  return take_model(abi::model_open_finish(loader));
+  return take_model(AbiCall("modelOpenFinish").set("loader", loader).run(), "modelOpenFinish");
 }
 
 // ---- the oracles ----
@@ -644,7 +666,7 @@ void damage(Bytes& file, FuzzedDataProvider& fdp) {
 }
 
 // The whole exercise of one file.
-void exercise(const Bytes& file, const attn::abi::ModelArgs& overrides, const std::string& config_json,
+void exercise(const Bytes& file, const m::ConfigFields& overrides, const std::string& config_json,
               FuzzedDataProvider& fdp) {
   // Parsing alone, and the header read as engine.openModel reads it (file size known or not).
   m::SafetensorsHeader header;
@@ -653,13 +675,21 @@ void exercise(const Bytes& file, const attn::abi::ModelArgs& overrides, const st
   if (parse_error.empty()) check_header(file, header);
   if (!config_json.empty()) attempt("parse_hf_config", [&] { (void)m::parse_hf_config(config_json); });
 
-  const Outcome whole = load_whole(file, fields_of(overrides), config_json);
+  const Outcome whole = load_whole(file, overrides, config_json);
   if (whole.ok() && !parse_error.empty()) finding("a checkpoint loaded from a file that does not parse", parse_error);
 
+  // Overrides the ABI refuses by its own check: both of its routes refuse them naming gelu.
+  const bool abi_only = abi_refuses(overrides);
+  const auto refused = [&](const Outcome& o, const char* how) {
+    if (o.ok() || o.error.rfind("gelu: ", 0) != 0) finding("the ABI took a GELU index it has no name for", how);
+  };
   const Outcome abi = load_through_abi(file, overrides, config_json);
-  if (abi.ok() != whole.ok() || abi.error != whole.error ||
-      (whole.ok() && (!same_bits(abi.params, whole.params) || !same_config(abi.config, whole.config))))
-    finding("model_load differs from load_checkpoint", describe(whole) + " | abi " + describe(abi));
+  if (abi_only) {
+    refused(abi, "modelLoad");
+  } else if (abi.ok() != whole.ok() || abi.error != whole.error ||
+             (whole.ok() && (!same_bits(abi.params, whole.params) || !same_config(abi.config, whole.config)))) {
+    finding("modelLoad differs from load_checkpoint", describe(whole) + " | abi " + describe(abi));
+  }
 
   std::vector<int> slices;
   for (int i = fdp.ConsumeIntegralInRange<int>(1, 4); i > 0; --i) {
@@ -668,11 +698,16 @@ void exercise(const Bytes& file, const attn::abi::ModelArgs& overrides, const st
   }
   const bool size_known = fdp.ConsumeBool();
   const Outcome sliced = load_in_slices(file, overrides, config_json, size_known, slices);
-  if (size_known ? (sliced.ok() != whole.ok() || sliced.error != whole.error) : (whole.ok() && !sliced.ok()))
-    finding("reading in slices differs from load_checkpoint", describe(whole) + " | sliced " + describe(sliced));
-  if (whole.ok() && sliced.ok() &&
-      (!same_bits(sliced.params, whole.params) || !same_config(sliced.config, whole.config)))
-    finding("reading in slices gave another model", describe(whole) + " | sliced " + describe(sliced));
+  if (abi_only) {
+    if (sliced.ok())
+      finding("the ABI took a GELU index it has no name for", "modelOpen");  // (or the header failed first)
+  } else {
+    if (size_known ? (sliced.ok() != whole.ok() || sliced.error != whole.error) : (whole.ok() && !sliced.ok()))
+      finding("reading in slices differs from load_checkpoint", describe(whole) + " | sliced " + describe(sliced));
+    if (whole.ok() && sliced.ok() &&
+        (!same_bits(sliced.params, whole.params) || !same_config(sliced.config, whole.config)))
+      finding("reading in slices gave another model", describe(whole) + " | sliced " + describe(sliced));
+  }
 
   if (whole.ok()) check_round_trips(file, whole, fdp);
 }
@@ -682,7 +717,7 @@ void exercise(const Bytes& file, const attn::abi::ModelArgs& overrides, const st
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider fdp(data, size);
   const uint8_t mode = fdp.ConsumeIntegral<uint8_t>();
-  const attn::abi::ModelArgs overrides = consume_overrides(fdp);
+  const m::ConfigFields overrides = consume_overrides(fdp);
   std::string config_json;
   switch (fdp.ConsumeIntegral<uint8_t>() % 8) {
     case 0: config_json = generated_config_json(fdp); break;

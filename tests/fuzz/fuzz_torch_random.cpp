@@ -34,11 +34,12 @@
 #include <string>
 #include <vector>
 
-#include "abi.h"
-#include "attention.h"
+#include "../cpp/bindings/abi_client.h"
+#include "bindings/abi.h"
+#include "core/attention.h"
+#include "core/messages.h"
+#include "core/torch_random.h"
 #include "fuzz_common.h"
-#include "internal.h"
-#include "torch_random.h"
 
 namespace {
 
@@ -189,8 +190,8 @@ struct Call {
 std::string describe(const Call& c) {
   static const char* const kNames[] = {"rand",        "randn",          "randint", "normal_", "uniform_",   "bernoulli",
                                        "linear_init", "embedding_init", "dropout", "skip",    "manual_seed"};
-  std::string s = std::string(kNames[c.op]) + " shape " + attn::detail::shape_string(c.shape) + " a " +
-                  std::to_string(c.a) + " b " + std::to_string(c.b) + (c.flag ? " flag" : "");
+  std::string s = std::string(kNames[c.op]) + " shape " + attn::shape_string(c.shape) + " a " + std::to_string(c.a) +
+                  " b " + std::to_string(c.b) + (c.flag ? " flag" : "");
   return s;
 }
 
@@ -199,6 +200,7 @@ std::string describe(const Call& c) {
 struct Drawn {
   std::string error;
   std::vector<float> values, bias, keep;
+  bool skipped = false;  // not made through the ABI: engine.js refuses its arguments first
 };
 
 // The ABI's argument checks that the direct API does not make (integer bounds and counts for
@@ -358,48 +360,34 @@ Drawn direct(TorchGenerator& g, const Call& c) {
 }
 
 // The same call through the ABI (engine.js's draw), on the generator of `handle`.
-Drawn through_abi(int handle, const Call& c) {
-  namespace abi = attn::abi;
+Drawn through_abi(double handle, const Call& c) {
+  static constexpr const char* kAbiOps[] = {"rand",      "randn",  "randint",   "normal",  "uniform",
+                                            "bernoulli", "linear", "embedding", "dropout", "skip"};
   Drawn d;
-  static constexpr int kAbiOps[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};  // abi's DrawOp by our Op
   if (c.op == kSeed) return d;
-  // Arena: the input tensor (rank, dims, floats) if dropout, then the shape list (rank, dims).
-  std::vector<int> ints;
-  const bool input = c.op == kDropout;
-  if (input) {
-    ints.push_back(static_cast<int>(c.shape.size()));
-    ints.insert(ints.end(), c.shape.begin(), c.shape.end());
-  } else {
-    ints.push_back(0);
+  // NaN is "not given" through the ABI (the argument keeps its default): engine.js refuses a NaN
+  // an operation uses before it calls, so such a call is not made here either.
+  const bool uses_a = c.op != kRand && c.op != kRandn,
+             uses_b = uses_a && c.op != kBernoulli && c.op != kDropout && c.op != kSkip;
+  if ((uses_a && std::isnan(c.a)) || (uses_b && std::isnan(c.b))) {
+    d.skipped = true;
+    return d;
   }
+  attn_test::AbiCall draw("draw");
+  draw.set("generator", handle).choice("op", kAbiOps[c.op]).set("a", c.a).set("b", c.b).set("flag", c.flag ? 1 : 0);
+  if (c.op == kDropout) draw.tensor("input", c.shape, c.input);
   const bool shaped =
       c.op == kRand || c.op == kRandn || c.op == kRandint || c.op == kNormal || c.op == kUniform || c.op == kBernoulli;
-  if (shaped && !c.shape.empty()) {  // engine.js passes a shape only to the calls that take one
-    ints.push_back(static_cast<int>(c.shape.size()));
-    ints.insert(ints.end(), c.shape.begin(), c.shape.end());
-  } else {
-    ints.push_back(0);
-  }
-  const auto* call = reinterpret_cast<const abi::CallHeader*>(
-      abi::prepare(input ? static_cast<int>(c.input.size()) : 0, static_cast<int>(ints.size()), 0));
-  std::memcpy(reinterpret_cast<void*>(call->ints), ints.data(), ints.size() * 4);
-  if (input && !c.input.empty()) std::memcpy(reinterpret_cast<void*>(call->floats), c.input.data(), c.input.size() * 4);
-  const auto* r =
-      reinterpret_cast<const abi::ResultHeader*>(abi::draw(handle, kAbiOps[c.op], c.a, c.b, c.flag ? 1 : 0));
-  if (r->failed) {
-    d.error = abi::last_error();
+  if (shaped && !c.shape.empty())
+    draw.shape("shape", c.shape);  // engine.js passes a shape only to the calls that take one
+  const attn_test::Reply r = draw.run();
+  if (r.failed) {
+    d.error = r.error;
     if (!names_argument(d.error)) finding("an ABI error does not name its argument", d.error);
     return d;
   }
-  const float* data = reinterpret_cast<const float*>(r->data);
-  const std::int32_t* layout = reinterpret_cast<const std::int32_t*>(r->layout);
-  for (int at = 0, offset = 0; at < r->layout_length;) {
-    const int index = layout[at], rank = layout[at + 1];
-    const long long n = attn_fuzz::element_count(layout + at + 2, rank);
-    std::vector<float>& dest = index == 0 ? d.values : index == 1 ? d.bias : d.keep;
-    dest.assign(data + offset, data + offset + n);
-    offset += static_cast<int>(n), at += 2 + rank;
-  }
+  for (const auto& [name, tensor] : r.tensors)
+    (name == "values" ? d.values : name == "bias" ? d.bias : d.keep) = tensor.floats();
   return d;
 }
 
@@ -411,12 +399,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::uint64_t seed_bits = 0;
   const std::string seed_error =
       attempt("seed_from_number", [&] { seed_bits = TorchGenerator::seed_from_number(seed); });
-  int handle = attn::abi::generator_create(seed);
-  if (seed_error.empty() != (handle > 0)) finding("generator_create and seed_from_number disagree", seed_error);
-  if (handle <= 0) {
-    if (attn::abi::last_error() != seed_error) finding("generator_create's error differs", attn::abi::last_error());
+  if (std::isnan(seed)) {  // "not given" through the ABI; engine.js refuses it before
+    if (seed_error.empty()) finding("seed_from_number took NaN", "");
     return 0;
   }
+  const attn_test::Reply created = attn_test::AbiCall("generatorCreate").set("seed", seed).run();
+  if (seed_error.empty() == created.failed) finding("generatorCreate and seed_from_number disagree", seed_error);
+  if (created.failed) {
+    if (created.error != seed_error) finding("generatorCreate's error differs", created.error);
+    return 0;
+  }
+  double handle = created.report.at("generator");
   TorchGenerator g(seed_bits);
   if (g.initial_seed() != seed_bits) finding("initial_seed is not the seed", std::to_string(seed_bits));
 
@@ -440,7 +433,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Calls near the 2^24-element limit take seconds under ASan: accepted ones share a budget of
     // 2^16 elements (2^20 made the average input ~4 ms, a tenth of the executions a campaign
     // reaches); refused ones, past the limit, cost nothing and are all made. The limit's edge
-    // itself is torch_random_test.cpp's.
+    // itself is core/torch_random_test.cpp's.
     const long long in = as_int(c.a), out = as_int(c.b);
     const long long product = in > 0 && out > 0 ? std::min(in * out, 1LL << 40) : 0;
     const long long largest = c.op == kLinear      ? std::max(product, out)  // weight and bias, each within the limit
@@ -455,9 +448,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Drawn want = direct(g, c);
     if (c.op == kSeed) {  // engine.js has no manual_seed: a new generator of that seed
       if (want.error.empty()) {
-        attn::abi::generator_delete(handle);
-        handle = attn::abi::generator_create(c.a);
-        if (handle <= 0) finding("generator_create refused a seed manual_seed took", attn::abi::last_error());
+        attn_test::AbiCall("generatorDelete").set("generator", handle).run();
+        const attn_test::Reply again = attn_test::AbiCall("generatorCreate").set("seed", c.a).run();
+        if (again.failed) finding("generatorCreate refused a seed manual_seed took", again.error);
+        handle = again.failed ? 0 : again.report.at("generator");
       }
       continue;
     }
@@ -469,6 +463,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       continue;
     }
     const Drawn got = through_abi(handle, c);
+    if (got.skipped) {
+      g = before;
+      continue;
+    }
     if (!got.error.empty()) {
       if (!want.error.empty()) continue;
       if (!abi_only_refusal(got.error))
@@ -480,6 +478,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!same_floats(got.values, want.values) || !same_floats(got.bias, want.bias) || !same_floats(got.keep, want.keep))
       finding("the ABI's draw differs from the generator's", describe(c));
   }
-  attn::abi::generator_delete(handle);
+  attn_test::AbiCall("generatorDelete").set("generator", handle).run();
   return 0;
 }

@@ -1,7 +1,7 @@
 // The pretraining data (scripts/pretrain/): Brown's detokenisation, WordNet's glosses, the split
 // by document, the BPE trainer, the count baselines — and that the whole chain, rerun here,
 // gives the shipped tokenizer byte for byte and the tokens of the recorded run's first batches
-// (tests/cpp/pretrain_test.cpp replays the training from those batches).
+// (tests/cpp/cli/pretraining_test.cpp replays the training from those batches).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -4,13 +4,7 @@
 // {size, read(offset, length)}. Every reader answers read(offset, length) with exactly `length`
 // bytes or throws an AttentionError naming 'source' and the byte offset; offsets only move forward.
 
-import { describe } from '../lib/text.js';
-
-/** An AttentionError class and the abort signal's check, handed over by model.js. */
-let AttentionError;
-export function bindSourceErrors(errorClass) {
-  AttentionError = errorClass;
-}
+import { AttentionError, describe } from './args.js';
 
 const sourceError = (message) => new AttentionError(`source: ${message}`, 'source');
 

@@ -701,37 +701,64 @@ export interface AbiField {
   type: 'i32' | 'u32' | 'f32';
 }
 
-/**
- * The arena layout between engine.js and the core, as the module exports it (module.abi(),
- * src/bindings/abi.h): header fields, each call's tensor arguments (with ranks), flag arguments
- * and result names, and the kernel and scale-mode names by enum value.
- */
-export interface AbiTable {
-  sections: AbiField[];
-  options: AbiField[];
-  result: AbiField[];
-  calls: Record<'attend' | 'project' | 'averaging', {
-    tensors: { name: string; ranks: number[] }[];
-    flags: string[];
-    results: string[];
-  }>;
-  kernels: string[];
-  scaleModes: string[];
+/** A scalar argument or report field of a call: a number, an integer, a boolean or an enum's name. */
+export interface AbiScalar {
+  name: string;
+  kind: 'number' | 'integer' | 'boolean' | 'enum';
+  /** The enum whose names it takes (AbiTable.enums), for kind 'enum'. */
+  enum?: string;
+}
+
+/** One call of the core as the module describes it: its arguments, results and report, in order. */
+export interface AbiCall {
+  /** invoke()'s index of the call. */
+  id: number;
+  tensors: { name: string; ranks: number[] }[];
+  flags: string[];
+  shapes: string[];
+  lists: string[];
+  blobs: string[];
+  scalars: AbiScalar[];
+  results: { name: string; type: 'f32' | 'f64' | 'i32' | 'u8' | 'utf8' }[];
+  report: AbiScalar[];
 }
 
 /**
- * The arena writer and result reader engine.js derives from `table` (by default module.abi())
- * for a loaded Emscripten module; loadEngine() calls it. Throws an Error starting "engine ABI:"
- * when the table and engine.js do not name the same fields and calls. For tools and tests.
+ * The one binary interface between engine.js and the core, as the module describes it
+ * (module.abi(), src/bindings/abi.h): the header fields, every call by name with its arguments,
+ * results and report fields, and every enum's names by value.
+ */
+export interface AbiTable {
+  sections: AbiField[];
+  result: AbiField[];
+  /** The type of the result layout's words: 'u32' in WebAssembly. */
+  word: string;
+  calls: Record<string, AbiCall>;
+  enums: Record<string, string[]>;
+}
+
+/** One result tensor of a call, until the next call: copy() gives a JS-owned copy of [from, to). */
+export interface AbiTensor {
+  name: string;
+  type: 'f32' | 'f64' | 'i32' | 'u8' | 'utf8';
+  shape: number[];
+  count: number;
+  copy(from?: number, to?: number): Float32Array | Float64Array | Int32Array | Uint8Array | string;
+}
+
+/**
+ * The writer and reader web/engine/abi.js derives from `table` (by default module.abi()) for a
+ * loaded Emscripten module; loadEngine() calls it. Throws an Error starting "engine ABI:" when
+ * the table and abi.js do not name the same header fields and calls. call() runs one call with
+ * its arguments by name and throws the core's error as an AttentionError. For tools and tests.
  */
 export function bindAbi(module: object, table?: AbiTable): {
   calls: AbiTable['calls'];
-  kernels: string[];
-  write(call: string, tensors: Record<string, Tensor>, flags: Record<string, { shape: number[]; data: Uint8Array }>,
-        options: object | null): void;
-  read(call: string, address: number): {
-    names: string[]; data: Float32Array; layout: Int32Array; kernel: string; batched: boolean; scale: number;
-  };
+  enums: AbiTable['enums'];
+  call(
+    name: string,
+    args?: Record<string, unknown>,
+  ): { names: string[]; report: Record<string, number | boolean | string>; tensors: AbiTensor[] };
 };
 
 /** Normalises a tensor argument; throws AttentionError naming `name`. */

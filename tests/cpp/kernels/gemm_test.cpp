@@ -1,0 +1,138 @@
+// gemm_simd against gemm_ref (src/kernels/gemm.h).
+//
+// Legend: M/K/N matrix sizes; c (M, N) = [c +] (bias + a·b).
+//
+// The tolerance is zero: both versions evaluate each element as the same sequence of float32
+// operations (start at the bias or 0, add a(i, p)·b(p, j) for p = 0 … K − 1, one rounding per
+// multiply and per add, then add c when accumulating), so they must agree bit for bit; any
+// reordering, a fused multiply-add or a missed term shows up as a differing bit. Sizes break
+// vector assumptions: every M, K, N in {1, 3, 4, 5, 7, 16, 17, 67} (around the 4-lane vector,
+// the 4-row micro-kernel and the 8-column panel), K up to 3072 with N across the kernel's column
+// blocks and M across its bands of rows, every operand layout (each of a and b row-major or
+// transposed), with and without bias, accumulating or not, pointers misaligned by 0–3 floats
+// and C with a row stride wider than N (the padding must stay untouched).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm.h"
+
+namespace attn::kernels {
+namespace {
+
+const int kSizes[] = {1, 3, 4, 5, 7, 16, 17, 67};
+
+std::vector<float> random_vector(std::size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> x(n);
+  for (float& v : x) v = dist(gen);
+  return x;
+}
+
+struct Case {
+  int M, K, N;
+  bool a_transposed, b_transposed, bias, accumulate;
+  int offset;  // floats every operand is shifted by (misalignment)
+  int pad;     // extra columns in c's row stride
+};
+
+std::string describe(const Case& k) {
+  return "M=" + std::to_string(k.M) + " K=" + std::to_string(k.K) + " N=" + std::to_string(k.N) +
+         (k.a_transposed ? " aT" : " a") + (k.b_transposed ? " bT" : " b") + (k.bias ? " bias" : "") +
+         (k.accumulate ? " +=" : " =") + " offset " + std::to_string(k.offset) + " pad " + std::to_string(k.pad);
+}
+
+::testing::AssertionResult SimdEqualsRef(const Case& k) {
+  const unsigned seed = static_cast<unsigned>(k.M * 131 + k.K * 17 + k.N * 7 + k.offset);
+  const std::size_t ldc = static_cast<std::size_t>(k.N + k.pad);
+  const int o = k.offset;
+  const std::vector<float> a = random_vector(static_cast<std::size_t>(k.M) * k.K + o, seed);
+  const std::vector<float> b = random_vector(static_cast<std::size_t>(k.K) * k.N + o, seed + 1);
+  const std::vector<float> bias = random_vector(static_cast<std::size_t>(k.N) + o, seed + 2);
+  const std::vector<float> c0 = random_vector(static_cast<std::size_t>(k.M) * ldc + o, seed + 3);
+  // a (M, K) stored row-major, or stored as its transpose (K, M); likewise b.
+  const MatrixOf<float> am =
+      k.a_transposed ? MatrixOf<float>{a.data() + o, 1, k.M} : MatrixOf<float>{a.data() + o, k.K, 1};
+  const MatrixOf<float> bm =
+      k.b_transposed ? MatrixOf<float>{b.data() + o, 1, k.K} : MatrixOf<float>{b.data() + o, k.N, 1};
+  std::vector<float> want = c0, got = c0;
+  const float* bp = k.bias ? bias.data() + o : nullptr;
+  gemm_ref<float>(want.data() + o, static_cast<std::ptrdiff_t>(ldc), am, bm, bp, k.accumulate, k.M, k.K, k.N);
+  gemm_simd(got.data() + o, static_cast<std::ptrdiff_t>(ldc), am, bm, bp, k.accumulate, k.M, k.K, k.N);
+  if (std::memcmp(want.data(), got.data(), want.size() * sizeof(float)) != 0) {
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (std::memcmp(&want[i], &got[i], sizeof(float)) != 0) {
+        return ::testing::AssertionFailure()
+               << describe(k) << ": element " << i << " simd " << got[i] << ", ref " << want[i];
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(Gemm, SimdEqualsRefBitForBitOnAwkwardSizesLayoutsAndOffsets) {
+  for (int M : kSizes)
+    for (int K : kSizes)
+      for (int N : kSizes)
+        for (int layout = 0; layout < 4; ++layout)
+          for (int mode = 0; mode < 4; ++mode) {
+            const int offset = (M + K + N + layout + mode) % 4;
+            const Case k{M,
+                         K,
+                         N,
+                         (layout & 1) != 0,
+                         (layout & 2) != 0,
+                         (mode & 1) != 0,
+                         (mode & 2) != 0,
+                         offset,
+                         (K + mode) % 3};
+            EXPECT_TRUE(SimdEqualsRef(k));
+          }
+}
+
+TEST(Gemm, SimdEqualsRefAcrossColumnBlocksAndLongSums) {
+  // K = 1000: panels of 8 columns × 1000 rows, 8 per column block, so N = 150 spans three
+  // blocks; K = 3072 as GPT-2's MLP projection; M = 9 leaves a row remainder of 1.
+  for (int K : {255, 1000, 3072})
+    for (int layout = 0; layout < 4; ++layout) {
+      EXPECT_TRUE(SimdEqualsRef({9, K, 150, (layout & 1) != 0, (layout & 2) != 0, true, false, 1, 0}));
+      EXPECT_TRUE(SimdEqualsRef({6, K, 67, (layout & 1) != 0, (layout & 2) != 0, false, true, 3, 5}));
+    }
+  // 40 rows at K = 3072 are two bands of packed A: a row-major b is then packed whole, once.
+  for (bool accumulate : {false, true})
+    EXPECT_TRUE(SimdEqualsRef({40, 3072, 67, false, false, true, accumulate, 2, 1}));
+}
+
+TEST(Gemm, EmptySumsGiveTheBiasOrLeaveCUnchanged) {
+  // K = 0: c = bias (or 0), or c unchanged when accumulating.
+  std::vector<float> c(12, 7.0f);
+  const std::vector<float> bias = {1, 2, 3, 4};
+  const float none = 0.0f;
+  gemm_simd(c.data(), 4, {&none, 0, 1}, {&none, 4, 1}, bias.data(), false, 3, 0, 4);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(c[i], bias[i % 4]);
+  gemm_simd(c.data(), 4, {&none, 0, 1}, {&none, 4, 1}, nullptr, true, 3, 0, 4);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(c[i], bias[i % 4]);
+}
+
+TEST(Gemm, AnElementIsTheSameInAnyBlockOfTheProduct) {
+  // The model splits a product into tiles over threads: computing c in (rows × columns) blocks,
+  // each block a separate call on offset pointers, gives the same bits as one call.
+  const int M = 37, K = 53, N = 45;
+  const std::vector<float> a = random_vector(M * K, 1), b = random_vector(K * N, 2), bias = random_vector(N, 3);
+  std::vector<float> whole(M * N), tiled(M * N);
+  gemm_simd(whole.data(), N, {a.data(), K, 1}, {b.data(), 1, K}, bias.data(), false, M, K, N);
+  for (int i0 = 0; i0 < M; i0 += 11)
+    for (int j0 = 0; j0 < N; j0 += 13) {
+      const int m = std::min(11, M - i0), n = std::min(13, N - j0);
+      gemm_simd(tiled.data() + i0 * N + j0, N, {a.data() + i0 * K, K, 1}, {b.data() + j0 * K, 1, K}, bias.data() + j0,
+                false, m, K, n);
+    }
+  EXPECT_EQ(std::memcmp(whole.data(), tiled.data(), whole.size() * sizeof(float)), 0);
+}
+
+}  // namespace
+}  // namespace attn::kernels

@@ -1,0 +1,225 @@
+// Running one sequence (src/model/inference.h) on the GPT-2 fixture (model/gpt2_fixture.h): the KV
+// cache gives the full forward's numbers and generate()'s tokens, its capture is what is asked
+// for, sampling follows Hugging Face's top-k and top-p, and a generation session draws torch's
+// tokens and counts its multiply-adds.
+//
+// Legend: T tokens, C n_embd, H n_head, hs head size, V vocab_size, L n_layer.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/torch_random.h"
+#include "gpt2_fixture.h"
+#include "model/gpt.h"
+#include "model/inference.h"
+#include "test_util.h"
+
+namespace attn::model {
+namespace {
+
+using attn_test::json;
+using attn_test::ThrowsNaming;
+using namespace attn_test::gpt2;
+
+// ---------------------------------------------------------------------------------------------
+// The KV cache
+
+TEST(CachedSequence, TokenByTokenGivesTheFullForwardsNumbersWithinFloatError) {
+  std::unique_ptr<Gpt> model = load_case(reference().at("cases").at("f32"));
+  const std::vector<int> tokens = fixture_tokens();
+  const int T = static_cast<int>(tokens.size()), V = 211, H = 4;
+  CaptureRequest all;
+  all.logits = LogitRows::kAll;
+  const SequenceCapture full = trace_sequence(*model, tokens, all);
+  ScaledCompare compare;
+  // One token at a time, then in chunks of 5, 3, 4: each row's logits, its weights row (H, K),
+  // and the cached keys against the full forward's.
+  for (const std::vector<int>& chunks : {std::vector<int>(12, 1), std::vector<int>{5, 3, 4}}) {
+    CachedSequence cache(*model, 64);
+    int at = 0;
+    for (int n : chunks) {
+      SequenceCapture step;
+      cache.append(tokens.data() + at, n, all, step);
+      EXPECT_EQ(step.keys, at + n);
+      const std::vector<float> want_logits(full.logits.begin() + at * V, full.logits.begin() + (at + n) * V);
+      compare("logits rows " + std::to_string(at), step.logits, want_logits);
+      for (std::size_t l = 0; l < 2; ++l) {
+        std::vector<float> want_weights, want_k;
+        for (int h = 0; h < H; ++h) {
+          for (int i = at; i < at + n; ++i) {
+            const auto row = full.attention[l].weights.begin() + (h * T + i) * T;
+            want_weights.insert(want_weights.end(), row, row + at + n);  // the keys so far
+          }
+          const auto k = full.attention[l].k.begin() + h * T * 8;
+          want_k.insert(want_k.end(), k, k + (at + n) * 8);
+        }
+        compare("weights rows " + std::to_string(at), step.attention[l].weights, want_weights);
+        compare("cached keys " + std::to_string(at), step.attention[l].k, want_k);
+      }
+      at += n;
+    }
+    EXPECT_EQ(cache.length(), T);
+    SequenceCapture none;
+    EXPECT_TRUE(
+        ThrowsNaming([&] { cache.append(tokens.data(), 64 - T + 1, all, none); }, {"tokens", "capacity of 64"}));
+  }
+  std::printf("  [kv cache] rows appended 1 and 5/3/4 at a time against the full forward: worst error %.2g\n",
+              compare.worst);
+}
+
+TEST(CachedSequence, CaptureIsWhatIsAskedForAndGuardedByItsCap) {
+  std::unique_ptr<Gpt> model = load_case(reference().at("cases").at("f32"));
+  const std::vector<int> tokens = fixture_tokens();
+  CaptureRequest some;
+  some.layers = {1};
+  some.heads = {0, 3};
+  some.qkv = false;
+  some.residual = false;
+  const SequenceCapture got = trace_sequence(*model, tokens, some);
+  ASSERT_EQ(got.attention.size(), 1u);
+  EXPECT_TRUE(got.attention[0].q.empty());
+  EXPECT_EQ(got.attention[0].weights.size(), 2u * 12 * 12);
+  EXPECT_TRUE(got.residual.empty());
+  EXPECT_EQ(got.logits.size(), 211u);  // the last row
+  const std::vector<float> want =
+      attn_test::json_floats(reference().at("cases").at("f32").at("layers").at(1).at("weights"));
+  for (int i = 0; i < 144; ++i) {
+    EXPECT_NEAR(got.attention[0].weights[i], want[i], 1e-5);
+    EXPECT_NEAR(got.attention[0].weights[144 + i], want[3 * 144 + i], 1e-5);
+  }
+  some.heads = {3, 0};
+  EXPECT_TRUE(ThrowsNaming([&] { trace_sequence(*model, tokens, some); }, {"heads[1]: 0", "ascending"}));
+  some.heads = {4};
+  EXPECT_TRUE(ThrowsNaming([&] { trace_sequence(*model, tokens, some); }, {"heads[0]: 4", "[0, 4)"}));
+
+  // Every layer and head of a long input is more than the cap: the error says what to drop.
+  ModelConfig wide;
+  wide.vocab_size = 10, wide.block_size = 1024, wide.n_layer = 8, wide.n_head = 16, wide.n_embd = 64;
+  Gpt big(wide, Gpt::ZeroParams{});
+  const std::vector<int> long_input(1024, 1);
+  EXPECT_TRUE(ThrowsNaming([&] { trace_sequence(big, long_input, CaptureRequest{}); },
+                           {"capture: 8 layers × 16 heads over 1024 × 1024 tokens need", "2^26", "fewer layers"}));
+  CaptureRequest one;
+  one.layers = {7};
+  EXPECT_EQ(trace_sequence(big, long_input, one).attention.size(), 1u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sampling and generation
+
+TEST(Sampling, TopPKeepsTheMostLikelyTokensWhoseProbabilitiesReachP) {
+  // softmax of these logits: 0.0320586, 0.0871443, 0.2368828, 0.6439143 (ids 0 … 3)
+  const float row[] = {0.0f, 1.0f, 2.0f, 3.0f};
+  auto probs = [&](double p, int k = 0) { return next_token_probs(row, 4, {1.0, k, p}); };
+  // Ascending running sums 0.032, 0.119, 0.356, 1: top-p drops while the sum stays ≤ 1 − p.
+  EXPECT_EQ(probs(0.6)[2], 0.0f);  // 0.356 ≤ 0.4: dropped; only id 3 kept
+  EXPECT_EQ(probs(0.6)[3], 1.0f);
+  const std::vector<float> two = probs(0.7);  // 0.356 > 0.3: ids 2 and 3 kept
+  EXPECT_EQ(two[1], 0.0f);
+  EXPECT_NEAR(two[2], 0.2368828 / (0.2368828 + 0.6439143), 1e-7);
+  EXPECT_EQ(probs(0.01)[3], 1.0f);  // the most likely token always stays
+  EXPECT_EQ(probs(1.0)[0], next_token_probs(row, 4, {})[0]);
+  // top-k first, then top-p over what top-k kept (Hugging Face's order).
+  const std::vector<float> k2 = probs(0.8, 2);
+  EXPECT_EQ(k2[1], 0.0f);
+  EXPECT_NEAR(k2[2], 0.2689414, 1e-7);
+  EXPECT_EQ(top_tokens(probs(1.0), 3), (std::vector<int>{3, 2, 1}));
+  EXPECT_TRUE(ThrowsNaming([&] { probs(0.0); }, {"topP: expected 0 < topP ≤ 1"}));
+  EXPECT_TRUE(ThrowsNaming([&] { probs(1.5); }, {"topP"}));
+  EXPECT_TRUE(ThrowsNaming([&] { probs(1.0, 5); }, {"topK: expected an integer in [0, 4]"}));
+  EXPECT_TRUE(ThrowsNaming([&] { next_token_probs(row, 4, {-1.0, 0, 1.0}); }, {"temperature"}));
+}
+
+TEST(Sampling, NoLogitsThrowNamingLogitsInsteadOfReadingPastTheRow) {
+  // tests/fuzz F8: V = 0 read row[0] (and, at temperature 0, wrote probs[0] of an empty vector).
+  const float row[] = {1.0f};
+  TorchGenerator generator(1);
+  for (double temperature : {0.0, 1.0}) {
+    EXPECT_TRUE(ThrowsNaming([&] { next_token_probs(row, 0, {temperature, 0, 1.0}); }, {"logits", "V ≥ 1", "got 0"}));
+    EXPECT_TRUE(ThrowsNaming([&] { sample_token(row, 0, {temperature, 0, 1.0}, generator); }, {"logits"}));
+  }
+  EXPECT_EQ(next_token_probs(row, 1, {}), std::vector<float>{1.0f});
+}
+
+TEST(Sampling, NonFiniteLogitsThrowNamingTheirIndex) {
+  // tests/fuzz F10: a NaN or ±∞ logit made every probability NaN (∞ − ∞ after the max shift) and
+  // sample_token return a token regardless; the ABI refused them, the C++ API (generate, sessions)
+  // did not.
+  const float inf = std::numeric_limits<float>::infinity();
+  TorchGenerator generator(1);
+  for (float bad : {std::numeric_limits<float>::quiet_NaN(), inf, -inf}) {
+    const float row[] = {0.5f, bad, 1.0f};
+    for (double temperature : {0.0, 0.7}) {
+      EXPECT_TRUE(ThrowsNaming(
+          [&] {
+            next_token_probs(row, 3, {temperature, 0, 1.0});
+          },
+          {"logits[1]: must be finite"}));
+      EXPECT_TRUE(ThrowsNaming([&] { sample_token(row, 3, {temperature, 0, 1.0}, generator); }, {"logits[1]"}));
+    }
+  }
+}
+
+// Hugging Face's sampling (temperature, top-k, top-p, torch.multinomial after
+// torch.manual_seed) with nanoGPT's crop, in torch 1.13: generate() and a cached session draw the
+// same tokens, and past the 64-token context the session recomputes as nanoGPT does.
+TEST(GenerationSession, DrawsGeneratesTokensWhichAreTorchsForTheSameSeed) {
+  std::unique_ptr<Gpt> model = load_case(reference().at("cases").at("f32"));
+  int cases = 0;
+  for (const json& c : reference().at("generate")) {
+    GenerateOptions o;
+    o.temperature = c.at("temperature"), o.top_k = c.at("top_k"), o.top_p = c.at("top_p"), o.seed = c.at("seed");
+    const std::vector<int> prompt = c.at("prompt"), want = c.at("tokens");
+    const int count = c.at("count");
+    EXPECT_EQ(generate(*model, prompt, count, o), want) << "case " << cases;
+    GenerationSession session(*model, prompt, o);
+    std::vector<int> got;
+    bool recomputed = false;
+    for (int i = 0; i < count; ++i) {
+      const GenerationSession::Step s = session.step();
+      got.push_back(s.token);
+      recomputed = recomputed || s.recomputed;
+      EXPECT_EQ(s.attention.size(), static_cast<std::size_t>(2 * 4 * s.keys));
+      EXPECT_EQ(s.top_tokens.size(), 10u);
+    }
+    EXPECT_EQ(got, want) << "session, case " << cases;
+    EXPECT_EQ(recomputed, prompt.size() + count > 64) << "case " << cases;
+    ++cases;
+  }
+  EXPECT_EQ(cases, 5);
+}
+
+TEST(GenerationSession, StepsCountTheirMultiplyAddsFromTheShapes) {
+  std::unique_ptr<Gpt> model = load_case(reference().at("cases").at("f32"));
+  GenerateOptions greedy;
+  greedy.temperature = 0;
+  GenerationSession session(*model, {1, 2, 3}, greedy);
+  const GenerationSession::Step s = session.step();
+  // L = 2, C = 32, V = 211; the new token is the 4th: keys = 4.
+  const long long C = 32, L = 2, V = 211, keys = 4;
+  EXPECT_EQ(s.keys, 4);
+  EXPECT_EQ(s.position, 3);
+  EXPECT_EQ(s.macs_cached, L * (12 * C * C + 2 * C * keys) + C * V);
+  EXPECT_EQ(s.macs_full, L * (12 * C * C * keys + C * keys * (keys + 1)) + C * V);
+  // Greedy is the argmax of the last logits, which are the full forward's.
+  const std::vector<float> full = trace_sequence(*model, {1, 2, 3}, CaptureRequest{}).logits;
+  EXPECT_EQ(s.token, static_cast<int>(std::max_element(full.begin(), full.end()) - full.begin()));
+  EXPECT_EQ(s.top_probs[0], 1.0f);
+  // Each head's row of weights sums to 1 over the keys so far.
+  for (int lh = 0; lh < 8; ++lh) {
+    double sum = 0;
+    for (int j = 0; j < keys; ++j) sum += s.attention[lh * keys + j];
+    EXPECT_NEAR(sum, 1.0, 1e-6);
+  }
+  // A forced token draws nothing and is appended as given.
+  EXPECT_EQ(session.step(7).token, 7);
+  EXPECT_EQ(session.tokens(), (std::vector<int>{1, 2, 3, s.token, 7}));
+  EXPECT_TRUE(ThrowsNaming([&] { session.step(211); }, {"token: 211"}));
+}
+
+}  // namespace
+}  // namespace attn::model

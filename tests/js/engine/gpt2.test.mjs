@@ -1,0 +1,356 @@
+// Hugging Face GPT-2 checkpoints through the engine (engine.loadModel, engine.openModel), and what
+// the page shows of a real model: model.trace, model.session (the KV cache), engine.nextToken and
+// generate's top-p — against tests/fixtures/gpt2/ (make_gpt2_fixtures.py: Hugging Face's forward
+// written out in torch 1.13).
+//
+// Tolerance: tests/cpp/model/checkpoint_test.cpp's, where it is derived (the same float32 code runs here in
+// WASM): |ours − torch| ≤ 1e-6 + 4e-5·max|tensor| for each tensor.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { loadEngine, AttentionError } from '../../../web/engine/engine.js';
+
+const engine = await loadEngine();
+const file = (name) => readFileSync(new URL(`../../fixtures/gpt2/${name}`, import.meta.url));
+const reference = JSON.parse(file('reference.json'));
+const config = file('config.json').toString('utf8');
+const tokens = reference.tokens.data;
+const V = reference.config.vocab_size;
+
+function close(what, got, want) {
+  assert.equal(got.length, want.length, what);
+  const scale = want.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  const allowed = 1e-6 + 4e-5 * scale;
+  for (let i = 0; i < want.length; i++) {
+    assert.ok(Math.abs(got[i] - want[i]) <= allowed, `${what}[${i}]: ${got[i]} vs ${want[i]} (allowed ${allowed})`);
+  }
+}
+
+async function rejectsNaming(promise, argument, pattern) {
+  await assert.rejects(promise, (error) => {
+    assert.ok(error instanceof AttentionError, `${error?.name}: ${error?.message}`);
+    assert.equal(error.argument, argument, error.message);
+    if (pattern) assert.match(error.message, pattern);
+    return true;
+  });
+}
+function throwsNaming(fn, argument, pattern) {
+  assert.throws(fn, (error) => {
+    assert.ok(error instanceof AttentionError, `${error?.name}: ${error?.message}`);
+    assert.equal(error.argument, argument, error.message);
+    if (pattern) assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+// A local server for the URL source: the file with Content-Length, or streamed in pieces without
+// it (chunked), or with extra bytes after it, or missing its last kilobyte.
+async function serve(bytes) {
+  const server = createServer((request, response) => {
+    const path = request.url;
+    if (path === '/length') {
+      response.writeHead(200, { 'content-length': bytes.length });
+      response.end(bytes);
+    } else if (path === '/chunked' || path === '/longer' || path === '/shorter') {
+      const body =
+        path === '/longer'
+          ? Buffer.concat([bytes, Buffer.alloc(5)])
+          : path === '/shorter'
+            ? bytes.subarray(0, bytes.length - 1024)
+            : bytes;
+      response.writeHead(200);
+      for (let at = 0; at < body.length; at += 9973) response.write(body.subarray(at, at + 9973));
+      response.end();
+    } else {
+      response.writeHead(404);
+      response.end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: (path) => `http://127.0.0.1:${server.address().port}${path}`, close: () => server.close() };
+}
+
+test('every layout and dtype loads (loadModel) and computes torch’s logits', () => {
+  for (const [name, c] of Object.entries(reference.cases)) {
+    const model = engine.loadModel(file(c.file), { config: file(c.config_json).toString('utf8') });
+    assert.equal(model.config.gelu, 'tanh');
+    assert.equal(model.config.layerNormEps, name === 'eps' ? 0.01 : 1e-5);
+    close(`${name} logits`, model.trace(tokens, { logits: 'all' }).logits.data, c.logits.data);
+    model.dispose();
+  }
+});
+
+test('trace holds torch’s q, k, v, scores, weights per layer and head and the residual stream', () => {
+  const model = engine.loadModel(file('gpt2_tiny.safetensors'), { config });
+  const want = reference.cases.f32;
+  const t = model.trace(tokens, { logits: 'all' });
+  assert.deepEqual([t.tokens, t.layers, t.heads], [12, [0, 1], [0, 1, 2, 3]]);
+  assert.deepEqual(t.residual.shape, [3, 12, 32]);
+  assert.deepEqual(t.logits.shape, [12, V]);
+  for (let l = 0; l < 2; l++) {
+    for (const part of ['q', 'k', 'v', 'scores', 'weights']) {
+      assert.deepEqual(t.attention[l][part].shape, want.layers[l][part].shape, part);
+      close(`layer ${l} ${part}`, t.attention[l][part].data, want.layers[l][part].data);
+    }
+  }
+  close('residual', t.residual.data, want.residual.data);
+  // attention() is trace()'s attention; logits() its logits.
+  const layers = model.attention(tokens);
+  assert.deepEqual(layers[1].weights.data, t.attention[1].weights.data);
+  close('logits()', model.logits(tokens).data, t.logits.data);
+
+  // Only what is asked: one layer, two heads, weights alone, the last logits.
+  const some = model.trace(tokens, { layers: [1], heads: [1, 3], qkv: false, scores: false, residual: false });
+  assert.equal(some.attention.length, 1);
+  assert.deepEqual(some.attention[0].weights.shape, [2, 12, 12]);
+  assert.equal(some.attention[0].q, undefined);
+  assert.throws(() => some.attention[0].get('q'), AttentionError);
+  assert.equal(some.residual, null);
+  assert.deepEqual(some.logits.shape, [1, V]);
+  close('head 3', some.attention[0].weights.data.subarray(144), want.layers[1].weights.data.slice(3 * 144, 4 * 144));
+  assert.equal(model.trace(tokens, { logits: 'none' }).logits, null);
+  const timed = model.trace(tokens, { timings: true });
+  assert.ok(timed.timings.linear > 0 && timed.timings.linear + timed.timings.attention <= timed.timings.total + 1e-3);
+  assert.equal(model.trace(tokens).timings, undefined);
+
+  throwsNaming(() => model.trace(tokens, { layers: [2] }), 'layers', /\[0, 2\)/);
+  throwsNaming(() => model.trace(tokens, { heads: [2, 1] }), 'heads', /ascending/);
+  throwsNaming(() => model.trace(tokens, { logits: 'first' }), 'logits');
+  throwsNaming(() => model.trace(tokens, { qkv: 1 }), 'qkv');
+  throwsNaming(() => model.trace(tokens, { colour: 1 }), 'colour', /unknown option/);
+  throwsNaming(() => model.trace([], {}), 'tokens');
+  throwsNaming(() => model.trace([V], {}), 'tokens');
+  model.dispose();
+});
+
+test('openModel reads bytes, a Blob, {size, read} and a URL slice by slice into the same model', async () => {
+  const bytes = file('gpt2_tiny.safetensors');
+  const whole = engine.loadModel(bytes, { config }).params();
+  const server = await serve(bytes);
+  try {
+    const progress = [];
+    const sources = [
+      [new Uint8Array(bytes), { sliceBytes: 3 }],
+      [new Blob([bytes]), { sliceBytes: 4099, onProgress: (p) => progress.push(p) }],
+      [
+        { size: bytes.length, read: async (offset, length) => bytes.subarray(offset, offset + length) },
+        { sliceBytes: 7 },
+      ],
+      [server.url('/length'), {}],
+      [server.url('/chunked'), { sliceBytes: 1000 }],
+      [new URL(server.url('/length')), { config: JSON.parse(config) }],
+    ];
+    for (const [source, options] of sources) {
+      const model = await engine.openModel(source, { config, ...options });
+      assert.deepEqual(model.params(), whole, String(source));
+      model.dispose();
+    }
+    assert.ok(progress.length > 10);
+    const last = progress.at(-1);
+    assert.equal(last.loaded, last.total);
+    assert.ok(last.total < bytes.length); // the attn.bias buffers are skipped
+  } finally {
+    server.close();
+  }
+});
+
+test('openModel refuses hostile sources naming the problem, and the engine and its models stay usable', async () => {
+  const bytes = file('gpt2_tiny.safetensors');
+  const kept = engine.loadModel(bytes, { config });
+  const logits = kept.trace(tokens).logits.data;
+  const server = await serve(bytes);
+  const hostile = async () => {
+    await rejectsNaming(engine.openModel(server.url('/missing')), 'source', /HTTP 404/);
+    await rejectsNaming(engine.openModel(server.url('/shorter'), { config }), 'source', /ends at byte \d+, but bytes/);
+    await rejectsNaming(engine.openModel(server.url('/longer'), { config }), 'source', /continues past byte/);
+    const truncated = {
+      size: bytes.length,
+      read: async (o, n) => bytes.subarray(o, Math.min(o + n, bytes.length - 10)),
+    };
+    await rejectsNaming(engine.openModel(truncated, { config }), 'source', /the file ends at byte \d+/);
+    const throwing = { size: bytes.length, read: () => Promise.reject(new Error('disk gone')) };
+    await rejectsNaming(engine.openModel(throwing), 'source', /disk gone/);
+    await rejectsNaming(engine.openModel(new Uint8Array([1, 2, 3])), 'safetensors', /shorter than the 8-byte/);
+    const tenGigabytes = new Uint8Array(64);
+    new DataView(tenGigabytes.buffer).setBigUint64(0, 10000000000n, true);
+    await rejectsNaming(
+      engine.openModel(tenGigabytes),
+      'safetensors',
+      /10000000000 .* exceeds the 100000000-byte limit/,
+    );
+    await rejectsNaming(engine.openModel(bytes), 'heads', /pass heads/);
+    await rejectsNaming(engine.openModel(bytes, { config: '{"model_type": "llama"}' }), 'config.json', /not GPT-2's/);
+    await rejectsNaming(engine.openModel(bytes, { config: 42 }), 'config');
+    await rejectsNaming(engine.openModel(42), 'source', /expected a Uint8Array/);
+    await rejectsNaming(engine.openModel(bytes, { sliceBytes: 0 }), 'sliceBytes');
+    const nan = new Uint8Array(bytes);
+    const header = Number(new DataView(nan.buffer).getBigUint64(0, true));
+    nan.set([0, 0, 0xc0, 0x7f], 8 + header + 4 * 100); // a NaN at the 101st float of the first tensor
+    await rejectsNaming(engine.openModel(nan, { config }), 'safetensors', /element \d+ is nan \(file byte \d+\)/);
+    const aborted = new AbortController();
+    aborted.abort();
+    await rejectsNaming(engine.openModel(bytes, { config, signal: aborted.signal }), 'signal', /aborted/);
+    const midway = new AbortController();
+    await rejectsNaming(
+      engine.openModel(bytes, {
+        config,
+        sliceBytes: 1000,
+        onProgress: (p) => p.loaded > 5000 && midway.abort(),
+        signal: midway.signal,
+      }),
+      'signal',
+    );
+  };
+  try {
+    await hostile();
+    // Every failed load freed what it allocated (the second round leaves the heap as the first:
+    // only the arena and the error message keep their largest size); the model open is as it was.
+    const used = engine.heapUsed();
+    await hostile();
+    assert.equal(engine.heapUsed(), used);
+  } finally {
+    server.close();
+  }
+  assert.deepEqual(kept.trace(tokens).logits.data, logits);
+});
+
+test('a session draws generate()’s tokens, which are torch’s, and counts its multiply-adds', () => {
+  const model = engine.loadModel(file('gpt2_tiny.safetensors'), { config });
+  for (const c of reference.generate) {
+    const options = { temperature: c.temperature, topK: c.top_k, topP: c.top_p, seed: c.seed };
+    assert.deepEqual(model.generate(c.prompt, c.count, options), c.tokens);
+    const session = model.session(c.prompt, options);
+    const steps = Array.from({ length: c.count }, () => session.step());
+    assert.deepEqual(
+      steps.map((s) => s.token),
+      c.tokens,
+    );
+    assert.equal(
+      steps.some((s) => s.recomputed),
+      c.prompt.length + c.count > 64,
+    );
+    assert.deepEqual(session.tokens, [...c.prompt, ...c.tokens]);
+    session.dispose();
+  }
+  const session = model.session([1, 2, 3], { temperature: 0 });
+  const s = session.step();
+  assert.deepEqual([s.position, s.keys, s.recomputed], [3, 4, false]);
+  assert.deepEqual(s.attention.shape, [2, 4, 4]);
+  const C = 32;
+  assert.equal(s.macs.cached, 2 * (12 * C * C + 2 * C * 4) + C * V);
+  assert.equal(s.macs.full, 2 * (12 * C * C * 4 + C * 4 * 5) + C * V);
+  assert.equal(s.topTokens[0], s.token);
+  assert.equal(s.topProbs[0], 1);
+  assert.equal(session.step({ token: 7 }).token, 7);
+  throwsNaming(() => session.step({ token: V }), 'token');
+  // A change of the weights makes the cache stale; disposing the model ends the session.
+  model.setParams({ 'transformer.ln_f.bias': new Array(32).fill(0) });
+  throwsNaming(() => session.step(), 'session', /weights changed/);
+  const again = model.session([1]);
+  model.dispose();
+  throwsNaming(() => again.step(), 'session', /disposed/);
+});
+
+test('nextToken gives the distribution after temperature, top-k and top-p, its top, and generate’s first draw', () => {
+  const model = engine.loadModel(file('gpt2_tiny.safetensors'), { config });
+  const c = reference.generate[0];
+  const logits = model.trace(c.prompt).logits.data;
+  const options = { temperature: c.temperature, topK: c.top_k, topP: c.top_p, seed: c.seed };
+  const next = engine.nextToken(logits, options);
+  assert.equal(next.token, c.tokens[0]);
+  assert.ok(Math.abs(next.probs.reduce((a, b) => a + b, 0) - 1) < 1e-5);
+  assert.equal(next.topTokens.length, 10);
+  assert.ok(next.topProbs[0] >= next.topProbs[9]);
+  const kept = next.probs.filter((p) => p > 0).length;
+  assert.ok(kept > 1 && kept < V, `top-p 0.9 keeps ${kept}`);
+  assert.equal(engine.nextToken(logits, { topK: 3 }).probs.filter((p) => p > 0).length, 3);
+  assert.equal(engine.nextToken(logits).token, null);
+  assert.equal(engine.nextToken(Array.from(logits), { temperature: 0, top: 1 }).topProbs[0], 1);
+  throwsNaming(() => engine.nextToken(logits, { topP: 0 }), 'topP');
+  throwsNaming(() => engine.nextToken(logits, { top: V + 1 }), 'top');
+  throwsNaming(() => engine.nextToken([1, NaN]), 'logits');
+  model.dispose();
+});
+
+test('gelu and layerNormEps: a created tanh model round-trips through toSafetensors', () => {
+  const model = engine.createModel({
+    vocabSize: 13,
+    contextLength: 8,
+    layers: 1,
+    heads: 2,
+    width: 8,
+    gelu: 'tanh',
+    layerNormEps: 1e-3,
+    seed: 4,
+  });
+  const again = engine.loadModel(model.toSafetensors());
+  assert.equal(again.config.gelu, 'tanh');
+  assert.equal(again.config.layerNormEps, 1e-3);
+  assert.deepEqual(again.logits([1, 2, 3]).data, model.logits([1, 2, 3]).data);
+  const exact = engine.loadModel(model.toSafetensors(), { gelu: 'exact' });
+  assert.notDeepEqual(exact.logits([1, 2, 3]).data, model.logits([1, 2, 3]).data);
+});
+
+test('trace afterAttention splits each block into its attention branch and its MLP branch', () => {
+  // Without an MLP the stream after the attention add is the block's output, bit for bit.
+  const plain = engine.createModel({
+    vocabSize: 13,
+    contextLength: 8,
+    layers: 2,
+    heads: 2,
+    width: 8,
+    mlp: false,
+    seed: 3,
+  });
+  const p = plain.trace([1, 2, 3, 4, 5], { afterAttention: true });
+  assert.deepEqual(p.afterAttention.shape, [2, 5, 8]);
+  assert.deepEqual(Array.from(p.afterAttention.data), Array.from(p.residual.data.subarray(5 * 8)));
+  plain.dispose();
+  // With an MLP, residual[l + 1] − afterAttention[l] is the MLP of ln_2(afterAttention[l]),
+  // recomputed here from the parameters (exact GELU, LayerNorm eps 1e-5).
+  const model = engine.createModel({
+    vocabSize: 13,
+    contextLength: 8,
+    layers: 1,
+    heads: 2,
+    width: 8,
+    mlp: true,
+    seed: 4,
+  });
+  const t = model.trace([3, 1, 4], { afterAttention: true });
+  const params = model.params();
+  const W = (name) => params[`transformer.h.0.${name}`];
+  const C = 8,
+    T = 3;
+  const erf = (x) => {
+    // Abramowitz & Stegun 7.1.26 is too coarse here: integrate erf' numerically instead.
+    let s = 0;
+    const n = 2000;
+    for (let k = 0; k < n; k++) {
+      const u = (x * (k + 0.5)) / n;
+      s += Math.exp(-u * u);
+    }
+    return ((2 / Math.sqrt(Math.PI)) * s * x) / n;
+  };
+  for (let i = 0; i < T; i++) {
+    const x = Array.from(t.afterAttention.data.subarray(i * C, (i + 1) * C));
+    const mean = x.reduce((a, b) => a + b, 0) / C;
+    const variance = x.reduce((a, b) => a + (b - mean) ** 2, 0) / C;
+    const a = x.map(
+      (v, c) => ((v - mean) / Math.sqrt(variance + 1e-5)) * W('ln_2.weight').data[c] + W('ln_2.bias').data[c],
+    );
+    const hidden = Array.from({ length: 4 * C }, (_, o) => {
+      let s = W('mlp.c_fc.bias').data[o];
+      for (let c = 0; c < C; c++) s += a[c] * W('mlp.c_fc.weight').data[o * C + c];
+      return 0.5 * s * (1 + erf(s / Math.SQRT2));
+    });
+    for (let o = 0; o < C; o++) {
+      let s = W('mlp.c_proj.bias').data[o];
+      for (let c = 0; c < 4 * C; c++) s += hidden[c] * W('mlp.c_proj.weight').data[o * 4 * C + c];
+      const branch = t.residual.data[(1 * T + i) * C + o] - x[o];
+      assert.ok(Math.abs(branch - s) <= 1e-5 * (1 + Math.abs(s)), `row ${i}, column ${o}: ${branch} vs ${s}`);
+    }
+  }
+  model.dispose();
+});
