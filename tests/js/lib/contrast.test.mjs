@@ -4,7 +4,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../../../web/engine/engine.js';
-import { defaultState } from '../../../web/lib/state.js';
+import { notebookState } from '../../../web/lib/state.js';
 import { computeAll } from '../../../web/lib/compute.js';
 import { contrastClaims } from '../../../web/lib/contrast.js';
 import { CONTEXT_SEEKING, withPreset } from '../../../web/lib/presets.js';
@@ -12,7 +12,7 @@ import { CONTEXT_SEEKING, withPreset } from '../../../web/lib/presets.js';
 let engine, seed;
 before(async () => {
   engine = await loadEngine();
-  seed = defaultState(engine.examples());
+  seed = notebookState(engine.examples());
 });
 const at = (patch) => {
   const state = { ...seed, ...patch, options: { ...seed.options, ...(patch.options || {}) } };
