@@ -1,6 +1,7 @@
 // Colour maps for the heatmaps: perceptual, colour-blind-safe maps from d3-scale-chromatic
-// (viridis for weights in [0, 1], RdBu for signed values around 0), and the text colour
-// (black or white) with the higher WCAG contrast against each cell.
+// (viridis for weights in [0, 1], RdBu for signed values around 0), the text colour (black or
+// white) with the higher WCAG contrast against each cell, and how far apart two colours look.
+// The colours that name a meaning (a head, the shared word…) are lib/palette.js's.
 import { interpolateViridis, interpolateRdBu } from '../vendor/d3-scale-chromatic.js';
 
 /** Parses "rgb(r, g, b)" or "#rrggbb" into [r, g, b] in 0..255. */
@@ -24,6 +25,63 @@ export function luminance([r, g, b]) {
 export function contrastRatio(a, b) {
   const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
   return (hi + 0.05) / (lo + 0.05);
+}
+
+/** An sRGB colour ([r, g, b] in 0..255) in CIELAB (D65). */
+export function toLab([r, g, b]) {
+  const lin = (c) => {
+    c /= 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const [R, G, B] = [lin(r), lin(g), lin(b)];
+  const X = (0.4124 * R + 0.3576 * G + 0.1805 * B) / 0.95047;
+  const Y = 0.2126 * R + 0.7152 * G + 0.0722 * B;
+  const Z = (0.0193 * R + 0.1192 * G + 0.9505 * B) / 1.08883;
+  const f = (t) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116);
+  return [116 * f(Y) - 16, 500 * (f(X) - f(Y)), 200 * (f(Y) - f(Z))];
+}
+
+/**
+ * How different two colours look: CIEDE2000 of their CIELAB values. About 1 is the smallest
+ * difference an eye sees side by side; two categories of a chart want well over 10.
+ */
+export function deltaE(c1, c2) {
+  const rgb = (c) => (typeof c === 'string' ? parseColor(c) : c);
+  return deltaE2000(toLab(rgb(c1)), toLab(rgb(c2)));
+}
+
+/** CIEDE2000 of two CIELAB colours, as Sharma, Wu & Dalal (2005) formulate it. */
+export function deltaE2000([L1, a1, b1], [L2, a2, b2]) {
+  const deg = Math.PI / 180;
+  const Cbar = (Math.hypot(a1, b1) + Math.hypot(a2, b2)) / 2;
+  const G = 0.5 * (1 - Math.sqrt(Cbar ** 7 / (Cbar ** 7 + 25 ** 7)));
+  const [ap1, ap2] = [(1 + G) * a1, (1 + G) * a2];
+  const [C1, C2] = [Math.hypot(ap1, b1), Math.hypot(ap2, b2)];
+  const hue = (x, y) => (x === 0 && y === 0 ? 0 : (Math.atan2(y, x) / deg + 360) % 360);
+  const [h1, h2] = [hue(ap1, b1), hue(ap2, b2)];
+  let dh = 0;
+  if (C1 * C2 !== 0) dh = h2 - h1 > 180 ? h2 - h1 - 360 : h2 - h1 < -180 ? h2 - h1 + 360 : h2 - h1;
+  const dL = L2 - L1;
+  const dC = C2 - C1;
+  const dH = 2 * Math.sqrt(C1 * C2) * Math.sin((dh * deg) / 2);
+  const Lbar = (L1 + L2) / 2;
+  const Cpbar = (C1 + C2) / 2;
+  let hbar = h1 + h2;
+  if (C1 * C2 !== 0)
+    hbar = Math.abs(h1 - h2) > 180 ? (h1 + h2 < 360 ? (h1 + h2 + 360) / 2 : (h1 + h2 - 360) / 2) : (h1 + h2) / 2;
+  const T =
+    1 -
+    0.17 * Math.cos((hbar - 30) * deg) +
+    0.24 * Math.cos(2 * hbar * deg) +
+    0.32 * Math.cos((3 * hbar + 6) * deg) -
+    0.2 * Math.cos((4 * hbar - 63) * deg);
+  const dTheta = 30 * Math.exp(-(((hbar - 275) / 25) ** 2));
+  const RC = 2 * Math.sqrt(Cpbar ** 7 / (Cpbar ** 7 + 25 ** 7));
+  const SL = 1 + (0.015 * (Lbar - 50) ** 2) / Math.sqrt(20 + (Lbar - 50) ** 2);
+  const SC = 1 + 0.045 * Cpbar;
+  const SH = 1 + 0.015 * Cpbar * T;
+  const RT = -Math.sin(2 * dTheta * deg) * RC;
+  return Math.sqrt((dL / SL) ** 2 + (dC / SC) ** 2 + (dH / SH) ** 2 + RT * (dC / SC) * (dH / SH));
 }
 
 /** '#000' or '#fff', whichever contrasts more with the background (always ≥ 4.5:1). */
@@ -104,17 +162,4 @@ export function legendFor(kind, values, theme = 'light') {
 
 function clamp01(t) {
   return t < 0 ? 0 : t > 1 ? 1 : t;
-}
-
-// One colour per head for the line diagrams (Okabe & Ito's colour-blind-safe set, yellow last
-// as it is weak on white), and lighter tints of the same hues on a dark page. Heads cycle.
-const HEAD_COLORS = {
-  light: ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#4D4D4D', '#B8A500'],
-  dark: ['#6CB7EA', '#F08A4B', '#3FC9A0', '#E3A3C8', '#F2B84B', '#9AD3F2', '#CCCCCC', '#F0E442'],
-};
-
-/** The line colour of head `h` on a `theme` ('light' | 'dark') page. */
-export function headColor(h, theme = 'light') {
-  const list = HEAD_COLORS[theme === 'dark' ? 'dark' : 'light'];
-  return list[h % list.length];
 }

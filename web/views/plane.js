@@ -5,6 +5,7 @@
 // exports as PNG (2×, its table's numbers as CSV inside) and SVG as drawn now.
 import { h } from '../ui/dom.js';
 import { focusView } from '../lib/focus.js';
+import { headClass } from '../lib/palette.js';
 import { fileStem } from '../lib/text.js';
 import { exportBar } from '../tools/export-buttons.js';
 import { savePicture } from '../tools/svg-export.js';
@@ -44,6 +45,7 @@ export function render(section, app) {
     update() {
       const f = focusView(app.state, app.results);
       if (!f) return;
+      left.className = `ae-plane-col ${headClass(f.head)}`; // the arrows take the shown head's colour
       qk.update(f);
       points.update(app.results);
     },
