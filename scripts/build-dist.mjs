@@ -112,9 +112,9 @@ export async function loadFullEngine() {
 // imports those sections from files beside it (they come with the whole engine anyway). The URLs
 // are literal new URL('./…', import.meta.url) in ES modules (bundlers copy those); classic
 // scripts ask document.currentScript while they run.
-// Also the sections only controls="full" shows (overview, editor, engineers): out of the
+// Also the sections only controls="full" shows (overview, map, editor, engineers): out of the
 // element's own file, which stays within its budget.
-const FULL_ENGINE_SECTIONS = ['plane', 'notebook', 'learn', 'gpt', 'next', 'overview', 'editor', 'engineers'];
+const FULL_ENGINE_SECTIONS = ['plane', 'notebook', 'learn', 'gpt', 'next', 'overview', 'map', 'editor', 'engineers'];
 // The real-model section's worker and files beside the bundle: the project's own model, its
 // tokenizer, and GPT-2's encoding (web/models/, copied by copyModelsToDist).
 const MODEL_WORKER_FILE = 'attention-explorer.model-worker.js';
