@@ -255,10 +255,6 @@ export const defaultThreadsFiles = () => null;
 export const startThreadedModule = null;`,
         loader: 'js',
       }));
-      // The vendored d3 bundle keeps every scheme; the npm package tree-shakes to the three used.
-      build.onResolve({ filter: /vendor\/d3-scale-chromatic\.js$/ }, () => ({
-        path: path.join(ROOT, 'node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs'),
-      }));
     },
   };
 }

@@ -1,8 +1,49 @@
-// Colour maps for the heatmaps: perceptual, colour-blind-safe maps from d3-scale-chromatic
-// (viridis for weights in [0, 1], RdBu for signed values around 0), the text colour (black or
-// white) with the higher WCAG contrast against each cell, and how far apart two colours look.
-// The colours that name a meaning (a head, the shared word…) are lib/palette.js's.
-import { interpolateViridis, interpolateRdBu } from '../vendor/d3-scale-chromatic.js';
+// Colour maps for the heatmaps: perceptual, colour-blind-safe maps (viridis for weights in
+// [0, 1], RdBu for signed values around 0), the text colour (black or white) with the higher WCAG
+// contrast against each cell, and how far apart two colours look. The colours that name a
+// meaning (a head, the shared word…) are lib/palette.js's.
+//
+// The two maps are d3-scale-chromatic's (ISC licence, © Mike Bostock; viridis by van der Walt,
+// Smith and Firing, RdBu from ColorBrewer), written here as d3 computes them — viridis a ramp of
+// its 256 colours, RdBu a basis spline through its 11 — so the element's file carries these two
+// and not d3's every scheme and colour parser. tests/js/lib/colormaps.test.mjs checks them
+// against d3-scale-chromatic itself.
+
+const hexes = (s) => Array.from({ length: s.length / 6 }, (_, i) => `#${s.slice(6 * i, 6 * i + 6)}`);
+const VIRIDIS = hexes(
+  '44015444025645045745055946075a46085c460a5d460b5e470d60470e6147106347116447136548146748166848176948186a481a6c481b6d481c6e481d6f481f70482071482173482374482475482576482677482878482979472a7a472c7a472d7b472e7c472f7d46307e46327e46337f463480453581453781453882443983443a83443b84433d84433e85423f854240864241864142874144874045884046883f47883f48893e49893e4a893e4c8a3d4d8a3d4e8a3c4f8a3c508b3b518b3b528b3a538b3a548c39558c39568c38588c38598c375a8c375b8d365c8d365d8d355e8d355f8d34608d34618d33628d33638d32648e32658e31668e31678e31688e30698e306a8e2f6b8e2f6c8e2e6d8e2e6e8e2e6f8e2d708e2d718e2c718e2c728e2c738e2b748e2b758e2a768e2a778e2a788e29798e297a8e297b8e287c8e287d8e277e8e277f8e27808e26818e26828e26828e25838e25848e25858e24868e24878e23888e23898e238a8d228b8d228c8d228d8d218e8d218f8d21908d21918c20928c20928c20938c1f948c1f958b1f968b1f978b1f988b1f998a1f9a8a1e9b8a1e9c891e9d891f9e891f9f881fa0881fa1881fa1871fa28720a38620a48621a58521a68522a78522a88423a98324aa8325ab8225ac8226ad8127ad8128ae8029af7f2ab07f2cb17e2db27d2eb37c2fb47c31b57b32b67a34b67935b77937b87838b9773aba763bbb753dbc743fbc7340bd7242be7144bf7046c06f48c16e4ac16d4cc26c4ec36b50c46a52c56954c56856c66758c7655ac8645cc8635ec96260ca6063cb5f65cb5e67cc5c69cd5b6ccd5a6ece5870cf5773d05675d05477d1537ad1517cd2507fd34e81d34d84d44b86d54989d5488bd6468ed64590d74393d74195d84098d83e9bd93c9dd93ba0da39a2da37a5db36a8db34aadc32addc30b0dd2fb2dd2db5de2bb8de29bade28bddf26c0df25c2df23c5e021c8e020cae11fcde11dd0e11cd2e21bd5e21ad8e219dae319dde318dfe318e2e418e5e419e7e419eae51aece51befe51cf1e51df4e61ef6e620f8e621fbe723fde725',
+);
+const RDBU = hexes('67001fb2182bd6604df4a582fddbc7f7f7f7d1e5f092c5de4393c32166ac053061');
+
+/** Viridis at t in [0, 1]: '#rrggbb' (d3's interpolateViridis). */
+export function interpolateViridis(t) {
+  return VIRIDIS[Math.max(0, Math.min(VIRIDIS.length - 1, Math.floor(t * VIRIDIS.length)))];
+}
+
+// d3-interpolate's uniform cubic B-spline through `values` (interpolateBasis).
+function basisSpline(values) {
+  const n = values.length - 1;
+  return (t) => {
+    const i = t <= 0 ? (t = 0) : t >= 1 ? ((t = 1), n - 1) : Math.floor(t * n);
+    const v1 = values[i];
+    const v2 = values[i + 1];
+    const v0 = i > 0 ? values[i - 1] : 2 * v1 - v2;
+    const v3 = i < n - 1 ? values[i + 2] : 2 * v2 - v1;
+    const t1 = (t - i / n) * n;
+    const t2 = t1 * t1;
+    const t3 = t2 * t1;
+    return (
+      ((1 - 3 * t1 + 3 * t2 - t3) * v0 + (4 - 6 * t2 + 3 * t3) * v1 + (1 + 3 * t1 + 3 * t2 - 3 * t3) * v2 + t3 * v3) / 6
+    );
+  };
+}
+const RDBU_SPLINES = [0, 1, 2].map((c) => basisSpline(RDBU.map((hex) => parseColor(hex)[c])));
+const channel = (v) => Math.max(0, Math.min(255, Math.round(v) || 0));
+
+/** RdBu at t in [0, 1] (red at 0, white in the middle, blue at 1): 'rgb(r, g, b)' (d3's interpolateRdBu). */
+export function interpolateRdBu(t) {
+  return `rgb(${RDBU_SPLINES.map((spline) => channel(spline(t))).join(', ')})`;
+}
 
 /** Parses "rgb(r, g, b)" or "#rrggbb" into [r, g, b] in 0..255. */
 export function parseColor(color) {
