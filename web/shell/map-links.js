@@ -2,7 +2,7 @@
 // (views/map.js), which shows where that section sits. Added once a section has drawn its
 // heading; nothing where the explorer has no map (the element's smaller controls).
 
-const TEXT = { link: 'where this is', label: (title) => `where “${title}” is in a transformer: the map` };
+const TEXT = { link: 'where this is', label: (title) => `where this is: “${title}” in the map of a transformer` };
 const NO_LINK = new Set(['map', 'overview', 'minimal-bar']);
 
 /**

@@ -32,11 +32,11 @@ export function render(section, app) {
         type: 'button',
         class: `ae-map-box ae-map-${b.id}${b.label === '+' ? ' ae-map-add' : ''}`,
         dataset: { block: b.id, target: b.target },
-        'aria-label': b.name ? `${b.label} ${b.name}` : undefined,
         disabled: !shown.has(b.target),
         onclick: () => app.goTo(b.target),
       },
       h(doc, 'span', { class: 'ae-map-label' }, b.label),
+      b.name ? h(doc, 'span', { class: 'ae-sr' }, ` ${b.name}`) : null,
       shape,
       here,
     );
