@@ -37,9 +37,10 @@ const TEXT = {
 export function render(section, app) {
   const { doc } = app;
   const full = app.controls === 'full';
-  const title = h(doc, 'h2', { class: 'ae-prose' }, TEXT.title);
+  // The heading's text in a span of its own: the map's link follows it (shell/map-links.js).
+  const title = h(doc, 'span', {}, TEXT.title);
   const steps = h(doc, 'div', { class: 'ae-steps' });
-  section.append(title, h(doc, 'p', { class: 'ae-prose' }, TEXT.intro), steps);
+  section.append(h(doc, 'h2', { class: 'ae-prose' }, title), h(doc, 'p', { class: 'ae-prose' }, TEXT.intro), steps);
   const cards = {};
   const maps = {};
   const texts = {};

@@ -21,7 +21,7 @@ export function qkvClaim(row, tokens, i, shared) {
   const order = row
     .map((v, j) => [v, j])
     .sort((a, b) => b[0] - a[0])
-    .map(([v, j]) => `${tokens[j]} ${fmt(v, 2)}`)
+    .map(([v, j]) => `${tokens[j]} ${fmt(v)}`)
     .join(', ');
   return {
     best,

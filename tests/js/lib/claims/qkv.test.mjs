@@ -34,6 +34,6 @@ test('Qkv_TheQueryMatchesTheKeyWithTheLargestScoreShownInTheProbe', () => {
     assert.equal(row[best], Math.max(...row), name);
     if (best === i) assert.match(claim, /matches its own key best/, name);
     else assert.match(claim, new RegExp(`matches the key of “${f.tokens[best]}” best`), name);
-    assertOnScreen(claim, new Set(row.map((v) => fmt(v, 2))), name);
+    assertOnScreen(claim, new Set(row.map((v) => fmt(v))), name);
   });
 });
