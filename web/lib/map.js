@@ -54,7 +54,7 @@ export const modeFor = (id) => (['next', 'gpt'].includes(id) ? 'real' : 'toy');
 
 const TEXT = {
   noPositions: 'no positions here',
-  toyLayers: 'in the toy example: one, attention only',
+  toyLayers: '(the toy example: one, attention only)',
   layers: (L) => `× ${L}`,
   toyCaption: ({ T, D, H, hk, name }) =>
     `Shapes of the toy example, live: T = ${T} tokens (“${name}”), D = ${D} numbers each, H = ${H} head${H === 1 ? '' : 's'} of dₖ = ${hk}. It is one attention layer: the greyed boxes are not in it.`,

@@ -14,7 +14,7 @@ const TEXT = {
     'Self-attention is one part of a transformer. A token goes through every box, in order; the ones in the dashed frame repeat, layer after layer. Each box links to the section that explains it; “you are here” follows you as you read.',
   label: 'The blocks of a transformer',
   here: 'you are here',
-  layer: 'layers',
+  layer: 'repeated block',
 };
 
 export function render(section, app) {
@@ -100,7 +100,7 @@ export function render(section, app) {
       const text = lines.join('\n');
       if (shape.dataset.text === text) continue;
       shape.dataset.text = text;
-      shape.replaceChildren(...lines.flatMap((l, n) => (n ? [h(doc, 'br'), l] : [l])));
+      shape.replaceChildren(...lines.map((l) => h(doc, 'span', { class: 'ae-map-shape-line' }, l)));
     }
     layerCount.textContent = said.layers;
     caption.textContent = said.caption;
