@@ -341,7 +341,7 @@ export function identityMatrix(width) {
   return Array.from({ length: width }, (_, i) => Array.from({ length: width }, (_, j) => (i === j ? 1 : 0)));
 }
 
-// A matrix left out takes the seed's when the vocabulary has the seed's width, else the D × D
+// A matrix left out takes the defaults' when the vocabulary has the seed's width, else the D × D
 // identity (queries, keys and values equal to the embeddings, and X·W = X).
 function checkWeights(weights, width, defaults) {
   if (!isPlainObject(weights))

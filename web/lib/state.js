@@ -203,7 +203,7 @@ export function validateWord(word, vocab) {
   return null;
 }
 
-/** The transition back to `defaults` (the seed's example), keeping the reader's theme. */
+/** The transition back to `defaults` (the page's start), keeping the reader's theme. */
 export const resetTo = (defaults) => (state) => ({ state: { ...structuredClone(defaults), theme: state.theme } });
 
 /**
