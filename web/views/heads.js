@@ -28,7 +28,6 @@ export function render(section, app) {
   const perHeadTitle = h(doc, 'h3', { class: 'ae-prose' }, TEXT.perHead);
   const perHeadBox = h(doc, 'div', {});
   section.append(intro, claim, perHeadTitle, perHeadBox);
-  // With one head its weights and output are step by step's: each head's own from two on.
   const heads = perHead.render(perHeadBox, app);
   const splitRow = h(doc, 'div', { class: 'ae-row' });
   const details = h(
@@ -48,14 +47,17 @@ export function render(section, app) {
       const { state, results } = app;
       const f = focusView(state, results);
       if (!f) return;
-      const said = headsTexts(f, results.cosines, state.focus);
+      // On the whole page one head's weights and output are step by step's: each head's own from
+      // two heads on. A figure of this section alone shows them for one head too.
+      const whole = state.view.includes('all');
+      const said = headsTexts(f, results.cosines, state.focus, whole);
       intro.textContent = said.intro;
       knobsFigure?.update(state, f.heads);
       // Where the shared word looks, per head: do the heads attend differently?
       claim.textContent = said.claim;
       claim.hidden = !said.claim;
       columns.update(f);
-      perHeadTitle.hidden = perHeadBox.hidden = f.heads === 1;
+      perHeadTitle.hidden = perHeadBox.hidden = f.heads === 1 && whole;
       heads.update(f);
       mixing.update(f, results.projection);
     },
