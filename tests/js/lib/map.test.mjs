@@ -39,7 +39,18 @@ test('Map_TheBlocksAreATokensPathThroughATransformer', () => {
 });
 
 test('Map_EachSectionIsAboutTheBlocksItExplains', () => {
-  for (const id of ['contexts', 'averaging', 'qkv', 'plane', 'pipeline', 'lines', 'scaling', 'loops', 'heads', 'formula'])
+  for (const id of [
+    'contexts',
+    'averaging',
+    'qkv',
+    'plane',
+    'pipeline',
+    'lines',
+    'scaling',
+    'loops',
+    'heads',
+    'formula',
+  ])
     assert.deepEqual(blocksFor(id), ['attention'], id);
   assert.deepEqual(blocksFor('order'), ['embed']);
   assert.ok(blocksFor('next').includes('mlp') && blocksFor('next').includes('unembed'));
