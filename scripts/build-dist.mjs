@@ -112,9 +112,9 @@ export async function loadFullEngine() {
 // imports those sections from files beside it (they come with the whole engine anyway). The URLs
 // are literal new URL('./…', import.meta.url) in ES modules (bundlers copy those); classic
 // scripts ask document.currentScript while they run.
-// Also the sections only controls="full" shows (overview, editor, engineers): out of the
+// Also the sections only controls="full" shows (overview, map, editor, engineers): out of the
 // element's own file, which stays within its budget.
-const FULL_ENGINE_SECTIONS = ['plane', 'notebook', 'learn', 'gpt', 'next', 'overview', 'editor', 'engineers'];
+const FULL_ENGINE_SECTIONS = ['plane', 'notebook', 'learn', 'gpt', 'next', 'overview', 'map', 'editor', 'engineers'];
 // The real-model section's worker and files beside the bundle: the project's own model, its
 // tokenizer, and GPT-2's encoding (web/models/, copied by copyModelsToDist).
 const MODEL_WORKER_FILE = 'attention-explorer.model-worker.js';
@@ -254,10 +254,6 @@ export const threadsUnavailableReason = () => "the embeddable element's small en
 export const defaultThreadsFiles = () => null;
 export const startThreadedModule = null;`,
         loader: 'js',
-      }));
-      // The vendored d3 bundle keeps every scheme; the npm package tree-shakes to the three used.
-      build.onResolve({ filter: /vendor\/d3-scale-chromatic\.js$/ }, () => ({
-        path: path.join(ROOT, 'node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs'),
       }));
     },
   };

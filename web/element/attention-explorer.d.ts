@@ -33,8 +33,11 @@ export type ExplorerView =
 
 /** The explorer's whole state: what the share link (URL hash) and the inline JSON hold. */
 export interface ExplorerState {
-  /** Format version: 1. */
-  v: 1;
+  /**
+   * Format version: 2 (since 0.4.0). A state of format 1 is still read: what it leaves out comes
+   * from that format's defaults (seed 003's W_Q and W_K).
+   */
+  v: 2;
   /** 'river', 'finance', 'both', 'averaging' or the name of one of `contexts`. */
   example: string;
   /** Word → embedding (all of one width D). */
@@ -95,7 +98,8 @@ export interface LearnState {
 }
 
 /** A partial state for setState(): `options` is merged key by key. */
-export type ExplorerStatePatch = Partial<Omit<ExplorerState, 'options'>> & {
+export type ExplorerStatePatch = Partial<Omit<ExplorerState, 'options' | 'v'>> & {
+  v?: 1 | 2;
   options?: Partial<ExplorerState['options']>;
 };
 

@@ -62,9 +62,13 @@ export function createAppContext(ctx) {
     /** A new worker for the real model, or null; and where its files are served. */
     modelWorker: ctx.modelWorker === undefined ? makeModelWorker : ctx.modelWorker,
     modelFiles: MODEL_FILES,
-    /** One `name` per explorer, made on first use by make() (the real model, the thread setting). */
+    /**
+     * One `name` per explorer, made on first use by make() (the real model, the thread setting);
+     * without make(), the one made already or undefined (the map reads the real model's shapes
+     * without opening it).
+     */
     shared(name, make) {
-      if (!shared.has(name)) shared.set(name, make());
+      if (!shared.has(name) && make) shared.set(name, make());
       return shared.get(name);
     },
     setOptions(patch) {

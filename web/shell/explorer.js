@@ -8,7 +8,8 @@
 //   explain-tooltip.js  "explain this number", asking the figure what a cell is
 //   row-picker.js       a click on a token's row picks it for the formula
 //   notices.js          what went wrong, where
-//   theme.js            light or dark
+//   theme.js            light or dark, and the palette's colours
+//   map-links.js        every section's heading links to the map of the whole transformer
 //   app-context.js      `app`, what the views are handed
 //
 // Decoupled from `document`: every element is created through root.ownerDocument, every query is
@@ -20,6 +21,7 @@ import * as header from '../views/header.js';
 import { SECTIONS } from '../views/sections.js';
 import { createAppContext } from './app-context.js';
 import { createExplainTooltip } from './explain-tooltip.js';
+import { createMapLinks } from './map-links.js';
 import { createNotices } from './notices.js';
 import { createRender } from './render.js';
 import { attachRowPicker } from './row-picker.js';
@@ -113,7 +115,8 @@ export function mountExplorer(root, options) {
   }
 
   const timings = { compute: 0, views: {}, total: 0 }; // of the last render, in ms
-  const hooks = { onChange: options.onChange, onFirstRender: options.onFirstRender };
+  const mapLinks = createMapLinks(app);
+  const hooks = { onChange: options.onChange, onFirstRender: options.onFirstRender, onBuilt: mapLinks.add };
   const render = createRender({
     parts,
     app,

@@ -7,8 +7,9 @@ import { planFrame } from './scheduler.js';
 /**
  * @param {{parts: object[], app: object, loader: object, results: object, notices: object,
  *          tooltip: object, theme: object, win: Window, timings: object,
- *          onChange?(state), onFirstRender?()}} ctx
- *   parts: {entry, element, slot, inst, near, stale} per section in page order (the header first)
+ *          onChange?(state), onFirstRender?(), onBuilt?(id, element)}} ctx
+ *   parts: {entry, element, slot, inst, near, stale} per section in page order (the header first);
+ *   onBuilt: a section's DOM was just built (its heading gets the map's link there)
  * @returns {(frame: {partial: boolean, onlyNear: boolean}) => {later, waiting, instances}}
  */
 export function createRender({ parts, app, loader, results, notices, tooltip, theme, win, timings, ...hooks }) {
@@ -18,7 +19,10 @@ export function createRender({ parts, app, loader, results, notices, tooltip, th
     const t = now();
     try {
       if (part.slot.state === 'failed') throw new Error(part.slot.failure);
-      part.inst ??= part.slot.module.render(part.element, app);
+      if (!part.inst) {
+        part.inst = part.slot.module.render(part.element, app);
+        hooks.onBuilt?.(part.entry.id, part.element);
+      }
       part.inst?.update?.(app);
     } catch (err) {
       errors.push(`the ${part.entry.id} view failed: ${err.message}`);

@@ -6,6 +6,7 @@ import { h, uid, setOptions } from '../ui/dom.js';
 import { math, mi, mn, mo, mtext, opname, row, frac, sqrt, sup, sub, fenced, vector, space } from '../ui/mathml.js';
 import { fmt } from '../lib/format.js';
 import { focusView } from '../lib/focus.js';
+import { formulaLegend } from '../lib/claims/formula.js';
 
 const TEXT = {
   title: 'The formula',
@@ -97,7 +98,7 @@ export function render(section, app) {
         tok.map((w, n) => ({ value: n, label: `${n}: ${w}` })),
         i,
       );
-      legend.textContent = `Row ${i} is “${tok[i]}” in “${state.focus}”; keys and values 0…${tok.length - 1} are ${tok.map((w, n) => `${n} “${w}”`).join(', ')}.`;
+      legend.textContent = formulaLegend(f, i, state.focus);
       const lines = rowFormulas(t, hd, i, state.options);
       const key = lines
         .map((l) =>

@@ -1,6 +1,6 @@
 // What the element loads from files beside its own: the sections that need the whole engine (the
 // plane's PCA, the notebooks' PyTorch generator, the Learn section's model, the real model), what
-// only controls="full" shows (the overview, the editor, the engineers' panel, the export menus),
+// only controls="full" shows (the overview, the map, the editor, the engineers' panel, the export menus),
 // and the workers. Here (web/, plain ES modules): dynamic imports, and module workers.
 // scripts/build-dist.mjs swaps this module in the bundles: the workers become the classic scripts
 // dist/attention-explorer.{learn,model}-worker.js beside the bundle, and the element's file
@@ -14,6 +14,7 @@ export const SECTION_LOADERS = Object.freeze({
   next: () => import('./next.js'),
   // Not the whole engine's, but only for controls="full": kept out of the element's own file.
   overview: () => import('./overview.js'),
+  map: () => import('./map.js'),
   editor: () => import('./editor.js'),
   engineers: () => import('./engineers.js'),
 });

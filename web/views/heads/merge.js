@@ -3,6 +3,8 @@
 // output column draw on every head.
 import { h } from '../../ui/dom.js';
 import { indexLabels, sizeText } from '../../lib/format.js';
+import { headClass } from '../../lib/palette.js';
+import { createHeadsKey } from '../../ui/heads-key.js';
 
 const TEXT = {
   concatenate: 'Concatenate: the heads’ outputs side by side',
@@ -30,9 +32,11 @@ export function render(parent, app) {
   const wo = app.heatmap({ ...blank, id: 'heads-wo', caption: 'W_O' });
   const projected = app.heatmap({ ...blank, id: 'heads-projected', caption: '' });
   const note = h(doc, 'p', { class: 'ae-help' });
+  const key = createHeadsKey(doc);
   parent.append(
     h(doc, 'h3', {}, TEXT.concatenate),
     h(doc, 'div', { class: 'ae-row' }, merged.el),
+    key.el,
     h(doc, 'h3', {}, TEXT.mix),
     h(doc, 'p', {}, TEXT.mixIntro),
     h(doc, 'div', { class: 'ae-row' }, wo.el, projected.el),
@@ -41,13 +45,14 @@ export function render(parent, app) {
   return {
     update({ name, trace: t, heads: H, tokens, highlightRows, hv }, projection) {
       const width = t.merged[0].length;
+      key.update(H);
       merged.update({
         context: name,
         values: t.merged,
         rowLabels: tokens,
         highlightRows,
         colLabels: indexLabels(width, 'v'),
-        colClass: (j) => `ae-head-${Math.floor(j / hv) % 4}`,
+        colClass: (j) => headClass(Math.floor(j / hv)),
         caption: `merged: ${H} × ${hv} = ${width} columns`,
       });
       if (!projection?.output) {
