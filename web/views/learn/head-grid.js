@@ -12,7 +12,7 @@ import { exportButton, exportStatus, reportExport } from '../../tools/export-but
 const TEXT = {
   title: 'Every layer and head on one held-out example',
   labels:
-    'Rows are queries, lines go to the keys they attend to; each label is position:token (“3:9” is the token 9 at position 3).',
+    'In each picture the queries are on the left and the keys on the right; a line goes from a query to a key it attends to, thicker and darker for more weight. Labels read position:token (“3:9” is the token 9 at position 3).',
   pick: 'Show as heatmap',
   exportLines: 'Save the chosen head’s lines',
   exportGrid: 'Every layer and head as one picture',
@@ -115,6 +115,7 @@ export function render(parent, { doc, onPick, title, stem }) {
       // One layer of one head is the enlarged heatmap already: no grid of one.
       const one = L * H === 1;
       heading.hidden = one;
+      labelsHelp.hidden = one; // it describes the lines, not the enlarged heatmap
       box.hidden = one;
       if (cells.length !== L * H) build(L, H);
       const theme = parent.closest('.ae-root')?.dataset.theme === 'dark' ? 'dark' : 'light';
