@@ -183,7 +183,7 @@ test('Learn_BankStartsFromTheSeedsWeightsAndShowsWhereTheyGo', async () => {
   await message.waitFor({ state: 'visible' });
   assert.match(
     await message.textContent(),
-    /Could not start a model: fromSeed: a head has 2 columns; the seed's W_value has 3/,
+    /Could not start a model: fromSeed: a head has 2 columns; notebook 3's W_value has 3/,
   );
   assert.deepEqual(problems, []);
   await context.close();

@@ -434,7 +434,7 @@ test('Notices_RefusedEditsBoundsAndEngineErrorsAreSaidWhereTheyBelong', async ()
   assert.match(await notice.textContent(), /heads/);
   assert.deepEqual(await texts(page, ctxOut('finance')), kept, 'the last good output stays on the page');
   // reset
-  await page.getByRole('button', { name: 'Reset to the seed example' }).click();
+  await page.getByRole('button', { name: 'Reset to the notebook’s example' }).click();
   await page.waitForFunction(() =>
     /river: stream bank mud$/.test(document.querySelector('.ae-context h3').textContent),
   );

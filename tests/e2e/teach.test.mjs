@@ -273,6 +273,38 @@ test('Teach_ThePlanesLabelsNeverOverlapALabelALineOrAPointInAnyPresetAtAnyWidth'
   assert.equal(checked, 3 * 2 * Object.keys(states).length);
 });
 
+// The notebooks are called notebooks (a seed is a random seed only); nanoGPT's parameter names
+// come with what they are, wherever the page shows one.
+test('Teach_NotebooksAreNotebooksAndNanoGPTNamesAreExplainedWhereTheyAppear', async () => {
+  const { page, context } = await open();
+  await drawAll(page);
+  await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+  await page.evaluate(() => window.__explorer.explorer.rendered);
+  const texts = await page.evaluate(() => {
+    const out = [];
+    const walk = document.createTreeWalker(document.querySelector('.ae-root'), NodeFilter.SHOW_TEXT);
+    for (let n; (n = walk.nextNode());) if (n.textContent.trim()) out.push(n.textContent);
+    for (const el of document.querySelectorAll('.ae-root [title], .ae-root [aria-label], .ae-root option'))
+      out.push(el.getAttribute('title') || el.getAttribute('aria-label') || el.textContent);
+    return out;
+  });
+  const seeds = texts.filter((t) => /seed 00\d|seed’s|seed's|seed example|seed notebook|the seeds\b/i.test(t));
+  assert.deepEqual(seeds, [], 'the notebooks are called notebooks');
+  assert.ok(
+    texts.some((t) => /notebook 3/.test(t)),
+    'the notebooks are named by number',
+  );
+  const names = texts.filter((t) => /\b(wte|wpe|c_attn|c_proj|c_fc|ln_1|ln_2|ln_f|lm_head)\b/.test(t));
+  assert.ok(names.length >= 2, `the page names nanoGPT's parameters (${names.length})`);
+  for (const t of names)
+    assert.match(
+      t,
+      /nanoGPT’s code( calls that table wpe, the position embeddings|: the attention block’s output projection)/,
+      t,
+    );
+  await context.close();
+});
+
 test('Teach_APhonesFirstScreenShowsTheBankExamplesNumbers', async () => {
   const { page, context, problems } = await open({
     viewport: { width: 390, height: 844 },

@@ -34,7 +34,9 @@ export function presetApplies(state, preset) {
 /** The state with the preset's matrices, projections and scaling on: {state} or {error}. */
 export function withPreset(state, preset) {
   if (!presetApplies(state, preset))
-    return { error: `these weights are for a vocabulary of width ${preset.width}; reset to the seed example first` };
+    return {
+      error: `these weights are for a vocabulary of width ${preset.width}; reset to the notebook’s example first`,
+    };
   const weights = { ...state.weights };
   for (const [k, m] of Object.entries(preset.weights)) weights[k] = m.map((row) => row.slice());
   const heads = preset.heads ?? 1;

@@ -12,7 +12,7 @@ const TEXT = {
   title: 'Edit the example',
   intro: `Change the sentences and the vectors, then watch every view above follow. Limits: ${LIMITS.tokens} tokens per sentence, ${LIMITS.words} words, widths up to ${LIMITS.width}, values within ±${LIMITS.absValue}.`,
   summary: 'Sentences, words, vectors and widths',
-  reset: 'Reset everything to the seed’s values',
+  reset: 'Reset everything to the notebook’s values',
 };
 
 export function render(page, app) {

@@ -24,7 +24,7 @@ export function render(parent, app) {
       class: 'ae-btn',
       onclick: () => app.edit(resetTo(app.defaults)),
     },
-    'Reset to the seed example',
+    'Reset to the notebook’s example',
   );
   const el = h(
     doc,

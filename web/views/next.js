@@ -8,7 +8,7 @@ import { h } from '../ui/dom.js';
 import { slider } from '../ui/controls.js';
 import { fmt } from '../lib/format.js';
 import { defaultGpt } from '../lib/real/gpt-state.js';
-import { lastTokenThroughBlocks } from '../lib/real/view.js';
+import { lastTokenThroughBlocks, listedCandidates } from '../lib/real/view.js';
 import { realModelOf } from '../tools/real-model.js';
 import { whenNear } from '../ui/on-screen.js';
 
@@ -123,17 +123,19 @@ export function render(section, app) {
     claim.textContent = `In block 1 the attention branch has length ${fmt(lengths.attention, 2)} and the MLP branch ${fmt(lengths.mlp, 2)}, both added to a vector of length ${fmt(lengths.x0, 2)}; after ${L} blocks the vector has length ${fmt(lengths.xL, 2)}.`;
     temperature.sync(g.temperature);
     const max = next.topProbs[0] || 1;
+    const listed = listedCandidates(next, { temperature: g.temperature });
     bars.replaceChildren(
-      ...Array.from(next.topTokens, (id, n) =>
+      ...listed.shown.map(({ id, p, text, title }) =>
         h(
           doc,
           'li',
-          { class: 'ae-gpt-bar', dataset: { id, p: next.topProbs[n] } },
-          h(doc, 'span', { class: 'ae-gpt-bar-token' }, next.topText[n].replace(/ /g, '␣')),
-          h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${(100 * next.topProbs[n]) / max}%` }),
-          h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(next.topProbs[n], 3)),
+          { class: 'ae-gpt-bar', dataset: { id, p } },
+          h(doc, 'span', { class: 'ae-gpt-bar-token', ...(title ? { title } : {}) }, text),
+          h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${(100 * p) / max}%` }),
+          h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(p, 3)),
         ),
       ),
+      ...(listed.leftOut ? [h(doc, 'li', { class: 'ae-help ae-gpt-left-out' }, listed.leftOut)] : []),
     );
   }
 

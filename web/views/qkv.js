@@ -18,11 +18,11 @@ const TEXT = {
     'Attention gives every token three vectors, each its embedding times a matrix the model learns: a query (what the token is looking for), a key (what it offers to the tokens looking) and a value (what it passes on to a token that attends to it). A score is now one token’s query dotted with another’s key — a token’s query need not match its own key.',
   projections: 'Learned projections W_Q, W_K, W_V (set by hand here)',
   projectionsHelp:
-    'Off: raw attention as seed 003 first computes it — Q = K = V = X, scores X·Xᵀ, no scaling (turning it on again also scales).',
+    'Off: raw attention as notebook 3 first computes it — Q = K = V = X, scores X·Xᵀ, no scaling (turning it on again also scales).',
   preset: 'Try weights whose “bank” query looks for the context word',
   presetHelp:
     'W_Q turns the feature only “bank” has (d2) into a query; W_K turns each word’s d3 — large for stream, mud and loan, 0 for bank — into a key. W_V is unchanged.',
-  seed: 'Back to the seed’s weights',
+  seed: 'Back to notebook 3’s weights',
   off: 'Projections are off: queries, keys and values are the embeddings themselves.',
 };
 const W_NAMES = { wq: 'W_Q', wk: 'W_K', wv: 'W_V' };

@@ -166,11 +166,11 @@ test('Bank_StartsFromTheSeedsWeightsWhereTheShapesAllow', () => {
   // Shapes that cannot hold the seed's block get a message naming the setting.
   assert.throws(
     () => createSession(engine, spec('bank', { fromSeed: true, width: 4, heads: 2 })),
-    /fromSeed: a head has 2 columns; the seed's W_value has 3/,
+    /fromSeed: a head has 2 columns; notebook 3's W_value has 3/,
   );
   assert.throws(
     () => createSession(engine, spec('bank', { fromSeed: true, width: 3, heads: 1 })),
-    /fromSeed: the width is 3; the seed's embeddings have 4 numbers/,
+    /fromSeed: the width is 3; notebook 3's embeddings have 4 numbers/,
   );
   session.dispose();
   again.dispose();
