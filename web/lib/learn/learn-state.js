@@ -8,19 +8,27 @@
 // lib/share.js checks the rest. Unit-tested in tests/js/lib/learn/learn-state.test.mjs.
 import { LEARN_LIMITS } from '../limits.js';
 import { describe } from '../text.js';
-import { TASKS, SENTENCE_DEFAULTS, TEXT_DEFAULTS } from './tasks.js';
-import { speedProblem } from './view.js';
+import { TASK_SETTINGS } from './settings.js';
 
-export const LEARN_TASKS = Object.freeze([...Object.keys(TASKS), 'bank', 'text']);
+export const LEARN_TASKS = Object.freeze(Object.keys(TASK_SETTINGS));
 // The corpus travels in the link only up to these sizes; longer ones stay on this page.
 export const LINK_TEXT_CHARS = 2000;
 export const LINK_SENTENCES = 40;
+
+export const SPEED_MAX = 1000; // the largest pace a link or the speed attribute may ask for
+
+/** Why `value` cannot be a pace choice, or null: 'watch', 'fast', or steps per second in (0, SPEED_MAX]. */
+export function speedProblem(value) {
+  if (value === 'watch' || value === 'fast') return null;
+  if (typeof value === 'number' && value > 0 && value <= SPEED_MAX) return null;
+  return `expected "watch", "fast" or a number of steps per second in (0, ${SPEED_MAX}]`;
+}
 
 const SETTING_KEYS = ['layers', 'heads', 'width', 'mlp', 'layerNorm', 'lr', 'batch', 'seed'];
 
 /** The defaults of a task: its own model and training settings, seed 0, nothing trained. */
 export function defaultLearn(taskId = 'reverse') {
-  const task = TASKS[taskId] || { bank: SENTENCE_DEFAULTS, text: TEXT_DEFAULTS }[taskId];
+  const task = TASK_SETTINGS[taskId];
   if (!task) throw new RangeError(`task: unknown task "${taskId}"; expected one of ${LEARN_TASKS.join(', ')}`);
   const { bias, ...model } = task.model; // every model here has biases
   const out = { task: taskId, ...model, lr: task.train.lr, batch: task.train.batch, seed: 0, steps: 0 };

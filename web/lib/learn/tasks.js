@@ -7,6 +7,7 @@
 // scores just the positions whose answer is determined by what came before.
 import { seededRandom } from './random.js';
 import { BANK_CONTEXTS, BANK_SENTENCES, SAMPLE_TEXT, charVocab, wordVocab, words } from './corpus.js';
+import { TASK_SETTINGS } from './settings.js';
 
 const letters = (n) => Array.from({ length: n }, (_, i) => String.fromCharCode(97 + i));
 const digits = Array.from({ length: 10 }, (_, i) => String(i));
@@ -15,24 +16,17 @@ const digits = Array.from({ length: 10 }, (_, i) => String(i));
  * @typedef {{id: string, title: string, pattern: string, vocab: string[], context: number,
  *   model: object, train: object, goal: number, watch: {stepsPerSecond: number},
  *   example: (rng) => {tokens: number[], targets: number[]}}} Task
- *
- * `watch` is the pace a reader watches at (the Learn section's default): steps per second such
- * that the pattern forms (patternFormed below) 10–20 s after Train is pressed, measured on the
- * default run in Node (tests/js/lib/learn/session.test.mjs Task_<id>_PatternFormsWithinTenToTwentySecondsAtItsWatchPace).
- * A pace changes when steps are taken, never which: the run is the same at any pace.
+ * context, model, train and watch: settings.js.
  */
 
 /** Copy the previous token: the answer at position t is the token at t − 1. */
 const copy = {
   id: 'copy',
+  ...TASK_SETTINGS.copy,
   title: 'Copy the previous token',
   pattern: 'Each position attends to the one just before it: one diagonal below the main one.',
   vocab: letters(10),
-  context: 8,
-  model: { layers: 1, heads: 1, width: 16, mlp: false, layerNorm: true, bias: true },
-  train: { lr: 0.01, batch: 16, steps: 300 },
   goal: 0.98,
-  watch: { stepsPerSecond: 3 },
   example(rng) {
     const tokens = Array.from({ length: this.context }, () => rng.int(this.vocab.length));
     return { tokens, targets: tokens.map((_, t) => (t === 0 ? -1 : tokens[t - 1])) };
@@ -42,15 +36,12 @@ const copy = {
 /** Reverse: n digits, a bar, then the same digits backwards. */
 const reverse = {
   id: 'reverse',
+  ...TASK_SETTINGS.reverse,
   title: 'Reverse a sequence',
   pattern: 'After the bar, each position looks back at the digit mirrored about the bar: an anti-diagonal.',
   vocab: [...digits, '|'],
-  context: 10,
   n: 5,
-  model: { layers: 1, heads: 1, width: 32, mlp: false, layerNorm: true, bias: true },
-  train: { lr: 0.01, batch: 16, steps: 600 },
   goal: 0.98,
-  watch: { stepsPerSecond: 2 },
   example(rng) {
     const x = Array.from({ length: this.n }, () => rng.int(10));
     const seq = [...x, 10, ...x.slice().reverse()];
@@ -61,16 +52,13 @@ const reverse = {
 /** Sort: n digits, a bar, then the digits in increasing order. */
 const sort = {
   id: 'sort',
+  ...TASK_SETTINGS.sort,
   title: 'Sort digits',
   pattern:
     'Each answer position looks for the smallest digit it has not written yet: its attention jumps to where that digit sits in the input.',
   vocab: [...digits, '|'],
-  context: 10,
   n: 5,
-  model: { layers: 2, heads: 2, width: 32, mlp: true, layerNorm: true, bias: true },
-  train: { lr: 0.005, batch: 32, steps: 1200 },
   goal: 0.95,
-  watch: { stepsPerSecond: 7 },
   example(rng) {
     const x = Array.from({ length: this.n }, () => rng.int(10));
     const seq = [...x, 10, ...x.slice().sort((a, b) => a - b)];
@@ -86,17 +74,14 @@ const sort = {
  */
 const repeat = {
   id: 'repeat',
+  ...TASK_SETTINGS.repeat,
   title: 'Repeat a random sequence (induction)',
   pattern:
     'In layer 2, each token of the second copy looks at the token that followed its earlier occurrence (a diagonal offset by the length of the sequence); layer 1 prepares that by looking one token back.',
   vocab: [...letters(16), '.'],
-  context: 16,
   minLength: 4,
   maxLength: 8,
-  model: { layers: 2, heads: 2, width: 64, mlp: false, layerNorm: true, bias: true },
-  train: { lr: 0.003, batch: 32, steps: 2000 },
   goal: 0.95,
-  watch: { stepsPerSecond: 100 },
   example(rng) {
     const m = this.minLength + rng.int(this.maxLength - this.minLength + 1);
     const r = rng.shuffle(Array.from({ length: 16 }, (_, i) => i)).slice(0, m);
@@ -117,19 +102,9 @@ function nextTokens(seq, from) {
 }
 
 /** The bank sentences' and the character model's settings (the built-in tasks carry their own). */
-// The bank model: width 32 and a rate of 0.005 give, over 8 seeds, a head that puts ≥ 0.85 of
-// "bank"'s attention on the probe's deciding word after 600 steps (chance 0.17); width 16 at
-// 0.01 did so in 5 of 8.
-export const SENTENCE_DEFAULTS = Object.freeze({
-  context: 12,
-  model: { layers: 1, heads: 2, width: 32, mlp: true, layerNorm: true, bias: true },
-  train: { lr: 0.005, batch: 16, steps: 600 },
-});
-export const TEXT_DEFAULTS = Object.freeze({
-  context: 32,
-  model: { layers: 2, heads: 4, width: 64, mlp: true, layerNorm: true, bias: true },
-  train: { lr: 0.003, batch: 16, steps: 2000 },
-});
+/** The bank sentences' and the character model's settings (the built-in tasks carry their own). */
+export const SENTENCE_DEFAULTS = TASK_SETTINGS.bank;
+export const TEXT_DEFAULTS = TASK_SETTINGS.text;
 
 /**
  * Next-word prediction over short sentences (word-level), e.g. the bank corpus: an example is one
@@ -163,7 +138,7 @@ export function sentenceTask(
     model: SENTENCE_DEFAULTS.model,
     train: SENTENCE_DEFAULTS.train,
     goal: null, // no accuracy goal: next words are not all predictable
-    watch: { stepsPerSecond: 6 },
+    watch: SENTENCE_DEFAULTS.watch,
     example(rng) {
       const e = encoded[rng.int(encoded.length)];
       const seq = e.slice();
@@ -193,7 +168,7 @@ export function textTask(
     model: TEXT_DEFAULTS.model,
     train: TEXT_DEFAULTS.train,
     goal: null,
-    watch: { stepsPerSecond: 30 },
+    watch: TEXT_DEFAULTS.watch,
     example(rng) {
       const start = rng.int(ids.length - context - 1);
       return { tokens: ids.slice(start, start + context), targets: ids.slice(start + 1, start + context + 1) };

@@ -3,6 +3,10 @@
 // that says what the bank probe shows. Pure; unit-tested in tests/js/lib/learn/view.test.mjs.
 import { fmt } from '../format.js';
 
+// The pace choices' check lives with the state it guards (learn-state.js), which the element's
+// own file carries; this file is the Learn section's.
+export { SPEED_MAX, speedProblem } from './learn-state.js';
+
 /**
  * The fixed speeds of the pace control: steps per second (Infinity = as fast as it goes). The
  * control's first choice, and the default, is "watch" (paceOf): the task's own pace until its
@@ -13,7 +17,6 @@ export const SPEEDS = Object.freeze([
   { value: 4, label: '4 steps/s' },
   { value: 1, label: '1 step/s' },
 ]);
-export const SPEED_MAX = 1000; // the largest pace a link or the speed attribute may ask for
 
 /**
  * A pace choice ('watch', 'fast' or steps per second) for a task → {stepsPerSecond, untilFormed}:
@@ -23,13 +26,6 @@ export function paceOf(speed, task) {
   if (speed === 'fast') return { stepsPerSecond: Infinity, untilFormed: false };
   if (typeof speed === 'number' && speed > 0) return { stepsPerSecond: speed, untilFormed: false };
   return { stepsPerSecond: task?.watch?.stepsPerSecond ?? Infinity, untilFormed: true };
-}
-
-/** Why `value` cannot be a pace choice, or null: 'watch', 'fast', or steps per second in (0, SPEED_MAX]. */
-export function speedProblem(value) {
-  if (value === 'watch' || value === 'fast') return null;
-  if (typeof value === 'number' && value > 0 && value <= SPEED_MAX) return null;
-  return `expected "watch", "fast" or a number of steps per second in (0, ${SPEED_MAX}]`;
 }
 
 /** Held-out evaluations per run: often enough for a curve with ~60 points and markers. */
