@@ -6,6 +6,7 @@ import { h } from '../ui/dom.js';
 import { fmt } from '../lib/format.js';
 import { maxAbsDiff, averagingNested } from '../lib/compute.js';
 import { highlightRows } from '../lib/focus.js';
+import { foldOnPhone } from '../ui/fold.js';
 
 export function render(section, app) {
   const { doc } = app;
@@ -34,10 +35,18 @@ export function render(section, app) {
     matmul: mk('avg-matmul', '② averaging matrix · X'),
     out: mk('avg-out', '③ softmax(masked zeros) · X'),
   };
+  const forms = h(doc, 'div', { class: 'ae-row' }, maps.loop.el, maps.matmul.el, maps.out.el);
   section.append(
     h(doc, 'div', { class: 'ae-row' }, maps.x.el, maps.tril.el, maps.zeros.el, maps.soft.el),
-    h(doc, 'div', { class: 'ae-row' }, maps.loop.el, maps.matmul.el, maps.out.el),
+    forms,
     verdict,
+  );
+  // On a phone: the averaging matrix and the verdict; the rest one tap deeper.
+  foldOnPhone(
+    app,
+    'X, the masked zeros, their softmax and the three forms ① ② ③',
+    [maps.x.el, maps.zeros.el, maps.soft.el, forms],
+    { at: verdict },
   );
   return {
     update() {

@@ -24,6 +24,7 @@ import * as headGrid from './learn/head-grid.js';
 import * as bankProbe from './learn/bank-probe.js';
 import * as textBox from './learn/text-box.js';
 import * as files from './learn/files.js';
+import { foldOnPhone } from '../ui/fold.js';
 
 const TEXT = {
   title: 'Learn: watch attention being learned',
@@ -33,7 +34,7 @@ const TEXT = {
     'A small transformer (nanoGPT’s layers) starts from random weights and learns them from examples, in this page. Press Train and watch the loss fall and the attention pattern appear.',
   empty: 'No model yet.',
   heatmapOf: (c, step) =>
-    `Attention weights, layer ${c.layer + 1}, head ${c.head + 1}, step ${step}: a row per query, a column per key, each labelled position:token`,
+    `Attention weights, layer ${c.layer + 1}, head ${c.head + 1}, step ${step} (rows: queries, columns: keys; labels read position:token)`,
 };
 
 export function render(section, app) {
@@ -134,6 +135,7 @@ function build(section, app, run, f) {
     title: () => `${run.live?.task?.title ?? 'Learn'}, step ${run.report?.step ?? 0}`,
     stem: () => `learn ${learnOf().task}`,
   });
+  foldOnPhone(app, 'Save the attention pictures (PNG, SVG)', [section.querySelector('.ae-learn-lines-export')]);
   f.bank = bankProbe.render(section, {
     ...ctx,
     onFromSeed: (on) => run.setFromSeed(on),

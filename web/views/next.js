@@ -11,6 +11,7 @@ import { defaultGpt } from '../lib/real/gpt-state.js';
 import { lastTokenThroughBlocks, listedCandidates } from '../lib/real/view.js';
 import { realModelOf } from '../tools/real-model.js';
 import { whenNear } from '../ui/on-screen.js';
+import { isNarrow } from '../ui/fold.js';
 
 const TEXT = {
   title: 'What happens next',
@@ -101,7 +102,7 @@ export function render(section, app) {
   function draw(g, encoded, t, next) {
     const C = t.width,
       L = t.L;
-    const show = Math.min(8, C);
+    const show = Math.min(isNarrow(app) ? 4 : 8, C); // a phone shows as many as fit
     const { x0, attention: attnBranch, mid, mlp: mlpBranch, x1, xL, lengths } = lastTokenThroughBlocks(t);
     const token = encoded.pieces[t.T - 1].display.replace(/ /g, '␣');
     status.textContent = `The last token, “${token}”, in a model of ${L} layers and width ${C}.`;

@@ -11,7 +11,7 @@ import { maxAbsDiff } from '../lib/compute.js';
 const TEXT = {
   title: 'Order does not matter (until you add positions)',
   intro:
-    'Reverse the sentence and run attention again. Each token gets the same output as before, only in its new place: the dot products, the softmax and the weighted sum never look at where a token stands. That is why a transformer adds a position vector to every token before its first layer (a learned vector per position, added to the token’s own embedding: nanoGPT’s code calls that table wpe, the position embeddings; the models in the Learn section below have one).',
+    'Reverse the sentence and run attention again. Each token gets the same output as before, only in its new place: the dot products, the softmax and the weighted sum never look at where a token stands. So a transformer adds a position vector to every token before its first layer (nanoGPT’s wpe: the position embeddings; Learn’s models have them).',
   causalNote:
     'With the causal mask on, reversing changes the outputs: the mask is the only part that knows about positions (a token may only look back).',
 };

@@ -7,6 +7,7 @@ import { checkbox, slider } from '../ui/controls.js';
 import { fmt, indexLabels, sizeText } from '../lib/format.js';
 import { focusView } from '../lib/focus.js';
 import * as dropout from './pipeline/dropout.js';
+import { foldOnPhone } from '../ui/fold.js';
 
 const TEXT = {
   title: 'Step by step',
@@ -97,6 +98,9 @@ export function render(section, app) {
   c.append(mergedBox);
   add(mergedBox, 'merged', { caption: 'all heads concatenated' });
   add(c, 'output', { caption: 'output' });
+  // On a phone the scaling and the mask are read from their text and switches; their matrices fold.
+  foldOnPhone(app, 'The scaled scores as numbers', [maps.scaled.el]);
+  foldOnPhone(app, 'The masked scores as numbers', [maps.masked.el]);
 
   return {
     update() {

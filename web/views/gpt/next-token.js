@@ -6,6 +6,7 @@ import { slider } from '../../ui/controls.js';
 import { fmt } from '../../lib/format.js';
 import { GPT_LIMITS } from '../../lib/real/gpt-state.js';
 import { listedCandidates } from '../../lib/real/view.js';
+import { foldOnPhone } from '../../ui/fold.js';
 
 const TEXT = {
   title: 'The next token',
@@ -22,7 +23,7 @@ const TEXT = {
  * @param {{doc, onOptions(patch), onAppend(token)}} ctx
  * @returns {{update({options, next})}}
  */
-export function render(parent, { doc, onOptions, onAppend }) {
+export function render(parent, { doc, app, onOptions, onAppend }) {
   const temperature = slider(doc, {
     label: TEXT.temperature,
     min: 0,
@@ -72,6 +73,8 @@ export function render(parent, { doc, onOptions, onAppend }) {
     leftOut,
     h(doc, 'div', { class: 'ae-row' }, drawn, append),
   );
+  // On a phone: the temperature and the bars; the rest of the sampling one tap deeper.
+  if (app) foldOnPhone(app, 'Top-k, top-p and the seed of the draw', [topK.el, topP.el, seed.el]);
   return {
     update({ options, next }) {
       temperature.sync(options.temperature);

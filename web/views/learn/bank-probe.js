@@ -9,6 +9,7 @@ import { fmt } from '../../lib/format.js';
 import { createLossChart } from '../../ui/loss-chart.js';
 import { BANK_SENTENCES } from '../../lib/learn/corpus.js';
 import { bankClaim } from '../../lib/learn/view.js';
+import { foldOnPhone } from '../../ui/fold.js';
 
 const TEXT = {
   title: 'Where does “bank” look?',
@@ -19,6 +20,7 @@ const TEXT = {
   seedIntro:
     'This model started from notebook 3’s numbers where the shapes allow: the embeddings of its five words (stream, mud, money, loan, bank) begin with the notebook’s four numbers, and head 1’s first query and key columns and first three value columns read them through the notebook’s W_query, W_key and W_value (the rest starts at random, as usual). Each cell: the notebook’s number → the learned one now. Training keeps what helps predict the next word and moves the rest.',
   sentences: 'Sentences (one per line)',
+  more: 'Start from notebook 3’s weights, or edit the sentences',
   apply: 'Use these sentences',
 };
 
@@ -28,7 +30,7 @@ const TEXT = {
  *          onFromSeed: (on) => void, onSentences: (text) => void}} ctx
  * @returns {{el, update({learn, bank, first, step, vocab, history}), clear()}}
  */
-export function render(parent, { doc, field, button, onFromSeed, onSentences }) {
+export function render(parent, { doc, app, field, button, onFromSeed, onSentences }) {
   const table = h(doc, 'table', { class: 'ae-learn-bank' });
   const claim = h(doc, 'p', { class: 'ae-prose ae-learn-bank-claim', 'aria-live': 'polite' });
   const chart = createLossChart(doc, {
@@ -51,6 +53,9 @@ export function render(parent, { doc, field, button, onFromSeed, onSentences }) 
     h(doc, 'div', { class: 'ae-hm-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.seedTitle }, seedTable),
   );
   const sentencesArea = h(doc, 'textarea', { rows: 6, cols: 48, class: 'ae-learn-sentences', spellcheck: 'false' });
+  const fromSeedField = field(TEXT.fromSeed, fromSeedInput);
+  const sentencesField = field(TEXT.sentences, sentencesArea);
+  const apply = button(TEXT.apply, () => onSentences(sentencesArea.value));
   const box = h(
     doc,
     'div',
@@ -60,12 +65,13 @@ export function render(parent, { doc, field, button, onFromSeed, onSentences }) 
     claim,
     h(doc, 'div', { class: 'ae-hm-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.title }, table),
     chart.el,
-    field(TEXT.fromSeed, fromSeedInput),
+    fromSeedField,
     seedBox,
-    field(TEXT.sentences, sentencesArea),
-    button(TEXT.apply, () => onSentences(sentencesArea.value)),
+    sentencesField,
+    apply,
   );
   parent.append(box);
+  if (app) foldOnPhone(app, TEXT.more, [fromSeedField, seedBox, sentencesField, apply]);
   const active = (el) => el.getRootNode?.().activeElement === el;
 
   return {

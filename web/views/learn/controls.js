@@ -26,7 +26,7 @@ export const TEXT = {
   watch: 'watch',
   paceHelp: (task) =>
     task
-      ? `Watch: ${task.watch.stepsPerSecond} step${task.watch.stepsPerSecond === 1 ? '' : 's'} a second until the pattern has formed, then as fast as it goes. Any pace trains the same model; only the wait changes.`
+      ? ` Watch trains ${task.watch.stepsPerSecond} step${task.watch.stepsPerSecond === 1 ? '' : 's'} a second until it has formed, then as fast as it goes; any pace trains the same model.`
       : '',
   restartNeeded: 'These settings need a new model: press “New model” (the current one is kept until you do).',
   model: 'Model',
@@ -57,7 +57,7 @@ export function render(parent, ctx) {
     { onchange: (e) => ctx.onTask(e.target.value) },
     LEARN_TASKS.map((id) => h(doc, 'option', { value: id }, TEXT.tasks[id])),
   );
-  const pattern = h(doc, 'p', { class: 'ae-help ae-learn-pattern' });
+  const pattern = h(doc, 'span', {});
   const num = (key, attrs) =>
     h(doc, 'input', { type: 'number', ...attrs, onchange: (e) => ctx.onSetting(key, Number(e.target.value)) });
   const check = (key) => h(doc, 'input', { type: 'checkbox', onchange: (e) => ctx.onSetting(key, e.target.checked) });
@@ -112,17 +112,21 @@ export function render(parent, ctx) {
     h(doc, 'legend', {}, TEXT.pace),
     ...choices.map(({ label }, n) => h(doc, 'label', { class: 'ae-learn-pace' }, radios[n], ` ${label}`)),
   );
-  const paceHelp = h(doc, 'p', { class: 'ae-help ae-learn-pace-help' });
+  const paceHelp = h(doc, 'span', { class: 'ae-learn-pace-help' });
   const status = h(doc, 'p', { class: 'ae-learn-status', 'aria-live': 'polite' });
   const message = h(doc, 'p', { class: 'ae-learn-message', role: 'alert', hidden: true });
   const restartNote = h(doc, 'p', { class: 'ae-help ae-learn-restart', hidden: true }, TEXT.restartNeeded);
   parent.append(
-    h(doc, 'div', { class: 'ae-learn-task' }, field(TEXT.task, taskSelect), pattern),
+    h(
+      doc,
+      'div',
+      { class: 'ae-learn-task' },
+      field(TEXT.task, taskSelect),
+      h(doc, 'p', { class: 'ae-help ae-learn-pattern' }, pattern, paceHelp),
+    ),
     h(doc, 'details', { class: 'ae-learn-model' }, h(doc, 'summary', {}, TEXT.model), settings),
     restartNote,
-    h(doc, 'div', { class: 'ae-learn-buttons' }, trainBtn, stepBtn, resetBtn, field(TEXT.untilStep, until)),
-    speed,
-    paceHelp,
+    h(doc, 'div', { class: 'ae-learn-buttons' }, trainBtn, stepBtn, resetBtn, field(TEXT.untilStep, until), speed),
     status,
     message,
   );

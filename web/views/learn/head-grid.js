@@ -8,6 +8,7 @@ import { saveLines, saveGrid } from '../../tools/lines-export.js';
 import { linesLayout, gridLayout } from '../../lib/lines-image.js';
 import { fileStem } from '../../lib/text.js';
 import { exportButton, exportStatus, reportExport } from '../../tools/export-buttons.js';
+import { announceWhenScrolling } from '../../ui/scroll-region.js';
 
 const TEXT = {
   title: 'Every layer and head on one held-out example',
@@ -27,6 +28,7 @@ const causal = (_, i, j) => j > i;
  */
 export function render(parent, { doc, onPick, title, stem }) {
   const box = h(doc, 'div', { class: 'ae-learn-grid ae-hm-scroll' });
+  announceWhenScrolling(box, () => TEXT.title);
   const status = exportStatus(doc);
   let cells = [];
   let shown = null; // {attention, labels, chosen}
