@@ -21,6 +21,7 @@ import { withPreset, CONTEXT_SEEKING, TWO_HEADS } from '../../web/lib/presets.js
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const WEB = path.join(ROOT, 'web');
+const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
 const HEIGHT_BEFORE = 22276; // the page at 1280 × 800 before this restructuring (issue 19)
 
 let server, browser, defaults;
@@ -348,6 +349,7 @@ test('Teach_APhoneGetsTheStoryWithTheEngineeringFoldedNothingClippedAndAMuchShor
       isMobile: true,
       hasTouch: true,
       colorScheme,
+      bypassCSP: true, // for axe below
     });
     await drawAll(page);
     // The real model's numbers arrive after its worker has opened it.
@@ -365,6 +367,25 @@ test('Teach_APhoneGetsTheStoryWithTheEngineeringFoldedNothingClippedAndAMuchShor
     assert.deepEqual(r.editorAndEngineers, [true, true], 'the editor and the engineers’ panel are closed');
     assert.ok(r.folds >= 8, `the supporting figures fold (${r.folds} folds)`);
     assert.ok(r.height <= 0.85 * PHONE_HEIGHT_BEFORE, `${r.height} px`);
+    // axe finds nothing, with the folds closed and then open.
+    await page.addScriptTag({ path: AXE });
+    for (const state of ['closed', 'open']) {
+      if (state === 'open')
+        await page.evaluate(() => document.querySelectorAll('details.ae-fold').forEach((d) => (d.open = true)));
+      await page.waitForTimeout(300);
+      const axe = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+      assert.deepEqual(
+        axe.violations.map(
+          (v) =>
+            `${v.id}: ${v.help} (${v.nodes
+              .map((n) => n.target.join(' '))
+              .slice(0, 3)
+              .join(' | ')})`,
+        ),
+        [],
+        `axe, ${colorScheme}, folds ${state}`,
+      );
+    }
     assert.deepEqual(problems, []);
     await context.close();
   }
