@@ -233,7 +233,11 @@ test('Learn_TrainsATaskWithTheSameNumbersAsNode', async () => {
   const defaults = defaultState(engine.examples());
   const steps = taskFor({ id: 'reverse' }).train.steps;
   const hash = encodeState(
-    { ...defaults, view: ['learn'], learn: { ...defaultLearn('reverse'), until: steps, autoplay: true } },
+    {
+      ...defaults,
+      view: ['learn'],
+      learn: { ...defaultLearn('reverse'), until: steps, autoplay: true, speed: 'fast' },
+    },
     defaults,
   );
   const { page, problems, context } = await openFirefoxPage(browser, null);

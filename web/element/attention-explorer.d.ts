@@ -89,12 +89,18 @@ export interface LearnState {
   until?: number;
   /** Train as soon as the section is on screen. */
   autoplay?: boolean;
+  /** The pace a run is watched at: 'watch' (the default when absent: the task's own pace until its
+   * pattern has formed, then fast), 'fast', or steps per second (0 < n ≤ 1000). The run is the
+   * same at any pace. */
+  speed?: 'watch' | 'fast' | number;
   /** The character model's context (task 'text'). */
   context?: number;
   /** The text to learn (task 'text'; in links only up to 2000 characters). */
   text?: string;
   /** The bank corpus (task 'bank'; in links only up to 40 sentences). */
   sentences?: string[];
+  /** Start the bank task from notebook 3's hand-set weights (task 'bank'). */
+  fromSeed?: boolean;
 }
 
 /** A partial state for setState(): `options` is merged key by key. */
@@ -125,6 +131,8 @@ export interface AttentionExplorerAttributes {
   steps?: string;
   /** With example="learn:…": train as soon as the figure is on screen. */
   autoplay?: '' | 'true' | 'false' | 'autoplay';
+  /** With example="learn:…": the pace it is watched at — "watch" (default), "fast", or steps per second. */
+  speed?: 'watch' | 'fast' | string;
 }
 
 export interface AttentionExplorerEventMap extends HTMLElementEventMap {

@@ -20,6 +20,7 @@ export const ATTRIBUTES = Object.freeze([
   'height',
   'steps',
   'autoplay',
+  'speed',
   'figure',
   'caption',
   'sentence',
@@ -186,6 +187,13 @@ export function applyAttributes(base, attrs, defaults, { defaultView = false } =
   if (has('autoplay')) {
     const v = parseBool('autoplay', attrs.autoplay, problems);
     if (v !== undefined) learn().autoplay = v;
+  }
+  if (has('speed')) {
+    // speed="watch" (the default), "fast" or steps per second; lib/learn/learn-state.js checks it.
+    const t = attrs.speed.trim().toLowerCase();
+    if (t === 'watch' || t === 'fast') learn().speed = t;
+    else if (/^[+]?(\d+\.?\d*|\.\d+)$/.test(t)) learn().speed = Number(t);
+    else problems.push(`speed="${clip(attrs.speed)}": expected watch, fast or a number of steps per second`);
   }
   if (has('theme')) out.theme = attrs.theme.trim();
   if (has('controls') && !CONTROLS.includes(attrs.controls.trim())) {

@@ -6,6 +6,7 @@ import { h } from '../ui/dom.js';
 import { averagingNested } from '../lib/compute.js';
 import { highlightRows } from '../lib/focus.js';
 import { averagingClaim } from '../lib/claims/averaging.js';
+import { foldOnPhone } from '../ui/fold.js';
 
 export function render(section, app) {
   const { doc } = app;
@@ -53,6 +54,11 @@ export function render(section, app) {
     ),
     why,
   );
+  // On a phone: the averaging matrix and the verdict; X, the zeros and their softmax one tap deeper
+  // (the three results already are).
+  foldOnPhone(app, 'X, the masked zeros and their softmax', [maps.x.el, maps.zeros.el, maps.soft.el], {
+    at: verdict,
+  });
   return {
     update() {
       const { state, results } = app;

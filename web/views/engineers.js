@@ -12,7 +12,7 @@ const TEXT = {
   title: 'For engineers',
   summary: 'Kernels, timings and float32 checks',
   kernelHelp:
-    'Three ways to compute the same numbers: the reference kernel runs the seed’s loops one number at a time; vectorized multiplies whole matrices (with the Eigen library); SIMD uses hand-written kernels that do four multiplications per instruction. They agree to float32 rounding.',
+    'Three ways to compute the same numbers: the reference kernel runs notebook 0’s loops one number at a time; vectorized multiplies whole matrices (with the Eigen library); SIMD uses hand-written kernels that do four multiplications per instruction. They agree to float32 rounding.',
   kernels: {
     reference: 'reference (the loops)',
     vectorized: 'vectorized (whole matrices)',

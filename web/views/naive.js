@@ -6,6 +6,7 @@ import { h } from '../ui/dom.js';
 import { setValue } from '../lib/state.js';
 import { highlightRows } from '../lib/focus.js';
 import { naiveClaim } from '../lib/claims/naive.js';
+import { foldOnPhone } from '../ui/fold.js';
 
 const TEXT = {
   title: 'Naive scores: compare the embeddings themselves',
@@ -54,6 +55,8 @@ export function render(section, app) {
     h(doc, 'div', { class: 'ae-row' }, xCard, naiveCard),
     h(doc, 'p', { class: 'ae-prose' }, TEXT.problem),
   );
+  // On a phone: the scores, where each token finds itself; the embeddings and the weights one tap deeper.
+  foldOnPhone(app, 'The embeddings X and the weights they give', [xCard, figures['naive-weights'].el]);
 
   return {
     update() {

@@ -8,10 +8,11 @@ import { h } from '../ui/dom.js';
 import { slider } from '../ui/controls.js';
 import { fmt } from '../lib/format.js';
 import { defaultGpt } from '../lib/real/gpt-state.js';
-import { lastTokenThroughBlocks } from '../lib/real/view.js';
+import { lastTokenThroughBlocks, listedCandidates } from '../lib/real/view.js';
 import { nextTexts } from '../lib/claims/next.js';
 import { realModelOf } from '../tools/real-model.js';
 import { whenNear } from '../ui/on-screen.js';
+import { isNarrow } from '../ui/fold.js';
 
 const TEXT = {
   title: 'What happens next',
@@ -103,7 +104,7 @@ export function render(section, app) {
   function draw(g, encoded, t, next) {
     const C = t.width,
       L = t.L;
-    const show = Math.min(8, C);
+    const show = Math.min(isNarrow(app) ? 4 : 8, C); // a phone shows as many as fit
     const { x0, attention: attnBranch, mid, mlp: mlpBranch, x1, xL, lengths } = lastTokenThroughBlocks(t);
     const token = encoded.pieces[t.T - 1].display.replace(/ /g, '␣');
     const said = nextTexts(token, t, lengths);
@@ -126,17 +127,19 @@ export function render(section, app) {
     claim.textContent = said.claim;
     temperature.sync(g.temperature);
     const max = next.topProbs[0] || 1;
+    const listed = listedCandidates(next, { temperature: g.temperature });
     bars.replaceChildren(
-      ...Array.from(next.topTokens, (id, n) =>
+      ...listed.shown.map(({ id, p, text, title }) =>
         h(
           doc,
           'li',
-          { class: 'ae-gpt-bar', dataset: { id, p: next.topProbs[n] } },
-          h(doc, 'span', { class: 'ae-gpt-bar-token' }, next.topText[n].replace(/ /g, '␣')),
-          h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${(100 * next.topProbs[n]) / max}%` }),
-          h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(next.topProbs[n], 3)),
+          { class: 'ae-gpt-bar', dataset: { id, p } },
+          h(doc, 'span', { class: 'ae-gpt-bar-token', ...(title ? { title } : {}) }, text),
+          h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${(100 * p) / max}%` }),
+          h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(p, 3)),
         ),
       ),
+      ...(listed.leftOut ? [h(doc, 'li', { class: 'ae-help ae-gpt-left-out' }, listed.leftOut)] : []),
     );
   }
 

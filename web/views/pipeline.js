@@ -18,6 +18,7 @@ import { pipelineTexts } from '../lib/claims/pipeline.js';
 import * as dropout from './pipeline/dropout.js';
 import { headClass } from '../lib/palette.js';
 import { createHeadsKey } from '../ui/heads-key.js';
+import { foldOnPhone } from '../ui/fold.js';
 
 const TEXT = {
   title: 'Step by step',
@@ -107,6 +108,9 @@ export function render(section, app) {
   add(mergedBox, 'merged', { caption: 'output' });
   const headsKey = createHeadsKey(doc);
   mergedBox.append(headsKey.el);
+  // On a phone the scaling and the mask are read from their text and switches; their matrices fold.
+  foldOnPhone(app, 'The scaled scores as numbers', [maps.scaled.el]);
+  foldOnPhone(app, 'The masked scores as numbers', [maps.masked.el]);
 
   return {
     update() {

@@ -12,6 +12,7 @@ import { focusView } from '../lib/focus.js';
 import { CONTEXT_SEEKING, presetApplies, withNotebookWeights, withPreset } from '../lib/presets.js';
 import { qkvClaim } from '../lib/claims/qkv.js';
 import * as probe from './qkv/probe.js';
+import { foldOnPhone } from '../ui/fold.js';
 
 const TEXT = {
   title: 'Queries, keys and values',
@@ -49,6 +50,8 @@ export function render(section, app) {
   // The probe sits beside Q, K and V: the row of numbers the claim above reads.
   const probeTable = probe.render(qBox, { doc });
   section.append(wBox, offNote, qBox);
+  // On a phone: Q, K and the scores the claim reads; the weight matrices and V one tap deeper.
+  foldOnPhone(app, 'The matrices W_Q, W_K, W_V (editable) and the values V', [wBox, maps.v.el], { at: qBox });
 
   return {
     update() {

@@ -112,6 +112,17 @@ test('Attributes_NumbersAreCheckedBeforeSanitizing', () => {
   ]);
 });
 
+test('Attributes_SpeedIsWatchFastOrStepsPerSecond', () => {
+  const speed = (text) => applyAttributes({}, { example: 'learn:reverse', speed: text }, defaults);
+  assert.equal(speed(' Fast ').state.learn.speed, 'fast');
+  assert.equal(speed('watch').state.learn.speed, 'watch');
+  assert.equal(speed('4').state.learn.speed, 4);
+  assert.equal(speed('0.5').state.learn.speed, 0.5);
+  assert.deepEqual(speed('quick').problems, ['speed="quick": expected watch, fast or a number of steps per second']);
+  assert.equal(speed('quick').state.learn.speed, undefined, 'a bad speed leaves the default pace');
+  assert.ok(ATTRIBUTES.includes('speed'), 'observed by the element');
+});
+
 test('Attributes_OptionsMergeWithTheBaseState', () => {
   const { state } = applyAttributes({ options: { dropout: 0.5 } }, { causal: 'true' }, defaults);
   assert.deepEqual(state.options, { dropout: 0.5, causal: true });

@@ -10,7 +10,7 @@ const TEXT = {
   concatenate: 'Concatenate: the heads’ outputs side by side',
   mix: 'Mix the heads: the output projection W_O',
   mixIntro:
-    'Side by side, each head still owns its own columns. One more matrix, W_O (nanoGPT’s attn.c_proj), multiplies the merged rows so every output column can draw on every head: output = merged · W_O. A model learns W_O with the rest; here it is drawn at random (seeded) to show the step, and the engine applies it.',
+    'Side by side, each head still owns its own columns. One more matrix, W_O (called attn.c_proj in nanoGPT’s code: the attention block’s output projection), multiplies the merged rows so every output column can draw on every head: output = merged · W_O. A model learns W_O with the rest; here it is drawn at random (seeded) to show the step, and the engine applies it.',
   reach: (n, H) => `Each output number mixes all ${n} merged columns, so all ${H} head${H === 1 ? '' : 's'} reach it.`,
   failed: (why) => `The output projection could not be computed: ${why}`,
 };

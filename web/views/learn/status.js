@@ -13,6 +13,7 @@ const TEXT = {
   notIsolated: 'training on 1 thread: this page is not cross-origin isolated',
   notIsolatedLink: 'why',
   oneThread: (why) => `training on 1 thread: ${why}`,
+  formed: (step) => `the pattern formed at step ${step}`,
 };
 
 /**
@@ -46,11 +47,13 @@ export function createStatus(el, { doc, win, run }) {
       parts.push(`held-out loss ${fmt(report.loss)}`);
       if (task?.goal) parts.push(`accuracy ${fmt(report.accuracy * 100, 1)}% (goal ${task.goal * 100}%)`);
     }
+    if (run.formedAt !== null) parts.push(TEXT.formed(run.formedAt));
     el.replaceChildren(parts.join(' · '), ...(mode ? [' · ', ...whereItTrains(mode)] : []));
     Object.assign(el.dataset, { step: steps, mode: mode || '' });
     if (mode === 'page') el.dataset.threads = 1;
     else if (run.threadInfo) el.dataset.threads = run.threadInfo.threads;
     if (report) Object.assign(el.dataset, { reportStep: report.step, loss: report.loss, accuracy: report.accuracy });
+    el.dataset.formedAt = run.formedAt ?? '';
   }
   return {
     show,
