@@ -668,6 +668,14 @@ test('Element_EachBadAttributeOrJsonIsNamedInANoticeAndTheElementStillRenders', 
     return `<attention-explorer id="case-${i}" data-what="${attr(what)}" ${view} ${a}>${script}</attention-explorer>`;
   }).join('\n');
   await elementPage(page, body);
+  // Each figure draws as it nears the viewport (as a reader scrolls to it): scroll to each in turn.
+  await page.evaluate(async () => {
+    for (const el of document.querySelectorAll('attention-explorer')) {
+      el.scrollIntoView();
+      for (let t = 0; t < 120 && !el.shadowRoot.querySelector('table[data-matrix]'); t++)
+        await new Promise((r) => requestAnimationFrame(r));
+    }
+  });
   const results = await page.evaluate(() =>
     [...document.querySelectorAll('attention-explorer')].map((el) => {
       const root = el.shadowRoot;

@@ -4,6 +4,10 @@
 import { createHeatmap } from '../ui/heatmap.js';
 import { SECTIONS } from '../views/sections.js';
 import { MODEL_FILES, makeLearnWorker, makeModelWorker } from '../views/full-engine-sections.js';
+import { sharedWorker } from '../tools/worker-channels.js';
+
+// Every real-model figure of a page on one worker (one engine, one copy of each model).
+const modelChannel = sharedWorker(makeModelWorker);
 
 /**
  * @param {{doc, win, store, container, controls, defaults, loader, results, scheduler, notices,
@@ -59,8 +63,8 @@ export function createAppContext(ctx) {
     notify: notices.notify,
     /** A new training worker for the Learn section, or null where the entry point has none. */
     learnWorker: ctx.learnWorker === undefined ? makeLearnWorker : ctx.learnWorker,
-    /** A new worker for the real model, or null; and where its files are served. */
-    modelWorker: ctx.modelWorker === undefined ? makeModelWorker : ctx.modelWorker,
+    /** The real model's worker (a channel on the page's one), or null; and where its files are served. */
+    modelWorker: ctx.modelWorker === undefined ? modelChannel : ctx.modelWorker,
     modelFiles: MODEL_FILES,
     /** One `name` per explorer, made on first use by make() (the real model, the thread setting). */
     shared(name, make) {

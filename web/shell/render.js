@@ -3,6 +3,7 @@
 // allow — a section's first drawing builds its DOM (render(section, app)), every drawing after
 // that updates it — and one view that fails never blanks the others: the notice says which.
 import { planFrame } from './scheduler.js';
+import { missingFilesText } from './missing-files.js';
 
 /**
  * @param {{parts: object[], app: object, loader: object, results: object, notices: object,
@@ -17,6 +18,8 @@ export function createRender({ parts, app, loader, results, notices, tooltip, th
   function draw(part, errors) {
     const t = now();
     try {
+      // Files missing beside the element's are named once for the whole figure (below).
+      if (part.slot.state === 'failed' && loader.lacksFiles(part.slot)) return;
       if (part.slot.state === 'failed') throw new Error(part.slot.failure);
       part.inst ??= part.slot.module.render(part.element, app);
       part.inst?.update?.(app);
@@ -50,8 +53,16 @@ export function createRender({ parts, app, loader, results, notices, tooltip, th
       if (can === 'waiting') waiting = true;
       else if (can === 'deferred') part.stale = true;
       else draw(part, errors);
+      // A figure whose code is still to come holds a figure's room (a bar of controls does not).
+      const pending = !part.inst && !part.entry.controls && (can === 'waiting' || can === 'deferred');
+      part.element?.classList.toggle('ae-section-pending', pending);
     });
     timings.total = now() - t0;
+    // A fetch failed: every file the figure needs is checked at once, and those missing named once.
+    const shown = parts.filter((p, n) => p.element && plan[n] !== 'hide');
+    if (shown.some((p) => p.slot.state === 'failed'))
+      loader.diagnose({ sections: shown.map((p) => p.entry.id), controls: app.controls });
+    if (loader.missing?.length) errors.unshift(missingFilesText(loader.missing));
     notices.setViewErrors(errors);
     tooltip.refresh();
     hooks.onChange?.(state);
