@@ -4,10 +4,12 @@
 /**
  * h(doc, 'button', {class: 'x', type: 'button', onclick: fn, dataset: {a: 1}}, 'text', child)
  * Keys starting with "on" add listeners; `class`, `text`, `dataset`, `style` are handled;
- * booleans set/remove attributes; everything else goes through setAttribute.
+ * booleans set/remove attributes; everything else goes through setAttribute. A card (class
+ * ae-card) is a part a host page can style (::part(card)) unless it names another.
  */
 export function h(doc, tag, attrs = {}, ...children) {
   const el = doc.createElement(tag);
+  if (/(^|\s)ae-card(\s|$)/.test(attrs?.class ?? '') && !attrs.part) el.setAttribute('part', 'card');
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
     if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
