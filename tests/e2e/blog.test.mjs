@@ -577,6 +577,60 @@ for (const scheme of ['light', 'dark'])
     await context.close();
   });
 
+// A figure speaks of itself (issue 33): text written for the whole page that points at another
+// section ("two sections down", "Everything above", "see “Why ÷√dₖ”") appears only where that
+// section is shown too; the Learn figure's reader is not told about the post's headers; no link
+// goes to a registry page of a package not published.
+const REFERS = [
+  [/Everything above, in one line/, 'pipeline'],
+  [/“What happens next”, below/, 'next'],
+  [/see “Why ÷√dₖ”/, 'scaling'],
+  [/Learn section below|in Learn \(“Bank, learned”\)|Go to Learn/, 'learn'],
+  [/first section/, 'contexts'],
+  [/of “Queries, keys and values”/, 'qkv'],
+  [/in “A real model” below/, 'gpt'],
+];
+const NEVER_IN_A_FIGURE = [/sections? (down|up|above|below)\b/i, /not cross-origin isolated/, /this section/i];
+
+test('Blog_AFigureSpeaksOfWhatItShowsAndLinksOnlyToWhatExists', async () => {
+  const { page, context, problems } = await openPage(browser, null, { viewport: { width: 1280, height: 900 } });
+  await page.goto(server.url + 'examples/blog.html');
+  const figures = await walk(page);
+  assert.deepEqual(neverDrawn(figures, problems), []);
+  await page.locator('#fig-learn').scrollIntoViewIfNeeded();
+  await page.waitForFunction(() =>
+    document.querySelector('#fig-learn').shadowRoot.querySelector('.ae-learn-status')?.textContent.includes('thread'),
+  );
+  const texts = await page.evaluate(() =>
+    [...document.querySelectorAll('main attention-explorer')].map((el) => {
+      const root = el.shadowRoot;
+      return {
+        id: el.id || el.getAttribute('example'),
+        text: root.querySelector('.ae-root').innerText,
+        shown: [...root.querySelectorAll('section[data-section]')]
+          .filter((s) => !s.hidden)
+          .map((s) => s.dataset.section),
+        links: [...root.querySelectorAll('a[href]')].map((a) => a.href),
+      };
+    }),
+  );
+  const wrong = [];
+  for (const f of texts) {
+    for (const [phrase, section] of REFERS)
+      if (phrase.test(f.text) && !f.shown.includes(section))
+        wrong.push(`${f.id}: "${phrase.exec(f.text)[0]}" points at ${section}, which it does not show`);
+    for (const phrase of NEVER_IN_A_FIGURE) if (phrase.test(f.text)) wrong.push(`${f.id}: "${phrase.exec(f.text)[0]}"`);
+    for (const href of f.links) if (!href.startsWith(server.url)) wrong.push(`${f.id}: a link to ${href}`);
+  }
+  assert.deepEqual(wrong, []);
+  // Where both are shown, the pointer is there (the figure of every section: its top sections).
+  const all = texts.find((f) => f.id === 'fig-all');
+  assert.match(all.text, /Go to Learn/);
+  assert.match(texts.find((f) => f.id === 'fig-learn').text, /training on 1 thread/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('Blog_ReadmeInlineJsonExampleIsThePagesVerbatimAndShowsItsOwnSentence', async () => {
   const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const snippet = /<!-- inline-json-example -->\n```html\n([\s\S]*?)```/.exec(readme)?.[1];

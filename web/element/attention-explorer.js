@@ -165,6 +165,7 @@ export class AttentionExplorerElement extends HTMLElement {
       problemsIntro: PROBLEMS,
       upgradeEngine: sharedFullEngine,
       lazy: true,
+      embedded: true,
       presentation: this._presentation(),
     }).then(
       (mounted) => this._onMounted(mounted),
@@ -339,6 +340,7 @@ export class AttentionExplorerElement extends HTMLElement {
       controls: this.controls,
       upgradeEngine: sharedFullEngine,
       lazy: true,
+      embedded: true,
       presentation: this._presentation(),
     });
     this._mounted.explorer = again.explorer;

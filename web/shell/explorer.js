@@ -33,6 +33,7 @@ import { createTheme } from './theme.js';
  * @param {{state?: object, store?: object, engine: object, controls?: 'full'|'minimal'|'none',
  *          chrome?: boolean, defaults?: object, onChange?: (state) => void,
  *          onFirstRender?: () => void, upgradeEngine?: () => Promise<object>, lazy?: boolean,
+ *          embedded?: boolean,
  *          presentation?: {figure?: boolean, caption?: string}}} options
  *   controls: 'full' = the page's header, knobs and editor; 'minimal' = one bar of the toggles a
  *   reader most wants; 'none' = the views alone. `chrome: true/false` is 'full'/'none'.
@@ -40,6 +41,8 @@ import { createTheme } from './theme.js';
  *   section that needs it (the plane needs PCA) asks for the whole engine once it is shown.
  *   lazy: a figure in someone else's page (the element): its sections' files and the whole engine
  *   are fetched only as they near the viewport (shell/section-loader.js FETCH_POLICY).
+ *   embedded: the explorer is a figure in someone else's page (the element, the iframe): its text
+ *   speaks to that page's reader (app.embedded), not to the page's author.
  *   presentation: figure = the figures alone (headings, prose, step numbers and context pickers
  *   hidden: CSS .ae-figure-only .ae-prose), caption = a line of text under them (the element's
  *   figure and caption attributes; not part of the state). setPresentation() changes it later.
@@ -85,6 +88,7 @@ export function mountExplorer(root, options) {
   const rowPicker = attachRowPicker(container, store, figureOf);
   const ctx = { doc, win, store, container, controls, notices, results, figures, explain: tooltip.explain };
   ctx.defaults = options.defaults || store.get();
+  ctx.embedded = Boolean(options.embedded);
   ctx.learnWorker = options.learnWorker;
   ctx.modelWorker = options.modelWorker;
   ctx.loader = createSectionLoader({

@@ -29,6 +29,17 @@ export function createRender({ parts, app, loader, results, notices, tooltip, th
     timings.views[part.entry.id] = now() - t;
   }
 
+  // Text that points to another section (ui/dom.js withSection) shows only where it is shown; done
+  // again when the sections shown change or a section was drawn for the first time.
+  let referred = '';
+  function referTo(shownIds) {
+    const key = [...shownIds].join() + '|' + parts.filter((p) => p.inst).length;
+    if (key === referred) return;
+    referred = key;
+    for (const el of app.container.querySelectorAll('[data-with], [data-without]'))
+      el.hidden = el.dataset.with ? !shownIds.has(el.dataset.with) : shownIds.has(el.dataset.without);
+  }
+
   return function render({ partial, onlyNear }) {
     const state = app.state;
     theme.apply();
@@ -64,6 +75,7 @@ export function createRender({ parts, app, loader, results, notices, tooltip, th
       loader.diagnose({ sections: shown.map((p) => p.entry.id), controls: app.controls });
     if (loader.missing?.length) errors.unshift(missingFilesText(loader.missing));
     notices.setViewErrors(errors);
+    referTo(new Set(shown.map((p) => p.entry.id)));
     tooltip.refresh();
     hooks.onChange?.(state);
     if (partial) {

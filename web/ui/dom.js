@@ -38,6 +38,14 @@ export function activeIn(node) {
   return node.getRootNode?.().activeElement ?? node.ownerDocument?.activeElement ?? null;
 }
 
+/**
+ * Text that points to another section ("see “Why ÷√dₖ”", "two sections down"), shown only where
+ * that section is shown too (a figure in a post shows a few; the page all): the shell hides it
+ * otherwise (shell/render.js). withoutSection: the words to say instead.
+ */
+export const withSection = (doc, id, ...children) => h(doc, 'span', { 'data-with': id }, ...children);
+export const withoutSection = (doc, id, ...children) => h(doc, 'span', { 'data-without': id }, ...children);
+
 let counter = 0;
 /** A unique id for label/aria wiring (unique per page, also across shadow roots). */
 export function uid(prefix = 'ae') {

@@ -25,12 +25,12 @@ export function render(section, app) {
   const { doc } = app;
   const claim = h(doc, 'p', { class: 'ae-claim', 'aria-live': 'polite' });
   const honest = h(doc, 'p', { class: 'ae-prose ae-contrast-honest' });
-  // The learned bank model is on this page's Learn section; where there is none, nothing to point at.
+  // The learned bank model is in the Learn section; where it is not shown, nothing to point at.
   const pointer = app.sections.some((s) => s.id === 'learn')
     ? h(
         doc,
         'p',
-        { class: 'ae-prose ae-help' },
+        { class: 'ae-prose ae-help', 'data-with': 'learn' },
         TEXT.learnPointer,
         ' ',
         h(doc, 'button', { type: 'button', class: 'ae-link', onclick: () => app.goTo('learn') }, TEXT.goLearn),

@@ -16,11 +16,12 @@ const range = (from, n) => (n === 1 ? `column ${from}` : `columns ${from}–${fr
 const TEXT = {
   title: 'Many heads',
   why: 'One head gives each token one softmax row: one way to share out its attention. Several heads split the query, key and value columns into groups that run attention side by side, each with its own small queries and keys — so one head can look for the word that says which bank while another compares words of the same kind — and the model combines what they found. It costs no more: the columns are split, not multiplied.',
-  oneHead: (hk, hv, cosine) =>
-    `One head now: it sees all ${hk} query/key columns and all ${hv} value columns at once. With H heads the columns are split into H groups of equal size, so H must divide the widths of Q, K and V; the Heads menu adds zero columns where needed. That changes the model: each head sees only its share of the columns, so every output changes, the first section’s included.${cosine}`,
-  manyHeads: (H, hk, hv, focus, cosine) =>
+  // `first`: the first section (the bank contrast) is shown too, so the text may point at it.
+  oneHead: (hk, hv, cosine, first) =>
+    `One head now: it sees all ${hk} query/key columns and all ${hv} value columns at once. With H heads the columns are split into H groups of equal size, so H must divide the widths of Q, K and V; the Heads menu adds zero columns where needed. That changes the model: each head sees only its share of the columns, so every output changes${first ? ', the first section’s included' : ''}.${cosine}`,
+  manyHeads: (H, hk, hv, focus, cosine, first) =>
     `${H} heads over “${focus}”. ${Array.from({ length: H }, (_, hh) => `Head ${hh} uses query/key ${range(hh * hk, hk)} and value ${range(hh * hv, hv)}`).join('. ')}. ` +
-    `Each head scales its scores by 1/√${hk}, one over the square root of its own head size dₖ, runs softmax on its own, and the outputs are put side by side. This is a different model from the one-head one: every output differs, the first section’s included.${cosine}`,
+    `Each head scales its scores by 1/√${hk}, one over the square root of its own head size dₖ, runs softmax on its own, and the outputs are put side by side. This is a different model from the one-head one: every output differs${first ? ', the first section’s included' : ''}.${cosine}`,
   cosine: (shared) =>
     ` The cosine of the two “${shared.word}” outputs in the first section is now ${fmt(shared.attention)}.`,
   claim: (focus, word, tops, tokens) =>
@@ -58,8 +59,10 @@ export function render(section, app) {
       if (!f) return;
       const { trace: t, heads: H, tokens, highlightRows: hl, hk, hv } = f;
       const shared = results.cosines.find((c) => c.attention !== null);
-      const cosine = shared ? TEXT.cosine(shared) : '';
-      intro.textContent = H === 1 ? TEXT.oneHead(hk, hv, cosine) : TEXT.manyHeads(H, hk, hv, state.focus, cosine);
+      const first = app.shows('contexts');
+      const cosine = shared && first ? TEXT.cosine(shared) : '';
+      intro.textContent =
+        H === 1 ? TEXT.oneHead(hk, hv, cosine, first) : TEXT.manyHeads(H, hk, hv, state.focus, cosine, first);
       knobsFigure?.update(state, H);
       // Where the shared word looks, per head: do the heads attend differently?
       const row = hl.length ? hl[0] : Math.min(1, tokens.length - 1);

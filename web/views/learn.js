@@ -121,7 +121,7 @@ function build(section, app, run, f) {
     onReset: () => run.restart(),
     onSpeed: (stepsPerSecond) => run.speed(stepsPerSecond),
   });
-  f.status = createStatus(f.ui.status, { doc, win, run });
+  f.status = createStatus(f.ui.status, { doc, win, run, embedded: app.embedded });
   const pictures = h(doc, 'div', { class: 'ae-row' });
   section.append(pictures);
   f.chart = loss.render(pictures, ctx);

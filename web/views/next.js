@@ -4,7 +4,7 @@
 // it all again; after the last, a LayerNorm and the unembedding give logits, and a softmax with a
 // temperature gives the next token's probabilities. The numbers are the project's own small
 // model's (views/gpt.js opens it) on the last token of the sentence of "A real model".
-import { h } from '../ui/dom.js';
+import { h, withSection, withoutSection } from '../ui/dom.js';
 import { slider } from '../ui/controls.js';
 import { fmt } from '../lib/format.js';
 import { defaultGpt } from '../lib/real/gpt-state.js';
@@ -15,7 +15,11 @@ import { whenNear } from '../ui/on-screen.js';
 const TEXT = {
   title: 'What happens next',
   intro:
-    'Self-attention’s output is not the end. In a transformer it goes on through four more steps, then the whole block repeats, and the last layer’s vectors become a prediction of the next token. The numbers below are a real model’s — this project’s small one, on the last token of the sentence in “A real model” below — showing the first 8 of each vector’s numbers.',
+    'Self-attention’s output is not the end. In a transformer it goes on through four more steps, then the whole block repeats, and the last layer’s vectors become a prediction of the next token. The numbers below are a real model’s — this project’s small one, on the last token of ',
+  // Where “A real model” is shown too, its sentence is named by it (ui/dom.js withSection).
+  introSentence: 'the sentence in “A real model” below',
+  introItsSentence: 'its sentence',
+  introEnd: ' — showing the first 8 of each vector’s numbers.',
   steps: [
     [
       'Output projection',
@@ -31,7 +35,7 @@ const TEXT = {
   final:
     'After the last layer: LayerNorm, then a dot product with every token’s embedding (the logits), then a softmax divided by the temperature — the next token’s probabilities.',
   temperature: 'Temperature',
-  waiting: 'The model opens when this section comes on screen.',
+  waiting: 'The model opens as this comes on screen.',
 };
 
 export function render(section, app) {
@@ -59,7 +63,15 @@ export function render(section, app) {
   const bars = h(doc, 'ol', { class: 'ae-gpt-bars' });
   section.append(
     h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
+    h(
+      doc,
+      'p',
+      { class: 'ae-prose' },
+      TEXT.intro,
+      withSection(doc, 'gpt', TEXT.introSentence),
+      withoutSection(doc, 'gpt', TEXT.introItsSentence),
+      TEXT.introEnd,
+    ),
     steps,
     status,
     // The block's vectors beside what the last layer's vector becomes (one column on a phone).

@@ -2,7 +2,7 @@
 // the step it changes: scores Q·Kᵀ → scaled (÷√dₖ, the scale switch) → masked (the causal mask)
 // → softmax weights (the temperature; dropout on the weights) → output = weights·V. The knobs
 // are drawn where the explorer has full controls (the page); elsewhere the figures alone.
-import { h } from '../ui/dom.js';
+import { h, withSection } from '../ui/dom.js';
 import { checkbox, slider } from '../ui/controls.js';
 import { fmt, indexLabels, sizeText } from '../lib/format.js';
 import { focusView } from '../lib/focus.js';
@@ -13,8 +13,8 @@ const TEXT = {
   intro:
     'Follow one sentence through self-attention: each matrix is computed from the one before it. Hover or focus a number to see how; each step’s knob sits beside it.',
   scores: 'Row i, column j: the dot product of token i’s query with token j’s key. Larger means “i finds j relevant”.',
-  scaleOn: (hk, factor) =>
-    `Every score is multiplied by 1/√dₖ = 1/√${hk} = ${factor}, where dₖ is the head size. Dot products of wider vectors are larger; without the scaling the softmax below would put almost all weight on one token (see “Why ÷√dₖ”).`,
+  scaleOn: (hk, factor, why) =>
+    `Every score is multiplied by 1/√dₖ = 1/√${hk} = ${factor}, where dₖ is the head size. Dot products of wider vectors are larger; without the scaling the softmax would put almost all weight on one token${why ? ' (see “Why ÷√dₖ”)' : ''}.`,
   scaleOff: 'Scaling is off: the scores go to the softmax as they are.',
   temperatureNote: (t) => ` Then divided by the temperature, ${t}.`,
   scale: 'Divide scores by √dₖ',
@@ -28,7 +28,8 @@ const TEXT = {
   temperatureHelp:
     'Every score is divided by it before the softmax: above 1 spreads the weight over more tokens, below 1 sharpens it toward the largest score.',
   output:
-    'Row i adds up the value vectors of every token — its own included — each weighted by row i of the weights: the new vector of token i. What a transformer does with it next is two sections down.',
+    'Row i adds up the value vectors of every token — its own included — each weighted by row i of the weights: the new vector of token i.',
+  outputNext: ' What a transformer does with it next is in “What happens next”, below.',
 };
 
 export function render(section, app) {
@@ -91,7 +92,7 @@ export function render(section, app) {
   const sums = h(doc, 'p', { class: 'ae-help ae-rowsums' });
   c.append(sums);
   const drop = dropout.render(c, app, add);
-  c = card('output', 'Output = weights · V', TEXT.output);
+  c = card('output', 'Output = weights · V', [TEXT.output, withSection(doc, 'next', TEXT.outputNext)]);
   add(c, 'out', { caption: 'weights · V' });
   const mergedBox = h(doc, 'div', {});
   c.append(mergedBox);
@@ -125,7 +126,7 @@ export function render(section, app) {
       if (!f) return;
       title.textContent = `${TEXT.title}: ${state.focus}`;
       texts.scaled.textContent =
-        (o.scale ? TEXT.scaleOn(f.hk, fmt(f.trace.scale, 4)) : TEXT.scaleOff) +
+        (o.scale ? TEXT.scaleOn(f.hk, fmt(f.trace.scale, 4), app.shows('scaling')) : TEXT.scaleOff) +
         (o.temperature !== 1 ? TEXT.temperatureNote(fmt(o.temperature, 2)) : '');
       texts.masked.textContent = o.causal ? TEXT.maskOn : TEXT.maskOff;
       drawMatrices(maps, f, { ...common, shows: undefined }, headNote);

@@ -2,7 +2,7 @@
 // attends to the word that says which bank (per head, step 0 → now), how alike the two "bank"
 // outputs are (cosine, and its curve over steps), the start from the seed's own weights with the
 // table of where those numbers went, and the corpus, editable.
-import { h } from '../../ui/dom.js';
+import { h, withSection } from '../../ui/dom.js';
 import { fmt } from '../../lib/format.js';
 import { createLossChart } from '../../ui/loss-chart.js';
 import { BANK_SENTENCES } from '../../lib/learn/corpus.js';
@@ -10,7 +10,10 @@ import { BANK_SENTENCES } from '../../lib/learn/corpus.js';
 const TEXT = {
   title: 'Where does “bank” look?',
   intro:
-    'The seed’s two contexts, stream bank mud and money bank loan, through the learned model: the share of attention “bank” gives the word before it (the one that says which bank), and how alike the two “bank” outputs are (cosine similarity, as in the first section). At step 0 the model knows nothing (unless it starts from the seed’s weights, below); watch both move as it learns.',
+    'The seed’s two contexts, stream bank mud and money bank loan, through the learned model: the share of attention “bank” gives the word before it (the one that says which bank), and how alike the two “bank” outputs are (cosine similarity',
+  introFirst: ', as in the first section',
+  introRest:
+    '). At step 0 the model knows nothing (unless it starts from the seed’s weights, below); watch both move as it learns.',
   fromSeed: 'Start from the seed’s weights',
   seedTitle: 'Where the seed’s hand-set weights go',
   seedIntro:
@@ -52,7 +55,7 @@ export function render(parent, { doc, field, button, onFromSeed, onSentences }) 
     'div',
     { class: 'ae-learn-bankbox', hidden: true },
     h(doc, 'h3', {}, TEXT.title),
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro, withSection(doc, 'contexts', TEXT.introFirst), TEXT.introRest),
     h(doc, 'div', { class: 'ae-hm-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.title }, table),
     chart.el,
     field(TEXT.fromSeed, fromSeedInput),
