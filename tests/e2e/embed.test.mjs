@@ -436,6 +436,45 @@ ${BAD_ATTRIBUTES.map(([attrs], n) => `<attention-explorer id="bad-${n}" ${attrs}
   await context.close();
 });
 
+test('Element_TheTransposeIsASuperscriptTNotTheModifierLetterU1D40', async () => {
+  // "Kᵀ" in DejaVu Serif Bold reads "Kˢ": headings, captions and section names draw a superscript
+  // T; the text read back (an export's title) is the sign again.
+  const { page, context } = await openPage(browser, null);
+  await page.route('**/transpose.html', (route) =>
+    route.fulfill({
+      contentType: 'text/html',
+      body: `<!doctype html><meta charset="utf-8"><style>body { font-family: 'DejaVu Serif'; font-weight: 700 }</style>
+<script type="module" src="${server.url}attention-explorer.js"></script>
+<attention-explorer view="naive,scores" controls="none"></attention-explorer>`,
+    }),
+  );
+  await page.goto(server.url + 'transpose.html');
+  await page.waitForFunction(() =>
+    document.querySelector('attention-explorer').shadowRoot?.querySelector('table[data-matrix="scores"] td.ae-cell'),
+  );
+  const shown = await page.evaluate(async () => {
+    const root = document.querySelector('attention-explorer').shadowRoot;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const withSign = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode())
+      if (n.nodeValue.includes('\u1d40')) withSign.push(n.nodeValue);
+    const { readHeatmapTable } = await import(new URL('attention-explorer.export-menu.js', location.href).href);
+    return {
+      withSign,
+      heading: [...root.querySelectorAll('h3')].map((h) => h.innerHTML).find((x) => x.includes('Scores')),
+      caption: root.querySelector('table[data-matrix="scores"] caption').innerText,
+      sups: root.querySelectorAll('sup.ae-t').length,
+      exported: readHeatmapTable(root.querySelector('table[data-matrix="scores"]')).name,
+    };
+  });
+  assert.deepEqual(shown.withSign, [], 'no text node draws U+1D40');
+  assert.equal(shown.heading, '1 · Scores Q·K<sup class="ae-t" data-text="ᵀ">T</sup>');
+  assert.match(shown.caption, /^scores = Q·KT/);
+  assert.ok(shown.sups >= 4, `${shown.sups} superscript T's`);
+  assert.equal(shown.exported, 'scores = Q·Kᵀ (river)', "an export's title reads the sign back");
+  await context.close();
+});
+
 test('HostApi_StateSetStateStepAndEvents', async () => {
   const { page } = await openElements('examples/index.html');
   const out = await page.evaluate(async () => {

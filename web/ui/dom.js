@@ -1,5 +1,7 @@
 // A tiny element builder. Text is always added as text nodes (token names are untrusted; nothing
 // here ever parses HTML). Works with any Document, so views can render inside a shadow root.
+// The transpose sign in text (“Q·Kᵀ”) is drawn as a superscript T (lib/text.js transposeParts).
+import { TRANSPOSE, transposeParts } from '../lib/text.js';
 
 /**
  * h(doc, 'button', {class: 'x', type: 'button', onclick: fn, dataset: {a: 1}}, 'text', child)
@@ -28,9 +30,31 @@ function append(doc, el, children) {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
     if (Array.isArray(c)) append(doc, el, c);
+    else if (typeof c === 'string' && c.includes(TRANSPOSE) && !PLAIN_TEXT.has(el.localName))
+      el.append(...textNodes(doc, c));
     else if (typeof c === 'string' || typeof c === 'number') el.append(doc.createTextNode(String(c)));
     else el.append(c);
   }
+}
+
+// Elements that hold text only: their transpose sign stays the character.
+const PLAIN_TEXT = new Set(['option', 'textarea', 'title', 'style', 'script']);
+
+/**
+ * `text` as nodes, its transpose signs as superscript T's (<sup class="ae-t">); the text it was is
+ * in the sup's data-text, so reading it back (plainText) gives the sign again.
+ */
+export function textNodes(doc, text) {
+  return transposeParts(text).map((p) =>
+    p.sup ? h(doc, 'sup', { class: 'ae-t', 'data-text': TRANSPOSE }, p.text) : doc.createTextNode(p.text),
+  );
+}
+
+/** A node's text as written (a superscript T read back as the transpose sign). */
+export function plainText(node) {
+  if (node.nodeType === 3) return node.nodeValue;
+  if (node.dataset?.text !== undefined) return node.dataset.text;
+  return [...node.childNodes].map(plainText).join('');
 }
 
 /** The focused element as seen from `node`'s tree (inside a shadow root too). */

@@ -2,7 +2,7 @@
 // the step it changes: scores Q·Kᵀ → scaled (÷√dₖ, the scale switch) → masked (the causal mask)
 // → softmax weights (the temperature; dropout on the weights) → output = weights·V. The knobs
 // are drawn where the explorer has full controls (the page); elsewhere the figures alone.
-import { h, withSection } from '../ui/dom.js';
+import { h, textNodes, withSection } from '../ui/dom.js';
 import { checkbox, slider } from '../ui/controls.js';
 import { fmt, indexLabels, sizeText } from '../lib/format.js';
 import { focusView } from '../lib/focus.js';
@@ -110,7 +110,7 @@ export function render(section, app) {
       let number = 0;
       for (const [step, { el, heading, text }] of Object.entries(cards)) {
         el.hidden = !(state.view.includes('all') || state.view.includes(step));
-        if (!el.hidden) heading.textContent = `${++number} · ${text}`;
+        if (!el.hidden) heading.replaceChildren(...textNodes(doc, `${++number} · ${text}`));
       }
       const f = focusView(state, results);
       const headNote = f && f.heads > 1 ? ` (head ${f.head} of ${f.heads})` : '';
