@@ -16,6 +16,7 @@ const TEXT = {
   intro:
     '“bank” means one thing next to “stream” and “mud”, another next to “money” and “loan”, yet an embedding table gives it one vector in both, and a layer that treats each token on its own (a plain linear layer, X·W) keeps the two equal. Self-attention replaces each token’s vector with a weighted mix of its sentence — the lines show the weights — so the same word can come out different.',
   details: 'The numbers behind it: X, X·W and W',
+  why: 'Why the two “bank”s differ',
   learnPointer:
     'These weights were set by hand. A model that learns them does more: in Learn (“Bank, learned”), one head comes to put about 0.96 of “bank”’s attention on the word that says which bank it is.',
   goLearn: 'Go to Learn',
@@ -25,26 +26,27 @@ export function render(section, app) {
   const { doc } = app;
   const claim = h(doc, 'p', { class: 'ae-claim', 'aria-live': 'polite' });
   const honest = h(doc, 'p', { class: 'ae-prose ae-contrast-honest' });
-  // The learned bank model is in the Learn section; where it is not shown, nothing to point at.
+  // The learned bank model is on this page's Learn section; where there is none, nothing to point at.
   const pointer = app.sections.some((s) => s.id === 'learn')
     ? h(
         doc,
         'p',
-        { class: 'ae-prose ae-help', 'data-with': 'learn' },
+        { class: 'ae-prose ae-help' },
         TEXT.learnPointer,
         ' ',
         h(doc, 'button', { type: 'button', class: 'ae-link', onclick: () => app.goTo('learn') }, TEXT.goLearn),
       )
     : null;
   const grid = h(doc, 'div', { class: 'ae-two' });
-  section.append(
-    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
-    claim,
-    grid,
-  );
+  const intro = h(doc, 'p', { class: 'ae-prose' }, TEXT.intro);
+  const title = h(doc, 'h2', { class: 'ae-prose' }, TEXT.title);
+  section.append(...(app.embedded ? [title, claim, grid] : [title, intro, claim, grid]));
   const cosines = cosineTable.render(section, { doc });
-  section.append(honest, pointer);
+  // A figure in a post keeps its claim, picture and numbers in view, and the page's two paragraphs
+  // one click deeper (issue 33: the bare example="river" figure was 1,643 px tall on a phone).
+  const why = h(doc, 'details', { class: 'ae-details ae-prose ae-contrast-why' }, h(doc, 'summary', {}, TEXT.why));
+  if (app.embedded) why.append(intro, honest);
+  section.append(...(app.embedded ? [why] : [honest]), ...(pointer ? [pointer] : []));
 
   // One click deeper: the embeddings, the plain linear layer and its editable W.
   const details = h(doc, 'div', { class: 'ae-row' });
