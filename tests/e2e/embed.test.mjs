@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { elementSnippet } from '../../web/tools/embed-dialog.js';
-import { defaultState } from '../../web/lib/state.js';
+import { defaultState, VIEWS } from '../../web/lib/state.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.join(ROOT, 'dist');
@@ -696,4 +696,63 @@ test('Dist_AFigureWhoseFileIsMissingSaysWhichFileAndWhere', async () => {
     assert.match(text, /beside attention-explorer\.js/, text);
     await context.close();
   }
+});
+
+test('Readme_TheFilesTableIsWhatTheBuildEmits', () => {
+  // The README's "Which files" table against the build's own (dist/attention-explorer.files.json,
+  // written by scripts/build-dist.mjs from the registry of sections): every figure's row names
+  // exactly the files its sections need, every view has one row, every file the build lists is in
+  // the table, in dist/ and in the package.
+  const manifest = JSON.parse(fs.readFileSync(path.join(DIST, 'attention-explorer.files.json'), 'utf8'));
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const at = readme.indexOf('<!-- files-table');
+  assert.ok(at > 0, 'the README marks its files table');
+  const lines = readme.slice(at).split('\n').slice(1);
+  const rows = lines
+    .slice(
+      0,
+      lines.findIndex((l, n) => n > 0 && !l.startsWith('|')),
+    )
+    .slice(2)
+    .map((l) => l.split('|').slice(1, -1));
+  const ticked = (cell) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+  const filesOf = (cell) =>
+    ticked(cell).filter((t) => t !== 'attention-explorer.js' && fs.existsSync(path.join(DIST, t)));
+  const sorted = (list) => [...new Set(list)].sort();
+  const forView = (view) =>
+    sorted(Object.values(manifest.sections).flatMap((s) => (s.views?.includes(view) ? s.files : [])));
+  const rowOf = new Map();
+  const inTable = new Set();
+  for (const [names, files] of rows) {
+    const listed = sorted(filesOf(files));
+    listed.forEach((f) => inTable.add(f));
+    if (ticked(names).includes('controls="full"')) {
+      const full = Object.values(manifest.sections).filter((s) => s.controls === 'full');
+      assert.deepEqual(listed, sorted([...full.flatMap((s) => s.files), ...manifest.controls.full]), 'controls="full"');
+      continue;
+    }
+    if (/without a `tokenizer-url`/.test(names))
+      assert.deepEqual(listed, sorted(manifest.when['gpt2-without-tokenizer']), names);
+    if (/cross-origin isolated/.test(names))
+      assert.deepEqual(listed, sorted(manifest.when['cross-origin-isolated']), names);
+    for (const view of ticked(names).filter((n) => VIEWS.includes(n))) {
+      assert.ok(!rowOf.has(view), `${view} has one row`);
+      rowOf.set(view, names);
+      assert.deepEqual(listed, forView(view), `the files of view="${view}"`);
+    }
+  }
+  for (const view of VIEWS.filter((v) => !['controls', 'edit'].includes(v)))
+    assert.ok(rowOf.has(view), `view="${view}" has a row in the table`);
+  const built = sorted([
+    ...Object.values(manifest.sections).flatMap((s) => s.files),
+    ...Object.values(manifest.controls).flat(),
+    ...Object.values(manifest.when).flat(),
+  ]);
+  const packed = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).files;
+  for (const file of built) {
+    assert.ok(inTable.has(file), `${file} (in the build's table) is in the README's`);
+    assert.ok(fs.existsSync(path.join(DIST, file)), `${file} is in dist/`);
+    assert.ok(packed.includes(`dist/${file}`), `${file} is in the package`);
+  }
+  assert.ok(packed.includes('dist/attention-explorer.files.json'), 'the table ships too');
 });
