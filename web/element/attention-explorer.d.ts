@@ -200,7 +200,10 @@ export interface AttentionExplorerEventMap extends HTMLElementEventMap {
 
 export class AttentionExplorerElement extends HTMLElement {
   static readonly observedAttributes: readonly string[];
-  /** Resolves to the element once it has rendered; rejects if the engine could not load. */
+  /**
+   * Resolves to the element once it has rendered what is near the viewport (a figure far down the
+   * page fetches its files and draws as it nears the screen); rejects if the engine could not load.
+   */
   readonly ready: Promise<AttentionExplorerElement>;
   /** A copy of the current state (null until ready). Assigning replaces the state. */
   get state(): ExplorerState | null;
