@@ -463,7 +463,7 @@ test('RealModel_TheElementSaysWhatIsWrongWithItsModelUrl', async () => {
       .map((n) => n.textContent)
       .join(' '),
   );
-  assert.match(notice, /gpt\.model\.url: expected an http\(s\) or relative URL/);
+  assert.match(notice, /model-url="javascript:alert\(1\)": expected an http\(s\) or relative URL/);
   await context.close();
 });
 

@@ -73,8 +73,9 @@ export function palette(theme = 'light') {
 /**
  * The custom properties the stylesheet reads, for `theme`: each meaning's colour and the pale
  * tint of it that backgrounds take (a head's column headers, the shared word's row labels, a
- * warning's box). --accent stays themable by the host page (--ae-accent), and focus is the
- * accent's meaning too.
+ * warning's box). --accent, the focus ring and the shared word's tint stay themable by the host
+ * page (--ae-accent, --ae-focus, --ae-highlight; explorer.css derives --from-bg-hl from
+ * --ae-bg), and focus is the accent's meaning too.
  * @returns {Object<string, string>}  property name → value
  */
 export function cssVariables(theme = 'light') {
@@ -87,9 +88,10 @@ export function cssVariables(theme = 'light') {
     out[`--ae-head-tint-${h}`] = tint(color);
   });
   out['--ae-shared'] = c.shared;
-  out['--ae-shared-tint'] = t === 'dark' ? mix(SURFACES.dark.card, c.shared, 0.22) : '#fff2c2';
+  const sharedTint = t === 'dark' ? mix(SURFACES.dark.card, c.shared, 0.22) : '#fff2c2';
+  out['--ae-shared-tint'] = `var(--ae-highlight, var(--from-bg-hl, ${sharedTint}))`;
   out['--accent'] = `var(--ae-accent, ${c.accent})`;
-  out['--focus'] = 'var(--accent)';
+  out['--focus'] = 'var(--ae-focus, var(--accent))';
   out['--warn'] = c.warn;
   out['--warn-bg'] = mix(SURFACES[t].card, c.warn, t === 'dark' ? 0.18 : 0.08);
   return out;

@@ -529,15 +529,29 @@ function sanitizeView(state, given, problems) {
     problems.push(`view: expected a list of steps from ${VIEWS.join(', ')}, got ${describe(given)}`);
     return;
   }
+  // None known: the view the state had (the defaults' — the page's 'all' —, or the current one).
+  const { known, unknown } = knownViews(view);
+  problems.push(...unknown);
+  if (known.length) state.view = known;
+}
+
+/**
+ * The names of a view list the explorer knows (each once, in order), and a problem naming each
+ * it does not and the accepted ones. The element's attributes and inline JSON use it too
+ * (lib/attributes.js), where a view of unknown names gives the element's default figure.
+ * @returns {{known: string[], unknown: string[]}}
+ */
+export function knownViews(names) {
   const known = [];
-  for (const name of view) {
+  const unknown = [];
+  for (const name of names) {
     if (typeof name === 'string' && VIEWS.includes(name)) {
       if (!known.includes(name)) known.push(name);
     } else {
-      problems.push(`view: unknown step ${describe(name)}; expected one of ${VIEWS.join(', ')}`);
+      unknown.push(`view: unknown step ${describe(name)}; expected one of ${VIEWS.join(', ')}`);
     }
   }
-  state.view = known.length ? known : ['all'];
+  return { known, unknown };
 }
 
 const isSelected = (s) =>

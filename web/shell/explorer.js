@@ -19,6 +19,7 @@ import { createResults } from '../lib/compute.js';
 import { h } from '../ui/dom.js';
 import * as header from '../views/header.js';
 import { SECTIONS } from '../views/sections.js';
+import { FILES_BESIDE } from '../views/full-engine-sections.js';
 import { createAppContext } from './app-context.js';
 import { createExplainTooltip } from './explain-tooltip.js';
 import { createMapLinks } from './map-links.js';
@@ -33,12 +34,17 @@ import { createTheme } from './theme.js';
  * @param {Element|ShadowRoot} root  where to render
  * @param {{state?: object, store?: object, engine: object, controls?: 'full'|'minimal'|'none',
  *          chrome?: boolean, defaults?: object, onChange?: (state) => void,
- *          onFirstRender?: () => void, upgradeEngine?: () => Promise<object>,
+ *          onFirstRender?: () => void, upgradeEngine?: () => Promise<object>, lazy?: boolean,
+ *          embedded?: boolean,
  *          presentation?: {figure?: boolean, caption?: string}}} options
  *   controls: 'full' = the page's header, knobs and editor; 'minimal' = one bar of the toggles a
  *   reader most wants; 'none' = the views alone. `chrome: true/false` is 'full'/'none'.
  *   upgradeEngine: where the engine is a small build without some feature (the element's), a
  *   section that needs it (the plane needs PCA) asks for the whole engine once it is shown.
+ *   lazy: a figure in someone else's page (the element): its sections' files and the whole engine
+ *   are fetched only as they near the viewport (shell/section-loader.js FETCH_POLICY).
+ *   embedded: the explorer is a figure in someone else's page (the element, the iframe): its text
+ *   speaks to that page's reader (app.embedded), not to the page's author.
  *   presentation: figure = the figures alone (headings, prose, step numbers and context pickers
  *   hidden: CSS .ae-figure-only .ae-prose), caption = a line of text under them (the element's
  *   figure and caption attributes; not part of the state). setPresentation() changes it later.
@@ -84,12 +90,15 @@ export function mountExplorer(root, options) {
   const rowPicker = attachRowPicker(container, store, figureOf);
   const ctx = { doc, win, store, container, controls, notices, results, figures, explain: tooltip.explain };
   ctx.defaults = options.defaults || store.get();
+  ctx.embedded = Boolean(options.embedded);
   ctx.learnWorker = options.learnWorker;
   ctx.modelWorker = options.modelWorker;
   ctx.loader = createSectionLoader({
     engine: options.engine,
     upgradeEngine: options.upgradeEngine,
     win,
+    lazy: Boolean(options.lazy),
+    beside: FILES_BESIDE,
     onEngine: () => results.invalidate(),
     onSettled: () => ctx.scheduler.schedule(),
   });

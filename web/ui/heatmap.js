@@ -6,7 +6,7 @@
 // PageUp/PageDown nudge it by ±0.1, dragging horizontally scrubs it.
 import { fmt, parseNumber, roundTo } from '../lib/format.js';
 import { colorScale, legendFor, textColorFor } from '../lib/colormaps.js';
-import { h } from './dom.js';
+import { h, textNodes } from './dom.js';
 import { followPointer, pointerMoved } from './pointer.js';
 import { announceWhenScrolling } from './scroll-region.js';
 
@@ -69,7 +69,7 @@ export function createHeatmap(doc, opts) {
 
   function update(next) {
     const o = (s.o = { ...s.o, ...next });
-    caption.textContent = o.caption || '';
+    caption.replaceChildren(...textNodes(doc, o.caption || ''));
     if (o.editable) caption.append(h(doc, 'span', { class: 'ae-hint' }, ' · editable'));
     table.dataset.matrix = o.id;
     if (o.context) table.dataset.context = o.context;

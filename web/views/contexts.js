@@ -21,6 +21,7 @@ const TEXT = {
   notebook: 'The notebook’s weights',
   contextSeeking: 'Weights that look for the context word',
   reset: 'Reset to the start',
+  why: 'Why the two “bank”s differ',
   goLearn: 'Go to Learn',
 };
 
@@ -51,15 +52,16 @@ export function render(section, app) {
     resetBtn,
     learnBtn,
   );
-  section.append(
-    h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
-    h(doc, 'p', { class: 'ae-prose ae-contrast-intro' }, TEXT.intro),
-    looks,
-    grid,
-    cosineClaim,
-    honest,
-    choices,
-  );
+  const title = h(doc, 'h2', { class: 'ae-prose' }, TEXT.title);
+  const intro = h(doc, 'p', { class: 'ae-prose ae-contrast-intro' }, TEXT.intro);
+  if (app.embedded) {
+    // A figure in a post keeps its claim, picture and numbers in view, and the page's two
+    // paragraphs one click deeper (issue 33: the bare example="river" figure was 1,643 px tall
+    // on a phone).
+    const why = h(doc, 'details', { class: 'ae-details ae-prose ae-contrast-why' }, h(doc, 'summary', {}, TEXT.why));
+    why.append(intro, honest);
+    section.append(title, looks, grid, cosineClaim, choices, why);
+  } else section.append(title, intro, looks, grid, cosineClaim, honest, choices);
   const cosines = cosineTable.render(grid, { doc });
 
   // One click deeper: the embeddings, the plain linear layer and its editable W.

@@ -19,6 +19,13 @@ export const SECTION_LOADERS = Object.freeze({
   engineers: () => import('./engineers.js'),
 });
 
+/**
+ * The files each figure needs beside the element's file, {table: {sections: {id: files},
+ * controls: {mode: files}}, url(file)}: in dist/'s element only (scripts/build-dist.mjs writes the
+ * table, and dist/attention-explorer.files.json); null here, where nothing is beside.
+ */
+export const FILES_BESIDE = null;
+
 /** The export menus under every heatmap (tools/export-menu.js; only controls="full" has them). */
 export const loadExportMenus = () => import('../tools/export-menu.js');
 

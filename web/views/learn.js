@@ -122,7 +122,7 @@ function build(section, app, run, f) {
     onReset: () => run.restart(),
     onSpeed: (choice) => run.speed(choice),
   });
-  f.status = createStatus(f.ui.status, { doc, win, run });
+  f.status = createStatus(f.ui.status, { doc, win, run, embedded: app.embedded });
   const pictures = h(doc, 'div', { class: 'ae-row' });
   section.append(pictures);
   f.chart = loss.render(pictures, ctx);

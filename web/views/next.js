@@ -4,7 +4,7 @@
 // it all again; after the last, a LayerNorm and the unembedding give logits, and a softmax with a
 // temperature gives the next token's probabilities. The numbers are the project's own small
 // model's (views/gpt.js opens it) on the last token of the sentence of "A real model".
-import { h } from '../ui/dom.js';
+import { h, withSection, withoutSection } from '../ui/dom.js';
 import { slider } from '../ui/controls.js';
 import { fmt } from '../lib/format.js';
 import { defaultGpt } from '../lib/real/gpt-state.js';
@@ -33,7 +33,7 @@ const TEXT = {
   final:
     'After the last layer: LayerNorm, then a dot product with every token’s embedding (the logits), divided by a temperature, then a softmax — the next token’s probabilities. This is the sampling temperature: it acts on the model’s prediction, not inside attention.',
   temperature: 'Temperature',
-  waiting: 'The model opens when this section comes on screen.',
+  waiting: 'The model opens as this comes on screen.',
 };
 
 export function render(section, app) {

@@ -4,14 +4,16 @@
 // embeddings: nanoGPT's wpe, the Learn section's models). With the causal mask on it is no longer
 // true, because the mask is the one thing that knows about positions. Both results by the engine
 // (the reversed run: lib/compute.js reversedRun).
-import { h } from '../ui/dom.js';
+import { h, withSection } from '../ui/dom.js';
 import { indexLabels } from '../lib/format.js';
 import { orderClaim } from '../lib/claims/order.js';
 
 const TEXT = {
   title: 'Order does not matter (until you add positions)',
   intro:
-    'Reverse the sentence and run attention again. Each token gets the same output as before, only in its new place: the dot products, the softmax and the weighted sum never look at where a token stands. That is why a transformer adds a position vector to every token before its first layer (nanoGPT’s wpe; the models in the Learn section below have one).',
+    'Reverse the sentence and run attention again. Each token gets the same output as before, only in its new place: the dot products, the softmax and the weighted sum never look at where a token stands. That is why a transformer adds a position vector to every token before its first layer (nanoGPT’s wpe',
+  introLearn: '; the models in the Learn section below have one',
+  introEnd: ').',
 };
 
 export function render(section, app) {
@@ -22,7 +24,7 @@ export function render(section, app) {
   const verdict = h(doc, 'p', { class: 'ae-verdict', 'aria-live': 'polite' });
   section.append(
     h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro, withSection(doc, 'learn', TEXT.introLearn), TEXT.introEnd),
     h(doc, 'div', { class: 'ae-row' }, original.el, reversed.el),
     verdict,
   );

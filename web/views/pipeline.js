@@ -123,7 +123,7 @@ export function render(section, app) {
       let number = 0;
       for (const [step, { el, heading, text }] of Object.entries(cards)) {
         el.hidden = !(state.view.includes('all') || state.view.includes(step));
-        if (!el.hidden) heading.textContent = `${++number} · ${text}`;
+        if (!el.hidden) heading.replaceChildren(...textNodes(doc, `${++number} · ${text}`));
       }
       const f = focusView(state, results);
       const headNote = f && f.heads > 1 ? ` (head ${f.head} of ${f.heads})` : '';
@@ -138,7 +138,7 @@ export function render(section, app) {
       drop.update(state, f, common, headNote);
       if (!f) return;
       title.textContent = `${TEXT.title}: ${state.focus}`;
-      const said = pipelineTexts(o, f);
+      const said = pipelineTexts(o, f, (id) => app.shows(id));
       texts.scaled.textContent = said.scaled;
       texts.masked.textContent = said.masked;
       texts.output.textContent = said.output;

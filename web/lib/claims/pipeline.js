@@ -5,8 +5,8 @@ import { fmt } from '../format.js';
 import { joinAnd, q } from './words.js';
 
 const TEXT = {
-  scaleOn: (hk, factor) =>
-    `Every score × 1/√dₖ = 1/√${hk} = ${factor} (dₖ: the head size). Wider vectors give larger dot products, and a softmax of large scores gives one token nearly all the weight (“Why ÷√dₖ”, below).`,
+  scaleOn: (hk, factor, why) =>
+    `Every score × 1/√dₖ = 1/√${hk} = ${factor} (dₖ: the head size). Wider vectors give larger dot products, and a softmax of large scores gives one token nearly all the weight${why ? ' (“Why ÷√dₖ”, below)' : ''}.`,
   scaleOff: 'Scaling is off: the scores go to the softmax as they are.',
   temperature: (t) => ` Then divided by the temperature you set, ${t} (an exploration knob; real attention has none).`,
   maskOn:
@@ -32,14 +32,16 @@ function maskOff(f) {
 /**
  * @param {object} options  state.options
  * @param {object} f  lib/focus.js focusView of the focused sentence
+ * @param {(id: string) => boolean} [shows]  whether section `id` is shown too (app.shows): a
+ *   sentence points at another section only where it is there
  * @returns {{scaled: string, masked: string, sums: string, output: string, mergedCaption: string}}
  */
-export function pipelineTexts(options, f) {
+export function pipelineTexts(options, f, shows = () => true) {
   const rowSums = f.trace.weights[f.head].map((r) => r.reduce((a, b) => a + b, 0));
   const merged = f.trace.merged;
   return {
     scaled:
-      (options.scale ? TEXT.scaleOn(f.hk, fmt(f.trace.scale, 4)) : TEXT.scaleOff) +
+      (options.scale ? TEXT.scaleOn(f.hk, fmt(f.trace.scale, 4), shows('scaling')) : TEXT.scaleOff) +
       (options.temperature !== 1 ? TEXT.temperature(fmt(options.temperature, 2)) : ''),
     masked: options.causal ? TEXT.maskOn : maskOff(f),
     sums: rowSums.every((x) => fmt(x) === fmt(1))
