@@ -74,8 +74,9 @@ test('Types_EveryCustomPropertyAndPartTheReadmeNamesIsTyped', () => {
   const documented = table('<!-- theming-table -->').map(([name]) => ticked(name)[0]);
   assert.ok(documented.length >= 10, `${documented.length} properties in the README`);
   assert.deepEqual([...documented].sort(), [...properties].sort());
-  // And the element's styles read each one.
-  const css = read('web/styles/explorer.css') + read('web/element/element.css');
+  // And the element's styles read each one (the palette's meanings — the accent, the focus ring,
+  // the shared word's tint — are set on the root by lib/palette.js, which reads the host's).
+  const css = read('web/styles/explorer.css') + read('web/element/element.css') + read('web/lib/palette.js');
   for (const p of properties) assert.ok(css.includes(`var(${p}`), `${p} is read by the styles`);
   const parts = declaration('AttentionExplorerPart');
   const partsText = /`::part\(\)` reaches inside:([\s\S]*?)\n\n/.exec(readme)?.[1];

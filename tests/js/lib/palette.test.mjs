@@ -22,7 +22,7 @@ const CSS = fs.readFileSync(fileURLToPath(new URL('../../../web/styles/explorer.
 function ink(theme) {
   const block = theme === 'dark' ? /\.ae-root\[data-theme='dark'\] \{([^}]*)\}/ : /\.ae-root \{([^}]*)\}/;
   const body = block.exec(CSS)[1];
-  const value = (name) => new RegExp(`${name}: (?:var\\(--ae-[a-z]+, )?(#[0-9a-f]{6})`).exec(body)[1];
+  const value = (name) => new RegExp(`${name}: (?:var\\(--[a-z-]+, )*(#[0-9a-f]{6})`).exec(body)[1];
   return { fg: value('--fg'), muted: value('--muted'), bg: value('--bg'), card: value('--card') };
 }
 const MIN_APART = 14; // CIEDE2000: categories of a chart read apart well over 10
