@@ -50,7 +50,8 @@ import {
 } from './urls.js';
 import { specOf } from './store.js';
 import { predictFit } from './memory.js';
-import { formatBytes, progressNumbers, speedMeter } from './progress.js';
+import { formatBytes } from '../format.js';
+import { progressNumbers, speedMeter } from './progress.js';
 
 export const DOWNLOAD_DEFAULTS = Object.freeze({
   retries: 4, // attempts in a row without a new byte before giving up
