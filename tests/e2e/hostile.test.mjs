@@ -108,6 +108,28 @@ async function elementPage(page, body) {
   );
   await drawEverything(page);
   await settle(page);
+  await stillness(page);
+}
+
+/**
+ * Waits until the figures stop changing (the same number of elements in every shadow root over
+ * 400 ms, twice running): parts that draw when a worker answers (the real model's) come after
+ * the sections themselves, and the audits compare whole figures.
+ */
+async function stillness(page) {
+  const count = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('attention-explorer')]
+        .map((el) => el.shadowRoot?.querySelectorAll('*').length ?? 0)
+        .join(','),
+    );
+  let last = await count();
+  for (let still = 0, tries = 0; still < 2 && tries < 50; tries++) {
+    await page.waitForTimeout(400);
+    const now = await count();
+    still = now === last ? still + 1 : 0;
+    last = now;
+  }
 }
 
 /**
