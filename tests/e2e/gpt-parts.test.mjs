@@ -350,7 +350,10 @@ test('GptParts_AnUnknownPartIsNamedWithTheAcceptedOnes', async () => {
   const notice = await typo.page.textContent(inside('.ae-notice:not([hidden])'));
   assert.match(notice, /unknown step the string "gpt-heds"/);
   for (const { view } of GPT_PARTS) assert.ok(notice.includes(view), `the notice names ${view}`);
-  assert.deepEqual((await sectionsShown(typo.page)).filter((s) => s !== 'minimal-bar'), ['contexts']);
+  assert.deepEqual(
+    (await sectionsShown(typo.page)).filter((s) => s !== 'minimal-bar'),
+    ['contexts'],
+  );
   await typo.context.close();
   // Beside a part it knows: that part, and the notice.
   const { page, context } = await open('view="gpt-heads gpt-kvcache"');
