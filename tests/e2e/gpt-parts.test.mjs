@@ -318,6 +318,22 @@ test('GptParts_ACombinationDrawsBothPartsAndNothingElse', async () => {
   const height = await heightOf(page);
   console.log(`# [ measured ] gpt-heads + gpt-next: ${height} px at 700 px`);
   assert.ok(height <= BUDGET[700]['gpt-heads'] + BUDGET[700]['gpt-next'], `${height} px`);
+  // The blogger's script changes the view: the new part is drawn (and asked of the model), the
+  // old ones hidden.
+  await page.$eval('attention-explorer', (el) => el.setAttribute('view', 'gpt-bank'));
+  await page.waitForSelector(inside(CHECKS['gpt-bank'].ready), { timeout: 30000 });
+  assert.deepEqual(await partsShown(page), ['bank']);
+  const cosines = JSON.parse(await page.getAttribute(inside('.ae-gpt-bank-claim'), 'data-cosines'));
+  cosines.forEach((c, l) => close(c, expected.bank.cosines[l], `cosine after layer ${l}`));
+  // …and from the bank chart alone (the sentence never ran) to every head: the sentence runs then.
+  const fromBank = await open('view="gpt-bank"');
+  await fromBank.page.waitForSelector(inside(CHECKS['gpt-bank'].ready), { timeout: 30000 });
+  await fromBank.page.$eval('attention-explorer', (el) => el.setAttribute('view', 'gpt-heads'));
+  await fromBank.page.waitForSelector(inside(CHECKS['gpt-heads'].ready), { timeout: 30000 });
+  assert.deepEqual(await partsShown(fromBank.page), ['grid']);
+  await CHECKS['gpt-heads'].check(fromBank.page);
+  assert.deepEqual(fromBank.problems, []);
+  await fromBank.context.close();
   // The picker joins a figure when named.
   const withPicker = await open('view="gpt-picker gpt-head"');
   await withPicker.page.waitForSelector(inside(CHECKS['gpt-head'].ready), { timeout: 30000 });
