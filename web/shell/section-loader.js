@@ -10,29 +10,47 @@
 //
 // The whole engine is fetched once for every section that needs it, and swapped in: the same
 // code computes the same numbers, so the explorer recomputes everything with it and nothing
-// changes on screen.
+// changes on screen. When a fetch fails, every file the explorer's figures need beside the
+// element's is checked at once (shell/missing-files.js), so one notice names all that are missing.
+import { filesOf, findMissing } from './missing-files.js';
 
 /**
  * When a shown section's module and the whole engine it needs are fetched: 'now', 'idle' (when
  * the browser is idle) or 'later' (not yet: the section is asked again when it comes near the
- * viewport). `near`: the section is within the scheduler's margin of the viewport.
- * Today: a module as soon as its section is shown (the sections below the first paint right
- * after it); the whole engine at once near the viewport, else in idle time, since the figure
- * will need it.
+ * viewport). `near`: the section is within the scheduler's margin of the viewport (NEAR_MARGIN);
+ * `lazy`: the explorer is a figure in someone else's page (the element), whose files beside it
+ * are fetched only as the figure nears the viewport (issue 33): a post with many figures fetches
+ * nothing for the figures its reader has not reached. The page and the iframe (one bundle that
+ * carries every section and the whole engine) import their sections at once.
  */
 export const FETCH_POLICY = Object.freeze({
-  module: () => 'now',
-  engine: ({ near }) => (near ? 'now' : 'idle'),
+  module: ({ near, lazy }) => (near || !lazy ? 'now' : 'later'),
+  engine: ({ near, lazy }) => (near ? 'now' : lazy ? 'later' : 'idle'),
 });
 
 /**
- * @param {{engine: object, upgradeEngine?: () => Promise<object>, win: Window,
- *          onEngine(engine): void, onSettled(): void, policy?: typeof FETCH_POLICY}} options
- *   onEngine: the whole engine was swapped in; onSettled: a fetch ended (render again)
- * @returns {{engine, slot(entry), prepare(slot, {near}), prefetch(slot, {near})}}
+ * @param {{engine: object, upgradeEngine?: () => Promise<object>, win: Window, lazy?: boolean,
+ *          onEngine(engine): void, onSettled(): void, policy?: typeof FETCH_POLICY,
+ *          beside?: {table, url(file): string}|null}} options
+ *   onEngine: the whole engine was swapped in; onSettled: a fetch ended (render again);
+ *   lazy: the policy's (a figure in someone else's page); beside: the files each section needs
+ *   beside the element's (views/full-engine-sections.js FILES_BESIDE; null: none)
+ * @returns {{engine, missing, slot(entry), prepare(slot, {near}), prefetch(slot, {near}),
+ *            diagnose(shown), lacksFiles(slot)}}
  */
-export function createSectionLoader({ engine, upgradeEngine, win, onEngine, onSettled, policy = FETCH_POLICY }) {
+export function createSectionLoader({
+  engine,
+  upgradeEngine,
+  win,
+  lazy = false,
+  onEngine,
+  onSettled,
+  policy = FETCH_POLICY,
+  beside = null,
+}) {
   const slots = [];
+  let missing = null; // the files found missing (null: not checked)
+  let diagnosing = false;
   const lacks = (slot) => Boolean(slot.needs) && !engine.features?.[slot.needs];
   const fail = (slot, why) => Object.assign(slot, { state: 'failed', failure: why, needs: null });
   const failLacking = (why) => slots.filter(lacks).forEach((slot) => fail(slot, why(slot)));
@@ -89,6 +107,27 @@ export function createSectionLoader({ engine, upgradeEngine, win, onEngine, onSe
     get engine() {
       return engine;
     },
+    /** The files beside the element's that a check found missing (null: none checked yet). */
+    get missing() {
+      return missing;
+    },
+    /**
+     * A fetch failed: checks, once, every file the shown sections ({sections: ids, controls})
+     * need beside the element's, then renders again.
+     */
+    diagnose(shown) {
+      if (diagnosing || !beside || !win.fetch) return;
+      diagnosing = true;
+      findMissing(filesOf(beside.table, shown), beside.url, win.fetch.bind(win)).then((found) => {
+        missing = found;
+        onSettled();
+      });
+    },
+    /** Whether a section's failure comes from files the check found missing. */
+    lacksFiles(slot) {
+      const files = beside?.table.sections[slot.id] ?? [];
+      return Boolean(missing?.length) && files.some((f) => missing.includes(f));
+    },
     /** The slot of a registry entry: {id, needs, load, state, module, failure}. */
     slot(entry) {
       const slot = {
@@ -109,23 +148,24 @@ export function createSectionLoader({ engine, upgradeEngine, win, onEngine, onSe
      */
     prepare(slot, { near }) {
       if (lacks(slot)) {
-        const when = policy.engine({ near });
+        const when = policy.engine({ near, lazy });
         if (when === 'now') upgrade();
         else if (when === 'idle') upgradeWhenIdle();
         return when === 'now' ? 'waiting' : 'deferred';
       }
       if (slot.state === 'ready' || slot.state === 'failed') return slot.state;
       if (slot.state === 'loading') return 'waiting';
-      if (policy.module({ near }) !== 'now') return 'deferred';
+      if (policy.module({ near, lazy }) !== 'now') return 'deferred';
       fetchModule(slot);
       return 'waiting';
     },
     /**
-     * After the first paint: the module of a shown section the first render left for later
-     * (one that needs the whole engine too: its module does not wait for the engine).
+     * After the first paint: the module of a shown section the first render left for later, if
+     * the policy fetches it now (one that needs the whole engine too: its module does not wait
+     * for the engine).
      */
     prefetch(slot, { near }) {
-      if (slot.state === 'idle' && slot.load && policy.module({ near }) === 'now') fetchModule(slot);
+      if (slot.state === 'idle' && slot.load && policy.module({ near, lazy }) === 'now') fetchModule(slot);
     },
   };
 }

@@ -4,22 +4,24 @@
 // it all again; after the last, a LayerNorm and the unembedding give logits, and a softmax with a
 // temperature gives the next token's probabilities. The numbers are the project's own small
 // model's (views/gpt.js opens it) on the last token of the sentence of "A real model".
-import { h } from '../ui/dom.js';
+import { h, withSection, withoutSection } from '../ui/dom.js';
 import { slider } from '../ui/controls.js';
 import { fmt } from '../lib/format.js';
 import { defaultGpt } from '../lib/real/gpt-state.js';
-import { lastTokenThroughBlocks } from '../lib/real/view.js';
+import { lastTokenThroughBlocks, listedCandidates } from '../lib/real/view.js';
+import { nextTexts } from '../lib/claims/next.js';
 import { realModelOf } from '../tools/real-model.js';
 import { whenNear } from '../ui/on-screen.js';
+import { isNarrow } from '../ui/fold.js';
 
 const TEXT = {
   title: 'What happens next',
-  intro:
-    'Self-attention’s output is not the end. In a transformer it goes on through four more steps, then the whole block repeats, and the last layer’s vectors become a prediction of the next token. The numbers below are a real model’s — this project’s small one, on the last token of the sentence in “A real model” below — showing the first 8 of each vector’s numbers.',
+  intro: (sentence) =>
+    `Self-attention’s output is not the end. In a transformer a LayerNorm comes before attention, and attention’s output goes through four more steps; then the block repeats, and the last layer’s vectors become a prediction of the next token. Below, a real model’s numbers — this project’s small one, trained on English text; it writes text, so each token attends only to the ones before it — on the last token of “${sentence}” (the first 8 of each vector’s numbers).`,
   steps: [
     [
       'Output projection',
-      'the heads’ outputs, side by side, times W_O: what attention adds to the token (its “branch”)',
+      'the heads’ outputs, side by side, times W_O (“Many heads”): what attention adds to the token (its “branch”)',
     ],
     [
       'Add to the residual stream',
@@ -29,9 +31,9 @@ const TEXT = {
     ['Add again', 'the vector after block 1; each further block repeats attention and MLP on it'],
   ],
   final:
-    'After the last layer: LayerNorm, then a dot product with every token’s embedding (the logits), then a softmax divided by the temperature — the next token’s probabilities.',
+    'After the last layer: LayerNorm, then a dot product with every token’s embedding (the logits), divided by a temperature, then a softmax — the next token’s probabilities. This is the sampling temperature: it acts on the model’s prediction, not inside attention.',
   temperature: 'Temperature',
-  waiting: 'The model opens when this section comes on screen.',
+  waiting: 'The model opens as this comes on screen.',
 };
 
 export function render(section, app) {
@@ -39,6 +41,7 @@ export function render(section, app) {
   const real = realModelOf(app);
   const gptOf = () => store.get().gpt || defaultGpt();
   const status = h(doc, 'p', { class: 'ae-help' }, TEXT.waiting);
+  const intro = h(doc, 'p', { class: 'ae-prose' });
   const claim = h(doc, 'p', { class: 'ae-claim', 'aria-live': 'polite' });
   const steps = h(
     doc,
@@ -59,7 +62,7 @@ export function render(section, app) {
   const bars = h(doc, 'ol', { class: 'ae-gpt-bars' });
   section.append(
     h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
+    intro,
     steps,
     status,
     // The block's vectors beside what the last layer's vector becomes (one column on a phone).
@@ -101,10 +104,11 @@ export function render(section, app) {
   function draw(g, encoded, t, next) {
     const C = t.width,
       L = t.L;
-    const show = Math.min(8, C);
+    const show = Math.min(isNarrow(app) ? 4 : 8, C); // a phone shows as many as fit
     const { x0, attention: attnBranch, mid, mlp: mlpBranch, x1, xL, lengths } = lastTokenThroughBlocks(t);
     const token = encoded.pieces[t.T - 1].display.replace(/ /g, '␣');
-    status.textContent = `The last token, “${token}”, in a model of ${L} layers and width ${C}.`;
+    const said = nextTexts(token, t, lengths);
+    status.textContent = said.status;
     const rows = [
       ['x: the token’s vector (embedding + position)', x0],
       ['the attention branch (after W_O)', attnBranch],
@@ -120,20 +124,22 @@ export function render(section, app) {
       colLabels: Array.from({ length: show }, (_, c) => `d${c}`),
       caption: `“${token}” through the model: the first ${show} of ${C} numbers of each vector`,
     });
-    claim.textContent = `In block 1 the attention branch has length ${fmt(lengths.attention, 2)} and the MLP branch ${fmt(lengths.mlp, 2)}, both added to a vector of length ${fmt(lengths.x0, 2)}; after ${L} blocks the vector has length ${fmt(lengths.xL, 2)}.`;
+    claim.textContent = said.claim;
     temperature.sync(g.temperature);
     const max = next.topProbs[0] || 1;
+    const listed = listedCandidates(next, { temperature: g.temperature });
     bars.replaceChildren(
-      ...Array.from(next.topTokens, (id, n) =>
+      ...listed.shown.map(({ id, p, text, title }) =>
         h(
           doc,
           'li',
-          { class: 'ae-gpt-bar', dataset: { id, p: next.topProbs[n] } },
-          h(doc, 'span', { class: 'ae-gpt-bar-token' }, next.topText[n].replace(/ /g, '␣')),
-          h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${(100 * next.topProbs[n]) / max}%` }),
-          h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(next.topProbs[n], 3)),
+          { class: 'ae-gpt-bar', dataset: { id, p } },
+          h(doc, 'span', { class: 'ae-gpt-bar-token', ...(title ? { title } : {}) }, text),
+          h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${(100 * p) / max}%` }),
+          h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(p, 3)),
         ),
       ),
+      ...(listed.leftOut ? [h(doc, 'li', { class: 'ae-help ae-gpt-left-out' }, listed.leftOut)] : []),
     );
   }
 
@@ -141,6 +147,11 @@ export function render(section, app) {
   const near = whenNear(app.win, section, () => run(), { margin: '300px 0px' });
   return {
     update() {
+      const sentence = gptOf().sentence;
+      if (intro.dataset.sentence !== sentence) {
+        intro.dataset.sentence = sentence;
+        intro.textContent = TEXT.intro(sentence);
+      }
       if (near.started) run();
     },
     destroy: () => near.stop(),
