@@ -92,7 +92,7 @@ const read = (root) => {
   const pressed = all('.ae-ko-position').find((b) => b.getAttribute('aria-pressed') === 'true');
   const candidate = all('.ae-ko-bar').find((li) => li.querySelector('[aria-pressed="true"]'));
   return {
-    ids: all('.ae-gpt-chips:not(.ae-ko-positions) .ae-gpt-chip').map((c) => Number(c.dataset.id)),
+    ids: all('.ae-gpt-chips .ae-gpt-chip').map((c) => Number(c.dataset.id)),
     position: Number(pressed.dataset.position),
     token: Number(candidate.dataset.id),
     layer: Number(q('.ae-ko-layer').value),
@@ -341,17 +341,23 @@ for (const [scheme, width] of [
     const overflow = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
     assert.ok(overflow[0] <= overflow[1], `no horizontal overflow: ${overflow}`);
     // Every label of the figures inside its figure (the lens scrolls within its own box).
-    const clipped = await page.evaluate(() => {
-      const box = document.querySelector('.ae-gpt-interpret').getBoundingClientRect();
-      return [...document.querySelectorAll('.ae-gpt-interpret *')]
-        .filter((e) => !e.closest('.ae-lens-scroll') && e.getClientRects().length)
-        .filter((e) => e.getBoundingClientRect().right > box.right + 1)
-        .map((e) => e.className || e.tagName);
-    });
+    await page.waitForFunction(() => document.querySelector('.ae-sense-verdict')?.textContent);
+    const clipped = await page.evaluate(() =>
+      ['.ae-gpt-interpret', '.ae-gpt-senses'].flatMap((figure) => {
+        const box = document.querySelector(figure).getBoundingClientRect();
+        return [...document.querySelectorAll(`${figure} *`)]
+          .filter((e) => !e.closest('.ae-lens-scroll') && e.getClientRects().length)
+          .filter((e) => e.getBoundingClientRect().right > box.right + 1)
+          .map((e) => e.className || e.tagName);
+      }),
+    );
     assert.deepEqual(clipped, []);
     await page.addScriptTag({ path: AXE });
     const result = await page.evaluate(() =>
-      window.axe.run(document.querySelector('.ae-gpt-interpret'), { resultTypes: ['violations'] }),
+      window.axe.run(
+        { include: [document.querySelector('.ae-gpt-interpret'), document.querySelector('.ae-gpt-senses')] },
+        { resultTypes: ['violations'] },
+      ),
     );
     assert.deepEqual(
       result.violations.map(
@@ -366,3 +372,69 @@ for (const [scheme, width] of [
     await context.close();
   });
 }
+
+test('Interpret_TheBankMeasureIsTheEnginesAndItsVerdictFollowsTheSentences', async () => {
+  const { page, context, problems } = await openSection();
+  const { DEFAULT_SENSES, senseSeparation } = await import('../../web/lib/real/sense-separation.js');
+  const { wordPosition } = await import('../../web/lib/real/view.js');
+  const { fromTokenizerJson } = await import('../../web/lib/tokenizer/index.js');
+  const tokenizer = fromTokenizerJson(
+    fs.readFileSync(path.join(ROOT, 'web/models/brown-wordnet.tokenizer.json'), 'utf8'),
+    {
+      file: 'tokenizer.json',
+    },
+  );
+  const measure = (senses, word = 'bank') =>
+    senseSeparation(
+      senses.flatMap((s) =>
+        s.sentences.map((text) => {
+          const pos = wordPosition(tokenizer, text, word);
+          const residual = shipped.trace(pos.ids, {
+            qkv: false,
+            scores: false,
+            weights: false,
+            residual: true,
+            logits: 'none',
+          }).residual;
+          return { sense: s.name, position: pos.index, residual };
+        }),
+      ),
+      { word },
+    );
+  const verdict = () => page.textContent(`${SECTION} .ae-sense-verdict`);
+  await page.waitForFunction(() => document.querySelector('.ae-sense-verdict')?.textContent);
+  const want = measure(DEFAULT_SENSES.senses);
+  assert.equal(await verdict(), want.verdict.sentence);
+  assert.deepEqual(
+    JSON.parse(await page.getAttribute(`${SECTION} .ae-sense-verdict`, 'data-layers')),
+    want.layers.map((m) => [m.same, m.different, m.baseline.mean, m.z, m.nearest.correct]),
+  );
+  // Other sentences: a new measure and its own verdict.
+  const senses = [
+    {
+      name: 'river',
+      sentences: ['The river bank was muddy.', 'Fish swam near the bank of the stream.', 'We sat on the grassy bank.'],
+    },
+    {
+      name: 'money',
+      sentences: ['The bank lent them money.', 'She works at a bank in town.', 'He robbed the bank at noon.'],
+    },
+  ];
+  const areas = page.locator(`${SECTION} .ae-sense-sentences`);
+  await areas.nth(0).fill(senses[0].sentences.join('\n'));
+  await areas.nth(1).fill(senses[1].sentences.join('\n'));
+  await page.click(`${SECTION} .ae-sense-go`);
+  const other = measure(senses);
+  await page.waitForFunction(
+    (t) => document.querySelector('.ae-sense-verdict').textContent === t,
+    other.verdict.sentence,
+  );
+  // A sentence without the word: refused naming where it is; the measure on screen stays.
+  await areas.nth(0).fill('No such word.\nThe bank.');
+  await page.click(`${SECTION} .ae-sense-go`);
+  await page.waitForFunction(() =>
+    /senses\[0\]\.sentences\[0\]/.test(document.querySelector('.ae-sense-boxes ~ .ae-learn-message')?.textContent),
+  );
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -22,8 +22,16 @@ import {
   TOKENIZER_LIMITS,
 } from '../lib/tokenizer/index.js';
 import { headScores, strongestHeads, HEAD_SCORE_KINDS } from '../lib/head-scores.js';
-import { attentionRollout, bankCosines, meanOverHeads, parameterCount, traceLimits } from '../lib/real/view.js';
+import {
+  attentionRollout,
+  bankCosines,
+  meanOverHeads,
+  parameterCount,
+  traceLimits,
+  wordPosition,
+} from '../lib/real/view.js';
 import { comparisonRows } from '../lib/real/interpret.js';
+import { senseSeparation } from '../lib/real/sense-separation.js';
 import { applyThreads } from './threads.js';
 import { workerBackend } from './worker-backend.js';
 
@@ -68,6 +76,7 @@ const REQUESTS = new Set([
   'attribute',
   'lens',
   'predictions',
+  'senses',
 ]);
 
 /**
@@ -329,6 +338,39 @@ class ModelRequests {
       return bankCosines(await this.#engine, m, this.#tokenizer, { a, b, word });
     } catch (error) {
       throw new ModelError(error.message, error.argument ?? 'word');
+    }
+  }
+
+  /**
+   * The bank example measured right (lib/real/sense-separation.js): a word used in several
+   * sentences of each sense, {word, senses: [{name, sentences}]}; each sentence's stream after
+   * the embedding and every block, at the word's last token, compared per layer against the
+   * baseline of unrelated tokens. A sentence without the word is refused naming it.
+   */
+  senses({ word, senses }) {
+    const m = this.#need();
+    const limit = traceLimits(m.config).tokens;
+    const uses = [];
+    senses.forEach(({ name, sentences }, i) =>
+      sentences.forEach((text, j) => {
+        const at = `senses[${i}].sentences[${j}]`;
+        const pos = wordPosition(this.#tokenizer, text, word);
+        if (!pos) throw new ModelError(`${at}: “${word}” is not a whole word in “${text}”`, 'senses');
+        if (pos.ids.length > limit) throw new ModelError(`${at}: ${pos.ids.length} tokens; at most ${limit}`, 'senses');
+        const residual = m.trace(pos.ids, {
+          qkv: false,
+          scores: false,
+          weights: false,
+          residual: true,
+          logits: 'none',
+        }).residual;
+        uses.push({ sense: name, position: pos.index, residual });
+      }),
+    );
+    try {
+      return senseSeparation(uses, { word });
+    } catch (error) {
+      throw new ModelError(error.message, 'senses');
     }
   }
 

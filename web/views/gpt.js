@@ -23,6 +23,7 @@ import * as exportsView from './gpt/exports.js';
 import * as knockout from './gpt/knockout.js';
 import * as attributionView from './gpt/attribution.js';
 import * as lensView from './gpt/lens.js';
+import * as senseChart from './gpt/sense-chart.js';
 import { createInterpretRun } from '../lib/real/interpret-run.js';
 import { DEFAULT_SENSES } from '../lib/real/sense-separation.js';
 import { foldOnPhone } from '../ui/fold.js';
@@ -160,6 +161,21 @@ export function render(section, app) {
     onStep: (count) => run.generate(count),
     onReset: () => run.resetGeneration(),
   });
+  // The bank example measured right (lib/real/sense-separation.js), its sentences editable; then
+  // the raw cosine of two uses, which the measure corrects.
+  fig.sensesSpec = {
+    word: DEFAULT_SENSES.word,
+    senses: DEFAULT_SENSES.senses.map((s) => ({ name: s.name, sentences: [...s.sentences] })),
+  };
+  const senseBox = h(doc, 'div', { class: 'ae-gpt-senses' });
+  section.append(senseBox);
+  fig.senseChart = senseChart.render(senseBox, {
+    ...ctx,
+    onMeasure: (spec) => {
+      fig.sensesSpec = spec;
+      interpret.measureSenses(spec);
+    },
+  });
   fig.bank = bankChart.render(section, { ...ctx, onBank: (b) => setGpt({ bank: b }) });
   // On a phone: the sentence, every head, the next token and the bank example; the exports, the
   // enlarged head's numbers (wider than a phone) and the KV cache one tap deeper.
@@ -223,6 +239,8 @@ const REFERENCE = DEFAULT_SENSES.senses.flatMap((s) => s.sentences).join(' ');
 function drawInterpret(app, run, interpret, fig, ask = false) {
   const picture = run.picture;
   if (!picture) return;
+  interpret.measureSenses(fig.sensesSpec);
+  fig.senseChart.update({ spec: fig.sensesSpec, senses: interpret.senses });
   const asked = () => {
     const { ids, ...choice } = fig.prediction;
     interpret.choose(picture.ids, { ...choice, reference: REFERENCE });
@@ -231,7 +249,11 @@ function drawInterpret(app, run, interpret, fig, ask = false) {
   else if (interpret.sweepsUnasked && interpret.sweep.phase !== 'running') interpret.startSweep();
   else if (interpret.sweep.phase === 'finished' && fig.prediction.head === undefined) asked();
   const choice = interpret.choice;
-  if (!choice) return;
+  // Drawn only for the sentence on screen (a new one's choice is still being made).
+  if (!choice || choice.ids.length !== picture.ids.length || choice.ids.some((id, i) => id !== picture.ids[i])) {
+    fig.interpretBox.setAttribute('aria-busy', 'true');
+    return;
+  }
   // Busy while an answer for the choice on screen (or the sweep) is still coming.
   const { ablation, attribution, lens, error } = interpret.answers;
   const busy = !error && (!ablation || !attribution || !lens || interpret.sweep.phase === 'running');

@@ -117,3 +117,44 @@ test('RealModel_InterpretRequestsRefuseBadArgumentsByNameAndTheModelStays', asyn
   const a = await call('attribute', ids, { token: 5 });
   assert.equal(a.logit, direct.attribute(ids, { token: 5 }).logit);
 });
+
+test('RealModel_TheBankMeasureIsSenseSeparationOfTheEnginesStreams', async () => {
+  const call = await opened();
+  const { DEFAULT_SENSES, senseSeparation } = await import('../../../web/lib/real/sense-separation.js');
+  const { wordPosition } = await import('../../../web/lib/real/view.js');
+  const { fromTokenizerJson } = await import('../../../web/lib/tokenizer/index.js');
+  const spec = {
+    word: DEFAULT_SENSES.word,
+    senses: DEFAULT_SENSES.senses.map((s) => ({ name: s.name, sentences: [...s.sentences] })),
+  };
+  const got = await call('senses', spec);
+  // The same measure of the same streams, made here from the engine directly.
+  const tokenizer = fromTokenizerJson(tokenizerText, { file: 'tokenizer.json' });
+  const uses = spec.senses.flatMap((s) =>
+    s.sentences.map((text) => {
+      const pos = wordPosition(tokenizer, text, spec.word);
+      return {
+        sense: s.name,
+        position: pos.index,
+        residual: direct.trace(pos.ids, { qkv: false, scores: false, weights: false, residual: true, logits: 'none' })
+          .residual,
+      };
+    }),
+  );
+  const want = senseSeparation(uses, { word: spec.word });
+  assert.deepEqual(got, want);
+  assert.equal(got.layers.length, direct.config.layers + 1);
+  assert.match(got.verdict.sentence, /senses/);
+  // A sentence without the word is refused naming where it is.
+  await rejectsNaming(
+    call('senses', {
+      ...spec,
+      senses: [{ name: 'river', sentences: ['No such word here.', 'The bank.'] }, spec.senses[1]],
+    }),
+    'senses',
+  );
+  await assert.rejects(
+    call('senses', { ...spec, senses: [{ name: 'river', sentences: ['No such word here.'] }] }),
+    /senses\[0\]\.sentences\[0\]/,
+  );
+});

@@ -29,6 +29,7 @@ class InterpretRun {
   #choice = null; // {ids, position, token, layer, head, mode, reference}, the token resolved
   #answers = { ablation: null, attribution: null, lens: null, error: null };
   #sweep;
+  #senses = { key: null, result: null, error: null };
 
   constructor(deps) {
     this.#deps = deps;
@@ -160,6 +161,29 @@ class InterpretRun {
   get sweepsUnasked() {
     const ch = this.#choice;
     return !!ch && ch.token >= 0 && sweepsUnasked(this.#deps.config()) && this.sweep.key !== this.sweepKey;
+  }
+
+  /**
+   * The bank measure (the host's senses request) for {word, senses: [{name, sentences}]}: once per
+   * spec; a newer spec overtakes an older one's late answer. State in `senses`.
+   */
+  async measureSenses(spec) {
+    const key = JSON.stringify(spec);
+    if (this.#senses.key === key) return;
+    this.#senses = { key, result: null, error: null };
+    this.#deps.onChange();
+    try {
+      const result = await this.#deps.call('senses', spec);
+      if (this.#senses.key === key) this.#senses = { key, result, error: null };
+    } catch (error) {
+      if (this.#senses.key === key) this.#senses = { key, result: null, error: error.message };
+    }
+    this.#deps.onChange();
+  }
+
+  /** {key, result, error} of the bank measure on screen. */
+  get senses() {
+    return this.#senses;
   }
 
   cancelSweep() {

@@ -71,7 +71,7 @@ export function render(parent, { doc, onChoose, onSweep, onCancel }) {
     radio('zero', TEXT.zero),
     radio('mean', TEXT.mean),
   );
-  const positions = h(doc, 'p', { class: 'ae-gpt-chips ae-ko-positions', role: 'group', 'aria-label': TEXT.position });
+  const positions = h(doc, 'p', { class: 'ae-ko-positions', role: 'group', 'aria-label': TEXT.position });
   const bars = h(doc, 'ol', { class: 'ae-gpt-bars ae-ko-bars' });
   const barsCaption = h(doc, 'p', { class: 'ae-help ae-ko-bars-caption' });
   const claim = h(doc, 'p', { class: 'ae-claim ae-ko-claim', 'aria-live': 'polite' });
@@ -170,7 +170,7 @@ export function render(parent, { doc, onChoose, onSweep, onCancel }) {
             'button',
             {
               type: 'button',
-              class: `ae-gpt-chip ae-ko-position${i === choice.position ? ' ae-gpt-chosen' : ''}`,
+              class: `ae-ko-position${i === choice.position ? ' ae-gpt-chosen' : ''}`,
               'aria-pressed': String(i === choice.position),
               dataset: { position: i },
               onclick: () => onChoose({ position: i, token: -1 }),

@@ -140,3 +140,25 @@ test('InterpretRun_TheSweepRunsForThePredictionOnScreen', async () => {
   await run.choose([1, 2, 3], { position: 2, token: 3 });
   assert.notEqual(run.sweep.key, run.sweepKey, 'the sweep on screen is of another prediction');
 });
+
+test('InterpretRun_TheBankMeasureIsAskedOncePerSpecAndTheNewestWins', async () => {
+  const calls = [];
+  let release;
+  const call = async (op, spec) => {
+    calls.push(spec.word);
+    if (spec.word === 'slow') await new Promise((r) => (release = r));
+    if (spec.word === 'bad') throw new Error('senses[0].sentences[0]: no “bad”');
+    return { verdict: { sentence: spec.word } };
+  };
+  const run = createInterpretRun({ call, config, onChange: () => {} });
+  await run.measureSenses({ word: 'bank', senses: [] });
+  await run.measureSenses({ word: 'bank', senses: [] });
+  assert.deepEqual(calls, ['bank']);
+  assert.equal(run.senses.result.verdict.sentence, 'bank');
+  const slow = run.measureSenses({ word: 'slow', senses: [] });
+  await run.measureSenses({ word: 'bad', senses: [] });
+  release();
+  await slow;
+  assert.equal(run.senses.result, null);
+  assert.match(run.senses.error, /senses\[0\]/);
+});
