@@ -237,7 +237,7 @@ test('Interpret_AnotherPositionCandidateAndHeadEachGiveTheEnginesNumbersAndTheir
   await page.click(`${SECTION} .ae-ko-grid:not(.ae-attr-grid) .ae-ko-cell[data-layer="${layer}"][data-head="${head}"]`);
   await page.waitForFunction(
     (h) => document.querySelector('.ae-ko-claim').textContent.includes(h),
-    `L${layer}H${head}`,
+    `L${layer + 1}H${head + 1}`,
   );
   s = await shown(page);
   assert.deepEqual([s.layer, s.head], [layer, head]);

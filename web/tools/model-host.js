@@ -392,6 +392,7 @@ class ModelRequests {
       exclude: Number.isInteger(endOfText) ? [endOfText] : [],
     });
     this.#roles = {
+      tokens: ids.length, // the held text's length (spread evenly, a head's previous-token score is the mean of 1/(i + 1))
       scores,
       strongest: Object.fromEntries(HEAD_SCORE_KINDS.map((k) => [k, strongestHeads(scores[k], 3)])),
     };

@@ -24,6 +24,9 @@ import * as knockout from './gpt/knockout.js';
 import * as attributionView from './gpt/attribution.js';
 import * as lensView from './gpt/lens.js';
 import * as senseChart from './gpt/sense-chart.js';
+import * as openingView from './gpt/opening.js';
+import { defaultLearn } from '../lib/learn/learn-state.js';
+import { openingClaims } from '../lib/real/interpret.js';
 import { createInterpretRun } from '../lib/real/interpret-run.js';
 import { DEFAULT_SENSES } from '../lib/real/sense-separation.js';
 import { foldOnPhone } from '../ui/fold.js';
@@ -138,6 +141,17 @@ export function render(section, app) {
   const interpretBox = h(doc, 'div', { class: 'ae-gpt-interpret' });
   section.append(interpretBox);
   fig.interpretBox = interpretBox;
+  fig.opening = openingView.render(interpretBox, {
+    doc,
+    onLearn: app.sections?.some((s) => s.id === 'learn')
+      ? () => {
+          store.set({ learn: defaultLearn('repeat') });
+          app.goTo('learn');
+        }
+      : null,
+    onPicker: () => section.querySelector('.ae-gpt-about')?.scrollIntoView({ block: 'center' }),
+  });
+  fig.rolesText = () => gptOf().sentence + ' ' + gptOf().bank.a + ' ' + gptOf().bank.b;
   fig.knockout = knockout.render(interpretBox, {
     ...ctx,
     onChoose: choose,
@@ -241,6 +255,9 @@ function drawInterpret(app, run, interpret, fig, ask = false) {
   if (!picture) return;
   interpret.measureSenses(fig.sensesSpec);
   fig.senseChart.update({ spec: fig.sensesSpec, senses: interpret.senses });
+  interpret.measureRoles(fig.rolesText());
+  const roles = interpret.roles;
+  fig.opening.update({ claims: roles && openingClaims(roles, roles.tokens) });
   const asked = () => {
     const { ids, ...choice } = fig.prediction;
     interpret.choose(picture.ids, { ...choice, reference: REFERENCE });

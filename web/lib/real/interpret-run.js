@@ -30,6 +30,7 @@ class InterpretRun {
   #answers = { ablation: null, attribution: null, lens: null, error: null };
   #sweep;
   #senses = { key: null, result: null, error: null };
+  #roles = { asked: false, result: null };
 
   constructor(deps) {
     this.#deps = deps;
@@ -179,6 +180,23 @@ class InterpretRun {
       if (this.#senses.key === key) this.#senses = { key, result: null, error: error.message };
     }
     this.#deps.onChange();
+  }
+
+  /** The page's head scores (the host's roles request, measured once per model there). */
+  async measureRoles(text) {
+    if (this.#roles.asked) return;
+    this.#roles = { asked: true, result: null };
+    try {
+      this.#roles = { asked: true, result: await this.#deps.call('roles', text) };
+    } catch {
+      this.#roles = { asked: false, result: null }; // asked again on the next redraw
+    }
+    this.#deps.onChange();
+  }
+
+  /** The head scores, or null until measured. */
+  get roles() {
+    return this.#roles.result;
   }
 
   /** {key, result, error} of the bank measure on screen. */

@@ -3,12 +3,13 @@
 // ablate, sweep, attribute and lens requests), and the one-sentence claim each figure makes from
 // its numbers. Pure (plain arrays); unit-tested in tests/js/lib/real/interpret.test.mjs.
 //
-// Legend: L layers, H heads, T tokens, V vocabulary, k top tokens; a head is "L<l>H<h>" (both
-// from 0, as the page's head grid labels them).
+// Legend: L layers, H heads, T tokens, V vocabulary, k top tokens. Layers and heads are indices
+// from 0 in the numbers, and named from 1 on the page as the head grid and the head scores name
+// them: head h of layer l is "L<l + 1>H<h + 1>", the stream after block l is "after layer l + 1".
 
 import { fmt, MINUS } from '../format.js';
 
-export const headName = (layer, head) => `L${layer}H${head}`;
+export const headName = (layer, head) => `L${layer + 1}H${head + 1}`;
 const pct = (p) => `${fmt(100 * p, p >= 0.1 ? 0 : 1)}%`;
 const quoted = (text) => `“${text}”`;
 
@@ -34,9 +35,9 @@ export const CLAIMS = {
     `The largest direct push toward ${quoted(s.text)} comes from ${s.top} (${sign(s.topValue)}), the largest push against it from ${s.bottom} (${sign(s.bottomValue)}); all the parts add up to the logit ${fmt(s.logit, 2)} (checked: ${fmt(s.sum, 2)}).`,
   lens: {
     formed: (s) =>
-      `${quoted(s.text)} becomes the top prediction ${s.layer === 0 ? 'straight from the embedding' : `after layer ${s.layer - 1}`} (of ${s.layers}) and stays there; its rank after the embedding was ${s.firstRank + 1}.`,
+      `${quoted(s.text)} becomes the top prediction ${s.layer === 0 ? 'straight from the embedding' : `after layer ${s.layer}`} (of ${s.layers}) and stays there; its rank after the embedding was ${s.firstRank + 1}.`,
     late: (s) =>
-      `${quoted(s.text)} is ranked ${s.rank + 1} after the last layer; it was ranked ${s.firstRank + 1} after the embedding${s.bestLayer > 0 && s.best < s.rank ? ` and ${s.best + 1} at best (after layer ${s.bestLayer - 1})` : ''}.`,
+      `${quoted(s.text)} is ranked ${s.rank + 1} after the last layer; it was ranked ${s.firstRank + 1} after the embedding${s.bestLayer > 0 && s.best < s.rank ? ` and ${s.best + 1} at best (after layer ${s.bestLayer})` : ''}.`,
   },
 };
 // A change of p(token) smaller than this fraction of it is "no change".
@@ -129,7 +130,7 @@ export function attributionParts(a, L, H) {
   for (let l = 0; l < L; l++) {
     for (let h = 0; h < H; h++)
       parts.push({ name: headName(l, h), value: a.heads.data[l * H + h], kind: 'head', layer: l, head: h });
-    if (a.mlps) parts.push({ name: `MLP ${l}`, value: a.mlps[l], kind: 'mlp', layer: l });
+    if (a.mlps) parts.push({ name: `MLP ${l + 1}`, value: a.mlps[l], kind: 'mlp', layer: l });
   }
   parts.push({ name: 'attention biases', value: a.attentionBias, kind: 'bias' });
   parts.push({ name: 'final LayerNorm bias', value: a.lnBias, kind: 'bias' });
@@ -215,3 +216,39 @@ export function strongestEffect(effect, H) {
 
 /** Whether a whole sweep is quick enough to run unasked (a small model: ≤ 64 heads, width ≤ 256). */
 export const sweepsUnasked = ({ layers, heads, width }) => layers * heads <= 64 && width <= 256;
+
+// A head that copies what came next last time shows an induction score of about this or more
+// (issue 32's threshold); below it the section says the model has none.
+export const INDUCTION_SHOWS = 0.3;
+
+export const OPENING = {
+  head: (s) =>
+    `${s.head} is this model’s clearest previous-token head: over a held text it puts ${fmt(s.score, 2)} of its attention on the token just before (spread evenly it would put about ${fmt(s.uniform, 2)}).`,
+  induction: (s) =>
+    `Its best induction score is ${fmt(s.score, 2)} (${s.head}), under the ${fmt(INDUCTION_SHOWS, 1)} that copying from earlier in the text would show: this small model has no induction head. Learn’s repeat task trains one in seconds, and GPT-2 has several.`,
+  inductionFound: (s) =>
+    `${s.head} has an induction score of ${fmt(s.score, 2)}: on a random sequence seen twice, it looks from each token to the one that followed it the first time.`,
+};
+
+/**
+ * What the section opens on, from the page's head scores (the host's roles: {scores, strongest}):
+ * the clearest previous-token head named, and whether the model has an induction head; uniform:
+ * the previous-token score of attention spread evenly over a text of `T` tokens (the mean of
+ * 1/(i + 1) over its positions i ≥ 1).
+ */
+export function openingClaims(roles, T) {
+  const previous = roles.strongest.previous[0];
+  const induction = roles.strongest.induction[0];
+  let uniform = 0;
+  for (let i = 1; i < T; i++) uniform += 1 / (i + 1);
+  uniform /= Math.max(1, T - 1);
+  const name = (x) => headName(x.layer, x.head);
+  return {
+    head: OPENING.head({ head: name(previous), score: previous.score, uniform }),
+    induction: (induction.score >= INDUCTION_SHOWS ? OPENING.inductionFound : OPENING.induction)({
+      head: name(induction),
+      score: induction.score,
+    }),
+    hasInduction: induction.score >= INDUCTION_SHOWS,
+  };
+}

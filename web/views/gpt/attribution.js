@@ -65,10 +65,10 @@ export function render(parent, { doc }) {
           dataset: { value: p.value, name: p.name },
         });
       const rows = [h(doc, 'span', { class: 'ae-ko-corner' })];
-      for (let hh = 0; hh < H; hh++) rows.push(h(doc, 'span', { class: 'ae-ko-collabel' }, `H${hh}`));
+      for (let hh = 0; hh < H; hh++) rows.push(h(doc, 'span', { class: 'ae-ko-collabel' }, `H${hh + 1}`));
       if (a.mlps) rows.push(h(doc, 'span', { class: 'ae-ko-collabel' }, TEXT.mlp));
       for (let l = 0; l < L; l++) {
-        rows.push(h(doc, 'span', { class: 'ae-ko-rowlabel' }, `L${l}`));
+        rows.push(h(doc, 'span', { class: 'ae-ko-rowlabel' }, `L${l + 1}`));
         for (const p of inGrid.filter((q) => q.layer === l)) rows.push(cell(p));
       }
       grid.replaceChildren(...rows);

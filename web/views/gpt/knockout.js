@@ -125,9 +125,9 @@ export function render(parent, { doc, onChoose, onSweep, onCancel }) {
     grid.style.setProperty('--ae-ko-heads', String(H));
     cells = [];
     grid.append(h(doc, 'span', { class: 'ae-ko-corner' }));
-    for (let hh = 0; hh < H; hh++) grid.append(h(doc, 'span', { class: 'ae-ko-collabel' }, `H${hh}`));
+    for (let hh = 0; hh < H; hh++) grid.append(h(doc, 'span', { class: 'ae-ko-collabel' }, `H${hh + 1}`));
     for (let l = 0; l < L; l++) {
-      grid.append(h(doc, 'span', { class: 'ae-ko-rowlabel' }, `L${l}`));
+      grid.append(h(doc, 'span', { class: 'ae-ko-rowlabel' }, `L${l + 1}`));
       for (let hh = 0; hh < H; hh++) {
         const cell = h(doc, 'button', {
           type: 'button',
@@ -151,13 +151,13 @@ export function render(parent, { doc, onChoose, onSweep, onCancel }) {
       setOptions(
         doc,
         layer.el,
-        Array.from({ length: L }, (_, i) => ({ value: i, label: `${i}` })),
+        Array.from({ length: L }, (_, i) => ({ value: i, label: `${i + 1}` })),
         choice.layer,
       );
       setOptions(
         doc,
         head.el,
-        Array.from({ length: H }, (_, i) => ({ value: i, label: `${i}` })),
+        Array.from({ length: H }, (_, i) => ({ value: i, label: `${i + 1}` })),
         choice.head,
       );
       for (const input of modes.querySelectorAll('input')) input.checked = input.value === choice.mode;

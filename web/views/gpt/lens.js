@@ -12,7 +12,7 @@ const TEXT = {
   title: 'The prediction forming, layer by layer (the logit lens)',
   help: 'Each row reads the residual stream after one more layer through the final LayerNorm and the unembedding, as if the model stopped there. Each chip is the most likely next token at that position (hover for the top five); its colour is that token’s probability.',
   embedding: 'embedding',
-  after: (l) => `after L${l}`,
+  after: (l) => `after layer ${l}`,
   legend: 'probability of the top token, 0 → 1, one scale',
   rank: (text) => `Rank of “${text}” at the chosen position`,
   some: (n, T) => `Positions ${n} of ${T} are read (each costs a full unembedding per layer).`,
@@ -87,9 +87,7 @@ export function render(parent, { doc }) {
             ),
           );
         }
-        body.push(
-          h(doc, 'tr', {}, h(doc, 'th', { scope: 'row' }, l === 0 ? TEXT.embedding : TEXT.after(l - 1)), ...cells),
-        );
+        body.push(h(doc, 'tr', {}, h(doc, 'th', { scope: 'row' }, l === 0 ? TEXT.embedding : TEXT.after(l)), ...cells));
       }
       table.replaceChildren(h(doc, 'thead', {}, head), h(doc, 'tbody', {}, ...body));
       const lg = legendFor('weights', [0, 1], theme);
@@ -107,7 +105,7 @@ export function render(parent, { doc }) {
         const text = t.text.replace(/ /g, '␣');
         claim.textContent = lensClaim(Array.from(t.ranks), text);
         claim.dataset.ranks = JSON.stringify(Array.from(t.ranks));
-        ranks.textContent = `${TEXT.rank(text)}: ${Array.from(t.ranks, (r, l) => `${l === 0 ? TEXT.embedding : TEXT.after(l - 1)} ${r + 1}`).join(' · ')}.`;
+        ranks.textContent = `${TEXT.rank(text)}: ${Array.from(t.ranks, (r, l) => `${l === 0 ? TEXT.embedding : TEXT.after(l)} ${r + 1}`).join(' · ')}.`;
       }
       note.hidden = P === pieces.length;
       note.textContent = TEXT.some(`${lens.positions[0]}–${lens.positions[P - 1]}`, pieces.length);

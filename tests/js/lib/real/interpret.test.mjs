@@ -17,6 +17,7 @@ import {
   sweepEffects,
   topIndices,
   NOTABLE,
+  openingClaims,
   openingPrediction,
   strongestEffect,
   sweepsUnasked,
@@ -43,7 +44,7 @@ test('Interpret_ComparisonRowsHoldBothTopsAndTheCandidateSortedByTheCleanProbabi
 test('Interpret_TheKnockOutSentenceSaysWhichWayTheCandidateMovedAndAFlip', () => {
   const base = { layer: 2, head: 3, mode: 'zero', loss: 3.2, ablatedLoss: 3.5 };
   const lower = ablationClaim({ ...base, probs: [0.1, 0.6, 0.3], ablatedProbs: [0.5, 0.2, 0.3] }, 1, text);
-  assert.match(lower, /^Knocking out L2H3 lowers the chance of “␣river” from 60% to 20%/);
+  assert.match(lower, /^Knocking out L3H4 lowers the chance of “␣river” from 60% to 20%/);
   assert.match(lower, /“␣the” becomes the top prediction/);
   assert.match(lower, /from 3\.200 to 3\.500/);
   const raise = ablationClaim(
@@ -53,7 +54,7 @@ test('Interpret_TheKnockOutSentenceSaysWhichWayTheCandidateMovedAndAFlip', () =>
   );
   assert.match(
     raise,
-    /L2H3 \(replaced by its mean\) raises the chance of “␣river” from 20% to 30%: this head was working against it/,
+    /L3H4 \(replaced by its mean\) raises the chance of “␣river” from 20% to 30%: this head was working against it/,
   );
   assert.doesNotMatch(raise, /becomes the top/);
   const same = ablationClaim({ ...base, probs: [0.5, 0.2, 0.3], ablatedProbs: [0.5005, 0.2001, 0.2994] }, 1, text);
@@ -86,13 +87,13 @@ test('Interpret_TheSweepSentenceNamesTheHeadThatMattersMostOrSaysNoneDoes', () =
   const most = sweepClaim({ effect, L, H, logProb, done: 2 }, '␣river');
   assert.match(
     most,
-    /Of all 4 heads, knocking out L0H1 changes the chance of “␣river” most: log p goes down by 1\.20 \(from 50% to 15%\)/,
+    /Of all 4 heads, knocking out L1H2 changes the chance of “␣river” most: log p goes down by 1\.20 \(from 50% to 15%\)/,
   );
   assert.match(most, / 2 heads lower it by more than 0\.1/);
   const one = sweepClaim({ effect: Float32Array.of(0, -1.2, 0.3, 0), L, H, logProb, done: 2 }, 'x');
   assert.match(one, / 1 head lowers it by more than 0\.1/);
   const up = sweepClaim({ effect: Float32Array.of(0.02, 0.5, 0, 0), L, H, logProb, done: 2 }, 'x');
-  assert.match(up, /L0H1 .* goes up by 0\.50/);
+  assert.match(up, /L1H2 .* goes up by 0\.50/);
   assert.doesNotMatch(up, /lower it/);
   const none = sweepClaim({ effect: Float32Array.of(0.01, -0.02, NOTABLE / 2, 0), L, H, logProb, done: 2 }, '␣river');
   assert.match(
@@ -117,12 +118,12 @@ test('Interpret_AttributionPartsAddUpAndTheSentenceNamesTheStrongestPushes', () 
     [
       'token embedding',
       'position embedding',
-      'L0H0',
-      'L0H1',
-      'MLP 0',
-      'L1H0',
       'L1H1',
+      'L1H2',
       'MLP 1',
+      'L2H1',
+      'L2H2',
+      'MLP 2',
       'attention biases',
       'final LayerNorm bias',
     ],
@@ -132,7 +133,7 @@ test('Interpret_AttributionPartsAddUpAndTheSentenceNamesTheStrongestPushes', () 
   const claim = attributionClaim(a, 2, 2, '␣river');
   assert.equal(
     claim,
-    'The largest direct push toward “␣river” comes from L1H0 (+3.00), the largest push against it from L0H1 (−2.00); all the parts add up to the logit 3.00 (checked: 3.00).',
+    'The largest direct push toward “␣river” comes from L2H1 (+3.00), the largest push against it from L1H2 (−2.00); all the parts add up to the logit 3.00 (checked: 3.00).',
   );
   // Without MLPs.
   assert.equal(attributionParts({ ...a, mlps: null }, 2, 2).filter((p) => p.kind === 'mlp').length, 0);
@@ -141,14 +142,14 @@ test('Interpret_AttributionPartsAddUpAndTheSentenceNamesTheStrongestPushes', () 
 test('Interpret_TheLensSentenceSaysWhereTheTokenBecomesAndStaysTheTopPrediction', () => {
   assert.equal(
     lensClaim([40, 3, 0, 0, 0], '␣river'),
-    '“␣river” becomes the top prediction after layer 1 (of 4) and stays there; its rank after the embedding was 41.',
+    '“␣river” becomes the top prediction after layer 2 (of 4) and stays there; its rank after the embedding was 41.',
   );
   assert.match(lensClaim([0, 0, 0], 'x'), /straight from the embedding/);
   // Top at layer 1, lost, top again from layer 3: "stays" counts from the last time it became top.
-  assert.match(lensClaim([5, 0, 2, 0, 0], 'x'), /after layer 2 \(of 4\)/);
+  assert.match(lensClaim([5, 0, 2, 0, 0], 'x'), /after layer 3 \(of 4\)/);
   assert.equal(
     lensClaim([9, 2, 4], '␣bank'),
-    '“␣bank” is ranked 5 after the last layer; it was ranked 10 after the embedding and 3 at best (after layer 0).',
+    '“␣bank” is ranked 5 after the last layer; it was ranked 10 after the embedding and 3 at best (after layer 1).',
   );
   assert.doesNotMatch(lensClaim([1, 3, 2], 'x'), /at best/);
 });
@@ -161,7 +162,7 @@ test('Interpret_TheLensReadsEveryPositionWhenItFitsElseTheChosenAndThoseBefore',
   assert.deepEqual(lensPositions(gpt2, 16, 10, 3 * each), [8, 9, 10]);
   assert.deepEqual(lensPositions(gpt2, 16, 1, 3 * each), [0, 1]);
   assert.deepEqual(lensPositions(gpt2, 16, 5, 1), [5]);
-  assert.equal(headName(0, 7), 'L0H7');
+  assert.equal(headName(0, 7), 'L1H8');
 });
 
 test('Interpret_TheOpeningIsTheModelsSurestRightGuessOfTheSentencesNextToken', () => {
@@ -186,4 +187,27 @@ test('Interpret_TheStrongestEffectIsTheLargestChangeEitherWayAmongThoseMeasured'
   assert.equal(strongestEffect(Float32Array.of(NaN, NaN), 2), null);
   assert.equal(sweepsUnasked({ layers: 4, heads: 4, width: 128 }), true);
   assert.equal(sweepsUnasked({ layers: 12, heads: 12, width: 768 }), false);
+});
+
+test('Interpret_TheOpeningNamesTheClearestPreviousTokenHeadAndSaysWhetherThereIsAnInductionHead', () => {
+  const roles = (previous, induction) => ({
+    strongest: {
+      previous: [{ layer: 1, head: 2, score: previous }],
+      induction: [{ layer: 3, head: 0, score: induction }],
+    },
+  });
+  const none = openingClaims(roles(0.22, 0.012), 3);
+  // Spread evenly over 3 tokens: (1/2 + 1/3) / 2 = 0.42.
+  assert.equal(
+    none.head,
+    'L2H3 is this model’s clearest previous-token head: over a held text it puts 0.22 of its attention on the token just before (spread evenly it would put about 0.42).',
+  );
+  assert.equal(none.hasInduction, false);
+  assert.match(
+    none.induction,
+    /^Its best induction score is 0\.01 \(L4H1\), under the 0\.3 .* no induction head\. Learn’s repeat task trains one in seconds/,
+  );
+  const found = openingClaims(roles(0.9, 0.45), 10);
+  assert.equal(found.hasInduction, true);
+  assert.match(found.induction, /^L4H1 has an induction score of 0\.45/);
 });
