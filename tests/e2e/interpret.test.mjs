@@ -15,7 +15,16 @@ import { fileURLToPath } from 'node:url';
 import { serveStatic, launchBrowser, openPage } from './helpers.mjs';
 import { safetensors } from './hostile-models.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
-import { ablationClaim, attributionClaim, lensClaim, sweepClaim, sweepEffects } from '../../web/lib/real/interpret.js';
+import {
+  ablationClaim,
+  attributionClaim,
+  lensClaim,
+  openingClaims,
+  sweepClaim,
+  sweepEffects,
+} from '../../web/lib/real/interpret.js';
+import { modelRequests } from '../../web/tools/model-host.js';
+import { defaultGpt } from '../../web/lib/real/gpt-state.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIST = path.join(ROOT, 'dist');
@@ -201,6 +210,22 @@ test('Interpret_TheShippedModelOpensOnItsOwnBestGuessWithTheStrongestHeadKnocked
     'knocking out a head changes the probabilities shown',
   );
   assert.notEqual(a.ablatedProbs[s.token], a.probs[s.token]);
+  // It opens on a named head and says whether there is an induction head: the page's head scores,
+  // as the model host measures them here on the same text.
+  const requests = modelRequests(Promise.resolve(engine));
+  await requests.handle('open', [
+    {
+      name: 'brown-wordnet',
+      source: fs.readFileSync(path.join(ROOT, 'web/models/brown-wordnet.safetensors')),
+      tokenizer: { json: fs.readFileSync(path.join(ROOT, 'web/models/brown-wordnet.tokenizer.json'), 'utf8') },
+    },
+  ]);
+  const g = (await page.evaluate(() => window.__explorer.store.get().gpt)) ?? defaultGpt();
+  const roles = await requests.handle('roles', [`${g.sentence} ${g.bank.a} ${g.bank.b}`]);
+  const claims = openingClaims(roles, roles.tokens);
+  assert.equal(await page.textContent(`${SECTION} .ae-gpt-opening-head`), claims.head);
+  assert.equal(await page.textContent(`${SECTION} .ae-gpt-opening-induction`), claims.induction);
+  assert.equal(await page.isVisible(`${SECTION} .ae-gpt-opening-learn`), !claims.hasInduction);
   assert.deepEqual(problems, []);
   await context.close();
 });
