@@ -173,11 +173,13 @@ export function lensClaim(ranks, text) {
 }
 
 /**
- * The positions the lens reads: every one when the work fits `budget` multiply-adds (each
+ * The positions the lens reads: every one when the work fits `budget` multiply-adds (1e10: about
+ * a second in the browser's worker here, bench/results/interpret-browser-2026-11-27.md: GPT-2
+ * small's 16 positions took 1.2 s; each
  * position costs (L + 1)·C·V), else the chosen one and those before it, as many as fit (at least
  * the chosen one).
  */
-export function lensPositions({ layers, width, vocabSize }, T, chosen, budget = 2e9) {
+export function lensPositions({ layers, width, vocabSize }, T, chosen, budget = 1e10) {
   const each = (layers + 1) * width * vocabSize;
   const fit = Math.max(1, Math.floor(budget / each));
   if (fit >= T) return Array.from({ length: T }, (_, i) => i);
