@@ -535,7 +535,11 @@ for (const scheme of ['light', 'dark'])
         select: style('select', 'backgroundColor'),
       };
       // The focus ring and a link: the accent.
-      const cell = root.querySelector('td.ae-cell');
+      // A cell in sight in a themed figure (the bank contrast keeps its matrices one click deeper, in a
+      // closed disclosure).
+      const cell = ids
+        .flatMap((id) => [...document.getElementById(id).shadowRoot.querySelectorAll('td.ae-cell')])
+        .find((td) => td.getClientRects().length && !td.closest('details:not([open])'));
       cell.focus();
       out.surfaces.focus = getComputedStyle(cell).outlineColor;
       const link = root.querySelector('.ae-root').appendChild(document.createElement('a'));

@@ -11,8 +11,8 @@ import { orderClaim } from '../lib/claims/order.js';
 const TEXT = {
   title: 'Order does not matter (until you add positions)',
   intro:
-    'Reverse the sentence and run attention again. Each token gets the same output as before, only in its new place: the dot products, the softmax and the weighted sum never look at where a token stands. That is why a transformer adds a position vector to every token before its first layer (nanoGPT’s wpe',
-  introLearn: '; the models in the Learn section below have one',
+    'Reverse the sentence and run attention again. Each token gets the same output as before, only in its new place: the dot products, the softmax and the weighted sum never look at where a token stands. That is why a transformer adds a position vector to every token before its first layer (nanoGPT’s wpe: the position embeddings',
+  introLearn: '; the models in the Learn section below have them',
   introEnd: ').',
 };
 

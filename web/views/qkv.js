@@ -21,7 +21,7 @@ const TEXT = {
   projections: 'Learned projections W_Q, W_K, W_V (set by hand here)',
   preset: 'Weights that look for the context word',
   presetHelp:
-    'The page starts with the first: W_Q turns d2, the feature only “bank” has, into a query; W_K turns d3 (large for stream, mud and loan, 0 for bank) into a key. Without projections, Q = K = V = X, unscaled, as seed 003 first computes attention.',
+    'The page starts with the first: W_Q turns d2, the feature only “bank” has, into a query; W_K turns d3 (large for stream, mud and loan, 0 for bank) into a key. Without projections, Q = K = V = X, unscaled, as notebook 3 first computes attention.',
   seed: 'The notebook’s weights',
   off: 'Projections are off: queries, keys and values are the embeddings themselves.',
 };

@@ -28,9 +28,9 @@ const TEXT = {
   same: (avg) => `, about as far apart as a plain average of each sentence leaves them (${avg})`,
   hand: 'These weights were set by hand to show the idea: W_Q turns a feature only “bank” has into a question, and W_K lets the other words answer it. Learn shows a model finding where to look by itself, from examples.',
   notebookWhy: (w, relation, a, avg) =>
-    `These are the notebook’s own hand-set weights (seed 003), the ones it prints. Its W_query and W_key mostly copy d0 and d1 — how river-like and how money-like a word is — which every word of a sentence shares, so every key answers ${q(w)}’s query about equally: it spreads its attention almost evenly. The two ${q(w)}s differ only because their neighbours differ, and end ${relation} (cosine ${a}, against ${avg} for plain averages).`,
+    `These are the notebook’s own hand-set weights (notebook 3), the ones it prints. Its W_query and W_key mostly copy d0 and d1 — how river-like and how money-like a word is — which every word of a sentence shares, so every key answers ${q(w)}’s query about equally: it spreads its attention almost evenly. The two ${q(w)}s differ only because their neighbours differ, and end ${relation} (cosine ${a}, against ${avg} for plain averages).`,
   notebook:
-    'These are the notebook’s own hand-set weights (seed 003), the ones it prints: set to show the computation, not to pick out a word.',
+    'These are the notebook’s own hand-set weights (notebook 3), the ones it prints: set to show the computation, not to pick out a word.',
   twoHeads:
     'Two heads set by hand: head 0 has the queries and keys that look for the context word; head 1 compares d0 and d1, how river-like and how money-like a word is.',
   own: 'These weights are no longer a hand-set example of this page: the buttons bring one back.',
