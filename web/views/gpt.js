@@ -20,6 +20,15 @@ import * as nextToken from './gpt/next-token.js';
 import * as kvCache from './gpt/kv-cache.js';
 import * as bankChart from './gpt/bank-chart.js';
 import * as exportsView from './gpt/exports.js';
+import * as knockout from './gpt/knockout.js';
+import * as attributionView from './gpt/attribution.js';
+import * as lensView from './gpt/lens.js';
+import * as senseChart from './gpt/sense-chart.js';
+import * as openingView from './gpt/opening.js';
+import { defaultLearn } from '../lib/learn/learn-state.js';
+import { openingClaims } from '../lib/real/interpret.js';
+import { createInterpretRun } from '../lib/real/interpret-run.js';
+import { DEFAULT_SENSES } from '../lib/real/sense-separation.js';
 import { foldOnPhone } from '../ui/fold.js';
 import { createParts } from './gpt/parts.js';
 
@@ -123,6 +132,50 @@ export function render(section, app) {
   const rolesPart = () => {
     if (!rolesOpened && !shown.whole && shown.figures.has('roles')) rolesOpened = rolesBox.open = true;
   };
+  // What a head does (issue 32): the chosen prediction and head, knocked out, attributed, read
+  // layer by layer. The head is the section's (the grid's choice); the prediction is these
+  // figures' own. Their answers redraw only them.
+  const interpret = createInterpretRun({
+    call: (op, ...args) => real.call(op, ...args),
+    config: () => real.info.config,
+    onChange: () => drawInterpret(app, run, interpret, fig),
+  });
+  // The prediction and the head knocked out are these figures' own: left undefined, the opening
+  // prediction and the head that changes it most (interpret-run.js).
+  fig.prediction = { position: undefined, token: undefined, layer: undefined, head: undefined, mode: 'zero' };
+  const choose = (patch) => {
+    const p = fig.prediction;
+    if ('position' in patch) Object.assign(p, { position: patch.position, token: -1 });
+    if ('token' in patch && patch.token >= 0) p.token = patch.token;
+    if ('layer' in patch) Object.assign(p, { layer: patch.layer, head: p.head ?? interpret.choice?.head ?? 0 });
+    if ('head' in patch) Object.assign(p, { head: patch.head, layer: p.layer ?? interpret.choice?.layer ?? 0 });
+    if ('mode' in patch) p.mode = patch.mode;
+    drawInterpret(app, run, interpret, fig, true);
+  };
+  // Shown with the whole section (not yet a part of their own: lib/real/gpt-parts.js).
+  const interpretBox = h(doc, 'div', { class: 'ae-gpt-interpret' });
+  part(section, null).append(interpretBox);
+  fig.interpretBox = interpretBox;
+  fig.opening = openingView.render(interpretBox, {
+    doc,
+    onLearn: app.sections?.some((s) => s.id === 'learn')
+      ? () => {
+          store.set({ learn: defaultLearn('repeat') });
+          app.goTo('learn');
+        }
+      : null,
+    onPicker: () => section.querySelector('.ae-gpt-about')?.scrollIntoView({ block: 'center' }),
+  });
+  fig.rolesText = () => gptOf().sentence + ' ' + gptOf().bank.a + ' ' + gptOf().bank.b;
+  fig.knockout = knockout.render(interpretBox, {
+    ...ctx,
+    onChoose: choose,
+    onSweep: () => interpret.startSweep(),
+    onCancel: () => interpret.cancelSweep(),
+  });
+  fig.attribution = attributionView.render(interpretBox, ctx);
+  fig.lens = lensView.render(interpretBox, ctx);
+  fig.interpret = interpret;
   const [nextColumn, kvColumn] = pair('ae-gpt-writing');
   fig.next = nextToken.render(part(nextColumn, 'next'), {
     ...ctx,
@@ -136,6 +189,21 @@ export function render(section, app) {
     ...ctx,
     onStep: (count) => run.generate(count),
     onReset: () => run.resetGeneration(),
+  });
+  // The bank example measured right (lib/real/sense-separation.js), its sentences editable; then
+  // the raw cosine of two uses, which the measure corrects.
+  fig.sensesSpec = {
+    word: DEFAULT_SENSES.word,
+    senses: DEFAULT_SENSES.senses.map((s) => ({ name: s.name, sentences: [...s.sentences] })),
+  };
+  const senseBox = h(doc, 'div', { class: 'ae-gpt-senses' });
+  part(section, null).append(senseBox);
+  fig.senseChart = senseChart.render(senseBox, {
+    ...ctx,
+    onMeasure: (spec) => {
+      fig.sensesSpec = spec;
+      interpret.measureSenses(spec);
+    },
   });
   fig.bank = bankChart.render(part(section, 'bank'), { ...ctx, onBank: (b) => setGpt({ bank: b }) });
   // On a phone: the sentence, every head, the next token and the bank example; the exports, the
@@ -190,4 +258,55 @@ function draw(app, real, run, fig, shown) {
       chosen,
       totals: generation.totals,
     });
+  // A new sentence opens on its own prediction (the head chosen stays).
+  const ids = Array.from(picture.ids).join();
+  if (fig.prediction.ids !== ids) Object.assign(fig.prediction, { ids, position: undefined, token: undefined });
+  if (shown.whole) drawInterpret(app, run, fig.interpret, fig, true);
+}
+
+// A mean ablation's reference text: the bank measure's default sentences, both senses.
+const REFERENCE = DEFAULT_SENSES.senses.flatMap((s) => s.sentences).join(' ');
+
+// The "what a head does" figures, from the interpretability run's answers; `ask`: the choice may
+// have changed (the run asks only for what did), and a small model sweeps unasked.
+function drawInterpret(app, run, interpret, fig, ask = false) {
+  const picture = run.picture;
+  if (!picture) return;
+  interpret.measureSenses(fig.sensesSpec);
+  fig.senseChart.update({ spec: fig.sensesSpec, senses: interpret.senses });
+  interpret.measureRoles(fig.rolesText());
+  const roles = interpret.roles;
+  fig.opening.update({ claims: roles && openingClaims(roles, roles.tokens) });
+  const asked = () => {
+    const { ids, ...choice } = fig.prediction;
+    interpret.choose(picture.ids, { ...choice, reference: REFERENCE });
+  };
+  if (ask) asked();
+  else if (interpret.sweepsUnasked && interpret.sweep.phase !== 'running') interpret.startSweep();
+  else if (interpret.sweep.phase === 'finished' && fig.prediction.head === undefined) asked();
+  const choice = interpret.choice;
+  // Drawn only for the sentence on screen (a new one's choice is still being made).
+  if (!choice || choice.ids.length !== picture.ids.length || choice.ids.some((id, i) => id !== picture.ids[i])) {
+    fig.interpretBox.setAttribute('aria-busy', 'true');
+    return;
+  }
+  // Busy while an answer for the choice on screen (or the sweep) is still coming.
+  const { ablation, attribution, lens, error } = interpret.answers;
+  const busy = !error && (!ablation || !attribution || !lens || interpret.sweep.phase === 'running');
+  fig.interpretBox.setAttribute('aria-busy', String(busy));
+  const theme = app.container.dataset.theme === 'dark' ? 'dark' : 'light';
+  const config = { layers: picture.trace.L, heads: picture.trace.H };
+  const { answers } = interpret;
+  fig.knockout.update({
+    pieces: picture.pieces,
+    choice,
+    answers,
+    sweep: interpret.sweep,
+    sweepKey: interpret.sweepKey,
+    config,
+    reference: REFERENCE,
+    theme,
+  });
+  fig.attribution.update({ attribution: answers.attribution, config, theme });
+  fig.lens.update({ lens: answers.lens, pieces: picture.pieces, config, theme });
 }
