@@ -36,7 +36,13 @@
 //     logits off a full forward of its context (the last block_size tokens), its attention rows
 //     not summing to 1, positions outside the context;
 //   - next_token_probs and sample_token: probabilities negative or not summing to 1, kept tokens
-//     other than top-k/top-p allow, a sampled token of probability 0.
+//     other than top-k/top-p allow, a sampled token of probability 0;
+//   - the interpretability tools (model/interpret.h; op kind kInterpret, a kind byte ≥ 250 so the
+//     corpus's other ops decode as before): one head knocked out (zero or mean over the op's
+//     tokens), the sweep of the chosen blocks (with and without the loss), direct logit
+//     attribution and the logit lens, with arguments in and out of range — a sweep that reuses
+//     the clean prefix giving other bits than whole forwards, or (tame weights) an attribution
+//     whose parts do not add up to its logit within the forward's tolerance.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
@@ -59,6 +65,7 @@
 #include "fuzz_common.h"
 #include "model/gpt.h"
 #include "model/inference.h"
+#include "model/interpret.h"
 
 namespace {
 
@@ -120,6 +127,12 @@ bool names_argument(const std::string& message) {
                                              "layer",
                                              "timings",
                                              "top",
+                                             "position",
+                                             "head",
+                                             "reference",
+                                             "other",
+                                             "k",
+                                             "positions",
                                              "setParams",
                                              "safetensors",
                                              "transformer.wte.weight",
@@ -152,7 +165,19 @@ double pick(FuzzedDataProvider& fdp, const double* palette, int n) {
 }
 #define PICK(fdp, palette) pick(fdp, palette, static_cast<int>(sizeof palette / sizeof palette[0]))
 
-enum Kind { kStep, kEvaluate, kLogits, kTrace, kGenerate, kSession, kNextToken, kScale, kSetKernel, kKinds };
+enum Kind {
+  kStep,
+  kEvaluate,
+  kLogits,
+  kTrace,
+  kGenerate,
+  kSession,
+  kNextToken,
+  kScale,
+  kSetKernel,
+  kKinds,
+  kInterpret
+};
 
 // A training step's options as engine.js passes them to the ABI's modelStep (its arguments by
 // name); the direct step derives its options from them as abi_model.cpp does.
@@ -247,7 +272,8 @@ Program consume_program(FuzzedDataProvider& fdp) {
   const int ops = fdp.ConsumeIntegralInRange<int>(1, 8);
   for (int k = 0; k < ops && fdp.remaining_bytes() > 0; ++k) {
     Op op;
-    op.kind = static_cast<Kind>(fdp.ConsumeIntegral<uint8_t>() % kKinds);
+    const uint8_t kind = fdp.ConsumeIntegral<uint8_t>();
+    op.kind = kind >= 250 ? kInterpret : static_cast<Kind>(kind % kKinds);
     static constexpr int kBadB[] = {0, -1, INT_MIN, INT_MAX, (1 << 24) + 1, 20000};
     static constexpr int kBadT[] = {0, -1, INT_MIN, INT_MAX, 65, 17};
     const int T_max = std::max(1, std::min(c.block_size, 64));
@@ -437,6 +463,99 @@ void check_probs(const std::vector<float>& probs, const float* logits, int V, co
       if (probs[v] > 0 && logits[v] < floor) finding("top-k kept a token below the k-th logit", std::to_string(v));
   }
   if (o.temperature == 0 && kept != 1) finding("temperature 0 kept other than one token", std::to_string(kept));
+}
+
+// ---- the interpretability tools (kInterpret) ----
+
+// One interpretability call decoded from an op's fields: which (op.logits), the sequence (the
+// op's first T tokens), a head (op.layers[0], op.heads[0]: −1 … 4), a position (op.count: −1 …
+// 6), a token (op.top_k: 0 … V + 1, or −1), mean ablation over the tokens themselves when
+// op.parts & 1, the loss when op.parts & 2; the sweep's blocks op.layers; the lens's positions
+// op.heads and k op.top (−1 … 12); attribution's other op.forced[0] (or none).
+struct Interpretation {
+  int which = 0;  // 0 ablate, 1 sweep, 2 attribute, 3 lens
+  std::vector<int> tokens, layers, positions;
+  int layer = 0, head = 0, position = 0, token = 0, other = -1, k = 5;
+  bool mean = false, loss = false;
+};
+Interpretation interpretation_of(const Op& op) {
+  Interpretation in;
+  in.which = std::min(std::max(op.logits, 0), 3);
+  in.tokens.assign(op.tokens.begin(), op.tokens.begin() + std::min<std::size_t>(op.tokens.size(), std::max(op.T, 0)));
+  in.layers = op.layers, in.positions = op.heads;
+  in.layer = op.layers.empty() ? 0 : op.layers[0];
+  in.head = op.heads.empty() ? 0 : op.heads[0];
+  in.position = op.count, in.token = op.top_k, in.k = op.top;
+  in.other = op.forced.empty() ? -1 : op.forced[0];
+  in.mean = op.parts & 1, in.loss = op.parts & 2;
+  return in;
+}
+
+std::string run_interpret(const m::Gpt& model, const Interpretation& in, bool check_numbers) {
+  std::string line;
+  const int T = static_cast<int>(in.tokens.size());
+  m::AblationOptions ablation;
+  ablation.mode = in.mean ? m::AblationMode::kMean : m::AblationMode::kZero;
+  if (in.mean) ablation.reference = in.tokens;
+  ablation.kernel = model.kernel();
+  switch (in.which) {
+    case 0: {
+      m::HeadAblation a;
+      m::ablate_head(a, model, in.tokens.data(), T, in.layer, in.head, in.position, true, ablation);
+      line += " ablate";
+      add_floats(line, a.ablated_probs), add_floats(line, a.ablated_logits), add_floats(line, a.ablated_losses);
+      add_floats(line, a.value);
+      break;
+    }
+    case 1: {
+      m::SweepOptions o;
+      o.ablation = ablation, o.layers = in.layers, o.loss = in.loss;
+      m::AblationSweep s;
+      m::ablation_sweep(s, model, in.tokens.data(), T, in.position, in.token, o);
+      line += " sweep " + bits(s.log_prob) + " " + bits(s.loss);
+      add_floats(line, s.ablated_log_prob), add_floats(line, s.ablated_loss);
+      if (check_numbers) {
+        o.reuse = false;
+        m::AblationSweep whole;
+        m::ablation_sweep(whole, model, in.tokens.data(), T, in.position, in.token, o);
+        std::string a, b;
+        add_floats(a, s.ablated_log_prob), add_floats(a, s.ablated_loss), add_floats(b, whole.ablated_log_prob),
+            add_floats(b, whole.ablated_loss);
+        if (a != b || bits(s.log_prob) != bits(whole.log_prob))
+          finding("the sweep's reuse of the clean prefix differs from whole forwards", a + " vs " + b);
+      }
+      break;
+    }
+    case 2: {
+      m::LogitAttribution a;
+      m::attribute_logit(a, model, in.tokens.data(), T, in.position, in.token, in.other, model.kernel());
+      line += " attribute " + bits(a.logit) + " " + bits(a.total) + " " + bits(a.ln_bias);
+      add_floats(line, a.heads), add_floats(line, a.mlps);
+      if (check_numbers && tame(model) && std::isfinite(a.logit)) {
+        std::vector<float> parts = a.heads;
+        parts.insert(parts.end(), a.mlps.begin(), a.mlps.end());
+        for (float x : {a.embed, a.pos_embed, a.attention_bias, a.logit}) parts.push_back(x);
+        const double tol = kernel_tolerance(model.config(), max_abs(parts));
+        if (!(std::fabs(static_cast<double>(a.total) + a.ln_bias - a.logit) <= tol))
+          finding("the attribution's parts do not add up to the logit",
+                  bits(a.total + a.ln_bias) + " vs " + bits(a.logit));
+      }
+      break;
+    }
+    default: {
+      m::LensOptions o;
+      o.positions = in.positions, o.k = in.k, o.kernel = model.kernel();
+      if (in.token >= 0) o.position = in.position, o.token = in.token;
+      m::LogitLens lens;
+      m::logit_lens(lens, model, in.tokens.data(), T, o);
+      line += " lens";
+      for (int t : lens.top_tokens) line += " " + std::to_string(t);
+      add_floats(line, lens.top_probs), add_floats(line, lens.token_probs);
+      for (int r : lens.token_ranks) line += " r" + std::to_string(r);
+      break;
+    }
+  }
+  return line;
 }
 
 // ---- the direct run ----
@@ -698,6 +817,12 @@ Run run_direct(const Program& p, bool check_numbers) {
         model->set_kernel(op.kernel);
         line += " kernel";
         break;
+      case kInterpret: {
+        const Interpretation in = interpretation_of(op);
+        const std::string error = attempt("interpret", [&] { line += run_interpret(*model, in, check_numbers); });
+        if (!error.empty()) line += " error";
+        break;
+      }
       default: break;
     }
     if ((op.kind == kNextToken && nextoken_abi_only(op)) || nan_given(op)) line = std::to_string(op.kind) + " abi-only";
@@ -714,6 +839,78 @@ using attn_test::Reply;
 std::string abi_error(const Reply& r, const char* where) {
   if (!names_argument(r.error)) finding("an ABI error does not name its argument", std::string(where) + ": " + r.error);
   return r.error;
+}
+
+// The same interpretability call through the ABI, as engine.js's model methods make it.
+std::string abi_interpret(double h, const Interpretation& in) {
+  std::string line;
+  const char* mode = in.mean ? "mean" : "zero";
+  Reply r;
+  switch (in.which) {
+    case 0:
+      r = AbiCall("modelAblate")
+              .set("model", h)
+              .list("tokens", in.tokens)
+              .set("layer", in.layer)
+              .set("head", in.head)
+              .set("position", in.position)
+              .set("logits", 1)
+              .choice("mode", mode)
+              .list("reference", in.mean ? in.tokens : std::vector<int>{})
+              .run();
+      if (r.failed) break;
+      line += " ablate";
+      add_floats(line, r.tensor("ablatedProbs").floats()), add_floats(line, r.tensor("ablatedLogits").floats());
+      add_floats(line, r.tensor("ablatedLosses").floats()), add_floats(line, r.tensor("value").floats());
+      break;
+    case 1:
+      r = AbiCall("modelAblationSweep")
+              .set("model", h)
+              .list("tokens", in.tokens)
+              .list("layers", in.layers)
+              .set("position", in.position)
+              .set("token", in.token)
+              .set("loss", in.loss)
+              .choice("mode", mode)
+              .list("reference", in.mean ? in.tokens : std::vector<int>{})
+              .run();
+      if (r.failed) break;
+      line += " sweep " + bits(r.report.at("logProb")) + " " + bits(r.report.at("loss"));
+      add_floats(line, r.tensor("ablatedLogProb").floats());
+      add_floats(line, r.has("ablatedLoss") ? r.tensor("ablatedLoss").floats() : std::vector<float>{});
+      break;
+    case 2: {
+      AbiCall call("modelAttribute");
+      call.set("model", h).list("tokens", in.tokens).set("position", in.position).set("token", in.token);
+      call.set("other", in.other);
+      r = call.run();
+      if (r.failed) break;
+      line += " attribute " + bits(static_cast<float>(r.report.at("logit"))) + " " +
+              bits(static_cast<float>(r.report.at("total"))) + " " + bits(static_cast<float>(r.report.at("lnBias")));
+      add_floats(line, r.tensor("heads").floats());
+      add_floats(line, r.has("mlps") ? r.tensor("mlps").floats() : std::vector<float>{});
+      break;
+    }
+    default: {
+      AbiCall call("modelLogitLens");
+      call.set("model", h).list("tokens", in.tokens).list("positions", in.positions).set("k", in.k);
+      if (in.token >= 0) call.set("position", in.position).set("token", in.token);
+      r = call.run();
+      if (r.failed) break;
+      line += " lens";
+      for (int t : r.tensor("topTokens").ints()) line += " " + std::to_string(t);
+      add_floats(line, r.tensor("topProbs").floats());
+      add_floats(line, r.has("tokenProbs") ? r.tensor("tokenProbs").floats() : std::vector<float>{});
+      if (r.has("tokenRanks"))
+        for (int rank : r.tensor("tokenRanks").ints()) line += " r" + std::to_string(rank);
+      break;
+    }
+  }
+  if (r.failed) {
+    abi_error(r, "interpret");
+    return " error";
+  }
+  return line;
 }
 
 Run run_abi(const Program& p) {
@@ -937,6 +1134,10 @@ Run run_abi(const Program& p) {
         const Reply r = AbiCall("modelSetKernel").set("model", h).choice("kernel", attn::kernel_name(op.kernel)).run();
         if (r.failed) finding("modelSetKernel refused a kernel name", r.error);
         line += " kernel";
+        break;
+      }
+      case kInterpret: {
+        line += abi_interpret(h, interpretation_of(op));
         break;
       }
       default: break;

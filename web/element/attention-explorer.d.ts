@@ -6,7 +6,8 @@
 import type { Engine } from './engine.js';
 
 /**
- * The names `view` accepts: page sections and pipeline steps ('all' shows everything). An unknown
+ * The names `view` accepts: page sections, pipeline steps and the real model's parts ('gpt-…';
+ * 'gpt' is the whole real-model section, 'all' shows everything). An unknown
  * name is named in the element's notice; a view of none it knows shows the default figure.
  */
 export type ExplorerView =
@@ -34,6 +35,14 @@ export type ExplorerView =
   | 'learn'
   | 'model'
   | 'gpt'
+  | 'gpt-tokens'
+  | 'gpt-heads'
+  | 'gpt-head'
+  | 'gpt-roles'
+  | 'gpt-next'
+  | 'gpt-kv'
+  | 'gpt-bank'
+  | 'gpt-picker'
   | 'notebook';
 
 /** The explorer's whole state: what the share link (URL hash) and the inline JSON hold. */

@@ -50,6 +50,10 @@ const OTHER_CALLS = [
   'sessionTokens',
   'sessionDelete',
   'nextToken',
+  'modelAblate',
+  'modelAblationSweep',
+  'modelAttribute',
+  'modelLogitLens',
 ];
 // Result tensors by element type: the heap they are read from and its element size.
 const ELEMENTS = {

@@ -396,6 +396,150 @@ export interface ModelTrace {
   logits: Tensor | null;
 }
 
+/** How model.ablate and model.ablationSweep knock a head out. */
+export interface AblationOptions {
+  /**
+   * 'zero' (default): the head's output z (T, hs) is set to 0 before the output projection
+   * (c_proj's bias stays), TransformerLens's hook_z zero ablation. 'mean': replaced by the
+   * head's z averaged over every position of `reference` (the same vector at every position).
+   */
+  mode?: 'zero' | 'mean';
+  /** mode 'mean': the reference text, 1 … contextLength token ids (required then). */
+  reference?: Int32Array | number[];
+}
+
+/** model.ablate's options: the head, and the prediction whose probabilities are returned. */
+export interface AblateOptions extends AblationOptions {
+  /** The block, 0 … layers − 1 (required). */
+  layer: number;
+  /** The head, 0 … heads − 1 (required). */
+  head: number;
+  /** The prediction at `position` is of the token after tokens[position]: 0 … T − 1, default T − 1. */
+  position?: number;
+  /** Also every position's logits, clean and ablated (T, V). Default false. */
+  logits?: boolean;
+}
+
+/** model.ablate's answer: clean and with the head knocked out. */
+export interface Ablation {
+  layer: number;
+  head: number;
+  position: number;
+  mode: 'zero' | 'mean';
+  /** The next-token probabilities at `position` (V), softmax of the logits at temperature 1. */
+  probs: Float32Array;
+  ablatedProbs: Float32Array;
+  /** losses[i] = −log p(tokens[i + 1] | tokens[0 … i]) (T − 1), and their mean (null when T = 1). */
+  losses: Float32Array;
+  ablatedLosses: Float32Array;
+  loss: number | null;
+  ablatedLoss: number | null;
+  /** What replaced the head's z at every position (hs): zeros, or its mean over the reference. */
+  value: Float32Array;
+  /** Every position's logits (T, V) with options.logits, else null. */
+  logits: Projection | null;
+  ablatedLogits: Projection | null;
+}
+
+/** model.ablationSweep's options. */
+export interface SweepOptions extends AblationOptions {
+  /** The candidate token whose log-probability at `position` each ablation measures (required). */
+  token: number;
+  /** 0 … T − 1, default T − 1. */
+  position?: number;
+  /**
+   * The blocks whose heads are knocked out: ascending, distinct; [] (default) every block. A page
+   * sweeps one block per call to fill the layer × head picture row by row (each call reruns the
+   * clean forward once: one forward per block more than a whole sweep).
+   */
+  layers?: number[];
+  /** Also every ablation's loss over the whole sequence (runs all T rows and the whole unembedding). Default false. */
+  loss?: boolean;
+  /**
+   * true (default): an ablation of a head of block l starts from the clean stream before block
+   * l, which gives a whole forward's bits while running l blocks fewer; false: every ablation is
+   * a whole forward (to measure the reuse against).
+   */
+  reuse?: boolean;
+}
+
+/** model.ablationSweep's answer: every head of the chosen blocks knocked out in turn. */
+export interface AblationSweep {
+  position: number;
+  token: number;
+  mode: 'zero' | 'mean';
+  /** The blocks swept. */
+  layers: number[];
+  /** Clean log p(token) at position. */
+  logProb: number;
+  /** (L, H): log p(token) with head (l, h) knocked out; NaN in blocks not swept. Its effect is ablatedLogProb − logProb. */
+  ablatedLogProb: Projection;
+  /** Clean loss with options.loss (null without it, or when T = 1). */
+  loss: number | null;
+  /** (L, H) with options.loss (NaN in blocks not swept), else null. */
+  ablatedLoss: Projection | null;
+  /** Σ over the ablated forwards of rows × blocks run: the work the reuse saves. */
+  rowsRun: number;
+}
+
+/**
+ * model.attribute's answer: the logit of `token` at `position` (minus that of `other`) split
+ * into what each part of the model writes to the residual stream at that position, each read
+ * through the final LayerNorm with its scale frozen at the clean run's (so the parts add up) and
+ * the unembedding: Σ heads + Σ mlps + embed + posEmbed + attentionBias + lnBias = logit, up to
+ * float rounding (TransformerLens's logit attribution, without centring the unembedding).
+ */
+export interface LogitAttribution {
+  position: number;
+  token: number;
+  other: number | null;
+  /** (L, H): head (l, h)'s output z_h · W_O_h (c_proj's bias not included). */
+  heads: Projection;
+  /** (L): block l's MLP output, its bias included; null for a model without MLPs. */
+  mlps: Float32Array | null;
+  /** The token embedding wte[tokens[position]] and the position embedding wpe[position]. */
+  embed: number;
+  posEmbed: number;
+  /** Σ over blocks of the attention output projection's bias (0 without biases). */
+  attentionBias: number;
+  /** ln_f.bias · W_U[token] (− W_U[other]): the final LayerNorm's own term. */
+  lnBias: number;
+  /** The clean logit of token at position (minus other's). */
+  logit: number;
+  /** √(var + eps) of the clean stream at position: the frozen scale (1 without LayerNorm). */
+  scale: number;
+  /** Σ of every component but lnBias (in double). */
+  total: number;
+}
+
+/** model.logitLens's options. */
+export interface LensOptions {
+  /** Positions read: ascending, distinct, in [0, T); [] (default) every one. Each costs L + 1 unembeddings (C·V each). */
+  positions?: number[];
+  /** Top tokens per layer and position: 1 … min(V, 100). Default 5. */
+  k?: number;
+  /** With token: the chosen token's rank, probability and logit at this position, per layer. The two go together. */
+  position?: number;
+  token?: number;
+}
+
+/**
+ * model.logitLens's answer: the residual stream after the embedding (entry 0) and after each
+ * block l (entry l + 1), each read through the final LayerNorm (applied afresh, with its own
+ * statistics) and the unembedding, as TransformerLens's accumulated_resid(apply_ln = True). The
+ * last entry is the model's own prediction, bit for bit.
+ */
+export interface LogitLens {
+  positions: number[];
+  k: number;
+  /** (L + 1, P, k): the most likely tokens, most likely first (ties: smaller id first). */
+  topTokens: { shape: number[]; data: Int32Array };
+  /** (L + 1, P, k): their probabilities. */
+  topProbs: Projection;
+  /** With options.token: its rank (0: the most likely), probability and logit per entry (L + 1); else null. */
+  token: { position: number; token: number; ranks: Int32Array; probs: Float32Array; logits: Float32Array } | null;
+}
+
 /** One step of a generation session. */
 export interface SessionStep {
   /** The token appended: drawn, or the one given. */
@@ -541,6 +685,22 @@ export interface Model {
    * 1.13, CPU). Every token is a full forward of the context (session() caches). Returns the new tokens only.
    */
   generate(prompt: Int32Array | number[], count: number, options?: GenerateOptions): number[];
+  /**
+   * One head knocked out (zeroed, or replaced by its mean over a reference text) on one sequence
+   * of 1 … contextLength tokens: the next-token probabilities at a position and the sequence's
+   * loss, clean and ablated (eval mode). Exact against PyTorch with TransformerLens's hooks.
+   */
+  ablate(tokens: Int32Array | number[], options: AblateOptions): Ablation;
+  /**
+   * Every head of the chosen blocks knocked out in turn: log p(token) at a position (and the
+   * loss) per head, the layer × head picture of what each head does for one prediction. A head
+   * of block l reruns blocks l … L − 1 only; without the loss only rows 0 … position run.
+   */
+  ablationSweep(tokens: Int32Array | number[], options: SweepOptions): AblationSweep;
+  /** Direct logit attribution of the logit of options.token (minus options.other's) at options.position (default T − 1). */
+  attribute(tokens: Int32Array | number[], options: { token: number; position?: number; other?: number | null }): LogitAttribution;
+  /** The logit lens: the stream after the embedding and after every block read as a prediction. */
+  logitLens(tokens: Int32Array | number[], options?: LensOptions): LogitLens;
   /** Every parameter by nanoGPT's name (named_parameters order; lm_head.weight is transformer.wte.weight): copies. */
   params(): Record<string, Tensor>;
   /**

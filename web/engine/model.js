@@ -25,6 +25,7 @@ import {
   shapeText,
 } from './args.js';
 import { configText, configTextSync, openSource } from './checkpoint-source.js';
+import { ablate, ablationSweep, ascendingIndices, attribute, logitLens } from './interpret.js';
 import { Projection, Result } from './result.js';
 
 const DEFAULT_SLICE = 8 << 20; // bytes per read of openModel: 8 MiB in JavaScript at a time
@@ -242,21 +243,8 @@ class Model {
     const known = argumentNames(this.#abi.calls.modelTrace).filter((n) => n !== 'model' && n !== 'tokens');
     const o = given(ownArguments(context, options, 'options', new Set(known)));
     const { layers: L, heads: H, contextLength, vocabSize } = this.#config;
-    const indices = (list, name, count) => {
-      context.reading = name;
-      if (
-        !Array.isArray(list) ||
-        list.some((v, i) => !Number.isInteger(v) || v < 0 || v >= count || v <= list[i - 1])
-      ) {
-        throw new AttentionError(
-          `${name}: expected ascending, distinct indices in [0, ${count}) (or [] for all), got ${describe(list)}`,
-          name,
-        );
-      }
-      return list;
-    };
-    const layers = indices(o.layers ?? [], 'layers', L),
-      heads = indices(o.heads ?? [], 'heads', H);
+    const layers = ascendingIndices(context, o.layers ?? [], 'layers', L),
+      heads = ascendingIndices(context, o.heads ?? [], 'heads', H);
     const ids = sequence(context, tokens, 'tokens', contextLength, vocabSize);
     const traced = this.#abi.call('modelTrace', { ...o, model, tokens: ids, layers, heads });
     const stream = new Result(traced); // copied before the layers' calls replace it
@@ -276,6 +264,37 @@ class Model {
         timings: { linear: stream.timings.data[0], attention: stream.timings.data[1], total: stream.timings.data[2] },
       }),
     };
+  }
+
+  // The interpretability tools (web/engine/interpret.js): one sequence's token ids checked here,
+  // the options there.
+  #interpret(what, tool, tokens, options) {
+    return guarded(what, (context) => {
+      const model = this.#live(what);
+      const { contextLength, vocabSize } = this.#config;
+      const check = (c, value, name) => sequence(c, value, name, contextLength, vocabSize);
+      return tool(this.#abi, model, this.#config, check(context, tokens, 'tokens'), context, options, check);
+    });
+  }
+
+  /** One head knocked out (zeroed, or its mean over a reference text); see engine.d.ts. */
+  ablate(tokens, options = {}) {
+    return this.#interpret('ablate', ablate, tokens, options);
+  }
+
+  /** Every head of the chosen blocks knocked out in turn: the layer × head picture; see engine.d.ts. */
+  ablationSweep(tokens, options = {}) {
+    return this.#interpret('ablationSweep', ablationSweep, tokens, options);
+  }
+
+  /** Direct logit attribution of a token's logit at a position; see engine.d.ts. */
+  attribute(tokens, options = {}) {
+    return this.#interpret('attribute', attribute, tokens, options);
+  }
+
+  /** The logit lens: the stream after the embedding and every block read as logits; see engine.d.ts. */
+  logitLens(tokens, options = {}) {
+    return this.#interpret('logitLens', logitLens, tokens, options);
   }
 
   /** Generation one token at a time with a KV cache, from `prompt`; see engine.d.ts. */

@@ -5,6 +5,7 @@
 
 import { LIMITS } from './limits.js';
 import { parseNumber } from './format.js';
+import { GPT_PART_VIEWS } from './real/gpt-parts.js';
 
 export { LIMITS };
 
@@ -27,6 +28,7 @@ export const VIEWS = [
   'learn',
   'model',
   'gpt',
+  ...GPT_PART_VIEWS,
   'next',
 ];
 export const KERNELS = ['reference', 'vectorized', 'simd'];

@@ -11,6 +11,9 @@
 //   next(logits, options)    generate(ids, options) / step() / stopGenerating()
 //   bank({a, b, word}) → cosines per layer      roles() → head scores      dispose()
 //   threads(count) → {threads, maxThreads, singleThreadReason}   (tools/threads.js)
+//   ablate(ids, options)     sweep(ids, {layer, …}) → one block's row     attribute(ids, options)
+//   lens(ids, options)       what a head does, not only where it looks (engine.d.ts's model.ablate,
+//                            ablationSweep, attribute, logitLens), with the tokens' text
 import {
   fromTokenizerJson,
   fromVocabAndMerges,
@@ -19,7 +22,16 @@ import {
   TOKENIZER_LIMITS,
 } from '../lib/tokenizer/index.js';
 import { headScores, strongestHeads, HEAD_SCORE_KINDS } from '../lib/head-scores.js';
-import { attentionRollout, bankCosines, meanOverHeads, parameterCount, traceLimits } from '../lib/real/view.js';
+import {
+  attentionRollout,
+  bankCosines,
+  meanOverHeads,
+  parameterCount,
+  traceLimits,
+  wordPosition,
+} from '../lib/real/view.js';
+import { comparisonRows } from '../lib/real/interpret.js';
+import { senseSeparation } from '../lib/real/sense-separation.js';
 import { applyThreads } from './threads.js';
 import { workerBackend } from './worker-backend.js';
 
@@ -59,6 +71,12 @@ const REQUESTS = new Set([
   'roles',
   'threads',
   'dispose',
+  'ablate',
+  'sweep',
+  'attribute',
+  'lens',
+  'predictions',
+  'senses',
 ]);
 
 /**
@@ -323,6 +341,39 @@ class ModelRequests {
     }
   }
 
+  /**
+   * The bank example measured right (lib/real/sense-separation.js): a word used in several
+   * sentences of each sense, {word, senses: [{name, sentences}]}; each sentence's stream after
+   * the embedding and every block, at the word's last token, compared per layer against the
+   * baseline of unrelated tokens. A sentence without the word is refused naming it.
+   */
+  senses({ word, senses }) {
+    const m = this.#need();
+    const limit = traceLimits(m.config).tokens;
+    const uses = [];
+    senses.forEach(({ name, sentences }, i) =>
+      sentences.forEach((text, j) => {
+        const at = `senses[${i}].sentences[${j}]`;
+        const pos = wordPosition(this.#tokenizer, text, word);
+        if (!pos) throw new ModelError(`${at}: “${word}” is not a whole word in “${text}”`, 'senses');
+        if (pos.ids.length > limit) throw new ModelError(`${at}: ${pos.ids.length} tokens; at most ${limit}`, 'senses');
+        const residual = m.trace(pos.ids, {
+          qkv: false,
+          scores: false,
+          weights: false,
+          residual: true,
+          logits: 'none',
+        }).residual;
+        uses.push({ sense: name, position: pos.index, residual });
+      }),
+    );
+    try {
+      return senseSeparation(uses, { word });
+    } catch (error) {
+      throw new ModelError(error.message, 'senses');
+    }
+  }
+
   /** What each head does: previous-token, first-token, self and induction scores (L, H). */
   roles(text) {
     const m = this.#need();
@@ -341,10 +392,115 @@ class ModelRequests {
       exclude: Number.isInteger(endOfText) ? [endOfText] : [],
     });
     this.#roles = {
+      tokens: ids.length, // the held text's length (spread evenly, a head's previous-token score is the mean of 1/(i + 1))
       scores,
       strongest: Object.fromEntries(HEAD_SCORE_KINDS.map((k) => [k, strongestHeads(scores[k], 3)])),
     };
     return this.#roles;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // What a head does (issue 32): each request one engine call on the sentence's ids, with the text
+  // of every token it names. A request's bad argument is the engine's AttentionError, named.
+
+  #text(id) {
+    return this.#tokenizer.describe([id])[0].display;
+  }
+  // A mean ablation's reference text as ids: its first tokens, at most the context.
+  #reference(options) {
+    if (options.mode !== 'mean') return undefined;
+    const text = options.reference;
+    if (typeof text !== 'string' || !text.trim())
+      throw new ModelError('reference: mean ablation needs a reference text', 'reference');
+    return this.#tokenizer.encode(text).slice(0, Math.min(this.#model.config.contextLength, 128));
+  }
+
+  /**
+   * One head knocked out: model.ablate's {layer, head, position, mode, probs, ablatedProbs (V),
+   * losses, ablatedLosses, loss, ablatedLoss}, and rows: the ten most likely tokens before and
+   * after and the candidate `token`, each {id, text, clean, ablated}. The reference is text.
+   */
+  ablate(ids, { layer, head, position, token = -1, mode = 'zero', reference } = {}) {
+    const m = this.#need();
+    // eslint-disable-next-line no-unused-vars
+    const { logits, ablatedLogits, value, ...r } = m.ablate(ids, {
+      layer,
+      head,
+      position,
+      mode,
+      reference: this.#reference({ mode, reference }),
+    });
+    const rows = comparisonRows(r.probs, r.ablatedProbs, 10, token).map((row) => ({
+      ...row,
+      text: this.#text(row.id),
+    }));
+    return { ...r, rows, token, text: token >= 0 ? this.#text(token) : null };
+  }
+
+  /**
+   * One block's heads knocked out in turn (the page sweeps block by block, drawing each row as it
+   * comes, and stops between blocks to cancel): {layer, logProb, row: log p(token) per head (H)}.
+   */
+  sweep(ids, { layer, position, token, mode = 'zero', reference } = {}) {
+    const m = this.#need();
+    const { heads: H, layers: L } = m.config;
+    if (!Number.isInteger(layer) || layer < 0 || layer >= L)
+      throw new ModelError(`layer: expected a block in [0, ${L - 1}], got ${layer}`, 'layer');
+    const s = m.ablationSweep(ids, {
+      layers: [layer],
+      position,
+      token,
+      mode,
+      reference: this.#reference({ mode, reference }),
+    });
+    return {
+      layer,
+      position: s.position,
+      token: s.token,
+      logProb: s.logProb,
+      row: s.ablatedLogProb.data.slice(layer * H, (layer + 1) * H),
+    };
+  }
+
+  /**
+   * The model's own prediction at every position of the sentence: actual (T − 1), the
+   * probability of the token that comes next in it; top (T), the most likely token's id.
+   */
+  async predictions(ids) {
+    const m = this.#need();
+    const engine = await this.#engine;
+    const { vocabSize: V } = m.config;
+    const logits = m.logits(ids).data;
+    const T = ids.length;
+    const actual = new Float32Array(Math.max(0, T - 1)),
+      top = new Int32Array(T);
+    for (let t = 0; t < T; t++) {
+      const next = engine.nextToken(logits.subarray(t * V, (t + 1) * V), { top: 1 });
+      top[t] = next.topTokens[0];
+      if (t + 1 < T) actual[t] = next.probs[ids[t + 1]];
+    }
+    return { actual, top };
+  }
+
+  /** Direct logit attribution (model.attribute's answer) with the token's text. */
+  attribute(ids, { position, token, other } = {}) {
+    const r = this.#need().attribute(ids, { position, token, other });
+    return { ...r, heads: { shape: r.heads.shape, data: r.heads.data }, text: this.#text(r.token) };
+  }
+
+  /** The logit lens (model.logitLens's answer) with every top token's text (L + 1, P, k). */
+  lens(ids, { positions, k, position, token } = {}) {
+    const r = this.#need().logitLens(ids, { positions, k, position, token });
+    const texts = new Map();
+    const text = (id) => texts.get(id) ?? texts.set(id, this.#text(id)).get(id);
+    return {
+      positions: r.positions,
+      k: r.k,
+      topTokens: r.topTokens,
+      topProbs: { shape: r.topProbs.shape, data: r.topProbs.data },
+      topText: Array.from(r.topTokens.data, text),
+      token: r.token && { ...r.token, text: text(r.token.token) },
+    };
   }
 
   /** The engine's threads after the reader's setting `count` (tools/threads.js). */

@@ -20,7 +20,17 @@ import * as nextToken from './gpt/next-token.js';
 import * as kvCache from './gpt/kv-cache.js';
 import * as bankChart from './gpt/bank-chart.js';
 import * as exportsView from './gpt/exports.js';
+import * as knockout from './gpt/knockout.js';
+import * as attributionView from './gpt/attribution.js';
+import * as lensView from './gpt/lens.js';
+import * as senseChart from './gpt/sense-chart.js';
+import * as openingView from './gpt/opening.js';
+import { defaultLearn } from '../lib/learn/learn-state.js';
+import { openingClaims } from '../lib/real/interpret.js';
+import { createInterpretRun } from '../lib/real/interpret-run.js';
+import { DEFAULT_SENSES } from '../lib/real/sense-separation.js';
 import { foldOnPhone } from '../ui/fold.js';
+import { createParts } from './gpt/parts.js';
 
 const TEXT = {
   title: 'A real language model',
@@ -36,6 +46,8 @@ const TEXT = {
     failed: (s) => `The model could not run on this sentence: ${s.message}`,
     'generation-stopped': (s) => `Generation stopped: ${s.message}`,
     'roles-failed': (s) => `The head scores could not be measured: ${s.message}`,
+    compared: (s) =>
+      `The two sentences through ${s.layers} layers (${s.mode === 'worker' ? 'in a worker' : 'on the page'}).`,
   },
 };
 
@@ -46,11 +58,16 @@ export function render(section, app) {
   const setGpt = (patch) => store.set({ gpt: { ...gptOf(), ...patch } });
   const status = h(doc, 'p', { class: 'ae-help ae-gpt-status', 'aria-live': 'polite' }, TEXT.loading);
   const fig = {};
-  const redraw = () => draw(app, real, run, fig);
+  // The parts the view names (lib/real/gpt-parts.js): each figure in a box of its own (part()).
+  const parts = createParts(doc);
+  const part = (parent, figure) => parts.box(parent, figure);
+  let shown = parts.show(app.state.view);
+  const redraw = () => draw(app, real, run, fig, shown);
   const run = createGptRun({
     real,
     state: () => store.get(),
     gpt: gptOf,
+    wants: () => shown,
     onChange: () => redraw(),
     onStatus: (s) => {
       status.textContent = TEXT.status[s.kind](s);
@@ -59,8 +76,9 @@ export function render(section, app) {
   });
 
   const ctx = { doc, app };
-  section.append(h(doc, 'h2', { class: 'ae-prose' }, TEXT.title), h(doc, 'p', { class: 'ae-prose' }, TEXT.intro));
-  fig.pick = picker.render(section, {
+  section.append(h(doc, 'h2', { class: 'ae-prose' }, TEXT.title));
+  part(section, null).append(h(doc, 'p', { class: 'ae-prose' }, TEXT.intro));
+  fig.pick = picker.render(part(section, 'pick'), {
     ...ctx,
     onFiles: (files, heads) => {
       real.openFiles(files, heads).then(
@@ -71,7 +89,7 @@ export function render(section, app) {
     onShipped: () => setGpt({ model: { kind: 'shipped' } }),
   });
   section.append(status);
-  fig.tokens = tokensView.render(section, {
+  fig.tokens = tokensView.render(part(section, 'tokens'), {
     ...ctx,
     onSentence: (sentence) => {
       // The box stops typing at its limit; pasted-in-by-script text is refused here, by name.
@@ -93,24 +111,73 @@ export function render(section, app) {
   };
   const [gridColumn, enlargedColumn] = pair('ae-gpt-pictures');
   let bigFold = null; // on a phone, the enlarged head folds: a pick opens it
-  fig.grid = headGrid.render(gridColumn, {
+  fig.grid = headGrid.render(part(gridColumn, 'grid'), {
     ...ctx,
     onPick: (layer, head) => {
       if (bigFold) bigFold.open = true;
       setGpt({ layer, head, picture: 'head' });
     },
   });
-  fig.saving = exportsView.render(gridColumn, { doc, stem: () => real.info?.name || 'model' });
-  fig.big = enlarged.render(enlargedColumn, { doc, onPicture: (picture) => setGpt({ picture }) });
+  fig.saving = exportsView.render(part(gridColumn, null), { doc, stem: () => real.info?.name || 'model' });
+  fig.big = enlarged.render(part(enlargedColumn, 'big'), { doc, onPicture: (picture) => setGpt({ picture }) });
   const rolesBox = h(doc, 'details', { class: 'ae-details ae-gpt-roles' }, h(doc, 'summary', {}, TEXT.roles));
   const roleView = roles.render(rolesBox, ctx);
   rolesBox.addEventListener(
     'toggle',
     () => rolesBox.open && run.measureRoles().then((r) => r && roleView.update({ roles: r })),
   );
-  section.append(rolesBox);
+  part(section, 'roles').append(rolesBox);
+  // A figure of the roles part measures them at once, once (the whole section: when the box opens).
+  let rolesOpened = false;
+  const rolesPart = () => {
+    if (!rolesOpened && !shown.whole && shown.figures.has('roles')) rolesOpened = rolesBox.open = true;
+  };
+  // What a head does (issue 32): the chosen prediction and head, knocked out, attributed, read
+  // layer by layer. The head is the section's (the grid's choice); the prediction is these
+  // figures' own. Their answers redraw only them.
+  const interpret = createInterpretRun({
+    call: (op, ...args) => real.call(op, ...args),
+    config: () => real.info.config,
+    onChange: () => drawInterpret(app, run, interpret, fig),
+  });
+  // The prediction and the head knocked out are these figures' own: left undefined, the opening
+  // prediction and the head that changes it most (interpret-run.js).
+  fig.prediction = { position: undefined, token: undefined, layer: undefined, head: undefined, mode: 'zero' };
+  const choose = (patch) => {
+    const p = fig.prediction;
+    if ('position' in patch) Object.assign(p, { position: patch.position, token: -1 });
+    if ('token' in patch && patch.token >= 0) p.token = patch.token;
+    if ('layer' in patch) Object.assign(p, { layer: patch.layer, head: p.head ?? interpret.choice?.head ?? 0 });
+    if ('head' in patch) Object.assign(p, { head: patch.head, layer: p.layer ?? interpret.choice?.layer ?? 0 });
+    if ('mode' in patch) p.mode = patch.mode;
+    drawInterpret(app, run, interpret, fig, true);
+  };
+  // Shown with the whole section (not yet a part of their own: lib/real/gpt-parts.js).
+  const interpretBox = h(doc, 'div', { class: 'ae-gpt-interpret' });
+  part(section, null).append(interpretBox);
+  fig.interpretBox = interpretBox;
+  fig.opening = openingView.render(interpretBox, {
+    doc,
+    onLearn: app.sections?.some((s) => s.id === 'learn')
+      ? () => {
+          store.set({ learn: defaultLearn('repeat') });
+          app.goTo('learn');
+        }
+      : null,
+    onPicker: () => section.querySelector('.ae-gpt-about')?.scrollIntoView({ block: 'center' }),
+  });
+  fig.rolesText = () => gptOf().sentence + ' ' + gptOf().bank.a + ' ' + gptOf().bank.b;
+  fig.knockout = knockout.render(interpretBox, {
+    ...ctx,
+    onChoose: choose,
+    onSweep: () => interpret.startSweep(),
+    onCancel: () => interpret.cancelSweep(),
+  });
+  fig.attribution = attributionView.render(interpretBox, ctx);
+  fig.lens = lensView.render(interpretBox, ctx);
+  fig.interpret = interpret;
   const [nextColumn, kvColumn] = pair('ae-gpt-writing');
-  fig.next = nextToken.render(nextColumn, {
+  fig.next = nextToken.render(part(nextColumn, 'next'), {
     ...ctx,
     onOptions: (patch) => setGpt(patch),
     onAppend: async (token) => {
@@ -118,12 +185,27 @@ export function render(section, app) {
       setGpt({ sentence: gptOf().sentence + text });
     },
   });
-  fig.kv = kvCache.render(kvColumn, {
+  fig.kv = kvCache.render(part(kvColumn, 'kv'), {
     ...ctx,
     onStep: (count) => run.generate(count),
     onReset: () => run.resetGeneration(),
   });
-  fig.bank = bankChart.render(section, { ...ctx, onBank: (b) => setGpt({ bank: b }) });
+  // The bank example measured right (lib/real/sense-separation.js), its sentences editable; then
+  // the raw cosine of two uses, which the measure corrects.
+  fig.sensesSpec = {
+    word: DEFAULT_SENSES.word,
+    senses: DEFAULT_SENSES.senses.map((s) => ({ name: s.name, sentences: [...s.sentences] })),
+  };
+  const senseBox = h(doc, 'div', { class: 'ae-gpt-senses' });
+  part(section, null).append(senseBox);
+  fig.senseChart = senseChart.render(senseBox, {
+    ...ctx,
+    onMeasure: (spec) => {
+      fig.sensesSpec = spec;
+      interpret.measureSenses(spec);
+    },
+  });
+  fig.bank = bankChart.render(part(section, 'bank'), { ...ctx, onBank: (b) => setGpt({ bank: b }) });
   // On a phone: the sentence, every head, the next token and the bank example; the exports, the
   // enlarged head's numbers (wider than a phone) and the KV cache one tap deeper.
   foldOnPhone(app, 'Save the pictures (PNG, SVG)', [gridColumn.querySelector('.ae-gpt-export')]);
@@ -131,12 +213,13 @@ export function render(section, app) {
   foldOnPhone(app, 'Generating one token at a time, with a KV cache', [kvColumn]);
 
   // The model opens once the section comes near the screen (the whole engine is loaded by then).
-  const near = whenNear(app.win, section, () => run.run(), { margin: '300px 0px' });
+  const near = whenNear(app.win, section, () => run.run().then(rolesPart), { margin: '300px 0px' });
   const unsubscribe = real.subscribe(() => redraw());
   return {
     update() {
+      shown = parts.show(app.state.view);
       if (!near.started) return redraw();
-      run.run().then(() => run.compareBank());
+      run.run().then(() => (run.compareBank(), rolesPart()));
     },
     destroy() {
       near.stop();
@@ -145,31 +228,85 @@ export function render(section, app) {
   };
 }
 
-// What the run holds, drawn into the figures (fig): the model's name, the sentence's tokens, the
-// options, the bank chart, then — once the model has run — every head, the enlarged picture, the
-// exports and the generation.
-function draw(app, real, run, fig) {
+// What the run holds, drawn into the figures (fig) the view shows (shown: lib/real/gpt-parts.js):
+// the model's name, the sentence's tokens, the options, the bank chart, then — once the model has
+// run — every head, the enlarged picture, the exports and the generation.
+function draw(app, real, run, fig, shown) {
   const g = app.state.gpt || defaultGpt();
   const { picture, generation } = run;
-  fig.pick.update({ info: real.info, error: real.error, opening: real.opening });
-  fig.tokens.update({ sentence: g.sentence, pieces: picture?.pieces });
+  const on = (figure) => shown.figures.has(figure);
+  if (on('pick')) fig.pick.update({ info: real.info, error: real.error, opening: real.opening });
+  if (on('tokens')) fig.tokens.update({ sentence: g.sentence, pieces: picture?.pieces });
   fig.big.sync(g.picture);
   // The options show their values before the model has run.
-  fig.next.update({ options: g, next: picture?.next ?? null });
-  fig.bank.update({ bank: g.bank, ...run.bank });
+  if (on('next')) fig.next.update({ options: g, next: picture?.next ?? null });
+  if (on('bank')) fig.bank.update({ bank: g.bank, ...run.bank });
   if (!picture) return;
   const { trace: t, pieces } = picture;
   const theme = app.container.dataset.theme === 'dark' ? 'dark' : 'light';
   const chosen = { layer: picture.layer, head: picture.head };
-  fig.grid.update({ weights: t.weights, L: t.L, H: t.H, T: t.T, chosen, theme });
+  if (on('grid')) fig.grid.update({ weights: t.weights, L: t.L, H: t.H, T: t.T, chosen, theme });
   const labels = pieces.map((p, i) => `${i}:${p.display.replace(/ /g, '␣')}`);
-  fig.saving.update({ labels, weights: t.weights, L: t.L, H: t.H, T: t.T, chosen, tiles: fig.grid.canvases() });
-  fig.big.update({ picture: g.picture, trace: t, labels, chosen });
-  fig.kv.update({
-    sentence: g.sentence,
-    generated: generation.tokens,
-    step: generation.step,
-    chosen,
-    totals: generation.totals,
+  if (shown.whole)
+    fig.saving.update({ labels, weights: t.weights, L: t.L, H: t.H, T: t.T, chosen, tiles: fig.grid.canvases() });
+  if (on('big')) fig.big.update({ picture: g.picture, trace: t, labels, chosen });
+  if (on('kv'))
+    fig.kv.update({
+      sentence: g.sentence,
+      generated: generation.tokens,
+      step: generation.step,
+      chosen,
+      totals: generation.totals,
+    });
+  // A new sentence opens on its own prediction (the head chosen stays).
+  const ids = Array.from(picture.ids).join();
+  if (fig.prediction.ids !== ids) Object.assign(fig.prediction, { ids, position: undefined, token: undefined });
+  if (shown.whole) drawInterpret(app, run, fig.interpret, fig, true);
+}
+
+// A mean ablation's reference text: the bank measure's default sentences, both senses.
+const REFERENCE = DEFAULT_SENSES.senses.flatMap((s) => s.sentences).join(' ');
+
+// The "what a head does" figures, from the interpretability run's answers; `ask`: the choice may
+// have changed (the run asks only for what did), and a small model sweeps unasked.
+function drawInterpret(app, run, interpret, fig, ask = false) {
+  const picture = run.picture;
+  if (!picture) return;
+  interpret.measureSenses(fig.sensesSpec);
+  fig.senseChart.update({ spec: fig.sensesSpec, senses: interpret.senses });
+  interpret.measureRoles(fig.rolesText());
+  const roles = interpret.roles;
+  fig.opening.update({ claims: roles && openingClaims(roles, roles.tokens) });
+  const asked = () => {
+    const { ids, ...choice } = fig.prediction;
+    interpret.choose(picture.ids, { ...choice, reference: REFERENCE });
+  };
+  if (ask) asked();
+  else if (interpret.sweepsUnasked && interpret.sweep.phase !== 'running') interpret.startSweep();
+  else if (interpret.sweep.phase === 'finished' && fig.prediction.head === undefined) asked();
+  const choice = interpret.choice;
+  // Drawn only for the sentence on screen (a new one's choice is still being made).
+  if (!choice || choice.ids.length !== picture.ids.length || choice.ids.some((id, i) => id !== picture.ids[i])) {
+    fig.interpretBox.setAttribute('aria-busy', 'true');
+    return;
+  }
+  // Busy while an answer for the choice on screen (or the sweep) is still coming.
+  const { ablation, attribution, lens, error } = interpret.answers;
+  const busy = !error && (!ablation || !attribution || !lens || interpret.sweep.phase === 'running');
+  fig.interpretBox.setAttribute('aria-busy', String(busy));
+  const theme = app.container.dataset.theme === 'dark' ? 'dark' : 'light';
+  const config = { layers: picture.trace.L, heads: picture.trace.H };
+  const { answers } = interpret;
+  fig.knockout.update({
+    pieces: picture.pieces,
+    choice,
+    answers,
+    sweep: interpret.sweep,
+    sweepKey: interpret.sweepKey,
+    config,
+    reference: REFERENCE,
+    theme,
   });
+  fig.attribution.update({ attribution: answers.attribution, config, theme });
+  fig.lens.update({ lens: answers.lens, pieces: picture.pieces, config, theme });
 }

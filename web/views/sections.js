@@ -26,6 +26,7 @@
 import * as contexts from './contexts.js';
 import { SECTION_LOADERS } from './full-engine-sections.js';
 import { VIEWS } from '../lib/state.js';
+import { GPT_PART_VIEWS } from '../lib/real/gpt-parts.js';
 
 export const SECTIONS = Object.freeze([
   // The bar's context, mask and temperature act on the bank example: not drawn above figures
@@ -35,7 +36,7 @@ export const SECTIONS = Object.freeze([
     load: () => import('./minimal-bar.js'),
     views: [],
     controls: 'minimal',
-    notFor: ['learn', 'model', 'gpt', 'next', 'notebook', 'scaling'],
+    notFor: ['learn', 'model', 'gpt', ...GPT_PART_VIEWS, 'next', 'notebook', 'scaling'],
   },
   { id: 'overview', load: SECTION_LOADERS.overview, views: [], controls: 'full' },
   { id: 'contexts', mod: contexts, views: ['contexts'], title: 'Two sentences, one word' },
@@ -60,7 +61,14 @@ export const SECTIONS = Object.freeze([
   { id: 'formula', load: () => import('./formula.js'), views: ['formula'], title: 'Formula' },
   { id: 'next', load: SECTION_LOADERS.next, views: ['next'], needs: 'openModel', title: 'What happens next' },
   { id: 'learn', load: SECTION_LOADERS.learn, views: ['learn', 'model'], needs: 'createModel', title: 'Learn' },
-  { id: 'gpt', load: SECTION_LOADERS.gpt, views: ['gpt'], needs: 'openModel', title: 'A real model' },
+  // The real model: the whole section (gpt) or some of its parts (lib/real/gpt-parts.js).
+  {
+    id: 'gpt',
+    load: SECTION_LOADERS.gpt,
+    views: ['gpt', ...GPT_PART_VIEWS],
+    needs: 'openModel',
+    title: 'A real model',
+  },
   { id: 'notebook', load: SECTION_LOADERS.notebook, views: ['notebook'], needs: 'torchGenerator', title: 'Notebooks' },
   { id: 'edit', load: SECTION_LOADERS.editor, views: [], controls: 'full', title: 'Edit' },
   { id: 'engineers', load: SECTION_LOADERS.engineers, views: [], controls: 'full', title: 'For engineers' },

@@ -46,6 +46,9 @@ test('the description names every header field, call and enum engine.js uses, wi
     'generatorCreate',
     'generatorDelete',
     'limits',
+    'modelAblate',
+    'modelAblationSweep',
+    'modelAttribute',
     'modelConfig',
     'modelCreate',
     'modelDelete',
@@ -56,6 +59,7 @@ test('the description names every header field, call and enum engine.js uses, wi
     'modelKernel',
     'modelLimits',
     'modelLoad',
+    'modelLogitLens',
     'modelLogits',
     'modelOpen',
     'modelOpenCancel',
@@ -81,6 +85,7 @@ test('the description names every header field, call and enum engine.js uses, wi
   ]);
   Object.values(table.calls).forEach((call, i) => assert.equal(call.id, i, 'ids in name order'));
   assert.deepEqual(names(table.calls.modelTraceLayer.results), ['q', 'k', 'v', 'scores', 'weights']);
+  assert.deepEqual(table.enums.ablation, ['zero', 'mean']);
   assert.deepEqual(table.calls.draw.shapes, ['shape']);
   assert.deepEqual(table.enums.draw, [
     'rand',

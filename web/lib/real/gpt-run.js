@@ -10,10 +10,12 @@
 
 /**
  * @param {{real: {ensure(state), call(op, ...args), info, host: {mode}}, state(): object,
- *          gpt(): object, onChange(): void, onStatus(status): void}} deps
+ *          gpt(): object, onChange(): void, onStatus(status): void, wants?(): {run, bank}}} deps
  *   onChange: what is shown changed (redraw); onStatus: {kind: 'running'} | {kind: 'ran', tokens,
- *   layers, mode} | {kind: 'failed', message} | {kind: 'generation-stopped', message} |
- *   {kind: 'roles-failed', message}
+ *   layers, mode} | {kind: 'compared', layers, mode} | {kind: 'failed', message} |
+ *   {kind: 'generation-stopped', message} | {kind: 'roles-failed', message}; wants: what the
+ *   figures shown draw (lib/real/gpt-parts.js): the sentence's run, the bank comparison (both
+ *   when absent)
  * @returns {GptRun}
  */
 export function createGptRun(deps) {
@@ -46,9 +48,18 @@ class GptRun {
     return { result: this.#bank.result, error: this.#bank.error };
   }
 
-  /** The state's sentence through the model, unless what it shows is what was asked for last. */
+  /** What the figures shown draw: the sentence's run, the bank comparison. */
+  #wants() {
+    return this.#deps.wants?.() ?? { run: true, bank: true };
+  }
+
+  /**
+   * The state's sentence through the model, unless what it shows is what was asked for last;
+   * where no figure shown draws it, only the model opened and the bank comparison (if shown).
+   */
   async run(force = false) {
     const { real, state, gpt, onChange, onStatus } = this.#deps;
+    if (!this.#wants().run) return this.#bankOnly();
     const g = gpt();
     const key = JSON.stringify([
       g.model,
@@ -79,7 +90,7 @@ class GptRun {
       onStatus({ kind: 'ran', tokens: encoded.ids.length, layers: c.layers, mode: real.host.mode });
       this.#resetGeneration();
       onChange();
-      if (!this.#bank.result && !this.#bank.error) this.compareBank();
+      if (!this.#bank.result && !this.#bank.error && this.#wants().bank) this.compareBank();
     } catch (error) {
       if (mine !== this.#version) return;
       onStatus({ kind: 'failed', message: error.message });
@@ -89,6 +100,7 @@ class GptRun {
   /** The shared word across the state's two sentences, layer by layer (once per sentences and model). */
   async compareBank() {
     const { real, gpt, onChange } = this.#deps;
+    if (!this.#wants().bank) return;
     const b = gpt().bank;
     const key = JSON.stringify([b, real.info?.name]);
     if (key === this.#bank.key) return;
@@ -99,6 +111,20 @@ class GptRun {
       this.#bank = { key, result: null, error: error.message };
     }
     onChange();
+  }
+
+  // The model opened and the two sentences compared, nothing else run (a figure of the bank chart).
+  async #bankOnly() {
+    const { real, state, onStatus } = this.#deps;
+    if (!this.#wants().bank) return;
+    try {
+      await real.ensure(state());
+      onStatus({ kind: 'running' });
+      await this.compareBank();
+      onStatus({ kind: 'compared', layers: real.info.config.layers, mode: real.host.mode });
+    } catch (error) {
+      onStatus({ kind: 'failed', message: error.message });
+    }
   }
 
   /** Forget the tokens generated so far (the next generate() starts from the sentence). */

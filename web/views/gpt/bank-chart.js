@@ -5,8 +5,8 @@ import { createLossChart } from '../../ui/loss-chart.js';
 import { fmt } from '../../lib/format.js';
 
 const TEXT = {
-  title: 'The same word in two sentences, layer by layer',
-  help: 'The word’s vector in the residual stream (at its last token) in each sentence, compared by cosine similarity after the embedding (layer 0: the same token at two positions) and after every layer: whether the sentences move the word apart.',
+  title: 'The same word in two sentences: the raw cosine',
+  help: 'What the measure above corrects. The word’s vector in the residual stream (at its last token) in each sentence, compared by cosine similarity after the embedding (layer 0: the same token at two positions) and after every layer: whether the sentences move the word apart.',
   a: 'Sentence A',
   b: 'Sentence B',
   word: 'Shared word',

@@ -39,7 +39,7 @@ function fakeReal({ delays = {} } = {}) {
   return real;
 }
 
-function setup(real, gpt = { ...defaultGpt(), layer: 5, head: 1 }) {
+function setup(real, gpt = { ...defaultGpt(), layer: 5, head: 1 }, wants = undefined) {
   const statuses = [];
   let changes = 0;
   const state = { gpt };
@@ -49,6 +49,7 @@ function setup(real, gpt = { ...defaultGpt(), layer: 5, head: 1 }) {
     gpt: () => state.gpt,
     onChange: () => (changes += 1),
     onStatus: (s) => statuses.push(s),
+    ...(wants && { wants }),
   });
   return { run, state, statuses, changes: () => changes };
 }
@@ -124,4 +125,34 @@ test('GptRun_RolesAreMeasuredOncePerModelAndAFailureIsSaid', async () => {
   assert.equal(await other.run.measureRoles(), null);
   assert.deepEqual(other.statuses.at(-1), { kind: 'roles-failed', message: 'too long' });
   assert.deepEqual(statuses, []);
+});
+
+// A figure of some parts (lib/real/gpt-parts.js) asks the model only for what they draw.
+test('GptRun_AFigureOfSomePartsAsksOnlyForWhatTheyDraw', async () => {
+  const ops = (real) => real.calls.map(([op]) => op).filter((op) => op !== 'stopGenerating');
+  // The bank chart alone: no sentence run, the two sentences compared once.
+  let real = fakeReal();
+  let s = setup(real, undefined, () => ({ run: false, bank: true }));
+  await s.run.run();
+  await s.run.run();
+  assert.deepEqual(ops(real), ['bank']);
+  assert.deepEqual(s.run.bank, { result: { cosines: [1, 0.5] }, error: null });
+  assert.equal(s.run.picture, null);
+  assert.deepEqual(
+    s.statuses.map((x) => x.kind),
+    ['running', 'compared', 'running', 'compared'],
+  );
+  assert.equal(s.statuses[1].layers, 2);
+  // The heads alone: the sentence runs, no bank comparison, even when asked.
+  real = fakeReal();
+  s = setup(real, undefined, () => ({ run: true, bank: false }));
+  await s.run.run();
+  await s.run.compareBank();
+  assert.deepEqual(ops(real), ['encode', 'trace', 'next']);
+  assert.ok(s.run.picture);
+  // Neither (the file picker alone): nothing asked.
+  real = fakeReal();
+  s = setup(real, undefined, () => ({ run: false, bank: false }));
+  await s.run.run();
+  assert.deepEqual(ops(real), []);
 });

@@ -1,0 +1,42 @@
+// What the real model's "what a head does" part opens on: a named head doing a nameable thing
+// (the clearest previous-token head by the page's head scores) and, said plainly, whether the
+// model has an induction head — with where to see one when it has none (Learn's repeat task,
+// which trains one in seconds; a GPT-2 checkpoint in the model picker). The sentences are
+// lib/real/interpret.js's (openingClaims), from the measured scores.
+import { h } from '../../ui/dom.js';
+
+const TEXT = {
+  title: 'What a head does, not only where it looks',
+  measuring: 'Measuring what each head does…',
+  learn: 'Train one in Learn (the repeat task)',
+  picker: 'Open GPT-2 (the model picker)',
+};
+
+/**
+ * @param {Element} parent
+ * @param {{doc, onLearn?(), onPicker()}} ctx  onLearn: absent when the page has no Learn section
+ * @returns {{update({claims})}}  claims: openingClaims's, or null while measuring
+ */
+export function render(parent, { doc, onLearn, onPicker }) {
+  const head = h(doc, 'p', { class: 'ae-claim ae-gpt-opening-head', 'aria-live': 'polite' }, TEXT.measuring);
+  const induction = h(doc, 'p', { class: 'ae-prose ae-gpt-opening-induction' });
+  const learn = onLearn
+    ? h(doc, 'button', { type: 'button', class: 'ae-link ae-gpt-opening-learn', onclick: onLearn }, TEXT.learn)
+    : null;
+  const picker = h(
+    doc,
+    'button',
+    { type: 'button', class: 'ae-link ae-gpt-opening-picker', onclick: onPicker },
+    TEXT.picker,
+  );
+  const where = h(doc, 'p', { class: 'ae-row ae-gpt-opening-where', hidden: true }, learn, picker);
+  parent.append(h(doc, 'h3', { class: 'ae-prose' }, TEXT.title), head, induction, where);
+  return {
+    update({ claims }) {
+      if (!claims) return;
+      head.textContent = claims.head;
+      induction.textContent = claims.induction;
+      where.hidden = claims.hasInduction;
+    },
+  };
+}
