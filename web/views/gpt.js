@@ -21,11 +21,12 @@ import * as kvCache from './gpt/kv-cache.js';
 import * as bankChart from './gpt/bank-chart.js';
 import * as exportsView from './gpt/exports.js';
 import { foldOnPhone } from '../ui/fold.js';
+import { endpointOf, DEFAULT_ENDPOINT } from '../lib/hub/index.js';
 
 const TEXT = {
   title: 'A real language model',
   intro:
-    'Everything so far ran on hand-set numbers and tiny models. Here is a language model trained on real English, running on a sentence you type: the same attention, every number computed in your browser.',
+    'Everything so far ran on hand-set numbers and tiny models. Here is a real language model running on a sentence you type: the same attention, every number computed in your browser. The line below says which model it is and where it came from.',
   roles: 'What each head does, measured (runs the model on a text and on random sequences)',
   loading: 'This section needs the model; it opens when the section comes on screen.',
   tooLong: (n) => `sentence: ${n} characters; type 1 to ${GPT_LIMITS.sentenceChars} (the sentence on screen stays)`,
@@ -60,8 +61,26 @@ export function render(section, app) {
 
   const ctx = { doc, app };
   section.append(h(doc, 'h2', { class: 'ae-prose' }, TEXT.title), h(doc, 'p', { class: 'ae-prose' }, TEXT.intro));
+  const pageEndpoint = hubEndpointOf(app);
+  // The Hub's endpoint: the model's own when the state names one of the Hub (the element's
+  // hf-endpoint, a link), else the page's setting (?hf-endpoint=…).
+  const endpoint = () => {
+    const m = gptOf().model;
+    return m.kind === 'hub' ? m.endpoint : pageEndpoint;
+  };
   fig.pick = picker.render(section, {
     ...ctx,
+    hub: real.hub,
+    endpoint,
+    // In an element the pickers are shown with controls="full" only (a figure shows its model).
+    files: !app.embedded || app.controls === 'full',
+    choose: !app.embedded || app.controls === 'full',
+    onHub: (model) => {
+      real.openHub(model, { onOpen: () => setGpt({ model }) }).then(
+        () => {},
+        () => redraw(),
+      );
+    },
     onFiles: (files, heads) => {
       real.openFiles(files, heads).then(
         () => (gptOf().model.kind === 'file' ? run.run(true) : setGpt({ model: { kind: 'file' } })),
@@ -143,6 +162,23 @@ export function render(section, app) {
       unsubscribe();
     },
   };
+}
+
+// The page's Hub endpoint: ?hf-endpoint=<url> (as huggingface_hub's HF_ENDPOINT), else Hugging
+// Face. A bad value is said in a notice, naming it, and the default is kept. Not in an element
+// (its hf-endpoint attribute goes with its model attribute).
+function hubEndpointOf(app) {
+  if (app.embedded) return DEFAULT_ENDPOINT;
+  const text = new URLSearchParams(app.win?.location?.search ?? '').get('hf-endpoint');
+  if (text === null) return DEFAULT_ENDPOINT;
+  try {
+    return endpointOf(text);
+  } catch (error) {
+    app.notify(
+      `hf-endpoint=${text.slice(0, 60)}: ${error.message.replace(/^endpoint: /, '')}; using ${DEFAULT_ENDPOINT}`,
+    );
+    return DEFAULT_ENDPOINT;
+  }
 }
 
 // What the run holds, drawn into the figures (fig): the model's name, the sentence's tokens, the

@@ -1,0 +1,282 @@
+// Issue 31's one click as a reader meets it: the real-model section of the built page (dist/),
+// cross-origin isolated, its endpoint pointed at the Hugging Face stand-in
+// (tests/helpers/hf-standin.mjs) with ?hf-endpoint=, in Chromium:
+//   - a preset's button downloads the model with a progress bar (bytes, percent, speed, time
+//     left) while the model on screen stays drawn, then opens it and shows its heads;
+//   - a reload (the link carries which model, never the weights) opens it from the browser's
+//     store with 0 bytes fetched (the stand-in's count);
+//   - Cancel stops, the model on screen stays, the partial download is listed and can be removed;
+//   - a dropped connection resumes (Range) and the model opens;
+//   - a repository without model.safetensors (its files listed), a non-GPT-2 and a CDN refusing
+//     CORS each give their message with the model on screen kept;
+//   - the repository field takes an id, and a bad one is said.
+// Run: node --test tests/e2e/hub-ui.test.mjs   (needs dist/: node scripts/build-dist.mjs)
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CSP, launchBrowser, openPage, serveStatic } from './helpers.mjs';
+import { startHfStandin, tinyGpt2, vocabAndMerges } from '../helpers/hf-standin.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const DIST = path.join(ROOT, 'dist');
+const SECTION = 'section[data-section="gpt"]';
+const GPT2 = 'openai-community/gpt2';
+
+let hub, tiny, root, server, browser;
+
+before(async () => {
+  hub = await startHfStandin();
+  tiny = tinyGpt2(); // 2 layers × 2 heads
+  hub.addRepo(GPT2, { files: tiny.files });
+  const { 'tokenizer.json': json, ...rest } = tiny.files;
+  hub.addRepo('distilbert/distilgpt2', {
+    files: {
+      ...rest,
+      ...vocabAndMerges(json),
+      'model.safetensors': tinyGpt2({ layers: 3, seed: 7 }).files['model.safetensors'],
+    },
+  });
+  hub.addRepo('someone/pickled', {
+    files: { 'config.json': tiny.files['config.json'], 'pytorch_model.bin': Buffer.alloc(4096) },
+  });
+  hub.addRepo('someone/bert', {
+    files: {
+      'config.json': JSON.stringify({ model_type: 'bert', architectures: ['BertForMaskedLM'] }),
+      'model.safetensors': Buffer.alloc(64),
+    },
+  });
+  // dist/ as a host serves it, its CSP's connect-src naming the stand-in's two origins (as a host
+  // using a mirror names the mirror's) in the header and in index.html's own meta.
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'ae-hub-ui-'));
+  for (const name of fs.readdirSync(DIST))
+    if (name !== 'index.html') fs.symlinkSync(path.join(DIST, name), path.join(root, name));
+  const origins = `${hub.endpoint} ${hub.cdnOrigin}`;
+  const html = fs.readFileSync(path.join(DIST, 'index.html'), 'utf8');
+  assert.match(html, /connect-src 'self' https:\/\/huggingface\.co https:\/\/\*\.hf\.co"/);
+  fs.writeFileSync(
+    path.join(root, 'index.html'),
+    html.replace("connect-src 'self' https://huggingface.co https://*.hf.co", `connect-src 'self' ${origins}`),
+  );
+  server = await serveStatic(root, { csp: `${CSP}; connect-src 'self' ${origins}`, isolate: true });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  await hub?.close();
+  if (root) fs.rmSync(root, { recursive: true, force: true });
+});
+
+const about = (page) => page.textContent(`${SECTION} .ae-gpt-about`);
+const tiles = (page) => page.locator(`${SECTION} .ae-gpt-tile`).count();
+const gptModel = (page) => page.evaluate(() => window.__explorer.store.get().gpt?.model ?? { kind: 'shipped' });
+
+/** The page with the section drawn on the project's own model. */
+async function openSection(context = null) {
+  const o = context
+    ? { page: await context.newPage(), context, problems: [] }
+    : await openPage(browser, null, { viewport: { width: 1280, height: 900 } });
+  await o.page.goto(`${server.url}index.html?hf-endpoint=${encodeURIComponent(hub.endpoint)}`);
+  await o.page.evaluate(() => window.__explorer.ready);
+  await o.page.locator(SECTION).scrollIntoViewIfNeeded();
+  await o.page.waitForSelector(`${SECTION} .ae-gpt-tile`, { timeout: 30000 });
+  assert.equal(await o.page.evaluate(() => crossOriginIsolated), true);
+  return o;
+}
+
+test('one click: progress while the model on screen stays, then its heads; a reload opens it with 0 bytes fetched', async () => {
+  hub.reset();
+  hub.resetCounts();
+  const { page, context, problems } = await openSection();
+  const shippedTiles = await tiles(page);
+  const shippedAbout = await about(page);
+  assert.match(shippedAbout, /brown-wordnet/);
+  assert.match(await page.textContent(`${SECTION} .ae-gpt-hub-intro`), new RegExp(hub.endpoint.replace(/\./g, '\\.')));
+  assert.match(await page.textContent(`${SECTION} .ae-gpt-kept summary`), /nothing yet/);
+  // Slow enough to watch: 1.6 MB at 300 kB/s.
+  hub.set({ bytesPerSecond: 300_000 });
+  await page.click(`${SECTION} .ae-gpt-preset[data-preset="gpt2"]`);
+  await page.waitForFunction(
+    (sel) =>
+      /B\/s/.test(document.querySelector(`${sel} .ae-gpt-progress-text`)?.textContent ?? '') &&
+      /model\.safetensors/.test(document.querySelector(`${sel} .ae-gpt-progress-what`)?.textContent ?? ''),
+    SECTION,
+    { timeout: 15000 },
+  );
+  const what = await page.textContent(`${SECTION} .ae-gpt-progress-what`);
+  assert.match(
+    what,
+    /Opening GPT-2 small \(openai-community\/gpt2\) from http:\/\/127\.0\.0\.1:\d+: model\.safetensors, 1\.\d+ MB/,
+  );
+  const line = await page.textContent(`${SECTION} .ae-gpt-progress-text`);
+  assert.match(line, /^[\d.]+ (B|kB|MB) of 1\.\d+ MB \(\d+%\), [\d.]+ kB\/s, [\dmin s]+ left$/);
+  const size = tiny.files['model.safetensors'].length;
+  assert.ok(what.includes((size / 1e6).toFixed(2).replace(/0$/, '')) || what.includes((size / 1e6).toFixed(2)), what);
+  assert.ok(Number(await page.getAttribute(`${SECTION} .ae-gpt-progress-bar`, 'value')) >= 0);
+  // Meanwhile the model on screen stays and its figures work: a head can be picked.
+  assert.equal(await about(page), shippedAbout);
+  assert.equal(await tiles(page), shippedTiles);
+  await page.locator(`${SECTION} .ae-gpt-tile[data-layer="1"][data-head="1"]`).click();
+  await page.waitForFunction(
+    (sel) => document.querySelector(`${sel} .ae-gpt-enlarged caption`)?.textContent === 'Layer 2, head 2',
+    SECTION,
+  );
+  // Then the new model is open: its name, sizes and heads (2 layers × 2 heads).
+  await page.waitForFunction(
+    (sel) => /openai-community\/gpt2/.test(document.querySelector(`${sel} .ae-gpt-about`).textContent),
+    SECTION,
+    {
+      timeout: 30000,
+    },
+  );
+  await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, SECTION);
+  assert.match(
+    await about(page),
+    /^GPT-2 small \(openai-community\/gpt2\): 2 layers × 2 heads, width 64, context 128 tokens/,
+  );
+  assert.match(await about(page), /downloaded and kept in this browser/);
+  assert.equal(await page.isHidden(`${SECTION} .ae-gpt-progress`), true);
+  assert.deepEqual(await gptModel(page), { kind: 'hub', endpoint: hub.endpoint, repo: GPT2, revision: 'main' });
+  const total = Object.values(tiny.files).reduce((n, b) => n + Buffer.byteLength(b), 0);
+  // Each file once, plus the redirects' few-byte bodies.
+  assert.ok(hub.bytesServed >= total && hub.bytesServed < total + 1024, `${hub.bytesServed} bytes for ${total}`);
+  // Kept: listed with its size.
+  await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-kept-item`).length === 1, SECTION);
+  const item = await page.textContent(`${SECTION} .ae-gpt-kept-item span`);
+  assert.match(item, /^GPT-2 small \(openai-community\/gpt2\): 1\.\d+ MB$/);
+  assert.match(
+    await page.textContent(`${SECTION} .ae-gpt-storage`),
+    /This site uses .* of the .* the browser allows it/,
+  );
+
+  // The second visit: the link carries the model; it opens from the store, 0 bytes fetched.
+  hub.reset();
+  hub.resetCounts();
+  await page.waitForFunction(() => location.hash.length > 1);
+  const url = page.url();
+  await page.close();
+  const again = await context.newPage();
+  await again.goto(url);
+  await again.evaluate(() => window.__explorer.ready);
+  await again.locator(SECTION).scrollIntoViewIfNeeded();
+  await again.waitForFunction(
+    (sel) => /openai-community\/gpt2/.test(document.querySelector(`${sel} .ae-gpt-about`)?.textContent ?? ''),
+    SECTION,
+    {
+      timeout: 30000,
+    },
+  );
+  await again.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, SECTION);
+  assert.match(await about(again), /opened from this browser’s store/);
+  assert.equal(hub.bytesServed, 0);
+  assert.deepEqual(hub.requests, []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Cancel keeps the model on screen, lists the partial download, and Remove removes it', async () => {
+  hub.reset();
+  const { page, context } = await openSection();
+  const shippedAbout = await about(page);
+  hub.set({ bytesPerSecond: 200_000 });
+  await page.click(`${SECTION} .ae-gpt-preset[data-preset="distilgpt2"]`);
+  await page.waitForFunction(
+    (sel) =>
+      Number(document.querySelector(`${sel} .ae-gpt-progress-bar`)?.getAttribute('value')) > 5 &&
+      /model\.safetensors/.test(document.querySelector(`${sel} .ae-gpt-progress-what`)?.textContent ?? ''),
+    SECTION,
+    { timeout: 15000 },
+  );
+  await page.click(`${SECTION} .ae-gpt-cancel`);
+  await page.waitForSelector(`${SECTION} .ae-gpt-progress`, { state: 'hidden' });
+  assert.equal(await about(page), shippedAbout);
+  assert.equal(await page.isHidden(`${SECTION} .ae-gpt-hub-error`), true, 'Cancel is not a failure');
+  assert.equal((await gptModel(page)).kind, 'shipped');
+  await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-kept-item`).length === 1, SECTION);
+  assert.equal(await page.getAttribute(`${SECTION} .ae-gpt-kept-item`, 'data-complete'), 'false');
+  assert.match(
+    await page.textContent(`${SECTION} .ae-gpt-kept-item span`),
+    /^DistilGPT-2 \(distilbert\/distilgpt2\): partly downloaded: [\d.]+ kB of 1\.\d+ MB; its download resumes from there$/,
+  );
+  await page.click(`${SECTION} .ae-gpt-kept summary`);
+  await page.click(`${SECTION} .ae-gpt-kept-remove`);
+  await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-kept-item`).length === 0, SECTION);
+  assert.match(await page.textContent(`${SECTION} .ae-gpt-kept summary`), /nothing yet/);
+  await context.close();
+});
+
+test('a dropped connection resumes from the byte reached and the model opens', async () => {
+  hub.reset();
+  const { page, context, problems } = await openSection();
+  hub.resetCounts();
+  // Paced, so that the bytes before the drop reach the page (and are kept) before it.
+  hub.set({ dropAfter: 600_000, dropTimes: 1, bytesPerSecond: 500_000 });
+  await page.click(`${SECTION} .ae-gpt-preset[data-preset="gpt2"]`);
+  await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, SECTION, {
+    timeout: 30000,
+  });
+  assert.equal(hub.drops, 1);
+  const cdn = hub.requests.filter((r) => r.server === 'cdn');
+  assert.deepEqual(
+    cdn.map((r) => r.status),
+    [200, 206],
+  );
+  const from = Number(/^bytes=(\d+)-$/.exec(cdn[1].range)?.[1]);
+  assert.ok(from > 400_000 && from <= 600_000, `resumed from ${cdn[1].range}`);
+  // The dropped request is the browser's failed request; nothing else.
+  assert.ok(
+    problems.every((p) => /model\.safetensors|ERR_/.test(p)),
+    problems.join('\n'),
+  );
+  await context.close();
+});
+
+test('each failure gives its message and the model on screen stays', async () => {
+  hub.reset();
+  const { page, context } = await openSection();
+  const shippedAbout = await about(page);
+  const shippedTiles = await tiles(page);
+  const attempt = async (repo) => {
+    await page.fill(`${SECTION} .ae-gpt-repo-input`, repo);
+    await page.click(`${SECTION} .ae-gpt-repo-go`);
+    await page.waitForSelector(`${SECTION} .ae-gpt-hub-error`, { state: 'visible', timeout: 20000 });
+    await page.waitForSelector(`${SECTION} .ae-gpt-progress`, { state: 'hidden' });
+    const text = await page.textContent(`${SECTION} .ae-gpt-hub-error`);
+    assert.equal(await about(page), shippedAbout);
+    assert.equal(await tiles(page), shippedTiles);
+    assert.equal((await gptModel(page)).kind, 'shipped');
+    return text;
+  };
+  assert.match(
+    await attempt('someone/pickled'),
+    /^Could not open someone\/pickled: someone\/pickled has no model\.safetensors.*pytorch_model\.bin \(PyTorch pickle.*The model on screen stays\.$/,
+  );
+  assert.match(
+    await attempt('someone/bert'),
+    /someone\/bert is not a GPT-2 model \(its config\.json says model_type "bert"/,
+  );
+  assert.match(
+    await attempt('nobody/nothing'),
+    /http:\/\/127\.0\.0\.1:\d+ refused nobody\/nothing \(HTTP 401\): it does not exist, or it is private or gated/,
+  );
+  hub.set({ cors: { cdn: false } });
+  assert.match(
+    await attempt(`${hub.endpoint}/${GPT2}`),
+    /model\.safetensors: .* (may be unreachable|does not let this page read it)/,
+  );
+  hub.reset();
+  // A bad id is said by name before anything is fetched.
+  hub.resetCounts();
+  await page.fill(`${SECTION} .ae-gpt-repo-input`, 'a/b/c');
+  await page.click(`${SECTION} .ae-gpt-repo-go`);
+  assert.match(
+    await page.textContent(`${SECTION} .ae-gpt-model-message`),
+    /^model: "a\/b\/c" is not a repository id: expected "name" or "namespace\/name"$/,
+  );
+  assert.deepEqual(hub.requests, []);
+  await context.close();
+});
