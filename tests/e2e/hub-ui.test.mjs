@@ -25,7 +25,7 @@ const DIST = path.join(ROOT, 'dist');
 const SECTION = 'section[data-section="gpt"]';
 const GPT2 = 'openai-community/gpt2';
 
-let hub, tiny, root, server, browser;
+let hub, tiny, root, server, strict, browser;
 
 before(async () => {
   hub = await startHfStandin();
@@ -61,12 +61,15 @@ before(async () => {
     html.replace("connect-src 'self' https://huggingface.co https://*.hf.co", `connect-src 'self' ${origins}`),
   );
   server = await serveStatic(root, { csp: `${CSP}; connect-src 'self' ${origins}`, isolate: true });
+  // A blog's strict CSP, without the Hub in connect-src.
+  strict = await serveStatic(root);
   browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
   await server?.close();
+  await strict?.close();
   await hub?.close();
   if (root) fs.rmSync(root, { recursive: true, force: true });
 });
@@ -276,6 +279,99 @@ test('each failure gives its message and the model on screen stays', async () =>
   assert.match(
     await page.textContent(`${SECTION} .ae-gpt-model-message`),
     /^model: "a\/b\/c" is not a repository id: expected "name" or "namespace\/name"$/,
+  );
+  assert.deepEqual(hub.requests, []);
+  await context.close();
+});
+
+/** A post with one element, under `on`'s CSP. */
+async function elementPage(on, body) {
+  const name = `element-${Math.random().toString(36).slice(2)}.html`;
+  fs.writeFileSync(
+    path.join(root, name),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>element</title>
+<link rel="icon" href="favicon.svg" type="image/svg+xml"><script type="module" src="attention-explorer.js"></script></head><body>${body}</body></html>`,
+  );
+  const o = await openPage(browser, null, { viewport: { width: 900, height: 900 } });
+  await o.page.goto(on.url + name);
+  await o.page.evaluate(() => customElements.whenDefined('attention-explorer'));
+  await o.page.evaluate(() => document.querySelector('attention-explorer').ready);
+  return o;
+}
+const inside = (sel) => `attention-explorer >> ${sel}`;
+const notices = (page) =>
+  page.evaluate(() =>
+    [...document.querySelector('attention-explorer').shadowRoot.querySelectorAll('.ae-notice')]
+      .filter((n) => !n.hidden)
+      .map((n) => n.textContent)
+      .join(' '),
+  );
+
+test('the element: model="gpt2" with hf-endpoint downloads and opens it, a figure without the pickers', async () => {
+  hub.reset();
+  hub.resetCounts();
+  const { page, context, problems } = await elementPage(
+    server,
+    `<attention-explorer model="gpt2" hf-endpoint="${hub.endpoint}/" sentence="The river bank."></attention-explorer>`,
+  );
+  await page.waitForFunction(
+    () =>
+      /openai-community\/gpt2/.test(
+        document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-gpt-about')?.textContent ?? '',
+      ),
+    null,
+    { timeout: 30000 },
+  );
+  await page.waitForSelector(inside('.ae-gpt-tile'));
+  assert.equal(await page.locator(inside('.ae-gpt-tile')).count(), 4);
+  assert.match(
+    await page.textContent(inside('.ae-gpt-about')),
+    /^GPT-2 small \(openai-community\/gpt2\): 2 layers × 2 heads/,
+  );
+  // A figure: no file picker, no presets, no kept list (controls="full" shows them).
+  for (const sel of ['.ae-gpt-open', '.ae-gpt-preset', '.ae-gpt-repo', '.ae-gpt-kept'])
+    assert.equal(await page.locator(inside(sel)).count(), 0, sel);
+  const state = await page.evaluate(() => document.querySelector('attention-explorer').state.gpt.model);
+  assert.deepEqual(state, { kind: 'hub', endpoint: hub.endpoint, repo: GPT2, revision: 'main' });
+  assert.ok(hub.bytesServed > 1e6);
+  assert.equal(await notices(page), '');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the element: a bad model or hf-endpoint is said by name and the default kept', async () => {
+  hub.reset();
+  hub.resetCounts();
+  const { page, context } = await elementPage(
+    server,
+    `<attention-explorer model="a/b/c" hf-endpoint="ftp://mirror"></attention-explorer>`,
+  );
+  await page.waitForSelector(inside('.ae-gpt-tile'), { timeout: 30000 });
+  const said = await notices(page);
+  assert.match(
+    said,
+    /model="a\/b\/c": "a\/b\/c" is not a repository id: expected "name" or "namespace\/name" \(or one of gpt2, distilgpt2, gpt2-medium\); the model shown stays/,
+  );
+  assert.match(
+    said,
+    /hf-endpoint="ftp:\/\/mirror": expected an http\(s\) URL, got ftp: .*; using https:\/\/huggingface\.co/,
+  );
+  assert.match(await page.textContent(inside('.ae-gpt-about')), /^brown-wordnet/);
+  assert.deepEqual(hub.requests, []);
+  await context.close();
+});
+
+test('the element under a strict CSP without the Hub in connect-src: a notice naming the directive', async () => {
+  hub.reset();
+  hub.resetCounts();
+  const { page, context } = await elementPage(
+    strict,
+    `<attention-explorer model="gpt2" hf-endpoint="${hub.endpoint}"></attention-explorer>`,
+  );
+  await page.waitForSelector(inside('.ae-gpt-hub-error'), { state: 'visible', timeout: 30000 });
+  assert.match(
+    await page.textContent(inside('.ae-gpt-hub-error')),
+    /^Could not open GPT-2 small \(openai-community\/gpt2\): this page's Content-Security-Policy \(connect-src\) does not allow connecting to http:\/\/127\.0\.0\.1:\d+, so the download was blocked\. A page that downloads from http:\/\/127\.0\.0\.1:\d+ must allow .* \(the README says which\)/,
   );
   assert.deepEqual(hub.requests, []);
   await context.close();

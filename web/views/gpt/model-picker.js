@@ -130,7 +130,9 @@ export function render(
       const c = info.config;
       about.textContent = `${info.name}: ${c.layers} layers × ${c.heads} heads, width ${c.width}, context ${c.contextLength} tokens, vocabulary ${c.vocabSize}, ${fmt(info.parameters / 1e6, 2)} million parameters — ${info.about}.`;
     }
-    say(error ? `Could not open the model: ${error.message}${info ? ' (the model on screen stays).' : ''}` : null);
+    // A download's failure (a HubError) is said by the Hub's part, once.
+    const shown = error && !(hub && error.name === 'HubError') ? error : null;
+    say(shown ? `Could not open the model: ${shown.message}${info ? ' (the model on screen stays).' : ''}` : null);
   }
   return { say, update: updateAbout };
 }
