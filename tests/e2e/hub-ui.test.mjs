@@ -42,6 +42,13 @@ before(async () => {
   hub.addRepo('someone/pickled', {
     files: { 'config.json': tiny.files['config.json'], 'pytorch_model.bin': Buffer.alloc(4096) },
   });
+  // A GPT-2 far larger than the engine takes: refused from its config.json, before the weights.
+  hub.addRepo('someone/huge-gpt2', {
+    files: {
+      'config.json': JSON.stringify({ ...tiny.config, n_embd: 4096, n_layer: 48, n_head: 32, vocab_size: 50257 }),
+      'model.safetensors': Buffer.alloc(64),
+    },
+  });
   hub.addRepo('someone/bert', {
     files: {
       'config.json': JSON.stringify({ model_type: 'bert', architectures: ['BertForMaskedLM'] }),
@@ -306,6 +313,58 @@ const notices = (page) =>
       .map((n) => n.textContent)
       .join(' '),
   );
+
+test('memory predicted not to fit, offline, and a bad ?hf-endpoint= each said, the model on screen kept', async () => {
+  hub.reset();
+  const { page, context } = await openSection();
+  const shippedAbout = await about(page);
+  hub.resetCounts();
+  await page.fill(`${SECTION} .ae-gpt-repo-input`, 'someone/huge-gpt2');
+  await page.click(`${SECTION} .ae-gpt-repo-go`);
+  await page.waitForSelector(`${SECTION} .ae-gpt-hub-error`, { state: 'visible', timeout: 20000 });
+  assert.match(
+    await page.textContent(`${SECTION} .ae-gpt-hub-error`),
+    /^Could not open someone\/huge-gpt2: this model \(\d+M parameters\) needs [\d.]+ GB of memory as F32: more than the engine's 536,870,912 parameters; no precision this page offers would fit\. The model on screen stays\.$/,
+  );
+  assert.ok(
+    hub.requests.every((r) => !r.path.includes('model.safetensors')),
+    'the weights were never asked for',
+  );
+  assert.equal(await about(page), shippedAbout);
+  // Offline: said at once.
+  await context.setOffline(true);
+  await page.click(`${SECTION} .ae-gpt-preset[data-preset="gpt2"]`);
+  await page.waitForFunction(
+    (sel) => /offline/.test(document.querySelector(`${sel} .ae-gpt-hub-error`)?.textContent ?? ''),
+    SECTION,
+    { timeout: 20000 },
+  );
+  assert.match(
+    await page.textContent(`${SECTION} .ae-gpt-hub-error`),
+    /^Could not open GPT-2 small \(openai-community\/gpt2\): this browser is offline: connect to the internet, then try again/,
+  );
+  assert.equal(await about(page), shippedAbout);
+  await context.setOffline(false);
+  // A bad endpoint in the page's address: a notice naming it; Hugging Face is used.
+  await page.goto(`${server.url}index.html?hf-endpoint=ftp%3A%2F%2Fmirror`);
+  await page.evaluate(() => window.__explorer.ready);
+  await page.locator(SECTION).scrollIntoViewIfNeeded();
+  await page.waitForSelector(`${SECTION} .ae-gpt-hub-intro`);
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('.ae-notice')].some(
+      (n) => !n.hidden && /hf-endpoint=ftp:\/\/mirror/.test(n.textContent),
+    ),
+  );
+  const notice = await page.evaluate(() =>
+    [...document.querySelectorAll('.ae-notice')].map((n) => n.textContent).join(' '),
+  );
+  assert.match(
+    notice,
+    /hf-endpoint=ftp:\/\/mirror: expected an http\(s\) URL, got ftp: .*; using https:\/\/huggingface\.co/,
+  );
+  assert.match(await page.textContent(`${SECTION} .ae-gpt-hub-intro`), /Download a GPT-2 from Hugging Face/);
+  await context.close();
+});
 
 test('the element: model="gpt2" with hf-endpoint downloads and opens it, a figure without the pickers', async () => {
   hub.reset();
