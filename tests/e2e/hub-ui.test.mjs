@@ -9,7 +9,8 @@
 //   - a dropped connection resumes (Range) and the model opens;
 //   - a repository without model.safetensors (its files listed), a non-GPT-2 and a CDN refusing
 //     CORS each give their message with the model on screen kept;
-//   - the repository field takes an id, and a bad one is said.
+//   - the repository field takes an id, and a bad one is said;
+//   - in Firefox ESR too: one click downloads and opens the model, a reload opens it with 0 bytes.
 // Run: node --test tests/e2e/hub-ui.test.mjs   (needs dist/: node scripts/build-dist.mjs)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CSP, launchBrowser, openPage, serveStatic } from './helpers.mjs';
+import { CSP, launchBrowser, launchFirefox, openFirefoxPage, openPage, serveStatic } from './helpers.mjs';
 import { startHfStandin, tinyGpt2, vocabAndMerges } from '../helpers/hf-standin.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -434,4 +435,65 @@ test('the element under a strict CSP without the Hub in connect-src: a notice na
   );
   assert.deepEqual(hub.requests, []);
   await context.close();
+});
+
+test('Firefox: one click downloads and opens the model; a reload opens it from the store with 0 bytes fetched', async () => {
+  hub.reset();
+  const firefox = await launchFirefox();
+  try {
+    const url = `${server.url}index.html?hf-endpoint=${encodeURIComponent(hub.endpoint)}`;
+    const { page, problems } = await openFirefoxPage(firefox, url);
+    await page.setViewport({ width: 1200, height: 900 });
+    await page.evaluate(() => window.__explorer.ready);
+    assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+    await page.evaluate((sel) => document.querySelector(sel).scrollIntoView(), SECTION);
+    await page.waitForFunction(
+      (sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length > 4,
+      { timeout: 60000 },
+      SECTION,
+    );
+    hub.resetCounts();
+    hub.set({ bytesPerSecond: 800_000 });
+    await page.evaluate((sel) => document.querySelector(`${sel} .ae-gpt-preset[data-preset="gpt2"]`).click(), SECTION);
+    await page.waitForFunction(
+      (sel) => /B\/s, .* left$/.test(document.querySelector(`${sel} .ae-gpt-progress-text`)?.textContent ?? ''),
+      { timeout: 20000 },
+      SECTION,
+    );
+    await page.waitForFunction(
+      (sel) =>
+        /^GPT-2 small \(openai-community\/gpt2\): 2 layers × 2 heads/.test(
+          document.querySelector(`${sel} .ae-gpt-about`).textContent,
+        ),
+      { timeout: 60000 },
+      SECTION,
+    );
+    await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, {}, SECTION);
+    assert.ok(hub.bytesServed > 1.6e6);
+    await page.waitForFunction(
+      (sel) => document.querySelectorAll(`${sel} .ae-gpt-kept-item[data-complete="true"]`).length === 1,
+      {},
+      SECTION,
+    );
+    await page.waitForFunction(() => location.hash.length > 1);
+    // The second visit: 0 bytes, 0 requests.
+    hub.reset();
+    hub.resetCounts();
+    await page.goto(page.url());
+    await page.reload();
+    await page.evaluate(() => window.__explorer.ready);
+    await page.evaluate((sel) => document.querySelector(sel).scrollIntoView(), SECTION);
+    await page.waitForFunction(
+      (sel) =>
+        /opened from this browser’s store/.test(document.querySelector(`${sel} .ae-gpt-about`)?.textContent ?? ''),
+      { timeout: 60000 },
+      SECTION,
+    );
+    await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, {}, SECTION);
+    assert.equal(hub.bytesServed, 0);
+    assert.deepEqual(hub.requests, []);
+    assert.deepEqual(problems, []);
+  } finally {
+    await firefox.close();
+  }
 });
