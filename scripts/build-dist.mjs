@@ -180,6 +180,12 @@ const filesTable = () => {
   return { sections: Object.fromEntries(Object.entries(sections).map(([id, s]) => [id, s.files])), controls };
 };
 
+// Every file the table names, once each.
+const tableFiles = () => {
+  const { sections, controls } = filesTable();
+  return [...new Set([...Object.values(sections), ...Object.values(controls)].flat())].sort();
+};
+
 const sectionsSource = ({ format, engine }) => {
   const url = (file) =>
     format === 'iife' ? `new URL(${JSON.stringify(file)}, BASE).href` : `new URL('./${file}', import.meta.url).href`;
@@ -208,10 +214,18 @@ export const loadExportMenus = () => ${
 // The files each figure needs beside the element's (null where the sections are bundled).
 export const FILES_BESIDE = ${
     engine === 'embed'
-      ? `Object.freeze({ table: ${JSON.stringify(filesTable())}, url: (file) => ${format === 'iife' ? 'new URL(file, BASE).href' : "new URL('./' + file, import.meta.url).href"} })`
+      ? `Object.freeze({ table: ${JSON.stringify(filesTable())}, url: (file) => FILE_URLS[file]?.() })`
       : 'null'
   };
-export function makeLearnWorker() { return new Worker(${url(LEARN_WORKER_FILE)}); }
+${
+  // Each file by a literal new URL('./file', import.meta.url): a bundler copies what it names,
+  // and a computed name ('./' + file) would make it take the whole folder or refuse.
+  engine === 'embed'
+    ? `const FILE_URLS = Object.freeze({\n${tableFiles()
+        .map((file) => `  ${JSON.stringify(file)}: () => ${url(file)},`)
+        .join('\n')}\n});\n`
+    : ''
+}export function makeLearnWorker() { return new Worker(${url(LEARN_WORKER_FILE)}); }
 export function makeModelWorker() { return new Worker(${url(MODEL_WORKER_FILE)}); }
 export const MODEL_FILES = Object.freeze({
 ${Object.entries(MODEL_FILES)

@@ -535,7 +535,10 @@ for (const scheme of ['light', 'dark'])
         select: style('select', 'backgroundColor'),
       };
       // The focus ring and a link: the accent.
-      const cell = root.querySelector('td.ae-cell');
+      // A cell in sight (the bank contrast keeps its matrices one click deeper, in a closed disclosure).
+      const cell = ['fig-river', 'fig-all']
+        .flatMap((id) => [...document.getElementById(id).shadowRoot.querySelectorAll('td.ae-cell')])
+        .find((td) => td.getClientRects().length);
       cell.focus();
       out.surfaces.focus = getComputedStyle(cell).outlineColor;
       const link = root.querySelector('.ae-root').appendChild(document.createElement('a'));

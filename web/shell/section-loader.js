@@ -28,50 +28,47 @@ export const FETCH_POLICY = Object.freeze({
   engine: ({ near, lazy }) => (near ? 'now' : lazy ? 'later' : 'idle'),
 });
 
+/** A section's failure: drawn instead of it; it needs nothing more. */
+const fail = (slot, why) => Object.assign(slot, { state: 'failed', failure: why, needs: null });
+
+/** The slot of a registry entry: {id, needs, load, state, module, failure}. */
+function slotOf(entry) {
+  return {
+    id: entry.id,
+    needs: entry.needs ?? null,
+    load: entry.load ?? null,
+    state: entry.mod ? 'ready' : 'idle',
+    module: entry.mod ?? null,
+    failure: null,
+  };
+}
+
+/** loading ──► ready | failed; onSettled() once it ends. */
+function fetchModule(slot, onSettled) {
+  slot.state = 'loading';
+  slot
+    .load()
+    .then(
+      (mod) => {
+        slot.module = mod;
+        // A section that failed meanwhile (the whole engine it needs could not load) stays failed.
+        if (slot.state === 'loading') slot.state = 'ready';
+      },
+      (err) => fail(slot, `its module could not be loaded (${err.message})`),
+    )
+    .then(onSettled);
+}
+
 /**
- * @param {{engine: object, upgradeEngine?: () => Promise<object>, win: Window, lazy?: boolean,
- *          onEngine(engine): void, onSettled(): void, policy?: typeof FETCH_POLICY,
- *          beside?: {table, url(file): string}|null}} options
- *   onEngine: the whole engine was swapped in; onSettled: a fetch ended (render again);
- *   lazy: the policy's (a figure in someone else's page); beside: the files each section needs
- *   beside the element's (views/full-engine-sections.js FILES_BESIDE; null: none)
- * @returns {{engine, missing, slot(entry), prepare(slot, {near}), prefetch(slot, {near}),
- *            diagnose(shown), lacksFiles(slot)}}
+ * The engine, and its upgrade to the whole engine: fetched once (now, or when the browser is idle)
+ * for every slot that `lacks` a feature; the slots that still lack it afterwards fail.
  */
-export function createSectionLoader({
-  engine,
-  upgradeEngine,
-  win,
-  lazy = false,
-  onEngine,
-  onSettled,
-  policy = FETCH_POLICY,
-  beside = null,
-}) {
-  const slots = [];
-  let missing = null; // the files found missing (null: not checked)
-  let diagnosing = false;
+function engineUpgrade({ engine, upgradeEngine, win, slots, onEngine, onSettled }) {
   const lacks = (slot) => Boolean(slot.needs) && !engine.features?.[slot.needs];
-  const fail = (slot, why) => Object.assign(slot, { state: 'failed', failure: why, needs: null });
   const failLacking = (why) => slots.filter(lacks).forEach((slot) => fail(slot, why(slot)));
-
-  function fetchModule(slot) {
-    slot.state = 'loading';
-    slot
-      .load()
-      .then(
-        (mod) => {
-          slot.module = mod;
-          // A section that failed meanwhile (the whole engine it needs could not load) stays failed.
-          if (slot.state === 'loading') slot.state = 'ready';
-        },
-        (err) => fail(slot, `its module could not be loaded (${err.message})`),
-      )
-      .then(onSettled);
-  }
-
   let upgrading = null;
-  function upgrade() {
+  let idleUpgrade = false;
+  function now() {
     if (upgrading) return;
     if (!upgradeEngine) {
       failLacking((s) => `it needs the engine's ${s.needs}, which this build does not have`);
@@ -93,28 +90,31 @@ export function createSectionLoader({
         onSettled();
       });
   }
-  let idleUpgrade = false;
-  function upgradeWhenIdle() {
-    if (idleUpgrade || upgrading) return;
-    idleUpgrade = true;
-    const idle = win.requestIdleCallback
-      ? (f) => win.requestIdleCallback(f, { timeout: 1500 })
-      : (f) => win.setTimeout(f, 300);
-    idle(upgrade);
-  }
-
   return {
     get engine() {
       return engine;
     },
-    /** The files beside the element's that a check found missing (null: none checked yet). */
+    lacks,
+    now,
+    whenIdle() {
+      if (idleUpgrade || upgrading) return;
+      idleUpgrade = true;
+      const idle = win.requestIdleCallback
+        ? (f) => win.requestIdleCallback(f, { timeout: 1500 })
+        : (f) => win.setTimeout(f, 300);
+      idle(now);
+    },
+  };
+}
+
+/** The check, once, of the files the shown sections need beside the element's (after a failed fetch). */
+function besideFilesCheck({ beside, win, onSettled }) {
+  let missing = null; // the files found missing (null: not checked)
+  let diagnosing = false;
+  return {
     get missing() {
       return missing;
     },
-    /**
-     * A fetch failed: checks, once, every file the shown sections ({sections: ids, controls})
-     * need beside the element's, then renders again.
-     */
     diagnose(shown) {
       if (diagnosing || !beside || !win.fetch) return;
       diagnosing = true;
@@ -123,21 +123,58 @@ export function createSectionLoader({
         onSettled();
       });
     },
-    /** Whether a section's failure comes from files the check found missing. */
     lacksFiles(slot) {
       const files = beside?.table.sections[slot.id] ?? [];
       return Boolean(missing?.length) && files.some((f) => missing.includes(f));
     },
+  };
+}
+
+/**
+ * @param {{engine: object, upgradeEngine?: () => Promise<object>, win: Window, lazy?: boolean,
+ *          onEngine(engine): void, onSettled(): void, policy?: typeof FETCH_POLICY,
+ *          beside?: {table, url(file): string}|null}} options
+ *   onEngine: the whole engine was swapped in; onSettled: a fetch ended (render again);
+ *   lazy: the policy's (a figure in someone else's page); beside: the files each section needs
+ *   beside the element's (views/full-engine-sections.js FILES_BESIDE; null: none)
+ * @returns {{engine, missing, slot(entry), prepare(slot, {near}), prefetch(slot, {near}),
+ *            diagnose(shown), lacksFiles(slot)}}
+ */
+export function createSectionLoader({
+  engine,
+  upgradeEngine,
+  win,
+  lazy = false,
+  onEngine,
+  onSettled,
+  policy = FETCH_POLICY,
+  beside = null,
+}) {
+  const slots = [];
+  const upgrade = engineUpgrade({ engine, upgradeEngine, win, slots, onEngine, onSettled });
+  const files = besideFilesCheck({ beside, win, onSettled });
+  return {
+    get engine() {
+      return upgrade.engine;
+    },
+    /** The files beside the element's that a check found missing (null: none checked yet). */
+    get missing() {
+      return files.missing;
+    },
+    /**
+     * A fetch failed: checks, once, every file the shown sections ({sections: ids, controls})
+     * need beside the element's, then renders again.
+     */
+    diagnose(shown) {
+      files.diagnose(shown);
+    },
+    /** Whether a section's failure comes from files the check found missing. */
+    lacksFiles(slot) {
+      return files.lacksFiles(slot);
+    },
     /** The slot of a registry entry: {id, needs, load, state, module, failure}. */
     slot(entry) {
-      const slot = {
-        id: entry.id,
-        needs: entry.needs ?? null,
-        load: entry.load ?? null,
-        state: entry.mod ? 'ready' : 'idle',
-        module: entry.mod ?? null,
-        failure: null,
-      };
+      const slot = slotOf(entry);
       slots.push(slot);
       return slot;
     },
@@ -147,16 +184,16 @@ export function createSectionLoader({
      * starts later: idle time, or when it comes near the viewport).
      */
     prepare(slot, { near }) {
-      if (lacks(slot)) {
+      if (upgrade.lacks(slot)) {
         const when = policy.engine({ near, lazy });
-        if (when === 'now') upgrade();
-        else if (when === 'idle') upgradeWhenIdle();
+        if (when === 'now') upgrade.now();
+        else if (when === 'idle') upgrade.whenIdle();
         return when === 'now' ? 'waiting' : 'deferred';
       }
       if (slot.state === 'ready' || slot.state === 'failed') return slot.state;
       if (slot.state === 'loading') return 'waiting';
       if (policy.module({ near, lazy }) !== 'now') return 'deferred';
-      fetchModule(slot);
+      fetchModule(slot, onSettled);
       return 'waiting';
     },
     /**
@@ -165,7 +202,7 @@ export function createSectionLoader({
      * for the engine).
      */
     prefetch(slot, { near }) {
-      if (slot.state === 'idle' && slot.load && policy.module({ near, lazy }) === 'now') fetchModule(slot);
+      if (slot.state === 'idle' && slot.load && policy.module({ near, lazy }) === 'now') fetchModule(slot, onSettled);
     },
   };
 }

@@ -6,10 +6,9 @@
 // model's (views/gpt.js opens it) on the last token of the sentence of "A real model".
 import { h, withSection, withoutSection } from '../ui/dom.js';
 import { slider } from '../ui/controls.js';
-import { fmt } from '../lib/format.js';
+import { fmt, indexLabels } from '../lib/format.js';
 import { defaultGpt } from '../lib/real/gpt-state.js';
-import { lastTokenThroughBlocks, listedCandidates } from '../lib/real/view.js';
-import { nextTexts } from '../lib/claims/next.js';
+import { createNextRun } from '../lib/real/next-run.js';
 import { realModelOf } from '../tools/real-model.js';
 import { whenNear } from '../ui/on-screen.js';
 import { isNarrow } from '../ui/fold.js';
@@ -34,12 +33,52 @@ const TEXT = {
     'After the last layer: LayerNorm, then a dot product with every token’s embedding (the logits), divided by a temperature, then a softmax — the next token’s probabilities. This is the sampling temperature: it acts on the model’s prediction, not inside attention.',
   temperature: 'Temperature',
   waiting: 'The model opens as this comes on screen.',
+  failed: (message) => `The model could not run: ${message}`,
+  // The rows of the vectors' heatmap: lib/real/view.js lastTokenThroughBlocks's vectors.
+  rows: (L) => [
+    ['x: the token’s vector (embedding + position)', 'x0'],
+    ['the attention branch (after W_O)', 'attention'],
+    ['x + attention', 'mid'],
+    ['the MLP branch', 'mlp'],
+    ['after block 1', 'x1'],
+    [`after block ${L}, the last`, 'xL'],
+  ],
+  caption: (token, show, C) => `“${token}” through the model: the first ${show} of ${C} numbers of each vector`,
 };
 
 export function render(section, app) {
   const { doc, store } = app;
   const real = realModelOf(app);
   const gptOf = () => store.get().gpt || defaultGpt();
+  const figure = layout(section, app, gptOf);
+  const runs = createNextRun({ real, gpt: gptOf, state: () => store.get() });
+  async function run() {
+    try {
+      const picture = await runs.run({ show: () => (isNarrow(app) ? 4 : 8) }); // a phone shows as many as fit
+      if (picture) draw(doc, figure, picture);
+    } catch (error) {
+      figure.status.textContent = TEXT.failed(error.message);
+    }
+  }
+  // The model opens once the section comes near the screen.
+  const near = whenNear(app.win, section, () => run(), { margin: '300px 0px' });
+  return {
+    update() {
+      const sentence = gptOf().sentence;
+      const { intro } = figure;
+      if (intro.dataset.sentence !== sentence) {
+        intro.dataset.sentence = sentence;
+        intro.textContent = TEXT.intro(sentence);
+      }
+      if (near.started) run();
+    },
+    destroy: () => near.stop(),
+  };
+}
+
+/** The section's elements, appended to it: {status, intro, claim, vectors, temperature, bars}. */
+function layout(section, app, gptOf) {
+  const { doc, store } = app;
   const status = h(doc, 'p', { class: 'ae-help' }, TEXT.waiting);
   const intro = h(doc, 'p', { class: 'ae-prose' });
   const claim = h(doc, 'p', { class: 'ae-claim', 'aria-live': 'polite' });
@@ -81,79 +120,34 @@ export function render(section, app) {
       ),
     ),
   );
+  return { status, intro, claim, vectors, temperature, bars };
+}
 
-  let seen = null;
-  async function run() {
-    const g = gptOf();
-    const key = JSON.stringify([g.model, g.sentence, g.temperature, real.info?.name]);
-    if (key === seen) return;
-    seen = key;
-    try {
-      await real.ensure(store.get());
-      const encoded = await real.call('encode', g.sentence);
-      const t = await real.call('trace', encoded.ids, { layer: 0, head: 0 });
-      const next = await real.call('next', t.logits, { temperature: g.temperature, top: 5 });
-      if (key !== seen) return;
-      draw(g, encoded, t, next);
-    } catch (error) {
-      seen = null;
-      status.textContent = `The model could not run: ${error.message}`;
-    }
-  }
-
-  function draw(g, encoded, t, next) {
-    const C = t.width,
-      L = t.L;
-    const show = Math.min(isNarrow(app) ? 4 : 8, C); // a phone shows as many as fit
-    const { x0, attention: attnBranch, mid, mlp: mlpBranch, x1, xL, lengths } = lastTokenThroughBlocks(t);
-    const token = encoded.pieces[t.T - 1].display.replace(/ /g, '␣');
-    const said = nextTexts(token, t, lengths);
-    status.textContent = said.status;
-    const rows = [
-      ['x: the token’s vector (embedding + position)', x0],
-      ['the attention branch (after W_O)', attnBranch],
-      ['x + attention', mid],
-      ['the MLP branch', mlpBranch],
-      ['after block 1', x1],
-      [`after block ${L}, the last`, xL],
-    ];
-    vectors.el.hidden = false;
-    vectors.update({
-      values: rows.map(([, v]) => v.slice(0, show)),
-      rowLabels: rows.map(([label]) => label),
-      colLabels: Array.from({ length: show }, (_, c) => `d${c}`),
-      caption: `“${token}” through the model: the first ${show} of ${C} numbers of each vector`,
-    });
-    claim.textContent = said.claim;
-    temperature.sync(g.temperature);
-    const max = next.topProbs[0] || 1;
-    const listed = listedCandidates(next, { temperature: g.temperature });
-    bars.replaceChildren(
-      ...listed.shown.map(({ id, p, text, title }) =>
-        h(
-          doc,
-          'li',
-          { class: 'ae-gpt-bar', dataset: { id, p } },
-          h(doc, 'span', { class: 'ae-gpt-bar-token', ...(title ? { title } : {}) }, text),
-          h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${(100 * p) / max}%` }),
-          h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(p, 3)),
-        ),
+/** One run's picture (lib/real/next-run.js nextPicture) into the figure. */
+function draw(doc, figure, p) {
+  const { status, claim, vectors, temperature, bars } = figure;
+  status.textContent = p.said.status;
+  const rows = TEXT.rows(p.layers);
+  vectors.el.hidden = false;
+  vectors.update({
+    values: rows.map(([, name]) => p.vectors[name]),
+    rowLabels: rows.map(([label]) => label),
+    colLabels: indexLabels(p.show, 'd'),
+    caption: TEXT.caption(p.token, p.show, p.width),
+  });
+  claim.textContent = p.said.claim;
+  temperature.sync(p.temperature);
+  bars.replaceChildren(
+    ...p.bars.map(({ id, p: prob, text, title, percent }) =>
+      h(
+        doc,
+        'li',
+        { class: 'ae-gpt-bar', dataset: { id, p: prob } },
+        h(doc, 'span', { class: 'ae-gpt-bar-token', ...(title ? { title } : {}) }, text),
+        h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${percent}%` }),
+        h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(prob, 3)),
       ),
-      ...(listed.leftOut ? [h(doc, 'li', { class: 'ae-help ae-gpt-left-out' }, listed.leftOut)] : []),
-    );
-  }
-
-  // The model opens once the section comes near the screen.
-  const near = whenNear(app.win, section, () => run(), { margin: '300px 0px' });
-  return {
-    update() {
-      const sentence = gptOf().sentence;
-      if (intro.dataset.sentence !== sentence) {
-        intro.dataset.sentence = sentence;
-        intro.textContent = TEXT.intro(sentence);
-      }
-      if (near.started) run();
-    },
-    destroy: () => near.stop(),
-  };
+    ),
+    ...(p.leftOut ? [h(doc, 'li', { class: 'ae-help ae-gpt-left-out' }, p.leftOut)] : []),
+  );
 }

@@ -10,7 +10,7 @@
 // formula and blurs into the sampling temperature of "What happens next". It is still worth a
 // click: it shows what sharper or flatter scores do to a softmax, which is √dₖ's whole story;
 // and links and the element's `temperature` attribute set it, so the page must show it is on.
-import { h } from '../ui/dom.js';
+import { h, textNodes } from '../ui/dom.js';
 import { checkbox, slider } from '../ui/controls.js';
 import { indexLabels } from '../lib/format.js';
 import { focusView } from '../lib/focus.js';

@@ -4,7 +4,7 @@
 // sentences, a sentence that says what the numbers show (lib/learn/view.js bankClaim), how alike
 // the two "bank" outputs are (cosine, and its curve over steps), the start from notebook 3's own
 // weights with the table of where those numbers went, and the corpus, editable.
-import { h } from '../../ui/dom.js';
+import { h, withSection } from '../../ui/dom.js';
 import { fmt } from '../../lib/format.js';
 import { createLossChart } from '../../ui/loss-chart.js';
 import { BANK_SENTENCES } from '../../lib/learn/corpus.js';
@@ -14,7 +14,9 @@ import { foldOnPhone } from '../../ui/fold.js';
 const TEXT = {
   title: 'Where does “bank” look?',
   intro:
-    'The model reads left to right: at “bank” it sees only the words before it. In each sentence one of them decides the sense (mud or loan below), and the next word depends on it (the bank crumbled, the bank charged interest), so predicting it pays to look back at that word. Two sentences that differ only there, read up to “bank”: the share of attention “bank” gives the deciding word per head, against chance (an even spread over what it can see), and how alike the two “bank” outputs are (cosine similarity, as in the first section).',
+    'The model reads left to right: at “bank” it sees only the words before it. In each sentence one of them decides the sense (mud or loan below), and the next word depends on it (the bank crumbled, the bank charged interest), so predicting it pays to look back at that word. Two sentences that differ only there, read up to “bank”: the share of attention “bank” gives the deciding word per head, against chance (an even spread over what it can see), and how alike the two “bank” outputs are (cosine similarity',
+  introFirst: ', as in the first section',
+  introEnd: ').',
   fromSeed: 'Start from notebook 3’s weights',
   seedTitle: 'Where notebook 3’s hand-set weights go',
   seedIntro:
@@ -61,7 +63,7 @@ export function render(parent, { doc, app, field, button, onFromSeed, onSentence
     'div',
     { class: 'ae-learn-bankbox', hidden: true },
     h(doc, 'h3', {}, TEXT.title),
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro, withSection(doc, 'contexts', TEXT.introFirst), TEXT.introEnd),
     claim,
     h(doc, 'div', { class: 'ae-hm-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.title }, table),
     chart.el,
