@@ -9,6 +9,9 @@
 // stays free to run the model on screen while the next one downloads.
 import { createDownload, openModelStore, openSpecOf, PRESETS, DEFAULT_ENDPOINT } from '../lib/hub/index.js';
 
+// Failures after which what was kept of a repository cannot be resumed into a model.
+const DEAD_ENDS = new Set(['no-safetensors', 'not-found', 'not-gpt2', 'memory']);
+
 /** How a model of the Hub is introduced: a preset's name, else its repository id. */
 export function hubLabel({ repo, revision = 'main' }) {
   const preset = PRESETS.find((p) => p.repo === repo);
@@ -95,13 +98,17 @@ export function createHubModels({ storage = globalThis.navigator?.storage, optio
         return {
           spec: {
             ...openSpecOf(result, { name: label }),
-            about: `${label} from ${place}${result.fromStore ? ', opened from this browser’s store' : ', downloaded and kept in this browser'}`,
+            about: result.fromStore
+              ? `opened from this browser’s store (downloaded from ${place})`
+              : `downloaded from ${place} and kept in this browser`,
           },
           fetched: result.fetched,
           fromStore: result.fromStore,
           sizes: result.sizes,
         };
       } catch (error) {
+        // Nothing worth resuming of a repository this page cannot open: its config.json goes too.
+        if (DEAD_ENDS.has(error?.reason)) await store.remove(spec).catch(() => {});
         if (current === mine && error?.reason !== 'cancelled')
           set({
             error: {
