@@ -406,6 +406,43 @@ test('the element: model="gpt2" with hf-endpoint downloads and opens it, a figur
   await context.close();
 });
 
+test('the element: a model-url model shows its download as a progress bar and is introduced by what is known of it', async () => {
+  hub.reset();
+  hub.set({ bytesPerSecond: 400_000 });
+  const file = (name) => `${hub.endpoint}/${GPT2}/resolve/main/${name}`;
+  const { page, context, problems } = await elementPage(
+    server,
+    `<attention-explorer model-url="${file('model.safetensors')}" config-url="${file('config.json')}" tokenizer-url="${file('tokenizer.json')}"></attention-explorer>`,
+  );
+  await page.waitForFunction(
+    () => {
+      const root = document.querySelector('attention-explorer').shadowRoot;
+      const box = root.querySelector('.ae-gpt-loading');
+      return box && !box.hidden && /of 1\.\d+ MB \(\d+%\)/.test(box.textContent);
+    },
+    null,
+    { timeout: 30000 },
+  );
+  assert.match(
+    await page.textContent(inside('.ae-gpt-loading .ae-gpt-progress-what')),
+    /^Downloading model\.safetensors \(http:\/\/127\.0\.0\.1:\d+\/openai-community\/gpt2\/resolve\/main\/model\.safetensors\) and opening it$/,
+  );
+  assert.ok(Number(await page.getAttribute(inside('.ae-gpt-loading progress'), 'value')) >= 0);
+  // On screen and opening: the status does not say it will open later.
+  assert.equal(await page.textContent(inside('.ae-gpt-status')), 'Opening the model…');
+  await page.waitForSelector(inside('.ae-gpt-tile'), { timeout: 30000 });
+  assert.equal(await page.isHidden(inside('.ae-gpt-loading')), true);
+  // Introduced by what is known of it (its file, its config's sizes, where it came from), never as trained.
+  assert.match(
+    await page.textContent(inside('.ae-gpt-about')),
+    /^model\.safetensors: 2 layers × 2 heads, width 64, context 128 tokens, vocabulary 4096, 0\.37 million parameters — opened from http:/,
+  );
+  const text = await page.evaluate(() => document.querySelector('attention-explorer').shadowRoot.textContent);
+  assert.doesNotMatch(text, /trained on real English/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('the element: a bad model or hf-endpoint is said by name and the default kept', async () => {
   hub.reset();
   hub.resetCounts();

@@ -6,6 +6,7 @@ import { createModelHost } from './model-host.js';
 import { threadSettingOf } from './threads.js';
 import { defaultGpt } from '../lib/real/gpt-state.js';
 import { createHubModels } from './hub-models.js';
+import { progressNumbers, speedMeter } from '../lib/hub/progress.js';
 
 const ABOUT_SHIPPED =
   'trained by this project on the Brown corpus and WordNet’s glosses (npm run pretrain); a 2-core model that learns which words follow which, not GPT-2’s knowledge';
@@ -37,24 +38,49 @@ function createRealModel(app) {
   const hubOf = () => (hub ??= createHubModels(app.hubOptions ?? {}));
   // The model on screen's weights as F32: held beside the next one while it opens.
   const held = () => (info?.parameters ?? 0) * 4;
+  // An open's progress: {name, url (when downloaded from one), loaded, total, bytesPerSecond,
+  // percent, secondsLeft}, or null when no open is reading weights.
+  let loading = null;
+  let meter = null;
+  let loadingOf = null; // the spec being opened
+  host.onProgress = ({ loaded, total }) => {
+    if (!loadingOf) return;
+    meter.add(loaded - (loading?.loaded ?? 0), performance.now());
+    const bytesPerSecond = meter.rate();
+    loading = {
+      ...loadingOf,
+      loaded,
+      total,
+      bytesPerSecond,
+      ...progressNumbers({ bytes: loaded, total, bytesPerSecond }),
+    };
+    notify();
+  };
+  const hostOpen = (s) => {
+    loadingOf = { name: s.name, url: typeof s.source === 'string' ? s.source : null };
+    loading = null;
+    meter = speedMeter();
+    return host.call('open', s).finally(() => {
+      loadingOf = null;
+      loading = null;
+    });
+  };
 
   // spec: what the host opens, or a function giving a promise of it (a download first).
   async function open(spec, specKey) {
     key = specKey;
     error = null;
     notify();
-    const run = (typeof spec === 'function' ? spec() : Promise.resolve(spec))
-      .then((s) => host.call('open', s))
-      .then(
-        (opened) => {
-          if (key === specKey) info = opened;
-          return opened;
-        },
-        (err) => {
-          if (key === specKey) error = err;
-          throw err;
-        },
-      );
+    const run = (typeof spec === 'function' ? spec() : Promise.resolve(spec)).then(hostOpen).then(
+      (opened) => {
+        if (key === specKey) info = opened;
+        return opened;
+      },
+      (err) => {
+        if (key === specKey) error = err;
+        throw err;
+      },
+    );
     opening = run;
     run
       .catch(() => {})
@@ -75,6 +101,10 @@ function createRealModel(app) {
     },
     get opening() {
       return Boolean(opening);
+    },
+    /** An open's progress reading the weights (downloading them, for a model-url), or null. */
+    get loading() {
+      return loading;
     },
     /** True while openHub downloads or opens a model (the one on screen stays meanwhile). */
     get fetching() {
@@ -150,7 +180,7 @@ function createRealModel(app) {
         );
         let opened;
         try {
-          opened = await host.call('open', got.spec);
+          opened = await hostOpen(got.spec);
         } catch (err) {
           error = err; // the host kept the model on screen
           throw err;

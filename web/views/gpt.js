@@ -29,6 +29,7 @@ const TEXT = {
     'Everything so far ran on hand-set numbers and tiny models. Here is a real language model running on a sentence you type: the same attention, every number computed in your browser. The line below says which model it is and where it came from.',
   roles: 'What each head does, measured (runs the model on a text and on random sequences)',
   loading: 'This section needs the model; it opens when the section comes on screen.',
+  opening: 'Opening the model…',
   tooLong: (n) => `sentence: ${n} characters; type 1 to ${GPT_LIMITS.sentenceChars} (the sentence on screen stays)`,
   status: {
     running: () => 'Running the model…',
@@ -55,7 +56,8 @@ export function render(section, app) {
     onChange: () => redraw(),
     onStatus: (s) => {
       status.textContent = TEXT.status[s.kind](s);
-      if (s.kind === 'failed') fig.pick.update({ info: real.info, error: real.error, opening: real.opening });
+      if (s.kind === 'failed')
+        fig.pick.update({ info: real.info, error: real.error, opening: real.opening, loading: real.loading });
     },
   });
 
@@ -151,7 +153,11 @@ export function render(section, app) {
 
   // The model opens once the section comes near the screen (the whole engine is loaded by then).
   const near = whenNear(app.win, section, () => run.run(), { margin: '300px 0px' });
-  const unsubscribe = real.subscribe(() => redraw());
+  const unsubscribe = real.subscribe(() => {
+    // Once the section is on screen and its model opening, the status says so.
+    if (real.opening && status.textContent === TEXT.loading) status.textContent = TEXT.opening;
+    redraw();
+  });
   return {
     update() {
       if (!near.started) return redraw();
@@ -187,7 +193,7 @@ function hubEndpointOf(app) {
 function draw(app, real, run, fig) {
   const g = app.state.gpt || defaultGpt();
   const { picture, generation } = run;
-  fig.pick.update({ info: real.info, error: real.error, opening: real.opening });
+  fig.pick.update({ info: real.info, error: real.error, opening: real.opening, loading: real.loading });
   fig.tokens.update({ sentence: g.sentence, pieces: picture?.pieces });
   fig.big.sync(g.picture);
   // The options show their values before the model has run.

@@ -17,6 +17,8 @@ const TEXT = {
   load: 'Open these files',
   shipped: 'Back to the project’s own model',
   opening: 'Opening the model…',
+  loadingUrl: (l) => `Downloading ${l.name} (${l.url}) and opening it`,
+  loadingFile: (l) => `Reading ${l.name}’s weights`,
   hub: (place) =>
     `Download a GPT-2 from ${place} and open it here; it is kept in this browser, so the next visit opens it without the network.`,
   repo: 'Any GPT-2 repository (its id or URL)',
@@ -103,7 +105,19 @@ export function render(
   );
   const back = h(doc, 'button', { type: 'button', class: 'ae-btn', onclick: () => onShipped() }, TEXT.shipped);
   const hubPart = hub ? renderHub(doc, { hub, endpoint, onHub, say, choose }) : null;
-  parent.append(about, message);
+  // An open reading its weights (a model-url downloading, a kept model read from the disk).
+  const loadWhat = h(doc, 'p', { class: 'ae-gpt-progress-what' });
+  const loadBar = h(doc, 'progress', { class: 'ae-gpt-progress-bar', max: 100 });
+  const loadLine = h(doc, 'p', { class: 'ae-gpt-progress-text', 'aria-live': 'polite' });
+  const loadBox = h(
+    doc,
+    'div',
+    { class: 'ae-gpt-loading', role: 'group', 'aria-label': 'Opening the model', hidden: true },
+    loadWhat,
+    loadBar,
+    loadLine,
+  );
+  parent.append(about, message, loadBox);
   if (hubPart) parent.append(hubPart.el);
   if (!showFiles) return { say, update: (u) => updateAbout(u) };
   parent.append(
@@ -124,7 +138,17 @@ export function render(
     message.hidden = !text;
     message.textContent = text || '';
   }
-  function updateAbout({ info, error, opening }) {
+  function updateAbout({ info, error, opening, loading }) {
+    loadBox.hidden = !loading;
+    if (loading) {
+      loadWhat.textContent = loading.url ? TEXT.loadingUrl(loading) : TEXT.loadingFile(loading);
+      if (loading.percent !== null) loadBar.value = loading.percent;
+      loadLine.textContent = describeProgress({
+        bytes: loading.loaded,
+        total: loading.total,
+        bytesPerSecond: loading.bytesPerSecond,
+      });
+    }
     if (opening && !info) about.textContent = TEXT.opening;
     else if (info) {
       const c = info.config;
