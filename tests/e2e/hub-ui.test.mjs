@@ -4,7 +4,8 @@
 //   - a preset's button downloads the model with a progress bar (bytes, percent, speed, time
 //     left) while the model on screen stays drawn, then opens it and shows its heads;
 //   - a reload (the link carries which model, never the weights) opens it from the browser's
-//     store with 0 bytes fetched (the stand-in's count);
+//     store with 0 bytes fetched (the stand-in's count); in a browser that does not keep it, the
+//     link fetches nothing until the reader clicks (as the element's model="gpt2");
 //   - Cancel stops, the model on screen stays, the partial download is listed and can be removed;
 //   - a dropped connection resumes (Range) and the model opens;
 //   - a repository without model.safetensors (its files listed), a non-GPT-2 and a CDN refusing
@@ -187,6 +188,21 @@ test('one click: progress while the model on screen stays, then its heads; a rel
   assert.deepEqual(hub.requests, []);
   assert.deepEqual(problems, []);
   await context.close();
+  // The link in a browser that does not keep the model: nothing is fetched until the reader asks.
+  const other = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const fresh = await other.newPage();
+  await fresh.goto(url);
+  await fresh.evaluate(() => window.__explorer.ready);
+  await fresh.locator(SECTION).scrollIntoViewIfNeeded();
+  await fresh.waitForSelector(`${SECTION} .ae-gpt-consent`, { state: 'visible', timeout: 30000 });
+  assert.match(await fresh.textContent(`${SECTION} .ae-gpt-consent`), /is not kept in this browser yet/);
+  assert.deepEqual(hub.requests, []);
+  await fresh.click(`${SECTION} .ae-gpt-consent-go`);
+  await fresh.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, SECTION, {
+    timeout: 30000,
+  });
+  assert.match(await about(fresh), /^GPT-2 small \(openai-community\/gpt2\)/);
+  await other.close();
 });
 
 test('Cancel keeps the model on screen, lists the partial download, and Remove removes it', async () => {
@@ -381,6 +397,19 @@ test('the element: model="gpt2" with hf-endpoint downloads and opens it, a figur
     server,
     `<attention-explorer model="gpt2" hf-endpoint="${hub.endpoint}/" sentence="The river bank."></attention-explorer>`,
   );
+  // Not kept: nothing is fetched until the reader asks.
+  await page.waitForSelector(inside('.ae-gpt-consent'), { state: 'visible', timeout: 30000 });
+  assert.match(
+    await page.textContent(inside('.ae-gpt-consent')),
+    /^GPT-2 small \(openai-community\/gpt2\) from http:\/\/127\.0\.0\.1:\d+ is not kept in this browser yet: opening it downloads its weights/,
+  );
+  assert.equal(
+    await page.textContent(inside('.ae-gpt-status')),
+    'The model opens once you ask for its download (above).',
+  );
+  assert.deepEqual(hub.requests, []);
+  await page.click(inside('.ae-gpt-consent-go'));
+  await page.waitForSelector(inside('.ae-gpt-consent'), { state: 'hidden' });
   await page.waitForFunction(
     () =>
       /openai-community\/gpt2/.test(
@@ -424,7 +453,7 @@ test('the element: a model-url model shows its download as a progress bar and is
     { timeout: 30000 },
   );
   assert.match(
-    await page.textContent(inside('.ae-gpt-loading .ae-gpt-progress-what')),
+    await page.textContent(inside('.ae-gpt-loading-what')),
     /^Downloading model\.safetensors \(http:\/\/127\.0\.0\.1:\d+\/openai-community\/gpt2\/resolve\/main\/model\.safetensors\) and opening it$/,
   );
   assert.ok(Number(await page.getAttribute(inside('.ae-gpt-loading progress'), 'value')) >= 0);
@@ -472,6 +501,8 @@ test('the element under a strict CSP without the Hub in connect-src: a notice na
     strict,
     `<attention-explorer model="gpt2" hf-endpoint="${hub.endpoint}"></attention-explorer>`,
   );
+  await page.waitForSelector(inside('.ae-gpt-consent-go'), { state: 'visible', timeout: 30000 });
+  await page.click(inside('.ae-gpt-consent-go'));
   await page.waitForSelector(inside('.ae-gpt-hub-error'), { state: 'visible', timeout: 30000 });
   assert.match(
     await page.textContent(inside('.ae-gpt-hub-error')),

@@ -70,6 +70,14 @@ export function createHubModels({ storage = globalThis.navigator?.storage, optio
     },
     /** Reads the kept list and the estimate again. */
     refresh,
+    /** Whether the model {endpoint, repo, revision} is kept complete in this browser. */
+    async isKept(model) {
+      try {
+        return (await (await storeOf()).get(model))?.complete === true;
+      } catch {
+        return false;
+      }
+    },
     /**
      * Downloads (or finds kept) the model {endpoint, repo, revision}; resolves with what the model
      * host opens (openSpecOf: Blobs read from the store) and {fetched, fromStore}. A download under

@@ -5,7 +5,7 @@
 import { createModelHost } from './model-host.js';
 import { threadSettingOf } from './threads.js';
 import { defaultGpt } from '../lib/real/gpt-state.js';
-import { createHubModels } from './hub-models.js';
+import { createHubModels, hubLabel } from './hub-models.js';
 import { progressNumbers, speedMeter } from '../lib/hub/progress.js';
 
 const ABOUT_SHIPPED =
@@ -126,14 +126,20 @@ function createRealModel(app) {
         return opening || (info ? Promise.resolve(info) : Promise.reject(error));
       const specKey = JSON.stringify(m.kind === 'file' ? { kind: 'shipped' } : m);
       if (specKey === key) return opening || (info ? Promise.resolve(info) : Promise.reject(error));
+      // A model of the Hub named by the state (a link, the element's model attribute) opens from
+      // the browser's store; its weights are downloaded only on the reader's click (openHub): a
+      // consent error says so, and the view offers the button.
       if (m.kind === 'hub')
-        return open(
-          () =>
-            hubOf()
-              .fetch({ endpoint: m.endpoint, repo: m.repo, revision: m.revision }, { alsoHeld: held() })
-              .then((r) => r.spec),
-          specKey,
-        );
+        return open(async () => {
+          const where = { endpoint: m.endpoint, repo: m.repo, revision: m.revision };
+          if (!(await hubOf().isKept(where)))
+            throw Object.assign(new Error(`${hubLabel(where)} is not kept in this browser yet`), {
+              name: 'HubError',
+              reason: 'consent',
+              model: m,
+            });
+          return (await hubOf().fetch(where, { alsoHeld: held() })).spec;
+        }, specKey);
       if (m.kind === 'url')
         return open(
           {

@@ -36,6 +36,7 @@ const TEXT = {
     ran: (s) =>
       `${s.tokens} tokens through ${s.layers} layers (${s.mode === 'worker' ? 'in a worker' : 'on the page'}).`,
     failed: (s) => `The model could not run on this sentence: ${s.message}`,
+    waiting: () => 'The model opens once you ask for its download (above).',
     'generation-stopped': (s) => `Generation stopped: ${s.message}`,
     'roles-failed': (s) => `The head scores could not be measured: ${s.message}`,
   },
@@ -55,6 +56,8 @@ export function render(section, app) {
     gpt: gptOf,
     onChange: () => redraw(),
     onStatus: (s) => {
+      // A model of the Hub waiting for the reader's click: the picker says so, with the button.
+      if (s.kind === 'failed' && real.error?.reason === 'consent') s = { kind: 'waiting' };
       status.textContent = TEXT.status[s.kind](s);
       if (s.kind === 'failed')
         fig.pick.update({ info: real.info, error: real.error, opening: real.opening, loading: real.loading });

@@ -17,6 +17,8 @@ const TEXT = {
   load: 'Open these files',
   shipped: 'Back to the project’s own model',
   opening: 'Opening the model…',
+  consent: (m) =>
+    `${hubLabel(m)} from ${hubPlace(m.endpoint)} is not kept in this browser yet: opening it downloads its weights (their size is shown as the download starts).`,
   loadingUrl: (l) => `Downloading ${l.name} (${l.url}) and opening it`,
   loadingFile: (l) => `Reading ${l.name}’s weights`,
   hub: (place) =>
@@ -106,9 +108,9 @@ export function render(
   const back = h(doc, 'button', { type: 'button', class: 'ae-btn', onclick: () => onShipped() }, TEXT.shipped);
   const hubPart = hub ? renderHub(doc, { hub, endpoint, onHub, say, choose }) : null;
   // An open reading its weights (a model-url downloading, a kept model read from the disk).
-  const loadWhat = h(doc, 'p', { class: 'ae-gpt-progress-what' });
-  const loadBar = h(doc, 'progress', { class: 'ae-gpt-progress-bar', max: 100 });
-  const loadLine = h(doc, 'p', { class: 'ae-gpt-progress-text', 'aria-live': 'polite' });
+  const loadWhat = h(doc, 'p', { class: 'ae-gpt-loading-what' });
+  const loadBar = h(doc, 'progress', { class: 'ae-gpt-progress-bar ae-gpt-loading-bar', max: 100 });
+  const loadLine = h(doc, 'p', { class: 'ae-gpt-loading-text', 'aria-live': 'polite' });
   const loadBox = h(
     doc,
     'div',
@@ -117,7 +119,17 @@ export function render(
     loadBar,
     loadLine,
   );
-  parent.append(about, message, loadBox);
+  // A model of the Hub the state names but this browser does not keep: downloaded on a click.
+  const consentText = h(doc, 'span', {});
+  let consentModel = null;
+  const consentGo = h(
+    doc,
+    'button',
+    { type: 'button', class: 'ae-btn ae-gpt-consent-go', onclick: () => consentModel && onHub?.(consentModel) },
+    'Download and open it',
+  );
+  const consent = h(doc, 'p', { class: 'ae-gpt-consent', hidden: true }, consentText, ' ', consentGo);
+  parent.append(about, message, loadBox, consent);
   if (hubPart) parent.append(hubPart.el);
   if (!showFiles) return { say, update: (u) => updateAbout(u) };
   parent.append(
@@ -154,6 +166,9 @@ export function render(
       const c = info.config;
       about.textContent = `${info.name}: ${c.layers} layers × ${c.heads} heads, width ${c.width}, context ${c.contextLength} tokens, vocabulary ${c.vocabSize}, ${fmt(info.parameters / 1e6, 2)} million parameters — ${info.about}.`;
     }
+    consentModel = error?.reason === 'consent' ? error.model : null;
+    consent.hidden = !consentModel;
+    if (consentModel) consentText.textContent = TEXT.consent(consentModel);
     // A download's failure (a HubError) is said by the Hub's part, once.
     const shown = error && !(hub && error.name === 'HubError') ? error : null;
     say(shown ? `Could not open the model: ${shown.message}${info ? ' (the model on screen stays).' : ''}` : null);
