@@ -109,7 +109,11 @@ export function render(
   const hubPart = hub ? renderHub(doc, { hub, endpoint, onHub, say, choose }) : null;
   // An open reading its weights (a model-url downloading, a kept model read from the disk).
   const loadWhat = h(doc, 'p', { class: 'ae-gpt-loading-what' });
-  const loadBar = h(doc, 'progress', { class: 'ae-gpt-progress-bar ae-gpt-loading-bar', max: 100 });
+  const loadBar = h(doc, 'progress', {
+    class: 'ae-gpt-progress-bar ae-gpt-loading-bar',
+    max: 100,
+    'aria-label': 'Read',
+  });
   const loadLine = h(doc, 'p', { class: 'ae-gpt-loading-text', 'aria-live': 'polite' });
   const loadBox = h(
     doc,
@@ -227,7 +231,7 @@ function renderHub(doc, { hub, endpoint, onHub, say, choose }) {
     h(doc, 'button', { type: 'submit', class: 'ae-btn ae-gpt-repo-go' }, TEXT.repoGo),
   );
   const what = h(doc, 'p', { class: 'ae-gpt-progress-what' });
-  const bar = h(doc, 'progress', { class: 'ae-gpt-progress-bar', max: 100 });
+  const bar = h(doc, 'progress', { class: 'ae-gpt-progress-bar', max: 100, 'aria-label': 'Downloaded' });
   const line = h(doc, 'p', { class: 'ae-gpt-progress-text', 'aria-live': 'polite' });
   const cancel = h(
     doc,
