@@ -164,6 +164,11 @@ test('one click: progress while the model on screen stays, then its heads; a rel
     await page.textContent(`${SECTION} .ae-gpt-storage`),
     /This site uses .* of the .* the browser allows it/,
   );
+  // Persistent storage was asked for once the model was stored, and the answer is said.
+  await page.waitForFunction(
+    (sel) => /persistent storage/.test(document.querySelector(`${sel} .ae-gpt-storage`).textContent),
+    SECTION,
+  );
 
   // The second visit: the link carries the model; it opens from the store, 0 bytes fetched.
   hub.reset();
@@ -243,6 +248,15 @@ test('a dropped connection resumes from the byte reached and the model opens', a
   // Paced, so that the bytes before the drop reach the page (and are kept) before it.
   hub.set({ dropAfter: 600_000, dropTimes: 1, bytesPerSecond: 500_000 });
   await page.click(`${SECTION} .ae-gpt-preset[data-preset="gpt2"]`);
+  // The wait before the retry is said on the progress line.
+  await page.waitForFunction(
+    (sel) =>
+      /^the connection dropped; trying again in 1 s \(attempt 1 of 4\)$/.test(
+        document.querySelector(`${sel} .ae-gpt-progress-text`).textContent,
+      ),
+    SECTION,
+    { timeout: 20000, polling: 50 },
+  );
   await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, SECTION, {
     timeout: 30000,
   });
