@@ -189,6 +189,14 @@ export interface AttentionExplorerAttributes {
   'tokenizer-url'?: string;
   /** With model-url and no config-url: its number of heads. */
   'model-heads'?: string;
+  /**
+   * A GPT-2 of the Hugging Face Hub for the real model's figure, downloaded with a progress bar and
+   * kept in the reader's browser: a preset ("gpt2", "distilgpt2", "gpt2-medium"), a repository id
+   * ("openai-community/gpt2") or its URL. The page's connect-src must allow the Hub and its CDN.
+   */
+  model?: 'gpt2' | 'distilgpt2' | 'gpt2-medium' | string;
+  /** With model: the Hub's endpoint, as huggingface_hub's HF_ENDPOINT (default https://huggingface.co). */
+  'hf-endpoint'?: string;
 }
 
 /**

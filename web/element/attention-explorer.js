@@ -195,11 +195,15 @@ export class AttentionExplorerElement extends HTMLElement {
     }
     const text = value ?? removedAttributeText(name);
     if (text === null) return; // removing example/tokens/view keeps what is shown
-    const { state: untrusted, problems } = applyAttributes(store.get(), { [name]: text }, defaults, {
+    // model and hf-endpoint are read together (the endpoint is the model's).
+    const changed = { [name]: text };
+    if ((name === 'model' || name === 'hf-endpoint') && this.hasAttribute('model'))
+      for (const n of ['model', 'hf-endpoint']) if (this.hasAttribute(n)) changed[n] = this.getAttribute(n);
+    const { state: untrusted, problems } = applyAttributes(store.get(), changed, defaults, {
       defaultView: name === 'example' && !ownView,
     });
     const out = sanitizeState(untrusted, defaults);
-    explorer.showProblems([...problems, ...attributeProblems(out.problems, { [name]: text })], PROBLEMS);
+    explorer.showProblems([...problems, ...attributeProblems(out.problems, changed)], PROBLEMS);
     store.set(out.state);
   }
 

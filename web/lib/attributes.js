@@ -5,6 +5,7 @@
 import { LIMITS } from './limits.js';
 import { clip } from './text.js';
 import { knownViews } from './share.js';
+import { endpointOf, parseModelInput } from './hub/urls.js';
 
 export const ATTRIBUTES = Object.freeze([
   'example',
@@ -29,9 +30,19 @@ export const ATTRIBUTES = Object.freeze([
   'config-url',
   'tokenizer-url',
   'model-heads',
+  'model',
+  'hf-endpoint',
 ]);
 // The real-model attributes: any of them makes the element's default figure the real model.
-const GPT_ATTRIBUTES = Object.freeze(['sentence', 'model-url', 'config-url', 'tokenizer-url', 'model-heads']);
+const GPT_ATTRIBUTES = Object.freeze([
+  'sentence',
+  'model-url',
+  'config-url',
+  'tokenizer-url',
+  'model-heads',
+  'model',
+  'hf-endpoint',
+]);
 export const CONTROLS = Object.freeze(['none', 'minimal', 'full']);
 
 // What a removed attribute returns to (null: removing it keeps what is shown).
@@ -217,12 +228,35 @@ export function applyAttributes(base, attrs, defaults, { defaultView = false } =
   return { state: out, problems };
 }
 
-// sentence="…", model-url (with config-url, tokenizer-url, model-heads) → state.gpt; the URLs and
-// the sentence are checked by sanitizeGpt with the rest of the state (problems name gpt.model.url…,
-// said here by attribute).
+// sentence="…", model-url (with config-url, tokenizer-url, model-heads) or model (a preset of the
+// Hugging Face Hub — gpt2, distilgpt2, gpt2-medium — or a repository id or URL, with hf-endpoint)
+// → state.gpt; the URLs and the sentence are checked by sanitizeGpt with the rest of the state
+// (problems name gpt.model.url…, said here by attribute).
 function applyModelAttributes(out, attrs, has, problems) {
   const gpt = { ...(out.gpt && typeof out.gpt === 'object' ? out.gpt : {}) };
   if (has('sentence')) gpt.sentence = attrs.sentence;
+  let endpoint;
+  if (has('hf-endpoint')) {
+    try {
+      endpoint = endpointOf(attrs['hf-endpoint']);
+    } catch (error) {
+      problems.push(
+        `hf-endpoint="${clip(attrs['hf-endpoint'])}": ${error.message.replace(/^endpoint: /, '')}; using https://huggingface.co`,
+      );
+    }
+    if (!has('model')) problems.push('hf-endpoint: it goes with model, which is missing; ignored');
+  }
+  if (has('model') && has('model-url')) problems.push('model: model-url is given too; model-url is used');
+  else if (has('model')) {
+    try {
+      const { endpoint: e, repo, revision } = parseModelInput(attrs.model, { endpoint });
+      gpt.model = { kind: 'hub', endpoint: e, repo, revision };
+    } catch (error) {
+      problems.push(
+        `model="${clip(attrs.model)}": ${error.message.replace(/^model: /, '')} (or one of gpt2, distilgpt2, gpt2-medium); the model shown stays`,
+      );
+    }
+  }
   if (has('model-url')) {
     const model = { kind: 'url', url: attrs['model-url'].trim() };
     if (has('config-url')) model.config = attrs['config-url'].trim();
@@ -252,6 +286,9 @@ const FIELD_ATTRIBUTES = Object.freeze([
   ['gpt.model.config', 'config-url'],
   ['gpt.model.heads', 'model-heads'],
   ['gpt.model.url', 'model-url'],
+  ['gpt.model.repo', 'model'],
+  ['gpt.model.revision', 'model'],
+  ['gpt.model.endpoint', 'hf-endpoint'],
   ['gpt.sentence', 'sentence'],
   ['learn.task', 'example'],
   ['learn.until', 'steps'],

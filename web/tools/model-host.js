@@ -88,8 +88,9 @@ const REQUESTS = new Set([
 export function modelRequests(enginePromise, { models = null } = {}) {
   const requests = new ModelRequests(enginePromise, models);
   return {
-    async handle(op, args) {
+    async handle(op, args, { progress } = {}) {
       if (!REQUESTS.has(op)) throw new ModelError(`unknown request "${op}"`, 'op');
+      if (op === 'open') return requests.open(args[0], { progress });
       return requests[op](...args);
     },
   };
@@ -207,11 +208,11 @@ class ModelRequests {
    *        heads?, tokenizer?: {json | vocab + merges | jsonUrl | gpt2Url, name}, about?}
    * The model and tokenizer on screen stay until the new ones are both ready.
    */
-  async open(spec) {
+  async open(spec, { progress } = {}) {
     const engine = await this.#engine;
     if (typeof engine.openModel !== 'function')
       throw new ModelError('this engine cannot open models; the section needs the whole engine', 'engine');
-    const lease = await this.#models.open(modelKey(spec), () => loadModel(engine, spec));
+    const lease = await this.#models.open(modelKey(spec), () => loadModel(engine, spec, progress));
     this.#session = null;
     this.#lease?.release();
     this.#lease = lease;
@@ -517,10 +518,20 @@ class ModelRequests {
 }
 
 /** A spec's model and its tokenizer, checked against each other (ModelRequests.open). */
-async function loadModel(engine, spec) {
+// progress({loaded, total}): the weights' bytes read (downloaded, for a URL), at most every 100 ms.
+async function loadModel(engine, spec, progress) {
   const options = {};
   if (spec.config !== undefined && spec.config !== null) options.config = await textOf(spec.config);
   if (spec.heads) options.heads = spec.heads;
+  if (progress) {
+    let last = 0;
+    options.onProgress = ({ loaded, total }) => {
+      const now = Date.now();
+      if (now - last < 100 && loaded < total) return;
+      last = now;
+      progress({ loaded, total });
+    };
+  }
   const model = await engine.openModel(spec.source, options);
   let tokenizer;
   try {
@@ -546,11 +557,13 @@ export { TokenizerError, TOKENIZER_LIMITS };
 const pageModels = sharedModels();
 function pageBackend(engine) {
   const requests = modelRequests(engine, { models: pageModels });
-  return {
+  const backend = {
     mode: 'page',
-    call: (op, ...args) => requests.handle(op, args),
+    onProgress: null,
+    call: (op, ...args) => requests.handle(op, args, { progress: (p) => backend.onProgress?.(p) }),
     dispose: () => requests.handle('dispose', []).catch(() => {}),
   };
+  return backend;
 }
 
 /**
@@ -567,9 +580,15 @@ export function createModelHost({ engine, makeWorker }) {
     backend = null; // e.g. a CSP that forbids workers: run on the page
   }
   backend ||= pageBackend(engine());
+  let onProgress = null;
+  backend.onProgress = (p) => onProgress?.(p);
   return {
     get mode() {
       return backend.mode;
+    },
+    /** Hears an open's progress: {loaded, total} bytes of the weights read (downloaded, for a URL). */
+    set onProgress(f) {
+      onProgress = f;
     },
     async call(op, ...args) {
       if (op === 'open') lastOpen = args;
@@ -579,6 +598,7 @@ export function createModelHost({ engine, makeWorker }) {
         if (!error.workerFailed) throw error;
         backend.dispose();
         backend = pageBackend(engine());
+        backend.onProgress = (p) => onProgress?.(p);
         if (lastOpen && op !== 'open') await backend.call('open', ...lastOpen);
         return backend.call(op, ...args);
       }

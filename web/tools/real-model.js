@@ -5,6 +5,8 @@
 import { createModelHost } from './model-host.js';
 import { threadSettingOf } from './threads.js';
 import { defaultGpt } from '../lib/real/gpt-state.js';
+import { createHubModels, hubLabel } from './hub-models.js';
+import { progressNumbers, speedMeter } from '../lib/hub/progress.js';
 
 const ABOUT_SHIPPED =
   'trained by this project on the Brown corpus and WordNet’s glosses (npm run pretrain); a 2-core model that learns which words follow which, not GPT-2’s knowledge';
@@ -30,13 +32,46 @@ function createRealModel(app) {
   let opening = null;
   let info = null;
   let error = null;
+  let hub = null; // the Hub's downloads and the kept models (made on first use)
+  let fetching = false; // a model of the Hub downloads (or opens) while the one on screen stays
   const notify = () => listeners.forEach((f) => f());
+  const hubOf = () => (hub ??= createHubModels(app.hubOptions ?? {}));
+  // The model on screen's weights as F32: held beside the next one while it opens.
+  const held = () => (info?.parameters ?? 0) * 4;
+  // An open's progress: {name, url (when downloaded from one), loaded, total, bytesPerSecond,
+  // percent, secondsLeft}, or null when no open is reading weights.
+  let loading = null;
+  let meter = null;
+  let loadingOf = null; // the spec being opened
+  host.onProgress = ({ loaded, total }) => {
+    if (!loadingOf) return;
+    meter.add(loaded - (loading?.loaded ?? 0), performance.now());
+    const bytesPerSecond = meter.rate();
+    loading = {
+      ...loadingOf,
+      loaded,
+      total,
+      bytesPerSecond,
+      ...progressNumbers({ bytes: loaded, total, bytesPerSecond }),
+    };
+    notify();
+  };
+  const hostOpen = (s) => {
+    loadingOf = { name: s.name, url: typeof s.source === 'string' ? s.source : null };
+    loading = null;
+    meter = speedMeter();
+    return host.call('open', s).finally(() => {
+      loadingOf = null;
+      loading = null;
+    });
+  };
 
+  // spec: what the host opens, or a function giving a promise of it (a download first).
   async function open(spec, specKey) {
     key = specKey;
     error = null;
     notify();
-    const run = host.call('open', spec).then(
+    const run = (typeof spec === 'function' ? spec() : Promise.resolve(spec)).then(hostOpen).then(
       (opened) => {
         if (key === specKey) info = opened;
         return opened;
@@ -67,6 +102,18 @@ function createRealModel(app) {
     get opening() {
       return Boolean(opening);
     },
+    /** An open's progress reading the weights (downloading them, for a model-url), or null. */
+    get loading() {
+      return loading;
+    },
+    /** True while openHub downloads or opens a model (the one on screen stays meanwhile). */
+    get fetching() {
+      return fetching;
+    },
+    /** The Hub's downloads and kept models (tools/hub-models.js). */
+    get hub() {
+      return hubOf();
+    },
     subscribe(f) {
       listeners.add(f);
       return () => listeners.delete(f);
@@ -79,6 +126,20 @@ function createRealModel(app) {
         return opening || (info ? Promise.resolve(info) : Promise.reject(error));
       const specKey = JSON.stringify(m.kind === 'file' ? { kind: 'shipped' } : m);
       if (specKey === key) return opening || (info ? Promise.resolve(info) : Promise.reject(error));
+      // A model of the Hub named by the state (a link, the element's model attribute) opens from
+      // the browser's store; its weights are downloaded only on the reader's click (openHub): a
+      // consent error says so, and the view offers the button.
+      if (m.kind === 'hub')
+        return open(async () => {
+          const where = { endpoint: m.endpoint, repo: m.repo, revision: m.revision };
+          if (!(await hubOf().isKept(where)))
+            throw Object.assign(new Error(`${hubLabel(where)} is not kept in this browser yet`), {
+              name: 'HubError',
+              reason: 'consent',
+              model: m,
+            });
+          return (await hubOf().fetch(where, { alsoHeld: held() })).spec;
+        }, specKey);
       if (m.kind === 'url')
         return open(
           {
@@ -102,6 +163,42 @@ function createRealModel(app) {
         },
         specKey,
       );
+    },
+    /**
+     * Downloads a model of the Hub ({kind: 'hub', endpoint, repo, revision}, as sanitizeGpt
+     * gives it) and opens it; the model on screen stays, and its figures keep working, until the
+     * new one is open. `onOpen()` is called as the new one becomes the open model (the view puts
+     * it in the state then). A failure (or Cancel) rejects and leaves the model on screen.
+     */
+    async openHub(m, { onOpen } = {}) {
+      const specKey = JSON.stringify(m);
+      if (specKey === key && info && !opening) {
+        onOpen?.();
+        return info;
+      }
+      fetching = true;
+      error = null;
+      notify();
+      try {
+        const got = await hubOf().fetch(
+          { endpoint: m.endpoint, repo: m.repo, revision: m.revision },
+          { alsoHeld: held() },
+        );
+        let opened;
+        try {
+          opened = await hostOpen(got.spec);
+        } catch (err) {
+          error = err; // the host kept the model on screen
+          throw err;
+        }
+        key = specKey;
+        info = opened;
+        onOpen?.();
+        return opened;
+      } finally {
+        fetching = false;
+        notify();
+      }
     },
     /**
      * Opens a checkpoint the reader picked: files {model, config?, tokenizerJson?, vocab?, merges?}

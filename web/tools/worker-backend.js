@@ -18,6 +18,8 @@ export function workerBackend(worker, name) {
   const failed = (reason) => Object.assign(new Error(reason), { workerFailed: true });
   const backend = {
     mode: 'worker',
+    /** Hears a request's progress (the model host's open: {loaded, total} bytes), or null. */
+    onProgress: null,
     call(op, ...args) {
       if (failedReason) return Promise.reject(failed(failedReason));
       return new Promise((resolve, reject) => {
@@ -35,9 +37,13 @@ export function workerBackend(worker, name) {
     pending.clear();
   };
   worker.onmessage = (event) => {
-    const { id, result, error } = event.data || {};
+    const { id, result, error, progress } = event.data || {};
     const p = pending.get(id);
     if (!p) return;
+    if (progress !== undefined) {
+      backend.onProgress?.(progress); // a long request's progress (an open's bytes); more follows
+      return;
+    }
     pending.delete(id);
     if (error) p.reject(Object.assign(new Error(error.message), { name: error.name, argument: error.argument }));
     else p.resolve(result);
@@ -61,9 +67,11 @@ export function answerRequests(scope, requests, transfers) {
 }
 
 // One request answered: {channel, id, result} or {channel, id, error: {name, message, argument}}.
+// A request may report progress on the way ({channel, id, progress}).
 async function answer(scope, requests, { channel, id, op, args }, transfers) {
   try {
-    const result = await requests.handle(op, args || []);
+    const progress = (value) => scope.postMessage({ channel, id, progress: value });
+    const result = await requests.handle(op, args || [], { progress });
     scope.postMessage({ channel, id, result }, transfers(result));
   } catch (err) {
     scope.postMessage({

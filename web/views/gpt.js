@@ -31,19 +31,22 @@ import { createInterpretRun } from '../lib/real/interpret-run.js';
 import { DEFAULT_SENSES } from '../lib/real/sense-separation.js';
 import { foldOnPhone } from '../ui/fold.js';
 import { createParts } from './gpt/parts.js';
+import { endpointOf, DEFAULT_ENDPOINT } from '../lib/hub/index.js';
 
 const TEXT = {
   title: 'A real language model',
   intro:
-    'Everything so far ran on hand-set numbers and tiny models. Here is a language model trained on real English, running on a sentence you type: the same attention, every number computed in your browser.',
+    'Everything so far ran on hand-set numbers and tiny models. Here is a real language model running on a sentence you type: the same attention, every number computed in your browser. The line below says which model it is and where it came from.',
   roles: 'What each head does, measured (runs the model on a text and on random sequences)',
   loading: 'This section needs the model; it opens when the section comes on screen.',
+  opening: 'Opening the model…',
   tooLong: (n) => `sentence: ${n} characters; type 1 to ${GPT_LIMITS.sentenceChars} (the sentence on screen stays)`,
   status: {
     running: () => 'Running the model…',
     ran: (s) =>
       `${s.tokens} tokens through ${s.layers} layers (${s.mode === 'worker' ? 'in a worker' : 'on the page'}).`,
     failed: (s) => `The model could not run on this sentence: ${s.message}`,
+    waiting: () => 'The model opens once you ask for its download (above).',
     'generation-stopped': (s) => `Generation stopped: ${s.message}`,
     'roles-failed': (s) => `The head scores could not be measured: ${s.message}`,
     compared: (s) =>
@@ -70,16 +73,38 @@ export function render(section, app) {
     wants: () => shown,
     onChange: () => redraw(),
     onStatus: (s) => {
+      // A model of the Hub waiting for the reader's click: the picker says so, with the button.
+      if (s.kind === 'failed' && real.error?.reason === 'consent') s = { kind: 'waiting' };
       status.textContent = TEXT.status[s.kind](s);
-      if (s.kind === 'failed') fig.pick.update({ info: real.info, error: real.error, opening: real.opening });
+      if (s.kind === 'failed')
+        fig.pick.update({ info: real.info, error: real.error, opening: real.opening, loading: real.loading });
     },
   });
 
   const ctx = { doc, app };
   section.append(h(doc, 'h2', { class: 'ae-prose' }, TEXT.title));
   part(section, null).append(h(doc, 'p', { class: 'ae-prose' }, TEXT.intro));
+  const pageEndpoint = hubEndpointOf(app);
+  // The Hub's endpoint: the model's own when the state names one of the Hub (the element's
+  // hf-endpoint, a link), else the page's setting (?hf-endpoint=…).
+  const endpoint = () => {
+    const m = gptOf().model;
+    return m.kind === 'hub' ? m.endpoint : pageEndpoint;
+  };
   fig.pick = picker.render(part(section, 'pick'), {
     ...ctx,
+    hub: real.hub,
+    endpoint,
+    // In an element the pickers are shown with controls="full", or where the view names the
+    // picker part (view="gpt-picker"); elsewhere a figure shows its model.
+    files: !app.embedded || app.controls === 'full' || app.state.view.includes('gpt-picker'),
+    choose: !app.embedded || app.controls === 'full' || app.state.view.includes('gpt-picker'),
+    onHub: (model) => {
+      real.openHub(model, { onOpen: () => setGpt({ model }) }).then(
+        () => {},
+        () => redraw(),
+      );
+    },
     onFiles: (files, heads) => {
       real.openFiles(files, heads).then(
         () => (gptOf().model.kind === 'file' ? run.run(true) : setGpt({ model: { kind: 'file' } })),
@@ -214,7 +239,11 @@ export function render(section, app) {
 
   // The model opens once the section comes near the screen (the whole engine is loaded by then).
   const near = whenNear(app.win, section, () => run.run().then(rolesPart), { margin: '300px 0px' });
-  const unsubscribe = real.subscribe(() => redraw());
+  const unsubscribe = real.subscribe(() => {
+    // Once the section is on screen and its model opening, the status says so.
+    if (real.opening && status.textContent === TEXT.loading) status.textContent = TEXT.opening;
+    redraw();
+  });
   return {
     update() {
       shown = parts.show(app.state.view);
@@ -228,6 +257,23 @@ export function render(section, app) {
   };
 }
 
+// The page's Hub endpoint: ?hf-endpoint=<url> (as huggingface_hub's HF_ENDPOINT), else Hugging
+// Face. A bad value is said in a notice, naming it, and the default is kept. Not in an element
+// (its hf-endpoint attribute goes with its model attribute).
+function hubEndpointOf(app) {
+  if (app.embedded) return DEFAULT_ENDPOINT;
+  const text = new URLSearchParams(app.win?.location?.search ?? '').get('hf-endpoint');
+  if (text === null) return DEFAULT_ENDPOINT;
+  try {
+    return endpointOf(text);
+  } catch (error) {
+    app.notify(
+      `hf-endpoint=${text.slice(0, 60)}: ${error.message.replace(/^endpoint: /, '')}; using ${DEFAULT_ENDPOINT}`,
+    );
+    return DEFAULT_ENDPOINT;
+  }
+}
+
 // What the run holds, drawn into the figures (fig) the view shows (shown: lib/real/gpt-parts.js):
 // the model's name, the sentence's tokens, the options, the bank chart, then — once the model has
 // run — every head, the enlarged picture, the exports and the generation.
@@ -235,7 +281,7 @@ function draw(app, real, run, fig, shown) {
   const g = app.state.gpt || defaultGpt();
   const { picture, generation } = run;
   const on = (figure) => shown.figures.has(figure);
-  if (on('pick')) fig.pick.update({ info: real.info, error: real.error, opening: real.opening });
+  if (on('pick')) fig.pick.update({ info: real.info, error: real.error, opening: real.opening, loading: real.loading });
   if (on('tokens')) fig.tokens.update({ sentence: g.sentence, pieces: picture?.pieces });
   fig.big.sync(g.picture);
   // The options show their values before the model has run.

@@ -261,3 +261,35 @@ test('Attributes_TheStatesProblemsAreSaidByTheAttributeThatCausedThem', () => {
     ],
   );
 });
+
+test('model and hf-endpoint: a preset, a repository id or URL of the Hub, and its endpoint; bad values named', () => {
+  const apply = (attrs) => applyAttributes({}, attrs, {}, { defaultView: true });
+  const hub = (endpoint, repo) => ({ kind: 'hub', endpoint, repo, revision: 'main' });
+  let r = apply({ model: 'gpt2' });
+  assert.deepEqual(r.state.gpt.model, hub('https://huggingface.co', 'openai-community/gpt2'));
+  assert.deepEqual(r.state.view, ['gpt']);
+  assert.deepEqual(r.problems, []);
+  r = apply({ model: 'distilgpt2', 'hf-endpoint': 'https://mirror.example/hf/' });
+  assert.deepEqual(r.state.gpt.model, hub('https://mirror.example/hf', 'distilbert/distilgpt2'));
+  r = apply({ model: 'https://huggingface.co/someone/tiny-gpt2/tree/v1' });
+  assert.deepEqual(r.state.gpt.model, { ...hub('https://huggingface.co', 'someone/tiny-gpt2'), revision: 'v1' });
+  // A bad model: named, nothing set (the model shown stays).
+  r = apply({ model: 'a/b/c' });
+  assert.equal(r.state.gpt.model, undefined);
+  assert.deepEqual(r.problems, [
+    'model="a/b/c": "a/b/c" is not a repository id: expected "name" or "namespace/name" (or one of gpt2, distilgpt2, gpt2-medium); the model shown stays',
+  ]);
+  // A bad endpoint: named, the default kept.
+  r = apply({ model: 'gpt2', 'hf-endpoint': 'ftp://mirror' });
+  assert.deepEqual(r.state.gpt.model, hub('https://huggingface.co', 'openai-community/gpt2'));
+  assert.deepEqual(r.problems, [
+    'hf-endpoint="ftp://mirror": expected an http(s) URL, got ftp: ("ftp://mirror"); using https://huggingface.co',
+  ]);
+  assert.deepEqual(apply({ 'hf-endpoint': 'https://x.example' }).problems, [
+    'hf-endpoint: it goes with model, which is missing; ignored',
+  ]);
+  r = apply({ model: 'gpt2', 'model-url': 'm.safetensors' });
+  assert.deepEqual(r.state.gpt.model, { kind: 'url', url: 'm.safetensors' });
+  assert.deepEqual(r.problems, ['model: model-url is given too; model-url is used']);
+  assert.ok(ATTRIBUTES.includes('model') && ATTRIBUTES.includes('hf-endpoint'));
+});

@@ -4,6 +4,7 @@
 // link carries it. Pure; sanitizeGpt checks an untrusted value the way lib/share.js checks the
 // rest (tests/js/lib/real/gpt-state.test.mjs).
 import { describe, clip } from '../text.js';
+import { endpointOf, repoIdOf, revisionOf } from '../hub/urls.js';
 
 export const GPT_LIMITS = Object.freeze({
   sentenceChars: 2000, // longer text is refused before it is tokenized
@@ -16,7 +17,8 @@ export const PICTURES = Object.freeze(['head', 'mean', 'rollout']);
 
 export function defaultGpt() {
   return {
-    // {kind: 'shipped'}, {kind: 'url', url, config?, tokenizer?, heads?}, or {kind: 'file'}: a file
+    // {kind: 'shipped'}, {kind: 'url', url, config?, tokenizer?, heads?}, {kind: 'hub', endpoint,
+    // repo, revision}: a repository of the Hugging Face Hub (or a mirror), or {kind: 'file'}: a file
     // the reader opened on this page (a link cannot carry it; opened elsewhere it is the shipped one)
     model: { kind: 'shipped' },
     sentence: 'She sat on the bank of the river and watched the water go by.',
@@ -43,6 +45,27 @@ function checkUrl(value, name, problems) {
     return undefined;
   }
   return value;
+}
+
+/**
+ * A model of the Hub in its one form ({kind: 'hub', endpoint, repo, revision}, every field given:
+ * the form the real model compares), or undefined with the problems named (gpt.model.repo…).
+ */
+export function hubModelOf(m, problems = []) {
+  const out = { kind: 'hub' };
+  for (const [k, check] of [
+    ['endpoint', endpointOf],
+    ['repo', repoIdOf],
+    ['revision', revisionOf],
+  ]) {
+    try {
+      out[k] = check(m[k]);
+    } catch (error) {
+      problems.push(`gpt.model.${k}: ${error.message.replace(/^[a-z]+: /, '')}`);
+      return undefined;
+    }
+  }
+  return out;
 }
 
 /**
@@ -76,7 +99,13 @@ export function sanitizeGpt(untrusted) {
           else problems.push(`gpt.model.heads: expected a whole number in [1, 256], got ${describe(m.heads)}`);
         }
       }
-    } else problems.push(`gpt.model: expected {kind: 'shipped'} or {kind: 'url', url}, got ${describe(m)}`);
+    } else if (m && typeof m === 'object' && m.kind === 'hub') {
+      const hub = hubModelOf(m, problems);
+      if (hub) out.model = hub;
+    } else
+      problems.push(
+        `gpt.model: expected {kind: 'shipped'}, {kind: 'url', url} or {kind: 'hub', repo}, got ${describe(m)}`,
+      );
   }
   if (has('sentence')) {
     const s = untrusted.sentence;

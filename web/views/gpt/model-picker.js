@@ -1,8 +1,13 @@
-// Which model: the project's own (shipped, opens with the section), or a GPT-2-family checkpoint
-// from this computer (model.safetensors, with config.json and the tokenizer's files when there
-// are). What is open is said in a line: its name, size and where it came from.
+// Which model: the project's own (shipped, opens with the section), a GPT-2 of the Hugging Face
+// Hub in one click (GPT-2 small, DistilGPT-2, GPT-2 medium, or any repository id or URL; the
+// download's progress with Cancel, the models kept in this browser with their sizes, each
+// removable: tools/hub-models.js), or a GPT-2-family checkpoint from this computer
+// (model.safetensors, with config.json and the tokenizer's files when there are). What is open is
+// said in a line: its name, size and where it came from.
 import { h, uid } from '../../ui/dom.js';
 import { fmt } from '../../lib/format.js';
+import { PRESETS, describeProgress, formatBytes, formatSeconds, parseModelInput } from '../../lib/hub/index.js';
+import { hubLabel, hubPlace } from '../../tools/hub-models.js';
 
 const TEXT = {
   open: 'Open a GPT-2 checkpoint from this computer',
@@ -12,14 +17,49 @@ const TEXT = {
   load: 'Open these files',
   shipped: 'Back to the project’s own model',
   opening: 'Opening the model…',
+  consent: (m) =>
+    `${hubLabel(m)} from ${hubPlace(m.endpoint)} is not kept in this browser yet: opening it downloads its weights (their size is shown as the download starts).`,
+  loadingUrl: (l) => `Downloading ${l.name} (${l.url}) and opening it`,
+  loadingFile: (l) => `Reading ${l.name}’s weights`,
+  hub: (place) =>
+    `Download a GPT-2 from ${place} and open it here; it is kept in this browser, so the next visit opens it without the network.`,
+  repo: 'Any GPT-2 repository (its id or URL)',
+  repoGo: 'Download and open',
+  cancel: 'Cancel',
+  kept: (n, bytes) => `Kept in this browser: ${n === 0 ? 'nothing yet' : `${n} (${formatBytes(bytes)})`}`,
+  remove: 'Remove',
+  open2: 'Open',
+  partial: (f) =>
+    `partly downloaded: ${formatBytes(f.bytes)}${f.total ? ` of ${formatBytes(f.total)}` : ''}; its download resumes from there`,
+  checking: (file) => (file ? `checking ${file}…` : 'looking in this browser’s store…'),
+  retry: (r) =>
+    `the connection dropped; trying again in ${formatSeconds(r.inMs / 1000)} (attempt ${r.attempt} of ${r.of})`,
+  what: (a) => `Opening ${a.label} from ${a.place}`,
+  stored: 'downloaded; opening it (the model on screen stays until it is open)…',
+  failed: (e) => `Could not open ${e.label}: ${e.message}. The model on screen stays.`,
+  storage: (e) => `This site uses ${formatBytes(e.usage)} of the ${formatBytes(e.quota)} the browser allows it.`,
+  persist: {
+    granted: 'The browser agreed to keep them (persistent storage).',
+    persisted: 'The browser keeps them (persistent storage).',
+    denied: 'The browser may remove them when it runs short of space (persistent storage was not granted).',
+    undecided: 'Persistent storage was asked for; the browser has not answered.',
+    unsupported: 'This browser does not offer persistent storage; it may remove them when short of space.',
+  },
 };
 
 /**
  * @param {Element} parent
- * @param {{doc, onFiles(files, heads), onShipped()}} ctx
- * @returns {{update({info, error, opening})}}
+ * @param {{doc, onFiles(files, heads), onShipped(), hub?: object, endpoint?: () => string,
+ *          onHub?(model), files?: boolean, choose?: boolean}} ctx  hub: tools/hub-models.js
+ *   (omitted: no Hub part); onHub({kind: 'hub', endpoint, repo, revision}); files: show the file
+ *   picker; choose: show the Hub's presets, field and kept list (else only a download's progress
+ *   and failure) — both default true
+ * @returns {{update({info, error, opening}), say(text)}}
  */
-export function render(parent, { doc, onFiles, onShipped }) {
+export function render(
+  parent,
+  { doc, onFiles, onShipped, hub, endpoint, onHub, files: showFiles = true, choose = true },
+) {
   const about = h(doc, 'p', { class: 'ae-gpt-about', 'aria-live': 'polite' });
   const message = h(doc, 'p', { class: 'ae-learn-message ae-gpt-model-message', role: 'alert', hidden: true });
   const input = (label, accept, key) => {
@@ -66,9 +106,37 @@ export function render(parent, { doc, onFiles, onShipped }) {
     TEXT.load,
   );
   const back = h(doc, 'button', { type: 'button', class: 'ae-btn', onclick: () => onShipped() }, TEXT.shipped);
+  const hubPart = hub ? renderHub(doc, { hub, endpoint, onHub, say, choose }) : null;
+  // An open reading its weights (a model-url downloading, a kept model read from the disk).
+  const loadWhat = h(doc, 'p', { class: 'ae-gpt-loading-what' });
+  const loadBar = h(doc, 'progress', {
+    class: 'ae-gpt-progress-bar ae-gpt-loading-bar',
+    max: 100,
+    'aria-label': 'Read',
+  });
+  const loadLine = h(doc, 'p', { class: 'ae-gpt-loading-text', 'aria-live': 'polite' });
+  const loadBox = h(
+    doc,
+    'div',
+    { class: 'ae-gpt-loading', role: 'group', 'aria-label': 'Opening the model', hidden: true },
+    loadWhat,
+    loadBar,
+    loadLine,
+  );
+  // A model of the Hub the state names but this browser does not keep: downloaded on a click.
+  const consentText = h(doc, 'span', {});
+  let consentModel = null;
+  const consentGo = h(
+    doc,
+    'button',
+    { type: 'button', class: 'ae-btn ae-gpt-consent-go', onclick: () => consentModel && onHub?.(consentModel) },
+    'Download and open it',
+  );
+  const consent = h(doc, 'p', { class: 'ae-gpt-consent', hidden: true }, consentText, ' ', consentGo);
+  parent.append(about, message, loadBox, consent);
+  if (hubPart) parent.append(hubPart.el);
+  if (!showFiles) return { say, update: (u) => updateAbout(u) };
   parent.append(
-    about,
-    message,
     h(
       doc,
       'details',
@@ -86,15 +154,186 @@ export function render(parent, { doc, onFiles, onShipped }) {
     message.hidden = !text;
     message.textContent = text || '';
   }
-  return {
-    say,
-    update({ info, error, opening }) {
-      if (opening) about.textContent = TEXT.opening;
-      else if (info) {
-        const c = info.config;
-        about.textContent = `${info.name}: ${c.layers} layers × ${c.heads} heads, width ${c.width}, context ${c.contextLength} tokens, vocabulary ${c.vocabSize}, ${fmt(info.parameters / 1e6, 2)} million parameters — ${info.about}.`;
-      }
-      say(error ? `Could not open the model: ${error.message}${info ? ' (the model on screen stays).' : ''}` : null);
-    },
+  function updateAbout({ info, error, opening, loading }) {
+    loadBox.hidden = !loading;
+    if (loading) {
+      loadWhat.textContent = loading.url ? TEXT.loadingUrl(loading) : TEXT.loadingFile(loading);
+      if (loading.percent !== null) loadBar.value = loading.percent;
+      loadLine.textContent = describeProgress({
+        bytes: loading.loaded,
+        total: loading.total,
+        bytesPerSecond: loading.bytesPerSecond,
+      });
+    }
+    if (opening && !info) about.textContent = TEXT.opening;
+    else if (info) {
+      const c = info.config;
+      about.textContent = `${info.name}: ${c.layers} layers × ${c.heads} heads, width ${c.width}, context ${c.contextLength} tokens, vocabulary ${c.vocabSize}, ${fmt(info.parameters / 1e6, 2)} million parameters — ${info.about}.`;
+    }
+    consentModel = error?.reason === 'consent' ? error.model : null;
+    consent.hidden = !consentModel;
+    if (consentModel) consentText.textContent = TEXT.consent(consentModel);
+    // A download's failure (a HubError) is said by the Hub's part, once.
+    const shown = error && !(hub && error.name === 'HubError') ? error : null;
+    say(shown ? `Could not open the model: ${shown.message}${info ? ' (the model on screen stays).' : ''}` : null);
+  }
+  return { say, update: updateAbout };
+}
+
+// The Hub's part: the presets, the repository field, the progress bar with Cancel, the failure,
+// and the models kept in this browser with the storage they take. Redrawn from hub.state.
+function renderHub(doc, { hub, endpoint, onHub, say, choose }) {
+  const base = () => endpoint?.() ?? undefined;
+  const ask = (model) => {
+    say(null);
+    onHub?.({ kind: 'hub', ...model });
   };
+  const intro = h(doc, 'p', { class: 'ae-help ae-gpt-hub-intro' });
+  const presets = PRESETS.map((p) =>
+    h(
+      doc,
+      'button',
+      {
+        type: 'button',
+        class: 'ae-btn ae-gpt-preset',
+        'data-preset': p.id,
+        onclick: () => ask({ endpoint: base(), repo: p.repo, revision: 'main' }),
+      },
+      `${p.label} (${p.parameters})`,
+    ),
+  );
+  const repoId = uid('gpt');
+  const repoInput = h(doc, 'input', {
+    type: 'text',
+    id: repoId,
+    class: 'ae-gpt-repo-input',
+    placeholder: 'openai-community/gpt2',
+    spellcheck: 'false',
+    autocomplete: 'off',
+    maxlength: 2048,
+  });
+  const form = h(
+    doc,
+    'form',
+    {
+      class: 'ae-row ae-gpt-repo',
+      onsubmit: (event) => {
+        event.preventDefault();
+        try {
+          ask(parseModelInput(repoInput.value, { endpoint: base() }));
+        } catch (error) {
+          say(error.message);
+        }
+      },
+    },
+    h(doc, 'label', { for: repoId }, TEXT.repo),
+    repoInput,
+    h(doc, 'button', { type: 'submit', class: 'ae-btn ae-gpt-repo-go' }, TEXT.repoGo),
+  );
+  const what = h(doc, 'p', { class: 'ae-gpt-progress-what' });
+  const bar = h(doc, 'progress', { class: 'ae-gpt-progress-bar', max: 100, 'aria-label': 'Downloaded' });
+  const line = h(doc, 'p', { class: 'ae-gpt-progress-text', 'aria-live': 'polite' });
+  const cancel = h(
+    doc,
+    'button',
+    { type: 'button', class: 'ae-btn ae-gpt-cancel', onclick: () => hub.cancel() },
+    TEXT.cancel,
+  );
+  const progress = h(
+    doc,
+    'div',
+    { class: 'ae-gpt-progress', role: 'group', 'aria-label': 'Download', hidden: true },
+    what,
+    bar,
+    h(doc, 'div', { class: 'ae-row' }, line, cancel),
+  );
+  const failure = h(doc, 'p', { class: 'ae-learn-message ae-gpt-hub-error', role: 'alert', hidden: true });
+  const keptSummary = h(doc, 'summary', {});
+  const keptList = h(doc, 'ul', { class: 'ae-gpt-kept-list' });
+  const storage = h(doc, 'p', { class: 'ae-help ae-gpt-storage' });
+  const kept = h(doc, 'details', { class: 'ae-details ae-gpt-kept' }, keptSummary, keptList, storage);
+  // Without `choose` (a figure), only the download's progress and its failure are shown.
+  const el = h(
+    doc,
+    'div',
+    { class: 'ae-gpt-hub' },
+    ...(choose ? [intro, h(doc, 'div', { class: 'ae-row ae-gpt-presets' }, ...presets), form] : []),
+    progress,
+    failure,
+    ...(choose ? [kept] : []),
+  );
+
+  const draw = (s) => {
+    intro.textContent = TEXT.hub(hubPlace(base()));
+    const a = s.active;
+    progress.hidden = !a;
+    for (const b of [...presets, form.querySelector('button')]) b.disabled = Boolean(a);
+    if (a) {
+      const sizes = a.phase === 'downloading' && a.total ? `: ${a.file}, ${formatBytes(a.total)}` : '';
+      what.textContent = `${TEXT.what(a)}${sizes}`;
+      if (a.phase === 'downloading' && a.percent !== null) bar.value = a.percent;
+      else bar.removeAttribute('value'); // indeterminate while checking
+      line.textContent = a.retry
+        ? TEXT.retry(a.retry)
+        : a.phase === 'downloading'
+          ? describeProgress(a)
+          : a.phase === 'stored'
+            ? TEXT.stored
+            : TEXT.checking(a.file);
+      cancel.disabled = a.phase === 'stored';
+    }
+    failure.hidden = !s.error;
+    failure.textContent = s.error ? TEXT.failed(s.error) : '';
+    const list = s.kept ?? [];
+    keptSummary.textContent = TEXT.kept(
+      list.length,
+      list.reduce((n, k) => n + k.bytes, 0),
+    );
+    keptList.replaceChildren(
+      ...list.map((k) => {
+        const spec = { endpoint: k.endpoint, repo: k.repo, revision: k.revision };
+        const weights = k.files.find((f) => f.name === 'model.safetensors');
+        const where = k.endpoint === base() ? '' : `, from ${hubPlace(k.endpoint)}`;
+        const text = k.complete
+          ? `${hubLabel(k)}: ${formatBytes(k.bytes)}${where}`
+          : `${hubLabel(k)}${where}: ${TEXT.partial(weights ?? { bytes: k.bytes })}`;
+        return h(
+          doc,
+          'li',
+          { class: 'ae-gpt-kept-item', 'data-repo': k.repo, 'data-complete': String(k.complete) },
+          h(doc, 'span', {}, text),
+          ' ',
+          h(
+            doc,
+            'button',
+            { type: 'button', class: 'ae-btn ae-gpt-kept-open', disabled: Boolean(a), onclick: () => ask(spec) },
+            k.complete ? TEXT.open2 : TEXT.repoGo,
+          ),
+          ' ',
+          h(
+            doc,
+            'button',
+            {
+              type: 'button',
+              class: 'ae-btn ae-gpt-kept-remove',
+              disabled: Boolean(a) && a.spec?.repo === k.repo,
+              'aria-label': `${TEXT.remove} ${hubLabel(k)}`,
+              onclick: () => hub.remove(spec).catch((error) => say(error.message)),
+            },
+            TEXT.remove,
+          ),
+        );
+      }),
+    );
+    const parts = [];
+    if (s.reason) parts.push(s.reason.charAt(0).toUpperCase() + s.reason.slice(1) + '.');
+    if (s.estimate) parts.push(TEXT.storage(s.estimate));
+    if (s.persist && TEXT.persist[s.persist]) parts.push(TEXT.persist[s.persist]);
+    storage.textContent = parts.join(' ');
+    storage.hidden = parts.length === 0;
+  };
+  hub.subscribe(draw);
+  draw(hub.state);
+  if (choose) hub.refresh();
+  return { el };
 }

@@ -56,3 +56,27 @@ test('RealState_UntrustedValuesAreRefusedByName', () => {
   assert.equal(gpt.head, defaultGpt().head);
   assert.equal(gpt.sentence, 'ok');
 });
+
+test('RealState_AModelOfTheHubTravelsInItsOneFormAndABadOneIsRefusedByName', () => {
+  const one = { kind: 'hub', endpoint: 'https://huggingface.co', repo: 'openai-community/gpt2', revision: 'main' };
+  assert.deepEqual(sanitizeGpt({ model: { kind: 'hub', repo: 'openai-community/gpt2' } }).gpt.model, one);
+  assert.deepEqual(sanitizeGpt({ model: one }).gpt.model, one);
+  assert.deepEqual(
+    sanitizeGpt({ model: { kind: 'hub', repo: 'x', endpoint: 'http://127.0.0.1:9/', revision: 'v2' } }).gpt.model,
+    { kind: 'hub', endpoint: 'http://127.0.0.1:9', repo: 'x', revision: 'v2' },
+  );
+  for (const [model, problem] of [
+    [{ kind: 'hub' }, /^gpt\.model\.repo: expected a repository id/],
+    [{ kind: 'hub', repo: '../etc' }, /^gpt\.model\.repo: "\.\.\/etc" is not a repository id/],
+    [{ kind: 'hub', repo: 'x', endpoint: 'javascript:alert(1)' }, /^gpt\.model\.endpoint: expected an http\(s\) URL/],
+    [{ kind: 'hub', repo: 'x', revision: 'a b' }, /^gpt\.model\.revision: expected a branch, tag or commit/],
+  ]) {
+    const out = sanitizeGpt({ model });
+    assert.deepEqual(out.gpt.model, { kind: 'shipped' }, JSON.stringify(model));
+    assert.match(out.problems[0], problem);
+  }
+  // A link carries it.
+  const defaults = tinyState();
+  const state = { ...defaults, gpt: { ...defaultGpt(), model: one } };
+  assert.deepEqual(sanitizeState(decodeState(encodeState(state, defaults)), defaults).state.gpt.model, one);
+});
