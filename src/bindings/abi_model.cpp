@@ -366,6 +366,7 @@ struct ParamsOut {
   FloatView params;
 };
 void model_params(const ModelIn& in, ParamsOut& out) {
+  model_slot(in.model).gpt.require_f32("params");
   const std::vector<float>& p = model_slot(in.model).gpt.params();
   out.params = {{static_cast<int>(p.size())}, p.data()};
 }
@@ -417,6 +418,7 @@ struct SetParamsIn {
 };
 void model_set_params(const SetParamsIn& in, None&) {
   ModelSlot& m = model_slot(in.model);
+  m.gpt.require_f32("setParams");
   const std::vector<model::ParamEntry>& entries = m.gpt.table().entries();
   std::size_t total = 0;
   for (int index : in.params) {
@@ -463,6 +465,7 @@ struct ExportOut {
 };
 void model_export(const ModelIn& in, ExportOut& out) {
   const model::Gpt& gpt = model_slot(in.model).gpt;
+  gpt.require_f32("toSafetensors");
   exported = model::export_safetensors(gpt.table(), gpt.params().data());
   out.file = {{static_cast<int>(exported.size())}, exported.data()};
 }

@@ -22,6 +22,7 @@
 #include "kernels/detail/micro_kernel.h"
 #include "kernels/f32x4.h"
 #include "kernels/gemm.h"
+#include "kernels/half.h"
 
 namespace attn::kernels {
 
@@ -50,16 +51,23 @@ class Workspace {
 };
 thread_local Workspace t_panels, t_rows;
 
+// B's elements: float32, or halves converted as they are packed (f32x4's load_f16, and
+// half.h's reference for single values: the two agree bit for bit).
+inline f32x4 load4(const float* p) { return simd::load(p); }
+inline f32x4 load4(const std::uint16_t* p) { return simd::load_f16(p); }
+inline float value(float x) { return x; }
+inline float value(std::uint16_t h) { return f16_to_f32_ref(h); }
+
 // Packs columns [j0, j0 + n) of b (n ≤ 8), rows [0, K), into panel (K × 8), zero-padded.
-void pack_b_panel(float* panel, MatrixOf<float> b, int K, int j0, int n) {
-  const float* src = b.data + j0 * b.cols;
+template <typename BT>
+void pack_b_panel(float* panel, MatrixOf<BT> b, int K, int j0, int n) {
+  const BT* src = b.data + j0 * b.cols;
   int p = 0;
   if (n == kNr && b.rows == 1) {  // columns of b contiguous (w (N, K) read as wᵀ): 4 × 4 transposes
     for (; p + 4 <= K; p += 4) {
       for (int g = 0; g < 2; ++g) {
-        const float* col = src + (4 * g) * b.cols + p;
-        f32x4 r0 = simd::load(col), r1 = simd::load(col + b.cols), r2 = simd::load(col + 2 * b.cols),
-              r3 = simd::load(col + 3 * b.cols);
+        const BT* col = src + (4 * g) * b.cols + p;
+        f32x4 r0 = load4(col), r1 = load4(col + b.cols), r2 = load4(col + 2 * b.cols), r3 = load4(col + 3 * b.cols);
         simd::transpose4(r0, r1, r2, r3);
         float* out = panel + p * kNr + 4 * g;
         simd::store(out, r0);
@@ -70,7 +78,7 @@ void pack_b_panel(float* panel, MatrixOf<float> b, int K, int j0, int n) {
     }
   }
   for (; p < K; ++p) {
-    for (int j = 0; j < n; ++j) panel[p * kNr + j] = src[p * b.rows + j * b.cols];
+    for (int j = 0; j < n; ++j) panel[p * kNr + j] = value(src[p * b.rows + j * b.cols]);
     for (int j = n; j < kNr; ++j) panel[p * kNr + j] = 0.0f;
   }
 }
@@ -78,16 +86,17 @@ void pack_b_panel(float* panel, MatrixOf<float> b, int K, int j0, int n) {
 // Packs columns [j0, j1) of b, rows [0, K), into consecutive panels of (K × 8). Rows of b that
 // are contiguous are walked once, row by row, for all the panels (one pass over b's rows
 // instead of one per panel).
-void pack_b_block(float* panels, MatrixOf<float> b, int K, int j0, int j1) {
+template <typename BT>
+void pack_b_block(float* panels, MatrixOf<BT> b, int K, int j0, int j1) {
   const std::size_t panel_floats = static_cast<std::size_t>(std::max(K, 1)) * kNr;
   const int full = (j1 - j0) / kNr;  // whole panels
   if (b.cols == 1 && full > 0) {
     for (int p = 0; p < K; ++p) {
-      const float* row = b.data + p * b.rows + j0;
+      const BT* row = b.data + p * b.rows + j0;
       float* out = panels + p * kNr;
       for (int q = 0; q < full; ++q, row += kNr, out += panel_floats) {
-        simd::store(out, simd::load(row));
-        simd::store(out + 4, simd::load(row + 4));
+        simd::store(out, load4(row));
+        simd::store(out + 4, load4(row + 4));
       }
     }
   } else {
@@ -157,10 +166,9 @@ void micro_rows(int mr, float* c, std::ptrdiff_t ldc, int n, const float* ap, co
   }
 }
 
-}  // namespace
-
-void gemm_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<float> b, const float* bias, bool accumulate,
-               int M, int K, int N) {
+template <typename BT>
+void gemm_packed(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<BT> b, const float* bias, bool accumulate,
+                 int M, int K, int N) {
   // c: (M, N) row stride ldc; a: (M, K), b: (K, N) strided; bias: (N) or null
   if (M <= 0 || N <= 0) return;
   K = std::max(K, 0);
@@ -198,6 +206,18 @@ void gemm_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<float> 
       }
     }
   }
+}
+
+}  // namespace
+
+void gemm_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<float> b, const float* bias, bool accumulate,
+               int M, int K, int N) {
+  gemm_packed(c, ldc, a, b, bias, accumulate, M, K, N);
+}
+
+void gemm_f16_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<std::uint16_t> b, const float* bias,
+                   bool accumulate, int M, int K, int N) {
+  gemm_packed(c, ldc, a, b, bias, accumulate, M, K, N);
 }
 
 }  // namespace attn::kernels

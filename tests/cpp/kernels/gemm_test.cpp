@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kernels/gemm.h"
+#include "kernels/half.h"
 
 namespace attn::kernels {
 namespace {
@@ -132,6 +133,62 @@ TEST(Gemm, AnElementIsTheSameInAnyBlockOfTheProduct) {
                 false, m, K, n);
     }
   EXPECT_EQ(std::memcmp(whole.data(), tiled.data(), whole.size() * sizeof(float)), 0);
+}
+
+// gemm_f16_simd and gemm_f16_ref against gemm_ref over b's halves converted to float32 first:
+// the conversion is exact and the sums' order the same, so all three agree bit for bit. b's
+// halves are a float32 vector rounded (f32_to_f16_ref), with a subnormal, a zero and a −0 among
+// them so the conversion's special cases reach the products.
+::testing::AssertionResult F16EqualsRefOverConvertedB(const Case& k) {
+  const unsigned seed = static_cast<unsigned>(k.M * 31 + k.K * 7 + k.N * 3 + k.offset);
+  const std::size_t ldc = static_cast<std::size_t>(k.N + k.pad);
+  const int o = k.offset;
+  const std::vector<float> a = random_vector(static_cast<std::size_t>(k.M) * k.K + o, seed);
+  const std::vector<float> b32 = random_vector(static_cast<std::size_t>(k.K) * k.N + o, seed + 1);
+  std::vector<std::uint16_t> b16(b32.size());
+  for (std::size_t i = 0; i < b32.size(); ++i) b16[i] = f32_to_f16_ref(b32[i]);
+  b16[b16.size() / 2] = 0x0001;  // the smallest subnormal
+  b16[b16.size() / 3] = 0x8000;  // −0
+  std::vector<float> b(b16.size());
+  f16_to_f32_ref(b.data(), b16.data(), b16.size());
+  const std::vector<float> bias = random_vector(static_cast<std::size_t>(k.N) + o, seed + 2);
+  const std::vector<float> c0 = random_vector(static_cast<std::size_t>(k.M) * ldc + o, seed + 3);
+  const MatrixOf<float> am =
+      k.a_transposed ? MatrixOf<float>{a.data() + o, 1, k.M} : MatrixOf<float>{a.data() + o, k.K, 1};
+  const MatrixOf<float> bm =
+      k.b_transposed ? MatrixOf<float>{b.data() + o, 1, k.K} : MatrixOf<float>{b.data() + o, k.N, 1};
+  const MatrixOf<std::uint16_t> bh = k.b_transposed ? MatrixOf<std::uint16_t>{b16.data() + o, 1, k.K}
+                                                    : MatrixOf<std::uint16_t>{b16.data() + o, k.N, 1};
+  const float* bp = k.bias ? bias.data() + o : nullptr;
+  std::vector<float> want = c0, simd = c0, ref = c0;
+  gemm_ref<float>(want.data() + o, static_cast<std::ptrdiff_t>(ldc), am, bm, bp, k.accumulate, k.M, k.K, k.N);
+  gemm_f16_simd(simd.data() + o, static_cast<std::ptrdiff_t>(ldc), am, bh, bp, k.accumulate, k.M, k.K, k.N);
+  gemm_f16_ref(ref.data() + o, static_cast<std::ptrdiff_t>(ldc), am, bh, bp, k.accumulate, k.M, k.K, k.N);
+  for (const auto* got : {&simd, &ref}) {
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (std::memcmp(&want[i], &(*got)[i], sizeof(float)) != 0) {
+        return ::testing::AssertionFailure() << describe(k) << (got == &simd ? " f16 simd" : " f16 ref") << ": element "
+                                             << i << " " << (*got)[i] << ", gemm_ref over float32 " << want[i];
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(GemmF16, SimdAndRefEqualTheFloat32ProductOfTheConvertedHalvesBitForBit) {
+  for (int M : kSizes)
+    for (int K : kSizes)
+      for (int N : kSizes)
+        for (int layout = 0; layout < 4; ++layout) {
+          const int mode = (M + K + N + layout) % 4, offset = (M + 2 * K + N) % 4;
+          EXPECT_TRUE(F16EqualsRefOverConvertedB(
+              {M, K, N, (layout & 1) != 0, (layout & 2) != 0, (mode & 1) != 0, (mode & 2) != 0, offset, K % 3}));
+        }
+  // GPT-2's shapes: one row (a generated token) and 16, K = 768 and 3072, across column blocks,
+  // and two bands of rows (a row-major b packed whole).
+  for (int M : {1, 16})
+    for (int K : {768, 3072}) EXPECT_TRUE(F16EqualsRefOverConvertedB({M, K, 150, false, true, true, false, 1, 0}));
+  EXPECT_TRUE(F16EqualsRefOverConvertedB({40, 3072, 67, false, false, true, false, 2, 1}));
 }
 
 }  // namespace
