@@ -316,6 +316,7 @@ struct EvaluateOut {
 };
 void model_evaluate(const BatchIn& in, EvaluateOut& out) {
   model::Gpt& gpt = model_slot(in.model).gpt;
+  gpt.require_f32("evaluate");
   out.loss = gpt.forward(batch_of(in.batch, in.context, in.tokens, &in.targets));
   const int V = gpt.config().vocab_size;
   const std::size_t n = in.tokens.size();
@@ -348,6 +349,7 @@ struct LogitsOut {
 };
 void model_logits(const BatchIn& in, LogitsOut& out) {
   model::Gpt& gpt = model_slot(in.model).gpt;
+  gpt.require_f32("logits");
   gpt.forward(batch_of(in.batch, in.context, in.tokens, nullptr));
   out.logits = {{in.batch, in.context, gpt.config().vocab_size}, gpt.logits().data()};
 }

@@ -121,7 +121,9 @@ class ModelRequests {
 
   /**
    * spec: {name, source (bytes, Blob/File, URL string), config? (config.json text or Blob),
-   *        heads?, tokenizer?: {json | vocab + merges | jsonUrl | gpt2Url, name}, about?}
+   *        heads?, tokenizer?: {json | vocab + merges | jsonUrl | gpt2Url, name}, about?,
+   *        weights?: 'f32' | 'f16' | 'auto' (engine.openModel's; the info's `weights` says
+   *        which precision was kept and its bytes)}
    * The model and tokenizer on screen stay until the new ones are both ready.
    */
   async open(spec) {
@@ -131,6 +133,7 @@ class ModelRequests {
     const options = {};
     if (spec.config !== undefined && spec.config !== null) options.config = await textOf(spec.config);
     if (spec.heads) options.heads = spec.heads;
+    if (spec.weights !== undefined) options.weights = spec.weights;
     const next = await engine.openModel(spec.source, options);
     let nextTokenizer;
     try {
@@ -157,6 +160,7 @@ class ModelRequests {
       about: spec.about || '',
       config: c,
       parameters: parameterCount(c),
+      weights: this.#model.weights,
       tokenizer: { name: this.#tokenizer.name, size: this.#tokenizer.vocabSize },
     };
     return this.#info;

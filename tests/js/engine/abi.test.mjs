@@ -69,6 +69,7 @@ test('the description names every header field, call and enum engine.js uses, wi
     'modelSteps',
     'modelTrace',
     'modelTraceLayer',
+    'modelWeights',
     'nextToken',
     'pca',
     'project',
