@@ -166,11 +166,65 @@ void micro_rows(int mr, float* c, std::ptrdiff_t ldc, int n, const float* ap, co
   }
 }
 
+// One row of a against a b whose columns are contiguous (b.rows == 1: a weight w (N, K) read as
+// wᵀ), the shape of generating one token: c (1, N) = [c +] (bias + a (1, K) · b). Packing B's
+// panels would write and read every weight once more for one row's use, so nothing is packed:
+// 16 columns at a time, each 4 × 4 block of them (4 columns × 4 steps of K) is loaded (halves
+// converted), transposed in registers and multiplied by 4 broadcasts of a; the 16 sums live in 4
+// vectors for the whole K loop, each element's sum in gemm_ref's order (bias first, p = 0 … K − 1).
+template <typename BT>
+void gemv_columns(float* c, MatrixOf<float> a, MatrixOf<BT> b, const float* bias, bool accumulate, int K, int N) {
+  constexpr int kGroups = 4;  // of 4 columns
+  auto finish = [&](float* out, f32x4 sum) { simd::store(out, accumulate ? simd::add(simd::load(out), sum) : sum); };
+  int j = 0;
+  for (; j + 4 * kGroups <= N; j += 4 * kGroups) {
+    f32x4 acc[kGroups];
+    const BT* col[kGroups];
+    for (int g = 0; g < kGroups; ++g) {
+      acc[g] = bias ? simd::load(bias + j + 4 * g) : simd::zero();
+      col[g] = b.data + static_cast<std::ptrdiff_t>(j + 4 * g) * b.cols;
+    }
+    int p = 0;
+    for (; p + 4 <= K; p += 4) {
+      const f32x4 x0 = simd::load_splat(a.data + p * a.cols), x1 = simd::load_splat(a.data + (p + 1) * a.cols),
+                  x2 = simd::load_splat(a.data + (p + 2) * a.cols), x3 = simd::load_splat(a.data + (p + 3) * a.cols);
+      for (int g = 0; g < kGroups; ++g) {
+        f32x4 r0 = load4(col[g] + p), r1 = load4(col[g] + b.cols + p), r2 = load4(col[g] + 2 * b.cols + p),
+              r3 = load4(col[g] + 3 * b.cols + p);
+        simd::transpose4(r0, r1, r2, r3);  // r_k: the 4 columns' values at step p + k
+        acc[g] = simd::add(acc[g], simd::mul(x0, r0));
+        acc[g] = simd::add(acc[g], simd::mul(x1, r1));
+        acc[g] = simd::add(acc[g], simd::mul(x2, r2));
+        acc[g] = simd::add(acc[g], simd::mul(x3, r3));
+      }
+    }
+    for (; p < K; ++p) {
+      const f32x4 x = simd::load_splat(a.data + p * a.cols);
+      for (int g = 0; g < kGroups; ++g) {
+        alignas(16) float w[4];
+        for (int k = 0; k < 4; ++k) w[k] = value(col[g][k * b.cols + p]);
+        acc[g] = simd::add(acc[g], simd::mul(x, simd::load(w)));
+      }
+    }
+    for (int g = 0; g < kGroups; ++g) finish(c + j + 4 * g, acc[g]);
+  }
+  for (; j < N; ++j) {  // the last columns, one at a time, in the same order
+    const BT* column = b.data + static_cast<std::ptrdiff_t>(j) * b.cols;
+    float sum = bias ? bias[j] : 0.0f;
+    for (int p = 0; p < K; ++p) sum += a.data[p * a.cols] * value(column[p]);
+    c[j] = accumulate ? c[j] + sum : sum;
+  }
+}
+
 template <typename BT>
 void gemm_packed(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<BT> b, const float* bias, bool accumulate,
                  int M, int K, int N) {
   // c: (M, N) row stride ldc; a: (M, K), b: (K, N) strided; bias: (N) or null
   if (M <= 0 || N <= 0) return;
+  if (M == 1 && b.rows == 1) {
+    gemv_columns(c, a, b, bias, accumulate, std::max(K, 0), N);
+    return;
+  }
   K = std::max(K, 0);
   const std::size_t k_floats = static_cast<std::size_t>(std::max(K, 1));
   const int panels = (N + kNr - 1) / kNr;
