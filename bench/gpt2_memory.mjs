@@ -280,7 +280,7 @@ if (!argv.includes('--no-browsers')) {
           `${what}: tab RSS ${MB(r.before)} → ${MB(r.rss)} MB, wasm ${MB(r.wasm)} MB, forward ${r.forwardMs.toFixed(0)} ms\n`,
         );
       } catch (error) {
-        problems.push(`${what}: ${String(error.message).split('\n')[0]}`);
+        problems.push(`${what}: ${String(error?.message ?? error).split('\n')[0]}`);
         process.stderr.write(problems.at(-1) + '\n');
       } finally {
         await browser?.close();

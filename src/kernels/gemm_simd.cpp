@@ -221,10 +221,7 @@ void gemm_packed(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<BT> b
                  int M, int K, int N) {
   // c: (M, N) row stride ldc; a: (M, K), b: (K, N) strided; bias: (N) or null
   if (M <= 0 || N <= 0) return;
-  if (M == 1 && b.rows == 1) {
-    gemv_columns(c, a, b, bias, accumulate, std::max(K, 0), N);
-    return;
-  }
+
   K = std::max(K, 0);
   const std::size_t k_floats = static_cast<std::size_t>(std::max(K, 1));
   const int panels = (N + kNr - 1) / kNr;
@@ -272,6 +269,19 @@ void gemm_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<float> 
 void gemm_f16_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<std::uint16_t> b, const float* bias,
                    bool accumulate, int M, int K, int N) {
   gemm_packed(c, ldc, a, b, bias, accumulate, M, K, N);
+}
+
+void gemm_row_simd(float* c, MatrixOf<float> a, MatrixOf<float> b, const float* bias, bool accumulate, int K, int N) {
+  if (N <= 0) return;
+  if (b.rows != 1) return gemm_packed(c, N, a, b, bias, accumulate, 1, K, N);
+  gemv_columns(c, a, b, bias, accumulate, std::max(K, 0), N);
+}
+
+void gemm_row_f16_simd(float* c, MatrixOf<float> a, MatrixOf<std::uint16_t> b, const float* bias, bool accumulate,
+                       int K, int N) {
+  if (N <= 0) return;
+  if (b.rows != 1) return gemm_packed(c, N, a, b, bias, accumulate, 1, K, N);
+  gemv_columns(c, a, b, bias, accumulate, std::max(K, 0), N);
 }
 
 }  // namespace attn::kernels

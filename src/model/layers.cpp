@@ -78,6 +78,11 @@ void linear_forward_simd(float* y, const float* x, const float* w, const float* 
   parallel_for(t.count(), 2.0 * N * I * O, [&](int tile) {
     const int n0 = tile / t.col_tiles * t.rows, o0 = tile % t.col_tiles * t.cols;
     const int rows = std::min(t.rows, N - n0), cols = std::min(t.cols, O - o0);
+    if (N == 1) {  // one token: the unpacked one-row product
+      kernels::gemm_row_simd(y + o0, {x, I, 1}, {w + static_cast<ptrdiff_t>(o0) * I, 1, I}, b ? b + o0 : nullptr, false,
+                             I, cols);
+      return;
+    }
     kernels::gemm_simd(y + static_cast<ptrdiff_t>(n0) * O + o0, O, {x + static_cast<ptrdiff_t>(n0) * I, I, 1},
                        {w + static_cast<ptrdiff_t>(o0) * I, 1, I}, b ? b + o0 : nullptr, false, rows, I, cols);
   });
@@ -95,6 +100,11 @@ void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, c
   parallel_for(t.count(), 2.0 * N * I * O, [&](int tile) {
     const int n0 = tile / t.col_tiles * t.rows, o0 = tile % t.col_tiles * t.cols;
     const int rows = std::min(t.rows, N - n0), cols = std::min(t.cols, O - o0);
+    if (N == 1) {
+      kernels::gemm_row_f16_simd(y + o0, {x, I, 1}, {w + static_cast<ptrdiff_t>(o0) * I, 1, I}, b ? b + o0 : nullptr,
+                                 false, I, cols);
+      return;
+    }
     kernels::gemm_f16_simd(y + static_cast<ptrdiff_t>(n0) * O + o0, O, {x + static_cast<ptrdiff_t>(n0) * I, I, 1},
                            {w + static_cast<ptrdiff_t>(o0) * I, 1, I}, b ? b + o0 : nullptr, false, rows, I, cols);
   });

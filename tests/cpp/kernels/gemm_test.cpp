@@ -16,6 +16,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/gemm.h"
@@ -173,6 +174,46 @@ TEST(Gemm, AnElementIsTheSameInAnyBlockOfTheProduct) {
     }
   }
   return ::testing::AssertionSuccess();
+}
+
+TEST(GemmRow, OneRowEqualsRefBitForBitForEveryLayoutSizeAndOffset) {
+  // gemm_row_simd (and its F16 form) against gemm_ref over one row: every K and N of the sweep
+  // and GPT-2's widths, b's columns contiguous (the unpacked path) or not (gemm_simd's),
+  // misaligned operands, with and without bias, accumulating or not.
+  std::vector<int> Ks(std::begin(kSizes), std::end(kSizes)), Ns = Ks;
+  Ks.insert(Ks.end(), {768, 3072});
+  Ns.insert(Ns.end(), {33, 150, 2304});
+  for (int K : Ks)
+    for (int N : Ns)
+      for (int layout = 0; layout < 2; ++layout)
+        for (int mode = 0; mode < 4; ++mode) {
+          const bool bt = layout == 0;  // b transposed: its columns contiguous
+          const int o = (K + N + mode) % 4;
+          const std::vector<float> a = random_vector(static_cast<std::size_t>(K) + o, K + N);
+          const std::vector<float> b32 = random_vector(static_cast<std::size_t>(K) * N + o, K * 3 + N);
+          std::vector<std::uint16_t> b16(b32.size());
+          for (std::size_t i = 0; i < b32.size(); ++i) b16[i] = f32_to_f16_ref(b32[i]);
+          std::vector<float> bh(b16.size());
+          f16_to_f32_ref(bh.data(), b16.data(), b16.size());
+          const std::vector<float> bias = random_vector(static_cast<std::size_t>(N) + o, N);
+          const std::vector<float> c0 = random_vector(static_cast<std::size_t>(N) + o, N + 5);
+          const float* bp = (mode & 1) ? bias.data() + o : nullptr;
+          const bool acc = (mode & 2) != 0;
+          const MatrixOf<float> am{a.data() + o, K, 1};
+          const auto of = [&](const auto* data) {
+            using T = std::remove_cv_t<std::remove_pointer_t<decltype(data)>>;
+            return bt ? MatrixOf<T>{data + o, 1, K} : MatrixOf<T>{data + o, N, 1};
+          };
+          std::vector<float> want = c0, got = c0, want16 = c0, got16 = c0;
+          gemm_ref<float>(want.data() + o, N, am, of(b32.data()), bp, acc, 1, K, N);
+          gemm_row_simd(got.data() + o, am, of(b32.data()), bp, acc, K, N);
+          gemm_ref<float>(want16.data() + o, N, am, of(bh.data()), bp, acc, 1, K, N);
+          gemm_row_f16_simd(got16.data() + o, am, of(b16.data()), bp, acc, K, N);
+          EXPECT_EQ(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)), 0)
+              << "K=" << K << " N=" << N << (bt ? " bT" : " b") << " mode " << mode;
+          EXPECT_EQ(std::memcmp(want16.data(), got16.data(), want16.size() * sizeof(float)), 0)
+              << "f16 K=" << K << " N=" << N << (bt ? " bT" : " b") << " mode " << mode;
+        }
 }
 
 TEST(GemmF16, SimdAndRefEqualTheFloat32ProductOfTheConvertedHalvesBitForBit) {
