@@ -15,10 +15,11 @@
 //
 //   node bench/gpt2_generate.mjs             writes bench/results/gpt2-generate-<date>.md
 //   node bench/gpt2_generate.mjs --tokens 32 --threads 1,2 --weights f32,f16 --no-ort
+//   node bench/gpt2_generate.mjs --browser   the same in Debian's Chromium (--out to name the file)
 //
 // Node runs the same WASM engines the browsers run (Node 20's V8); the machine's load average is
 // recorded with the results.
-import { mkdirSync, openAsBlob, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openAsBlob, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +41,73 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const loadStart = os.loadavg()[0];
 
 const file = ensureCheckpoint('f32');
+
+// --browser: the same measurements in Debian's Chromium, on a cross-origin isolated page (the
+// threaded engine; onnxruntime-web's threads), the checkpoint fetched into a Blob first (a model
+// already kept), the ONNX graph written to build-bench/ and fetched by the page.
+if (argv.includes('--browser')) {
+  const { launchBrowser, serveStatic } = await import('../tests/e2e/helpers.mjs');
+  const root = path.resolve(here, '..');
+  const graphFile = path.join(root, 'build-bench', 'gpt2-small-with-past.onnx');
+  if (!existsSync(graphFile))
+    writeFileSync(graphFile, gpt2DecoderWithPast(readTensors(file), { V, C, H, L, eps: 1e-5 }).bytes);
+  const server = await serveStatic(root, { isolate: true });
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage();
+    page.on('console', (m) => log(`page: ${m.text()}`));
+    await page.goto(server.url + 'tests/e2e/pages/gpt2.html');
+    const reply = await page.evaluate(
+      (params) =>
+        new Promise((resolve) => {
+          const worker = new Worker(params.worker, { type: 'module' });
+          worker.onmessage = (event) => resolve(event.data);
+          worker.onerror = (event) => resolve({ error: event.message || 'the worker failed to start' });
+          worker.postMessage(params);
+        }),
+      {
+        worker: server.url + 'bench/gpt2_generate_worker.mjs',
+        checkpoint: server.url + 'build-bench/gpt2-small-f32.safetensors',
+        graph: server.url + 'build-bench/gpt2-small-with-past.onnx',
+        ort: server.url + 'node_modules/onnxruntime-web/dist/ort.wasm.min.mjs',
+        engineUrl: server.url + 'web/engine/engine.js',
+        prompt: PROMPT,
+        steps: STEPS,
+        threadsList: THREADS,
+        weightsList: WEIGHTS,
+        shape: { V, L, H, C },
+        ortOff: argv.includes('--no-ort'),
+      },
+    );
+    if (reply.error) throw new Error(reply.error);
+    const result = reply.result;
+    report(
+      result.rows,
+      result.greedy,
+      result.notes,
+      `Chromium ${browser.version ? await browser.version() : ''}`.trim(),
+    );
+  } finally {
+    await browser.close();
+    server.close();
+  }
+  process.exit(0);
+}
+
+// The file's F32 tensors by GPT2Model's names.
+function readTensors(checkpoint) {
+  const bytes = readFileSync(checkpoint);
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  const tensors = {};
+  for (const [name, t] of Object.entries(header)) {
+    if (name === '__metadata__' || t.dtype !== 'F32') continue;
+    const [b, e] = t.data_offsets;
+    tensors[name] = new Float32Array(new Uint8Array(bytes.subarray(8 + n + b, 8 + n + e)).buffer);
+  }
+  return tensors;
+}
+
 const engine = await loadEngine({ threads: 'auto' });
 log(`engine: up to ${engine.maxThreads ?? '?'} threads`);
 const rows = [];
@@ -89,17 +157,7 @@ const notes = [];
 if (!argv.includes('--no-ort')) {
   const ort = await import('onnxruntime-web');
   ort.env.wasm.proxy = false;
-  // the file's F32 tensors by GPT2Model's names
-  const bytes = readFileSync(file);
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const tensors = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__' || t.dtype !== 'F32') continue;
-    const [b, e] = t.data_offsets;
-    tensors[name] = new Float32Array(new Uint8Array(bytes.subarray(8 + n + b, 8 + n + e)).buffer);
-  }
-  const { bytes: graph } = gpt2DecoderWithPast(tensors, { V, C, H, L, eps: 1e-5 });
+  const { bytes: graph } = gpt2DecoderWithPast(readTensors(file), { V, C, H, L, eps: 1e-5 });
   for (const threads of THREADS) {
     try {
       ort.env.wasm.numThreads = threads;
@@ -149,39 +207,42 @@ if (!argv.includes('--no-ort')) {
   }
 }
 
-// ours steps the token it drew; onnxruntime's first token is the prompt's argmax, then each step's
-const agree = (a, b) => (a && b ? a.slice(0, 8).every((t, i) => t === b[i]) : null);
-const date = new Date().toISOString().slice(0, 10);
-const load = `${loadStart.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end`;
-const ortRow = (threads) => rows.find((r) => r.who.startsWith('onnxruntime') && r.threads === threads);
-const lines = [
-  `# GPT-2 small: open → first picture, forward, generation with the KV cache — ${date}`,
-  '',
-  `Random weights in GPT-2 small's exact layout (bench/gpt2_checkpoint.mjs, F32 file), Node ${process.versions.node} ` +
-    `(the same WASM engines as the browsers), ${os.cpus()[0]?.model ?? '?'}, ${os.cpus().length} cores; load average ` +
-    `${load} (the machine is shared with other jobs: numbers are noisy). Generation: ${STEPS} tokens after a 16-token ` +
-    `prompt, one at a time, greedy; ours through model.session (each step also computes the top 10 and the new ` +
-    `token's attention row), onnxruntime-web through the decoder-with-past graph of bench/onnx_gpt2.mjs.`,
-  '',
-  '| who | weights | threads | open → first picture (ms) | forward, T = 16 (ms) | ms per token | tokens/s | onnxruntime-web ms per token ÷ ours |',
-  '|---|---|---|---|---|---|---|---|',
-];
-for (const r of rows) {
-  const o = ortRow(r.threads);
+report(rows, greedy, notes, `Node ${process.versions.node} (the same WASM engines as the browsers)`);
+
+function report(rows, greedy, notes, where) {
+  const agree = (a, b) => (a && b ? a.slice(0, 8).every((t, i) => t === b[i]) : null);
+  const date = new Date().toISOString().slice(0, 10);
+  const load = `${loadStart.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end`;
+  const ortRow = (threads) => rows.find((r) => r.who.startsWith('onnxruntime') && r.threads === threads);
+  const lines = [
+    `# GPT-2 small: open → first picture, forward, generation with the KV cache — ${where}, ${date}`,
+    '',
+    `Random weights in GPT-2 small's exact layout (bench/gpt2_checkpoint.mjs, F32 file), ${where}, ` +
+      `${os.cpus()[0]?.model ?? '?'}, ${os.cpus().length} cores; load average ${load} (the machine is shared with ` +
+      `other jobs: numbers are noisy). Generation: ${STEPS} tokens after a 16-token prompt, one at a time, greedy; ours ` +
+      `through model.session (each step also computes the top 10 and the new token's attention row), ` +
+      `onnxruntime-web through the decoder-with-past graph of bench/onnx_gpt2.mjs, the same thread count.`,
+    '',
+    '| who | weights | threads | open → first picture (ms) | forward, T = 16 (ms) | ms per token | tokens/s | onnxruntime-web ms per token ÷ ours |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const o = ortRow(r.threads);
+    lines.push(
+      `| ${r.who} | ${r.weights.toUpperCase()} | ${r.threads} | ${r.firstPicture ? r.firstPicture.toFixed(0) : '—'} | ` +
+        `${r.forward ? r.forward.toFixed(1) : '—'} | ${r.perToken.toFixed(1)} | ${(1000 / r.perToken).toFixed(1)} | ` +
+        `${r.who === 'ours' && o ? (o.perToken / r.perToken).toFixed(2) + '×' : '—'} |`,
+    );
+  }
   lines.push(
-    `| ${r.who} | ${r.weights.toUpperCase()} | ${r.threads} | ${r.firstPicture ? r.firstPicture.toFixed(0) : '—'} | ` +
-      `${r.forward ? r.forward.toFixed(1) : '—'} | ${r.perToken.toFixed(1)} | ${(1000 / r.perToken).toFixed(1)} | ` +
-      `${r.who === 'ours' && o ? (o.perToken / r.perToken).toFixed(2) + '×' : '—'} |`,
+    '',
+    `Greedy tokens, the first 8: ours F32 ${JSON.stringify(greedy.f32?.slice(0, 8))}, ours F16 ` +
+      `${JSON.stringify(greedy.f16?.slice(0, 8))}, onnxruntime-web ${JSON.stringify(greedy.ort?.slice(0, 8))} ` +
+      `(ours F32 and onnxruntime-web agree: ${agree(greedy.f32, greedy.ort)}).`,
   );
+  if (notes.length) lines.push('', 'Problems:', ...notes.map((n) => `- ${n}`));
+  const text = lines.join('\n') + '\n';
+  process.stdout.write(text);
+  mkdirSync(path.join(here, 'results'), { recursive: true });
+  writeFileSync(path.join(here, 'results', option('--out', `gpt2-generate-${date}.md`)), text);
 }
-lines.push(
-  '',
-  `Greedy tokens, the first 8: ours F32 ${JSON.stringify(greedy.f32?.slice(0, 8))}, ours F16 ` +
-    `${JSON.stringify(greedy.f16?.slice(0, 8))}, onnxruntime-web ${JSON.stringify(greedy.ort?.slice(0, 8))} ` +
-    `(ours F32 and onnxruntime-web agree: ${agree(greedy.f32, greedy.ort)}).`,
-);
-if (notes.length) lines.push('', 'Problems:', ...notes.map((n) => `- ${n}`));
-const report = lines.join('\n') + '\n';
-process.stdout.write(report);
-mkdirSync(path.join(here, 'results'), { recursive: true });
-writeFileSync(path.join(here, 'results', option('--out', `gpt2-generate-${date}.md`)), report);

@@ -38,7 +38,8 @@ void gemm_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<float> 
 // The same product with b's elements IEEE halves (kernels/half.h: weights kept as F16), each
 // converted to float32 exactly as it is read — by the _simd version while it packs B's panels
 // (the pack is a copy already, so the conversion rides on it). Both equal gemm_ref / gemm_simd
-// over b converted to float32 first, bit for bit.
+// over b converted to float32 first, bit for bit, for finite halves (a model's F16 weights are:
+// the loader refuses the others; an inf or NaN half reads as a finite value here).
 void gemm_f16_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<std::uint16_t> b, const float* bias,
                   bool accumulate, int M, int K, int N);
 void gemm_f16_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<std::uint16_t> b, const float* bias,

@@ -51,10 +51,10 @@ class Workspace {
 };
 thread_local Workspace t_panels, t_rows;
 
-// B's elements: float32, or halves converted as they are packed (f32x4's load_f16, and
-// half.h's reference for single values: the two agree bit for bit).
+// B's elements: float32, or finite halves converted as they are packed (f32x4's
+// load_f16_finite, and half.h's reference for single values: the two agree bit for bit).
 inline f32x4 load4(const float* p) { return simd::load(p); }
-inline f32x4 load4(const std::uint16_t* p) { return simd::load_f16(p); }
+inline f32x4 load4(const std::uint16_t* p) { return simd::load_f16_finite(p); }
 inline float value(float x) { return x; }
 inline float value(std::uint16_t h) { return f16_to_f32_ref(h); }
 

@@ -45,6 +45,23 @@ TEST(Half, SimdConversionEqualsTheReferenceOnEveryHalf) {
   EXPECT_TRUE(std::isnan(ref[0x7e01]));
 }
 
+TEST(Half, FiniteConversionEqualsTheReferenceOnEveryFiniteHalf) {
+  std::size_t differ = 0, finite = 0;
+  for (std::uint32_t h = 0; h < 65536; h += 4) {
+    std::uint16_t four[4];
+    for (int k = 0; k < 4; ++k) four[k] = static_cast<std::uint16_t>(h + k);
+    float got[4];
+    simd::store(got, simd::load_f16_finite(four));
+    for (int k = 0; k < 4; ++k) {
+      if ((four[k] & 0x7c00) == 0x7c00) continue;  // inf and NaN: not finite
+      ++finite;
+      differ += bits_of(got[k]) != bits_of(f16_to_f32_ref(four[k]));
+    }
+  }
+  EXPECT_EQ(finite, 63488u);
+  EXPECT_EQ(differ, 0u) << simd::kF32x4Name;
+}
+
 TEST(Half, SimdConversionOfAnyLengthAndOffsetEqualsTheReference) {
   std::vector<std::uint16_t> in(80);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint16_t>(0x3c00 + 977 * i);
