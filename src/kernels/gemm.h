@@ -48,7 +48,8 @@ void gemm_f16_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<std
 // One row (M = 1), the shape of generating a token: c (1, N) = [c +] (bias + a (1, K) · b). With
 // b's columns contiguous (b.rows == 1: a weight (N, K) read as wᵀ) nothing is packed — each 4 × 4
 // block of b is transposed in registers as it is read, which writes and reads every weight once
-// less than packing it for one row's use; other layouts go to gemm_simd. Equal to gemm_ref bit
+// less than packing it for one row's use; with b row-major (b.cols == 1: a weight kept (in, out))
+// each step broadcasts a(p) against b's row p, no transposes; other layouts go to gemm_simd. Equal to gemm_ref bit
 // for bit (the same per-element order). Separate functions, not a case inside gemm_simd, so the
 // element's small engine, which never runs one row against a weight, does not carry them.
 void gemm_row_simd(float* c, MatrixOf<float> a, MatrixOf<float> b, const float* bias, bool accumulate, int K, int N);

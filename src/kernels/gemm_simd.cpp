@@ -216,6 +216,41 @@ void gemv_columns(float* c, MatrixOf<float> a, MatrixOf<BT> b, const float* bias
   }
 }
 
+// One row of a against a row-major b (b.cols == 1: a weight kept (in, out), as an F16 model keeps
+// its linear layers): c (1, N) = [c +] (bias + a (1, K) · b). Each step of K broadcasts a(p) and
+// reads b's row p along 16 columns (4 vectors, halves converted): no transposes, every weight
+// read once; each element's sum in gemm_ref's order.
+template <typename BT>
+void gemv_rows(float* c, MatrixOf<float> a, MatrixOf<BT> b, const float* bias, bool accumulate, int K, int N) {
+  auto finish = [&](float* out, f32x4 sum) { simd::store(out, accumulate ? simd::add(simd::load(out), sum) : sum); };
+  int j = 0;
+  for (; j + 16 <= N; j += 16) {
+    f32x4 s0 = bias ? simd::load(bias + j) : simd::zero(), s1 = bias ? simd::load(bias + j + 4) : simd::zero(),
+          s2 = bias ? simd::load(bias + j + 8) : simd::zero(), s3 = bias ? simd::load(bias + j + 12) : simd::zero();
+    const BT* row = b.data + j;
+    for (int p = 0; p < K; ++p, row += b.rows) {
+      const f32x4 x = simd::load_splat(a.data + p * a.cols);
+      s0 = simd::add(s0, simd::mul(x, load4(row)));
+      s1 = simd::add(s1, simd::mul(x, load4(row + 4)));
+      s2 = simd::add(s2, simd::mul(x, load4(row + 8)));
+      s3 = simd::add(s3, simd::mul(x, load4(row + 12)));
+    }
+    finish(c + j, s0), finish(c + j + 4, s1), finish(c + j + 8, s2), finish(c + j + 12, s3);
+  }
+  for (; j + 4 <= N; j += 4) {
+    f32x4 s0 = bias ? simd::load(bias + j) : simd::zero();
+    const BT* row = b.data + j;
+    for (int p = 0; p < K; ++p, row += b.rows)
+      s0 = simd::add(s0, simd::mul(simd::load_splat(a.data + p * a.cols), load4(row)));
+    finish(c + j, s0);
+  }
+  for (; j < N; ++j) {
+    float sum = bias ? bias[j] : 0.0f;
+    for (int p = 0; p < K; ++p) sum += a.data[p * a.cols] * value(b.data[static_cast<std::ptrdiff_t>(p) * b.rows + j]);
+    c[j] = accumulate ? c[j] + sum : sum;
+  }
+}
+
 template <typename BT>
 void gemm_packed(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<BT> b, const float* bias, bool accumulate,
                  int M, int K, int N) {
@@ -273,6 +308,7 @@ void gemm_f16_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<std
 
 void gemm_row_simd(float* c, MatrixOf<float> a, MatrixOf<float> b, const float* bias, bool accumulate, int K, int N) {
   if (N <= 0) return;
+  if (b.cols == 1) return gemv_rows(c, a, b, bias, accumulate, std::max(K, 0), N);
   if (b.rows != 1) return gemm_packed(c, N, a, b, bias, accumulate, 1, K, N);
   gemv_columns(c, a, b, bias, accumulate, std::max(K, 0), N);
 }
@@ -280,6 +316,7 @@ void gemm_row_simd(float* c, MatrixOf<float> a, MatrixOf<float> b, const float* 
 void gemm_row_f16_simd(float* c, MatrixOf<float> a, MatrixOf<std::uint16_t> b, const float* bias, bool accumulate,
                        int K, int N) {
   if (N <= 0) return;
+  if (b.cols == 1) return gemv_rows(c, a, b, bias, accumulate, std::max(K, 0), N);
   if (b.rows != 1) return gemm_packed(c, N, a, b, bias, accumulate, 1, K, N);
   gemv_columns(c, a, b, bias, accumulate, std::max(K, 0), N);
 }

@@ -509,7 +509,13 @@ void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std:
                        " (file byte " + std::to_string(c.begin + element * width) +
                        "); every parameter must be finite");
     }
-    if (halves && c.rows) {
+    const bool in_out = halves && model_->in_out(entry);  // kept (in, out): gpt.h
+    if (in_out && c.rows) {                               // a Conv1D weight is (in, out) already
+      std::copy(rounded_.data(), rounded_.data() + n, half_dest + base);
+    } else if (in_out) {  // nanoGPT's (out, in), transposed
+      transpose_into(half_dest, rounded_.data(), base, n, static_cast<std::size_t>(entry.shape[0]),
+                     static_cast<std::size_t>(entry.shape[1]));
+    } else if (halves && c.rows) {
       transpose_into(half_dest, rounded_.data(), base, n, static_cast<std::size_t>(c.rows),
                      static_cast<std::size_t>(c.cols));
     } else if (halves && !c.compare) {

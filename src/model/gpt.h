@@ -79,7 +79,8 @@ struct GptKernelsOf {
   void (*gelu_tanh_forward)(Real* y, const Real* x, std::ptrdiff_t n);
   void (*gelu_tanh_backward)(Real* dx, const Real* dy, const Real* x, std::ptrdiff_t n);
   // linear_forward over F16 weights (Precision::kF16) of the same family; null in double.
-  void (*linear_forward_f16)(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O);
+  void (*linear_forward_f16)(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
+                             bool in_out);
 };
 using GptKernels = GptKernelsOf<float>;
 
@@ -242,14 +243,20 @@ class Gpt {
   struct WeightRef {
     const float* f32 = nullptr;
     const std::uint16_t* f16 = nullptr;
+    bool in_out = false;  // f16 kept transposed, (in, out): in_out() below
   };
+  // kF16 keeps the blocks' linear weights (c_attn, c_proj, c_fc, the MLP's c_proj) transposed,
+  // (in, out) as Hugging Face's Conv1D stores them, which one token's products read along rows
+  // (kernels::gemm_row_f16_simd, no transposes); wte and wpe stay (rows, C).
+  bool in_out(const ParamEntry& e) const;
   // Any entry's values as they are kept (an F16 model's vectors are float32: f32 set).
   WeightRef weight(const ParamEntry& e) const;
   // The float32 values of an entry of rank 1 (LayerNorm, biases) in either precision, or of any
   // entry in kF32; null for null.
   const float* vector(const ParamEntry* e) const;
   float* vector(const ParamEntry* e);
-  // kF16: the halves, table().total() of them in the table's layout (vectors' slots unused).
+  // kF16: the halves, table().total() of them at the table's offsets (vectors' slots unused;
+  // in_out() entries transposed).
   std::vector<std::uint16_t>& halves() { return halves_; }
   const std::vector<std::uint16_t>& halves() const { return halves_; }
   // Row `row` of a rank-2 entry as float32 (C values into out).

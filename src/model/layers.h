@@ -44,9 +44,13 @@ void linear_forward_ref(Real* y, const Real* x, const Real* w, const Real* b, in
 void linear_forward_simd(float* y, const float* x, const float* w, const float* b, int N, int I, int O);
 // The same with w's elements IEEE halves (a model whose weights are kept as F16, gpt.h's
 // Precision), converted exactly as they are read (kernels::gemm_f16_*): equal bit for bit to
-// linear_forward_ref / linear_forward_simd over w converted to float32 first.
-void linear_forward_f16_ref(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O);
-void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O);
+// linear_forward_ref / linear_forward_simd over w converted to float32 first. in_out: w is kept
+// transposed, (I, O) — as Hugging Face's Conv1D stores it — which one token's product reads
+// along its rows without transposing (kernels::gemm_row_f16_simd).
+void linear_forward_f16_ref(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
+                            bool in_out);
+void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
+                             bool in_out);
 
 // dx (N, I) += dy (N, O) · w (O, I);  dw (O, I) += dyᵀ · x;  db (O) += Σ_rows dy.
 // Any of dx, dw, db may be null (not wanted).

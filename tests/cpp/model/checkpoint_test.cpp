@@ -87,10 +87,15 @@ TEST(Gpt2CheckpointF16, MatricesAreTheNearestHalvesAndVectorsStayFloat32) {
   std::size_t differ = 0, matrices = 0, vectors = 0;
   for (const ParamEntry& e : f16->table().entries()) {
     const float* want = f32->params().data() + e.offset;
-    if (e.shape.size() == 2) {
+    if (e.shape.size() == 2) {  // read back row by row (the linear weights are kept (in, out))
       ++matrices;
-      const std::uint16_t* got = f16->halves().data() + e.offset;
-      for (std::size_t i = 0; i < e.size; ++i) differ += got[i] != kernels::f32_to_f16_ref(want[i]);
+      const std::size_t cols = static_cast<std::size_t>(e.shape[1]);
+      std::vector<float> row(cols);
+      for (int r = 0; r < e.shape[0]; ++r) {
+        f16->read_row(e, r, row.data());
+        for (std::size_t i = 0; i < cols; ++i)
+          differ += row[i] != kernels::f16_to_f32_ref(kernels::f32_to_f16_ref(want[r * cols + i]));
+      }
     } else {
       ++vectors;
       const float* got = f16->vector(&e);
@@ -114,6 +119,9 @@ TEST(Gpt2CheckpointF16, MatricesAreTheNearestHalvesAndVectorsStayFloat32) {
                    static_cast<std::size_t>(std::min<std::uint64_t>(7, copy.end - at)));
   }
   EXPECT_EQ(loader.finish()->halves(), f16->halves());
+  // nanoGPT's layout ((out, in) weights, transposed into (in, out) on the way in): the same halves
+  const std::vector<std::uint8_t> nano = export_safetensors(f32->table(), f32->params().data());
+  EXPECT_EQ(load_checkpoint(nano.data(), nano.size(), {}, config, Precision::kF16)->halves(), f16->halves());
   // 'auto': float32 when 4 bytes a parameter fit the budget, else F16
   CheckpointLoader fits(file.data(), file.size(), file.size(), {}, config, Precision::kF32,
                         static_cast<double>(f32->table().total()) * 4);
