@@ -13,6 +13,10 @@
 //   dist/embed.html + embed.js       the iframe view (classic script, WASM inlined), and
 //   dist/embed-host.js               the host page's script that sizes the frame
 //   dist/examples/                   the host-page examples, pointing at ../attention-explorer.js
+//   dist/attention-explorer.files.json
+//                                    which files beside attention-explorer.js each figure needs
+//                                    (the README's table is checked against it; the element
+//                                    carries the same table, to name every missing file at once)
 //   dist/attention-explorer.engine-threads.{mjs,worker.js,wasm}
 //                                    the threaded engine (glue, pthread worker, WASM) as built,
 //                                    which the workers load by URL where the page is cross-origin
@@ -24,6 +28,8 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { MODEL_FILES as DIST_MODEL_FILES, copyModelsToDist } from './build-tokenizers.mjs';
+import { SECTIONS } from '../web/views/sections.js';
+import { SECTION_LOADERS } from '../web/views/full-engine-sections.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const WEB = path.join(ROOT, 'web');
@@ -55,8 +61,12 @@ const LEARN_WORKER_FILE = 'attention-explorer.learn-worker.js';
 const wasmGzBase64 = (engine) => gzipSync(fs.readFileSync(ENGINES[engine].wasm), { level: 9 }).toString('base64');
 
 const read = (p) => fs.readFileSync(path.join(WEB, p), 'utf8');
-// The element's CSS: the explorer's styles and the element's own.
-const elementCss = [read('styles/explorer.css'), read('element/element.css')].join('\n');
+// The element's CSS: the explorer's styles and the element's own, minified (its comments are for
+// the sources' readers, not the element's download).
+const elementCss = esbuild.transformSync([read('styles/explorer.css'), read('element/element.css')].join('\n'), {
+  loader: 'css',
+  minify: true,
+}).code;
 
 const assetsSource = (engine, format) => `
 const CSS = ${JSON.stringify(elementCss)};
@@ -112,9 +122,9 @@ export async function loadFullEngine() {
 // imports those sections from files beside it (they come with the whole engine anyway). The URLs
 // are literal new URL('./…', import.meta.url) in ES modules (bundlers copy those); classic
 // scripts ask document.currentScript while they run.
-// Also the sections only controls="full" shows (overview, editor, engineers): out of the
+// Also the sections only controls="full" shows (overview, map, editor, engineers): out of the
 // element's own file, which stays within its budget.
-const FULL_ENGINE_SECTIONS = ['plane', 'notebook', 'learn', 'gpt', 'next', 'overview', 'editor', 'engineers'];
+const FULL_ENGINE_SECTIONS = ['plane', 'notebook', 'learn', 'gpt', 'next', 'overview', 'map', 'editor', 'engineers'];
 // The real-model section's worker and files beside the bundle: the project's own model, its
 // tokenizer, and GPT-2's encoding (web/models/, copied by copyModelsToDist).
 const MODEL_WORKER_FILE = 'attention-explorer.model-worker.js';
@@ -126,6 +136,56 @@ const MODEL_FILES = {
 const sectionFile = (id) => `attention-explorer.${id}.js`;
 // The export menus of controls="full": beside the element too (the page's bundle inlines them).
 const EXPORT_MENU_FILE = 'attention-explorer.export-menu.js';
+
+// Which files beside attention-explorer.js each section of the registry (web/views/sections.js)
+// needs: its own file, the whole engine where it needs a feature the element's small one lacks,
+// and the workers and model files it starts. One table for the manifest
+// (dist/attention-explorer.files.json, which the README's table is checked against) and for the
+// element, which checks them all at once when one is missing.
+const SECTION_EXTRAS = {
+  learn: [LEARN_WORKER_FILE],
+  gpt: [MODEL_WORKER_FILE, MODEL_FILES.model, MODEL_FILES.tokenizer],
+  next: [MODEL_WORKER_FILE, MODEL_FILES.model, MODEL_FILES.tokenizer],
+};
+function filesManifest() {
+  const sections = {};
+  for (const entry of SECTIONS) {
+    // The registry's entry loads a file beside the element's when its loader is one of these.
+    const file = Object.keys(SECTION_LOADERS).find((name) => SECTION_LOADERS[name] === entry.load);
+    if (!file) continue;
+    if (!FULL_ENGINE_SECTIONS.includes(file)) throw new Error(`build-dist: ${file} is not in FULL_ENGINE_SECTIONS`);
+    sections[entry.id] = {
+      ...(entry.views.length ? { views: [...entry.views] } : {}),
+      ...(entry.controls ? { controls: entry.controls } : {}),
+      files: [...(entry.needs ? [FULL_ENGINE_FILE] : []), sectionFile(file), ...(SECTION_EXTRAS[entry.id] ?? [])],
+    };
+  }
+  return {
+    element: 'attention-explorer.js',
+    sections,
+    // What a controls mode adds beyond its sections.
+    controls: { full: [EXPORT_MENU_FILE] },
+    // Only in some cases: a model-url GPT-2 checkpoint without its tokenizer; a cross-origin
+    // isolated page, whose workers run the threaded engine.
+    when: {
+      'gpt2-without-tokenizer': [MODEL_FILES.gpt2Tokenizer],
+      'cross-origin-isolated': Object.values(THREADS_FILES).map((f) => f.to),
+    },
+  };
+}
+
+// The manifest's part the element carries: section → files, and controls mode → files.
+const filesTable = () => {
+  const { sections, controls } = filesManifest();
+  return { sections: Object.fromEntries(Object.entries(sections).map(([id, s]) => [id, s.files])), controls };
+};
+
+// Every file the table names, once each.
+const tableFiles = () => {
+  const { sections, controls } = filesTable();
+  return [...new Set([...Object.values(sections), ...Object.values(controls)].flat())].sort();
+};
+
 const sectionsSource = ({ format, engine }) => {
   const url = (file) =>
     format === 'iife' ? `new URL(${JSON.stringify(file)}, BASE).href` : `new URL('./${file}', import.meta.url).href`;
@@ -151,7 +211,21 @@ export const loadExportMenus = () => ${
       ? `beside(${url(EXPORT_MENU_FILE)})`
       : `import(${JSON.stringify(path.join(WEB, 'tools/export-menu.js'))})`
   };
-export function makeLearnWorker() { return new Worker(${url(LEARN_WORKER_FILE)}); }
+// The files each figure needs beside the element's (null where the sections are bundled).
+export const FILES_BESIDE = ${
+    engine === 'embed'
+      ? `Object.freeze({ table: ${JSON.stringify(filesTable())}, url: (file) => FILE_URLS[file]?.() })`
+      : 'null'
+  };
+${
+  // Each file by a literal new URL('./file', import.meta.url): a bundler copies what it names,
+  // and a computed name ('./' + file) would make it take the whole folder or refuse.
+  engine === 'embed'
+    ? `const FILE_URLS = Object.freeze({\n${tableFiles()
+        .map((file) => `  ${JSON.stringify(file)}: () => ${url(file)},`)
+        .join('\n')}\n});\n`
+    : ''
+}export function makeLearnWorker() { return new Worker(${url(LEARN_WORKER_FILE)}); }
 export function makeModelWorker() { return new Worker(${url(MODEL_WORKER_FILE)}); }
 export const MODEL_FILES = Object.freeze({
 ${Object.entries(MODEL_FILES)
@@ -255,10 +329,6 @@ export const defaultThreadsFiles = () => null;
 export const startThreadedModule = null;`,
         loader: 'js',
       }));
-      // The vendored d3 bundle keeps every scheme; the npm package tree-shakes to the three used.
-      build.onResolve({ filter: /vendor\/d3-scale-chromatic\.js$/ }, () => ({
-        path: path.join(ROOT, 'node_modules/d3-scale-chromatic/dist/d3-scale-chromatic.mjs'),
-      }));
     },
   };
 }
@@ -323,6 +393,7 @@ copyModelsToDist(DIST);
 for (const id of FULL_ENGINE_SECTIONS)
   await bundle(`views/${id}.js`, path.join(DIST, sectionFile(id)), { format: 'esm' });
 await bundle('tools/export-menu.js', path.join(DIST, EXPORT_MENU_FILE), { format: 'esm' });
+fs.writeFileSync(path.join(DIST, 'attention-explorer.files.json'), JSON.stringify(filesManifest(), null, 2) + '\n');
 
 for (const { from, to } of Object.values(THREADS_FILES)) fs.copyFileSync(path.join(WEB, from), path.join(DIST, to));
 

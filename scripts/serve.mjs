@@ -38,17 +38,19 @@ export const mimeType = (file) => MIME[path.extname(file).toLowerCase()] || 'app
 /**
  * Serves rootDir on host:port (port 0 = any free port). `csp` goes on HTML responses, or on every
  * response with `cspAll` (as a strict host may send it: workers then run under it too);
- * `isolate` adds ISOLATION_HEADERS to every response.
+ * `isolate` adds ISOLATION_HEADERS to every response. `onResponse({method, path, status, bytes})`
+ * hears of every response as it is sent (bytes: of its body), for tests that count what a page fetches.
  * @returns {Promise<{url: string, close: () => Promise<void>}>} url ends with '/'.
  */
 export async function serveStatic(
   rootDir,
-  { host = '127.0.0.1', port = 0, csp = CSP, cspAll = false, isolate = false } = {},
+  { host = '127.0.0.1', port = 0, csp = CSP, cspAll = false, isolate = false, onResponse = null } = {},
 ) {
   const root = path.resolve(rootDir);
   const server = http.createServer(async (req, res) => {
     try {
       const urlPath = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      const sent = (status, bytes) => onResponse?.({ method: req.method, path: urlPath, status, bytes });
       let file = path.resolve(root, '.' + urlPath);
       if (file !== root && !file.startsWith(root + path.sep)) {
         res.writeHead(403).end('forbidden');
@@ -60,7 +62,9 @@ export async function serveStatic(
         stat = await fs.stat(file).catch(() => null);
       }
       if (!stat) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: ' + urlPath);
+        const body = 'not found: ' + urlPath;
+        res.writeHead(404, { 'content-type': 'text/plain' }).end(body);
+        sent(404, Buffer.byteLength(body));
         return;
       }
       const headers = {
@@ -69,8 +73,10 @@ export async function serveStatic(
         ...(isolate ? ISOLATION_HEADERS : {}),
       };
       if (csp && (cspAll || file.endsWith('.html'))) headers['content-security-policy'] = csp;
-      res.writeHead(200, headers);
-      res.end(await fs.readFile(file));
+      const body = await fs.readFile(file);
+      res.writeHead(200, { ...headers, 'content-length': body.length });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      sent(200, req.method === 'HEAD' ? 0 : body.length);
     } catch (err) {
       res.writeHead(500).end(String(err));
     }

@@ -14,14 +14,18 @@ import { h } from './ui/dom.js';
 
 /**
  * @param {Element|ShadowRoot} root  where to mount
- * @param {{engine?: object|Promise<object>, readState?: (defaults) => {state: object|undefined, problems: string[]},
+ * @param {{engine?: object|Promise<object>,
+ *          readState?: (defaults) => {state: object|undefined, problems: string[], say?: (problems) => string[]},
  *          store?: object, defaults?: object,
  *          controls: 'full'|'minimal'|'none', problemsIntro: string, onFirstRender?: () => void,
- *          upgradeEngine?: () => Promise<object>, presentation?: {figure?: boolean, caption?: string}}} options
+ *          upgradeEngine?: () => Promise<object>, lazy?: boolean, embedded?: boolean,
+ *          presentation?: {figure?: boolean, caption?: string}}} options
  *   readState returns the entry point's untrusted state (undefined = the defaults) and any
- *   problems met reading it; problemsIntro is the sentence shown above them. store + defaults:
+ *   problems met reading it (and how to say the state's problems: the element names its attributes); problemsIntro is the sentence shown above them. store + defaults:
  *   mount again over an existing store (no state is read). upgradeEngine: see
  *   mountExplorer (the element's small engine swaps in the whole one for views that need it);
+ *   lazy, embedded: see mountExplorer (the element fetches its files as it nears the viewport; a
+ *   figure in someone else's page speaks to its reader);
  *   presentation: see mountExplorer (figure-only, caption).
  * @returns {Promise<{engine, defaults, store, explorer}>}  If the engine cannot load, `root`
  *   shows why (as text, role=alert) and the promise rejects with the error.
@@ -37,6 +41,8 @@ export async function mountFromState(
     problemsIntro,
     onFirstRender,
     upgradeEngine,
+    lazy,
+    embedded,
     presentation,
   },
 ) {
@@ -67,8 +73,10 @@ export async function mountFromState(
     controls,
     onFirstRender,
     upgradeEngine,
+    lazy,
+    embedded,
     presentation,
   });
-  explorer.showProblems([...read.problems, ...sanitized.problems], problemsIntro);
+  explorer.showProblems([...read.problems, ...(read.say?.(sanitized.problems) ?? sanitized.problems)], problemsIntro);
   return { engine: ready, defaults, store, explorer };
 }

@@ -38,6 +38,7 @@ async function start() {
     readState: () => readHash(location.hash),
     controls: 'none',
     problemsIntro: PROBLEMS,
+    embedded: true,
   });
   const { store, explorer, defaults } = mounted;
   addEventListener('hashchange', () => {

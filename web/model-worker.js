@@ -1,13 +1,15 @@
-// The real-model section's thread: a Web Worker that owns one model and its tokenizer and answers
-// the page's requests (tools/model-host.js, which runs the very same requests on the page where
-// no worker can start). Messages: tools/worker-backend.js. Typed arrays in a result move rather
-// than copy.
+// The real-model figures' thread: a Web Worker that every real-model figure of a page shares
+// (tools/worker-channels.js), each on its own channel with its own requests (tools/model-host.js,
+// which runs the very same requests on the page where no worker can start), over one engine and
+// one copy of each model they open. Messages: tools/worker-backend.js. Typed arrays in a result
+// move rather than copy.
 import { loadEngine } from './engine/engine.js';
-import { modelRequests } from './tools/model-host.js';
-import { answerRequests } from './tools/worker-backend.js';
+import { modelRequests, sharedModels } from './tools/model-host.js';
+import { answerChannels } from './tools/worker-backend.js';
 
 // The threaded engine where the page is cross-origin isolated, else the single-thread one.
-const requests = modelRequests(loadEngine({ threads: 'auto' }));
+const engine = loadEngine({ threads: 'auto' });
+const models = sharedModels();
 
 const transfers = (value, out = []) => {
   if (ArrayBuffer.isView(value) && value.byteLength === value.buffer.byteLength) out.push(value.buffer);
@@ -16,4 +18,8 @@ const transfers = (value, out = []) => {
   return out;
 };
 
-answerRequests(self, requests, (result) => [...new Set(transfers(result))]);
+answerChannels(
+  self,
+  () => modelRequests(engine, { models }),
+  (result) => [...new Set(transfers(result))],
+);

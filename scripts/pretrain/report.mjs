@@ -225,46 +225,18 @@ function headTable(json, kind) {
   ].join('\n');
 }
 
-function markdown(j) {
-  const s = j.settings;
-  const c = s.config;
-  const ppl = (x) => f(Math.exp(x), 1);
-  const lossRows = Object.entries(j.heldOut).map(
-    ([split, h]) =>
-      `| ${split} | ${h.tokens.toLocaleString('en')} | ${f(h.model)} (${ppl(h.model)}) | ${f(h.bigram)} (${ppl(h.bigram)}) | ${f(h.unigram)} (${ppl(h.unigram)}) |`,
-  );
-  const kinds = {
-    previous: 'previous token',
-    first: 'first token',
-    self: 'itself (diagonal)',
-    induction: 'induction',
-    textInduction: 'induction on repeated held-out text',
-  };
-  const strongest = Object.entries(kinds).map(
-    ([k, name]) =>
-      `| ${name} | ${j.heads.strongest[k].map((h) => `L${h.layer}H${h.head} ${f(h.score, 2)}`).join(', ')} | ${f(j.heads.uniform[k], 2)} |`,
-  );
-  const d = j.data.splits;
-  const trials = j.trials
-    ? [
-        '## The trials that chose the settings',
-        '',
-        `Each trial: ${j.trials.steps} steps of ${j.trials.batch} × ${c.block_size} tokens from the same data and seed, held-out loss on ${j.trials.windows} fixed windows of val.bin (\`node scripts/pretrain.mjs --trials\`).`,
-        '',
-        '| trial | parameters | held-out loss at step 100 | at step 200 | mean training loss, last 50 steps run |',
-        '|---|---|---|---|---|',
-        ...j.trials.results.map(
-          (t) =>
-            `| ${t.name} | ${t.parameters.toLocaleString('en')} | ${f(t.heldOut100)} | ${t.heldOut200 === null ? `stopped; last logged at step ${t.stepsRun}` : f(t.heldOut200)} | ${f(t.trainLoss)} |`,
-        ),
-        '',
-      ]
-    : [
-        '## Other runs',
-        '',
-        'The runs made toward a model with legible heads (issue 32), with their held-out losses and head scores: [docs/pretrained-model.md](../../docs/pretrained-model.md#toward-legible-heads-issue-32-measured-not-reached).',
-        '',
-      ];
+// The report's Markdown (web/models/README.md), one function per section, each returning its lines.
+
+// The head-score kinds, in the report's order, with their names in it.
+const KINDS = {
+  previous: 'previous token',
+  first: 'first token',
+  self: 'itself (diagonal)',
+  induction: 'induction',
+  textInduction: 'induction on repeated held-out text',
+};
+
+function titleAndFiles(j) {
   return [
     '# brown-wordnet: the small model trained here',
     '',
@@ -290,10 +262,23 @@ function markdown(j) {
     'tokenizer.decode(model.generate(ids, 20, { temperature: 0.8, topK: 40, seed: 1 }));',
     '```',
     '',
+  ];
+}
+
+function modelSection(j) {
+  const c = j.settings.config;
+  return [
     '## Model',
     '',
     `nanoGPT's GPT: ${c.n_layer} layers, ${c.n_head} heads of ${c.n_embd / c.n_head}, width ${c.n_embd}, MLP ${4 * c.n_embd}, context ${c.block_size} tokens, vocabulary ${c.vocab_size} (byte-level BPE), biases ${c.bias ? 'on' : 'off'}, dropout ${c.dropout}, lm_head tied to wte: **${j.parameters.toLocaleString('en')} parameters**, stored as F16.`,
     '',
+  ];
+}
+
+function dataSection(j) {
+  const c = j.settings.config;
+  const d = j.data.splits;
+  return [
     '## Data',
     '',
     '| split | documents | Brown files | WordNet synsets | characters | tokens |',
@@ -311,6 +296,11 @@ function markdown(j) {
           '',
         ]
       : []),
+  ];
+}
+
+function tokenizerSection(j) {
+  return [
     '## Tokenizer',
     '',
     `Byte-level BPE of ${j.data.vocabSize} tokens trained on the training split. Share of words that are one token when written inside a sentence (" word"): the words of the page's example sentences, and the most frequent words of the training split's Brown text (counted without case, each in its most frequent written form: \`I\`, \`John\`).`,
@@ -331,6 +321,13 @@ function markdown(j) {
       return `| ${name} | ${x.single} of ${x.words} | ${f(x.share * 100, 1)}% | ${split || '–'} |`;
     }),
     '',
+  ];
+}
+
+function trainingSection(j) {
+  const s = j.settings;
+  const c = s.config;
+  return [
     '## Training',
     '',
     `${s.steps} steps of ${s.batch} × ${c.block_size} tokens = **${j.tokensSeen.toLocaleString('en')} tokens seen** (${f(j.epochs, 2)} epochs of the training split). AdamW (β ${s.beta1}, ${s.beta2}; weight decay ${s.weight_decay} on matrices), learning rate ${s.lr} with ${s.warmup} warmup steps and cosine decay to ${s.min_lr} at step ${s.decay_steps}, gradient clipping at ${s.clip}, seed ${s.seed}, ${s.threads} thread${s.threads === 1 ? '' : 's'}. **Training time: ${f(j.trainSeconds / 60, 1)} min** of steps (${f(j.seconds / 60, 1)} min with evaluations and checkpoints) on ${j.machine}. Weights' FNV-1a hash: \`${j.weightsHash}\`.`,
@@ -341,6 +338,17 @@ function markdown(j) {
     '',
     `Mean training loss over the last 100 steps: ${f(j.trainLossLast100)}.`,
     '',
+  ];
+}
+
+function heldOutSection(j) {
+  const c = j.settings.config;
+  const ppl = (x) => f(Math.exp(x), 1);
+  const lossRows = Object.entries(j.heldOut).map(
+    ([split, h]) =>
+      `| ${split} | ${h.tokens.toLocaleString('en')} | ${f(h.model)} (${ppl(h.model)}) | ${f(h.bigram)} (${ppl(h.bigram)}) | ${f(h.unigram)} (${ppl(h.unigram)}) |`,
+  );
+  return [
     '## Held-out loss',
     '',
     `Mean cross-entropy in nats per token (perplexity in brackets) over every non-overlapping ${c.block_size}-token window of each held-out file. Baselines on the same tokens and targets, counted on the training split: bigram with interpolated Kneser–Ney smoothing (discount D = ${f(j.bigramDiscount)}, add-one continuation counts), unigram with add-one smoothing.`,
@@ -349,12 +357,26 @@ function markdown(j) {
     '|---|---|---|---|---|',
     ...lossRows,
     '',
+  ];
+}
+
+function samplesSection(j) {
+  return [
     '## Samples',
     '',
     `Temperature ${j.sampleOptions.temperature}, top-k ${j.sampleOptions.topK}, ${j.sampleOptions.tokens} tokens or up to \`<|endoftext|>\`, seed as listed (torch.multinomial's draws).`,
     '',
     ...j.samples.map((x) => `- (seed ${x.seed}) **${x.prompt}**${x.continuation.replace(/\n/g, ' ⏎ ')}`),
     '',
+  ];
+}
+
+function headsSection(j) {
+  const strongest = Object.entries(KINDS).map(
+    ([k, name]) =>
+      `| ${name} | ${j.heads.strongest[k].map((h) => `L${h.layer}H${h.head} ${f(h.score, 2)}`).join(', ')} | ${f(j.heads.uniform[k], 2)} |`,
+  );
+  return [
     '## What the heads do',
     '',
     `Scores from \`web/lib/head-scores.js\`: previous-token, first-token and self scores are the mean attention weight on that key over the query rows 1…${j.heads.text.tokens - 1} of ${j.heads.text.source}; the induction score is the mean weight from each token of the second copy of ${j.heads.induction.R} random tokens (after one \`<|endoftext|>\`, ${j.heads.induction.samples} sequences) to the token after its earlier occurrence; the same score on repeated held-out text takes ${j.heads.induction.R} tokens of held-out Brown from ${j.heads.induction.samples} places spread over the file instead of random tokens (a word that occurs twice in the passage makes its "earlier occurrence" ambiguous, so this score is a little lower for a perfect copier). A head attending uniformly would score the last column.`,
@@ -363,7 +385,7 @@ function markdown(j) {
     '|---|---|---|',
     ...strongest,
     '',
-    ...Object.entries(kinds).flatMap(([k, name]) => [`### ${name}`, '', headTable(j, k), '']),
+    ...Object.entries(KINDS).flatMap(([k, name]) => [`### ${name}`, '', headTable(j, k), '']),
     '### Where each head looks on held-out prose',
     '',
     `Over ${PROFILE_WINDOWS} windows of ${j.heads.text.tokens} tokens spread over held-out Brown, query rows 8…${j.heads.text.tokens - 1}: the mean weight on the token itself and on the 1–4 tokens before it, the mean entropy of a row in nats (a uniform row: ${f(uniformEntropy(8, j.heads.text.tokens), 2)}), the mean largest weight of a row, and the three tokens that receive the largest share of the head's attention.`,
@@ -375,6 +397,43 @@ function markdown(j) {
         `| L${p.layer}H${p.head} | ${p.back.map((v) => f(v, 2)).join(', ')} | ${f(p.entropy, 2)} | ${f(p.maxWeight, 2)} | ${p.topKeys.map((t) => `\`${JSON.stringify(t.token).replace(/\|/g, '\\|')}\` ${f(t.share, 2)}`).join(', ')} |`,
     ),
     '',
-    ...trials,
+  ];
+}
+
+function trialsSection(j) {
+  const c = j.settings.config;
+  if (!j.trials)
+    return [
+      '## Other runs',
+      '',
+      'The runs made toward a model with legible heads (issue 32), with their held-out losses and head scores: [docs/pretrained-model.md](../../docs/pretrained-model.md#toward-legible-heads-issue-32-measured-not-reached).',
+      '',
+    ];
+  return [
+    '## The trials that chose the settings',
+    '',
+    `Each trial: ${j.trials.steps} steps of ${j.trials.batch} × ${c.block_size} tokens from the same data and seed, held-out loss on ${j.trials.windows} fixed windows of val.bin (\`node scripts/pretrain.mjs --trials\`).`,
+    '',
+    '| trial | parameters | held-out loss at step 100 | at step 200 | mean training loss, last 50 steps run |',
+    '|---|---|---|---|---|',
+    ...j.trials.results.map(
+      (t) =>
+        `| ${t.name} | ${t.parameters.toLocaleString('en')} | ${f(t.heldOut100)} | ${t.heldOut200 === null ? `stopped; last logged at step ${t.stepsRun}` : f(t.heldOut200)} | ${f(t.trainLoss)} |`,
+    ),
+    '',
+  ];
+}
+
+function markdown(j) {
+  return [
+    ...titleAndFiles(j),
+    ...modelSection(j),
+    ...dataSection(j),
+    ...tokenizerSection(j),
+    ...trainingSection(j),
+    ...heldOutSection(j),
+    ...samplesSection(j),
+    ...headsSection(j),
+    ...trialsSection(j),
   ].join('\n');
 }

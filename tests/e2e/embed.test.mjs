@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { elementSnippet } from '../../web/tools/embed-dialog.js';
-import { defaultState } from '../../web/lib/state.js';
+import { defaultState, VIEWS } from '../../web/lib/state.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.join(ROOT, 'dist');
@@ -37,18 +37,22 @@ test.after(async () => {
   await server?.close();
 });
 
-/** Opens a dist page, waits for every element to be ready; returns {page, problems}. */
+/** Opens a dist page, waits for every element to be ready; returns {page, problems}. A figure
+ * draws as it nears the viewport (as a reader scrolls to it), so one not drawn yet is scrolled to. */
 async function openElements(rel, { waitFor = 'attention-explorer' } = {}) {
   const { page, problems, context } = await openPage(browser, null);
   await page.goto(server.url + rel);
   await page.waitForFunction(
     (sel) => {
       const els = [...document.querySelectorAll(sel)];
-      return els.length > 0 && els.every((e) => e.shadowRoot?.querySelector('.ae-root table[data-matrix]'));
+      const drawn = (e) => e.shadowRoot?.querySelector('.ae-root table[data-matrix]');
+      els.find((e) => !drawn(e))?.scrollIntoView();
+      return els.length > 0 && els.every(drawn);
     },
     waitFor,
     { timeout: 20000 },
   );
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.evaluate(() => Promise.all([...document.querySelectorAll('attention-explorer')].map((e) => e.ready)));
   return { page, problems, context };
 }
@@ -285,10 +289,12 @@ test('BadAttributesAndJson_ShowANoticeAndStillRender', async () => {
   );
   await page.goto(server.url + 'bad.html');
   await page.waitForFunction(
-    () =>
-      [...document.querySelectorAll('attention-explorer')].every((e) =>
-        e.shadowRoot.querySelector('table[data-matrix]'),
-      ),
+    () => {
+      const els = [...document.querySelectorAll('attention-explorer')];
+      const drawn = (e) => e.shadowRoot.querySelector('table[data-matrix]');
+      els.find((e) => !drawn(e))?.scrollIntoView(); // a figure draws as it nears the viewport
+      return els.every(drawn);
+    },
     null,
     { timeout: 20000 },
   );
@@ -310,7 +316,7 @@ test('BadAttributesAndJson_ShowANoticeAndStillRender', async () => {
   );
   for (const pattern of [
     /heads="abc"/,
-    /options.temperature/,
+    /temperature="-5": expected a number in \[0\.01, 100\]/,
     /view: unknown step the string "nope"/,
     /theme/,
     /controls="lots"/,
@@ -343,6 +349,129 @@ test('BadAttributesAndJson_ShowANoticeAndStillRender', async () => {
   assert.equal(stepped.step, 4);
   assert.equal(Math.round(stepped.height), 200);
   assert.equal(stepped.scrolls, true);
+  await context.close();
+});
+
+// Every attribute with a value it cannot use (issue 33: view="weigths" used to draw every section
+// of the explorer, 14,492 px, and fetch every file): the notice names the attribute, the value and
+// what it accepts, and the element shows its default figure for that attribute's part.
+const BAD_ATTRIBUTES = [
+  // [attributes, what the notice says, the sections shown]
+  [
+    'view="weigths"',
+    /view: unknown step the string "weigths"; expected one of all, contexts, .*weights.*view: showing the default figure \(contexts\) instead/s,
+    ['minimal-bar', 'contexts'],
+  ],
+  [
+    'example="ocean"',
+    /example="ocean": expected one of river, finance, both, averaging, got the string "ocean"/,
+    ['minimal-bar', 'contexts'],
+  ],
+  [
+    'example="learn:fly"',
+    /example="learn:fly": expected one of copy, reverse, sort, repeat, bank, text, got the string "fly"/,
+    ['learn'],
+  ],
+  [
+    'tokens="stream zzz mud"',
+    /tokens="stream zzz mud": .*"zzz" is not in the vocabulary; using the default contexts/,
+    ['minimal-bar', 'contexts'],
+  ],
+  ['causal="maybe"', /causal="maybe": expected true or false \(or the bare attribute\)/, ['minimal-bar', 'contexts']],
+  ['scale="big"', /scale="big": expected a number/, ['minimal-bar', 'contexts']],
+  ['projections="nah"', /projections="nah": expected true or false/, ['minimal-bar', 'contexts']],
+  ['temperature="-5"', /temperature="-5": expected a number in \[0\.01, 100\], got -5/, ['minimal-bar', 'contexts']],
+  ['heads="abc"', /heads="abc": expected a whole number/, ['minimal-bar', 'contexts']],
+  ['heads="3"', /heads="3": 3 heads do not divide width 2; using 1 head/, ['minimal-bar', 'contexts']],
+  ['theme="neon"', /theme="neon": expected one of auto, light, dark/, ['minimal-bar', 'contexts']],
+  [
+    'controls="lots"',
+    /controls="lots": expected one of none, minimal, full; using minimal/,
+    ['minimal-bar', 'contexts'],
+  ],
+  ['step="99"', /step="99": expected an integer in \[0, \d+\], got 99/, ['minimal-bar', 'contexts']],
+  ['height="tall"', /height="tall": expected a length such as 480, 480px, 30rem or 70vh/, ['minimal-bar', 'contexts']],
+  ['example="learn:sort" steps="many"', /steps="many": expected a whole number/, ['learn']],
+  ['example="learn:sort" autoplay="sometimes"', /autoplay="sometimes": expected true or false/, ['learn']],
+  ['figure="maybe"', /figure="maybe": expected true or false/, ['minimal-bar', 'contexts']],
+  ['sentence=""', /sentence="": expected text of 1 to 2000 characters/, ['gpt']],
+  [
+    'model-url="ftp://x/model.safetensors"',
+    /model-url="ftp:\/\/x\/model\.safetensors": expected an http\(s\) or relative URL/,
+    ['gpt'],
+  ],
+  ['config-url="config.json"', /config-url: it goes with model-url, which is missing; ignored/, ['gpt']],
+  ['tokenizer-url="tokenizer.json"', /tokenizer-url: it goes with model-url, which is missing; ignored/, ['gpt']],
+  ['model-url="m.safetensors" model-heads="x"', /model-heads="x": expected a whole number/, ['gpt']],
+];
+// (caption takes any text: a long one is clipped, which Presentation_FigureAndCaptionAttributes checks.)
+
+test('BadAttributes_EachShowsTheDefaultFigureAndANoticeNamingTheValueAndWhatItAccepts', async () => {
+  const { page, context } = await openPage(browser, null, { viewport: { width: 1000, height: 800 } });
+  await page.route('**/every-bad.html', (route) =>
+    route.fulfill({
+      contentType: 'text/html',
+      body: `<!doctype html><meta charset="utf-8"><script type="module" src="${server.url}attention-explorer.js"></script>
+${BAD_ATTRIBUTES.map(([attrs], n) => `<attention-explorer id="bad-${n}" ${attrs}></attention-explorer>`).join('\n')}`,
+    }),
+  );
+  await page.goto(server.url + 'every-bad.html');
+  for (const [n, [attrs, says, sections]] of BAD_ATTRIBUTES.entries()) {
+    const shown = await page.evaluate(async (id) => {
+      const el = document.getElementById(id);
+      el.scrollIntoView();
+      await el.ready;
+      const root = el.shadowRoot;
+      const notice = root.querySelector('.ae-notice');
+      return {
+        notice: notice.hidden ? null : notice.textContent,
+        sections: [...root.querySelectorAll('section[data-section]')]
+          .filter((s) => !s.hidden)
+          .map((s) => s.dataset.section),
+      };
+    }, `bad-${n}`);
+    assert.match(shown.notice ?? '(no notice)', says, attrs);
+    assert.deepEqual(shown.sections, sections, `${attrs}: the default figure, not the whole explorer`);
+  }
+  await context.close();
+});
+
+test('Element_TheTransposeIsASuperscriptTNotTheModifierLetterU1D40', async () => {
+  // "Kᵀ" in DejaVu Serif Bold reads "Kˢ": headings, captions and section names draw a superscript
+  // T; the text read back (an export's title) is the sign again.
+  const { page, context } = await openPage(browser, null);
+  await page.route('**/transpose.html', (route) =>
+    route.fulfill({
+      contentType: 'text/html',
+      body: `<!doctype html><meta charset="utf-8"><style>body { font-family: 'DejaVu Serif'; font-weight: 700 }</style>
+<script type="module" src="${server.url}attention-explorer.js"></script>
+<attention-explorer view="naive,scores" controls="none"></attention-explorer>`,
+    }),
+  );
+  await page.goto(server.url + 'transpose.html');
+  await page.waitForFunction(() =>
+    document.querySelector('attention-explorer').shadowRoot?.querySelector('table[data-matrix="scores"] td.ae-cell'),
+  );
+  const shown = await page.evaluate(async () => {
+    const root = document.querySelector('attention-explorer').shadowRoot;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const withSign = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode())
+      if (n.nodeValue.includes('\u1d40')) withSign.push(n.nodeValue);
+    const { readHeatmapTable } = await import(new URL('attention-explorer.export-menu.js', location.href).href);
+    return {
+      withSign,
+      heading: [...root.querySelectorAll('h3')].map((h) => h.innerHTML).find((x) => x.includes('Scores')),
+      caption: root.querySelector('table[data-matrix="scores"] caption').innerText,
+      sups: root.querySelectorAll('sup.ae-t').length,
+      exported: readHeatmapTable(root.querySelector('table[data-matrix="scores"]')).name,
+    };
+  });
+  assert.deepEqual(shown.withSign, [], 'no text node draws U+1D40');
+  assert.equal(shown.heading, '1 · Scores Q·K<sup class="ae-t" data-text="ᵀ">T</sup>');
+  assert.match(shown.caption, /^scores = Q·KT/);
+  assert.ok(shown.sups >= 4, `${shown.sups} superscript T's`);
+  assert.equal(shown.exported, 'scores = Q·Kᵀ (river)', "an export's title reads the sign back");
   await context.close();
 });
 
@@ -567,4 +696,63 @@ test('Dist_AFigureWhoseFileIsMissingSaysWhichFileAndWhere', async () => {
     assert.match(text, /beside attention-explorer\.js/, text);
     await context.close();
   }
+});
+
+test('Readme_TheFilesTableIsWhatTheBuildEmits', () => {
+  // The README's "Which files" table against the build's own (dist/attention-explorer.files.json,
+  // written by scripts/build-dist.mjs from the registry of sections): every figure's row names
+  // exactly the files its sections need, every view has one row, every file the build lists is in
+  // the table, in dist/ and in the package.
+  const manifest = JSON.parse(fs.readFileSync(path.join(DIST, 'attention-explorer.files.json'), 'utf8'));
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const at = readme.indexOf('<!-- files-table');
+  assert.ok(at > 0, 'the README marks its files table');
+  const lines = readme.slice(at).split('\n').slice(1);
+  const rows = lines
+    .slice(
+      0,
+      lines.findIndex((l, n) => n > 0 && !l.startsWith('|')),
+    )
+    .slice(2)
+    .map((l) => l.split('|').slice(1, -1));
+  const ticked = (cell) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+  const filesOf = (cell) =>
+    ticked(cell).filter((t) => t !== 'attention-explorer.js' && fs.existsSync(path.join(DIST, t)));
+  const sorted = (list) => [...new Set(list)].sort();
+  const forView = (view) =>
+    sorted(Object.values(manifest.sections).flatMap((s) => (s.views?.includes(view) ? s.files : [])));
+  const rowOf = new Map();
+  const inTable = new Set();
+  for (const [names, files] of rows) {
+    const listed = sorted(filesOf(files));
+    listed.forEach((f) => inTable.add(f));
+    if (ticked(names).includes('controls="full"')) {
+      const full = Object.values(manifest.sections).filter((s) => s.controls === 'full');
+      assert.deepEqual(listed, sorted([...full.flatMap((s) => s.files), ...manifest.controls.full]), 'controls="full"');
+      continue;
+    }
+    if (/without a `tokenizer-url`/.test(names))
+      assert.deepEqual(listed, sorted(manifest.when['gpt2-without-tokenizer']), names);
+    if (/cross-origin isolated/.test(names))
+      assert.deepEqual(listed, sorted(manifest.when['cross-origin-isolated']), names);
+    for (const view of ticked(names).filter((n) => VIEWS.includes(n))) {
+      assert.ok(!rowOf.has(view), `${view} has one row`);
+      rowOf.set(view, names);
+      assert.deepEqual(listed, forView(view), `the files of view="${view}"`);
+    }
+  }
+  for (const view of VIEWS.filter((v) => !['controls', 'edit'].includes(v)))
+    assert.ok(rowOf.has(view), `view="${view}" has a row in the table`);
+  const built = sorted([
+    ...Object.values(manifest.sections).flatMap((s) => s.files),
+    ...Object.values(manifest.controls).flat(),
+    ...Object.values(manifest.when).flat(),
+  ]);
+  const packed = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).files;
+  for (const file of built) {
+    assert.ok(inTable.has(file), `${file} (in the build's table) is in the README's`);
+    assert.ok(fs.existsSync(path.join(DIST, file)), `${file} is in dist/`);
+    assert.ok(packed.includes(`dist/${file}`), `${file} is in the package`);
+  }
+  assert.ok(packed.includes('dist/attention-explorer.files.json'), 'the table ships too');
 });

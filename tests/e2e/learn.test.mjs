@@ -77,7 +77,12 @@ for (const id of ['copy', 'reverse', 'sort', 'repeat']) {
   const steps = whole ? task.train.steps : CHECKED_STEPS;
   test(`Learn_${id}_${whole ? 'TrainsToItsGoal' : `Trains${steps}Steps`}WithTheSameNumbersAsNode`, async () => {
     const t0 = Date.now();
-    const { page, context, problems } = await openLearn({ ...defaultLearn(id), until: steps, autoplay: true });
+    const { page, context, problems } = await openLearn({
+      ...defaultLearn(id),
+      until: steps,
+      autoplay: true,
+      speed: 'fast',
+    });
     const shown = await reportAt(page, steps);
     const seconds = (Date.now() - t0) / 1000;
     console.log(
@@ -102,7 +107,12 @@ for (const id of ['copy', 'reverse', 'sort', 'repeat']) {
 
 test('Learn_BankPullsTheTwoBanksApart', async () => {
   const steps = taskFor({ id: 'bank' }).train.steps;
-  const { page, context, problems } = await openLearn({ ...defaultLearn('bank'), until: steps, autoplay: true });
+  const { page, context, problems } = await openLearn({
+    ...defaultLearn('bank'),
+    until: steps,
+    autoplay: true,
+    speed: 'fast',
+  });
   await reportAt(page, steps);
   const cosine = await page.$eval(`${SECTION} .ae-learn-cosine`, (td) => ({
     first: Number(td.dataset.first),
@@ -112,7 +122,7 @@ test('Learn_BankPullsTheTwoBanksApart', async () => {
     tds.map((td) => ({ context: td.dataset.context, first: Number(td.dataset.first), now: Number(td.dataset.now) })),
   );
   console.log(
-    `[ measured ] bank: cosine of the two "bank" outputs ${cosine.first.toFixed(3)} → ${cosine.now.toFixed(3)}; attention of "bank" to the word before it ${onContext.map((c) => `${c.context} ${c.first.toFixed(2)} → ${c.now.toFixed(2)}`).join(', ')}`,
+    `[ measured ] bank: cosine of the two "bank" outputs ${cosine.first.toFixed(3)} → ${cosine.now.toFixed(3)}; attention of "bank" to the word that decides its sense ${onContext.map((c) => `${c.context} ${c.first.toFixed(2)} → ${c.now.toFixed(2)}`).join(', ')}`,
   );
   assert.ok(cosine.now < cosine.first, 'the two "bank" outputs are further apart than at step 0');
   assert.ok(
@@ -126,7 +136,7 @@ test('Learn_BankPullsTheTwoBanksApart', async () => {
 test('Learn_BankStartsFromTheSeedsWeightsAndShowsWhereTheyGo', async () => {
   // From a link: the bank task started from seed 003's weights, trained 60 steps.
   const { page, context, problems } = await openLearn(
-    { ...defaultLearn('bank'), fromSeed: true, until: 60, autoplay: true },
+    { ...defaultLearn('bank'), fromSeed: true, until: 60, autoplay: true, speed: 'fast' },
     { bypassCSP: true }, // for axe below
   );
   await reportAt(page, 60);
@@ -173,7 +183,7 @@ test('Learn_BankStartsFromTheSeedsWeightsAndShowsWhereTheyGo', async () => {
   await message.waitFor({ state: 'visible' });
   assert.match(
     await message.textContent(),
-    /Could not start a model: fromSeed: a head has 2 columns; the seed's W_value has 3/,
+    /Could not start a model: fromSeed: a head has 2 columns; notebook 3's W_value has 3/,
   );
   assert.deepEqual(problems, []);
   await context.close();
@@ -217,7 +227,7 @@ for (const [mode, init] of [
 ]) {
   test(`Learn_ThePageStaysResponsiveWhileTraining_${mode}`, async () => {
     const { page, context, problems } = await openLearn(
-      { ...defaultLearn('sort'), until: 20000, autoplay: true },
+      { ...defaultLearn('sort'), until: 20000, autoplay: true, speed: 'fast' },
       { init },
     );
     const r = await responsiveWhileTraining(page);
@@ -235,7 +245,7 @@ for (const [mode, init] of [
 }
 
 test('Learn_ASharedLinkRetrainsToTheSameWeights', async () => {
-  const { page, context } = await openLearn({ ...defaultLearn('copy'), until: 120, autoplay: true });
+  const { page, context } = await openLearn({ ...defaultLearn('copy'), until: 120, autoplay: true, speed: 'fast' });
   const first = await reportAt(page, 120);
   // Paused or done, the step count is in the link.
   await page.waitForFunction(() => /learn/.test(decodeURIComponent(location.hash)) || location.hash.length > 10);
@@ -251,7 +261,7 @@ test('Learn_ASharedLinkRetrainsToTheSameWeights', async () => {
 });
 
 test('Learn_AnExportedCheckpointGivesPyTorchsLogits', async (t) => {
-  const { page, context } = await openLearn({ ...defaultLearn('reverse'), until: 50, autoplay: true });
+  const { page, context } = await openLearn({ ...defaultLearn('reverse'), until: 50, autoplay: true, speed: 'fast' });
   await reportAt(page, 50);
   await page.click(`${SECTION} .ae-learn-files > summary`); // checkpoints are one click deeper
   const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${SECTION} .ae-learn-export`)]);
@@ -290,7 +300,12 @@ test('Learn_AnExportedCheckpointGivesPyTorchsLogits', async (t) => {
 });
 
 test('Learn_HostileCheckpointsGetAMessageAndTheTrainedModelStays', async () => {
-  const { page, context, problems } = await openLearn({ ...defaultLearn('copy'), until: 40, autoplay: true });
+  const { page, context, problems } = await openLearn({
+    ...defaultLearn('copy'),
+    until: 40,
+    autoplay: true,
+    speed: 'fast',
+  });
   const trained = await reportAt(page, 40);
   const header = (json) => {
     const text = Buffer.from(JSON.stringify(json));
@@ -363,7 +378,7 @@ for (const [scheme, width] of [
 ]) {
   test(`Learn_AxeFindsNothingAndNothingOverflows_${scheme}_${width}`, async () => {
     const { page, context } = await openLearn(
-      { ...defaultLearn('repeat'), until: 30, autoplay: true },
+      { ...defaultLearn('repeat'), until: 30, autoplay: true, speed: 'fast' },
       { viewport: { width, height: 900 }, colorScheme: scheme, bypassCSP: true },
     );
     await reportAt(page, 30);
@@ -392,7 +407,7 @@ for (const [scheme, width] of [
 }
 
 test('Learn_TheChosenHeadsLinesExportAndParseBack', async () => {
-  const { page, context } = await openLearn({ ...defaultLearn('reverse'), until: 60, autoplay: true });
+  const { page, context } = await openLearn({ ...defaultLearn('reverse'), until: 60, autoplay: true, speed: 'fast' });
   await reportAt(page, 60);
   // The heatmap of the chosen head shows the weights the export must carry.
   const shown = await page.$$eval(`${SECTION} table[data-matrix="learn-weights"] tbody tr`, (trs) =>

@@ -18,11 +18,17 @@ import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import http from 'node:http';
 import { launchBrowser, serveStatic, openPage, mimeType, CSP } from './helpers.mjs';
+import { loadEngine } from '../../web/engine/engine.js';
+import { defaultState } from '../../web/lib/state.js';
+import { attendArgs } from '../../web/lib/compute.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 // Seed 003's river output, row 0 (projected and scaled), as printed to 3 decimals.
 const RIVER_ROW_0 = ['0.992', '0.221', '0.261'];
+// The element's river output, row 0, at the page's default weights (since 0.4.0, W_Q and W_K
+// that look for the context word): what example="river" shows (checked against the engine below).
+const ELEMENT_RIVER_ROW_0 = ['0.967', '0.267', '0.267'];
 const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 
 // What the README's Install section shows; the tests below run exactly these lines.
@@ -181,13 +187,23 @@ document.addEventListener('securitypolicyviolation', (e) => window.__cspViolatio
   fs.writeFileSync(path.join(project, 'favicon.ico'), ''); // a site has one; Chromium asks for it
 }
 
-test('Element_LoadedFromNodeModulesUnderTheStrictCsp_ShowsTheSeedRiverRow', async () => {
-  writeSiteFiles();
-  const shown = await showElement(page(NODE_MODULES_TAG));
-  assert.deepEqual(shown, { row: RIVER_ROW_0, violations: [], problems: [] });
+test('Element_TheDefaultRiverRowIsTheEnginesAtTheDefaults', async () => {
+  const engine = await loadEngine();
+  const s = defaultState(engine.examples());
+  const row = engine.attend(attendArgs(s, s.contexts.river)).get('output')[0];
+  assert.deepEqual(
+    row.map((v) => v.toFixed(3)),
+    ELEMENT_RIVER_ROW_0,
+  );
 });
 
-test('Element_LoadedFromAnNpmCdnByVersion_ShowsTheSeedRiverRow', async () => {
+test('Element_LoadedFromNodeModulesUnderTheStrictCsp_ShowsTheDefaultRiverRow', async () => {
+  writeSiteFiles();
+  const shown = await showElement(page(NODE_MODULES_TAG));
+  assert.deepEqual(shown, { row: ELEMENT_RIVER_ROW_0, violations: [], problems: [] });
+});
+
+test('Element_LoadedFromAnNpmCdnByVersion_ShowsTheDefaultRiverRow', async () => {
   // A stand-in for an npm CDN on another origin: /<name>@<version>/<file> from the installed
   // package (the tarball's contents), with the CORS header such CDNs send for module scripts.
   const pkg = path.join(project, 'node_modules/attention-explorer');
@@ -207,7 +223,7 @@ test('Element_LoadedFromAnNpmCdnByVersion_ShowsTheSeedRiverRow', async () => {
   // The site's CSP lets scripts come from the CDN; nothing else is needed (no connect-src).
   const csp = CSP.replace("script-src 'self'", `script-src 'self' ${origin}`);
   const shown = await showElement(page(CDN_TAG.replace('https://<an npm CDN>', origin)), csp);
-  assert.deepEqual(shown, { row: RIVER_ROW_0, violations: [], problems: [] });
+  assert.deepEqual(shown, { row: ELEMENT_RIVER_ROW_0, violations: [], problems: [] });
 });
 
 test('Bundler_ResolvesTheReadmeImportsThroughExportsAndHonoursSideEffects', async () => {

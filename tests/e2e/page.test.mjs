@@ -40,6 +40,8 @@ const SEED = {
     ],
   },
 };
+// A link of format 1 (written before 0.4.0) to the default state: the notebook's own weights.
+const NOTEBOOK = '#1e30';
 const SEED_WQ = [
   [1, 0],
   [0, 1],
@@ -116,13 +118,22 @@ test('Page_LoadsUnderItsCspWithNoConsoleErrorsAndMarksItsFirstPaint', async () =
   console.log(
     `# first paint: heatmaps in the DOM ${t.heatmap.toFixed(1)} ms after navigation start, painted by ${t.frame.toFixed(1)} ms (DOMContentLoaded ${t.domContentLoaded.toFixed(1)} ms)`,
   );
-  assert.ok(await page.isVisible(ctxOut('river')), 'the river output heatmap is visible');
+  // The opening's picture and numbers are on screen; the outputs the cosines compare, one click deeper.
+  assert.ok(
+    await page.isVisible('section[data-section="contexts"] .ae-context[data-context="river"] svg'),
+    'the river lines are visible',
+  );
+  assert.ok(
+    await page.isVisible('section[data-section="contexts"] td[data-cos="attention"]'),
+    'the cosine table is visible',
+  );
+  assert.equal(await page.locator(ctxOut('river')).count(), 1, 'the river output heatmap is drawn');
   assert.deepEqual(problems, []);
   await context.close();
 });
 
 test('Contexts_TheRiverAndFinanceOutputsAreTheSeedsProjectedAndScaled', async () => {
-  const { page, context } = await open();
+  const { page, context } = await open({}, NOTEBOOK);
   for (const name of ['river', 'finance']) {
     assert.deepEqual(
       await texts(page, ctxOut(name)),
@@ -213,7 +224,7 @@ test('Pipeline_TheCausalMaskMasksTheUpperTriangleOfTheWeights', async () => {
 });
 
 test('Heatmap_TypingIntoAWqCellRecomputesScoresAndOutputsAsTheEngineDoes', async () => {
-  const { page, context } = await open();
+  const { page, context } = await open({}, NOTEBOOK);
   const before = await matrix(page, pipe('scores'));
   await page.click(pipe('wq') + ' tbody tr:nth-child(1) td:nth-of-type(1)');
   const input = page.locator(pipe('wq') + ' input.ae-cell-input');
@@ -248,7 +259,7 @@ test('Heatmap_TypingIntoAWqCellRecomputesScoresAndOutputsAsTheEngineDoes', async
 });
 
 test('Heatmap_DraggingAWkCellScrubsItAndRecomputesWhileDragging', async () => {
-  const { page, context } = await open();
+  const { page, context } = await open({}, NOTEBOOK);
   const cell = page.locator(pipe('wk') + ' tbody tr:nth-child(1) td:nth-of-type(1)');
   await cell.scrollIntoViewIfNeeded();
   const box = await cell.boundingBox();
@@ -283,7 +294,7 @@ test('Heatmap_DraggingAWkCellScrubsItAndRecomputesWhileDragging', async () => {
 });
 
 test('Loops_TheStepperWalksToTheFinalOutputRowByButtonsAndKeys', async () => {
-  const { page, context } = await open();
+  const { page, context } = await open({}, NOTEBOOK);
   const section = 'section[data-section="loops"]';
   const pendingRows = () =>
     page.$eval(`${section} table[data-matrix="loop-output"]`, (t) =>
@@ -334,7 +345,7 @@ test('Loops_TheStepperWalksToTheFinalOutputRowByButtonsAndKeys', async () => {
 });
 
 test('ExplainTooltip_HoverAndFocusExplainACellAndMarkItsSources', async () => {
-  const { page, context } = await open();
+  const { page, context } = await open({}, NOTEBOOK);
   const hovered = page.locator(pipe('scores') + ' tbody tr:nth-child(2) td:nth-of-type(1)');
   await hovered.scrollIntoViewIfNeeded();
   const box = await hovered.boundingBox();
@@ -434,7 +445,7 @@ test('Notices_RefusedEditsBoundsAndEngineErrorsAreSaidWhereTheyBelong', async ()
   assert.match(await notice.textContent(), /heads/);
   assert.deepEqual(await texts(page, ctxOut('finance')), kept, 'the last good output stays on the page');
   // reset
-  await page.getByRole('button', { name: 'Reset to the seed example' }).click();
+  await page.getByRole('button', { name: 'Reset to the start' }).click();
   await page.waitForFunction(() =>
     /river: stream bank mud$/.test(document.querySelector('.ae-context h3').textContent),
   );

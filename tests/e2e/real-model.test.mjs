@@ -185,6 +185,30 @@ test('RealModel_TheShippedModelOnTheReadersSentence', async () => {
   await context.close();
 });
 
+// At temperature 0 one token takes all the probability: the list shows it alone and says so,
+// not nine tokens of probability 0 in id order (the vocabulary's first bytes, control characters).
+test('RealModel_AtTemperatureZeroTheListHoldsTheTokenItTakesAndSaysWhy', async () => {
+  const { page, context, problems } = await openSection();
+  await page.waitForSelector(`${SECTION} .ae-gpt-writing .ae-gpt-bar`);
+  // The temperature slider, moved to 0 as a reader does.
+  await page.locator(SECTION).getByRole('slider', { name: 'Temperature' }).fill('0');
+  await page.waitForFunction(
+    (sel) => document.querySelectorAll(`${sel} .ae-gpt-writing .ae-gpt-bar`).length === 1,
+    SECTION,
+  );
+  const shown = await page.$$eval(`${SECTION} .ae-gpt-writing .ae-gpt-bar`, (lis) =>
+    lis.map((li) => ({ p: Number(li.dataset.p), text: li.querySelector('.ae-gpt-bar-token').textContent })),
+  );
+  assert.equal(shown[0].p, 1);
+  assert.doesNotMatch(shown[0].text, /⟨U\+000/, 'no control character');
+  assert.match(
+    await page.textContent(`${SECTION} .ae-gpt-left-out`),
+    /Every other token has probability 0: at temperature 0 the most likely token takes it all/,
+  );
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('RealModel_TheNextTokenTheKVCacheAndTheBankExample', async () => {
   const { page, context, problems } = await openSection();
   const section = page.locator(SECTION);
@@ -439,7 +463,7 @@ test('RealModel_TheElementSaysWhatIsWrongWithItsModelUrl', async () => {
       .map((n) => n.textContent)
       .join(' '),
   );
-  assert.match(notice, /gpt\.model\.url: expected an http\(s\) or relative URL/);
+  assert.match(notice, /model-url="javascript:alert\(1\)": expected an http\(s\) or relative URL/);
   await context.close();
 });
 

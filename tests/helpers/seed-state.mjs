@@ -1,13 +1,34 @@
 // The page's state for the tests of links, snippets and scripts (tests/js/lib/share.test.mjs,
-// tools/embed-dialog.test.mjs, lib/pytorch-script.test.mjs …): its default, written out from seed
-// 003's numbers as defaultState() builds it from engine.examples() (an independent copy, so a
-// change of either side fails the tests), an edited one, and a tiny one.
+// tools/embed-dialog.test.mjs, lib/pytorch-script.test.mjs …): the notebook's example, written
+// out from seed 003's numbers as notebookState() builds it from engine.examples(), the page's
+// default (the same with W_Q and W_K that look for the context word, as defaultState() builds
+// it) — independent copies, so a change of either side fails the tests — an edited one, and a
+// tiny one.
 import { defaultState } from '../../web/lib/state.js';
 
-// The default state of the page, built from seed 003's numbers (what defaultState() produces).
+// The default state of the page (what defaultState() produces).
 export function defaults() {
+  const s = notebook();
+  s.weights.wq = [
+    [0, 0],
+    [0, 0],
+    [5, 0],
+    [0, 0],
+  ];
+  s.weights.wk = [
+    [0, 0],
+    [0, 0],
+    [0, 0],
+    [5, 0],
+  ];
+  return s;
+}
+
+// Seed 003's example with its own hand-set weights (what notebookState() produces; the defaults
+// of links of format 1).
+export function notebook() {
   return {
-    v: 1,
+    v: 2,
     example: 'both',
     vocab: {
       stream: [1.2, 0.0, 0.0, 0.3],

@@ -5,36 +5,44 @@
 // web/lib/engine.d.ts), so the import below names the engine's types as shipped.
 import type { Engine } from './engine.js';
 
-/** The names `view` accepts: page sections and pipeline steps ('all' shows everything). */
+/**
+ * The names `view` accepts: page sections and pipeline steps ('all' shows everything). An unknown
+ * name is named in the element's notice; a view of none it knows shows the default figure.
+ */
 export type ExplorerView =
   | 'all'
   | 'contexts'
   | 'controls'
   | 'edit'
-  | 'lines'
+  | 'averaging'
   | 'x'
+  | 'naive'
   | 'qkv'
+  | 'plane'
   | 'scores'
   | 'scaled'
   | 'masked'
   | 'weights'
   | 'output'
-  | 'heads'
-  | 'loops'
-  | 'formula'
-  | 'averaging'
   | 'lines'
-  | 'plane'
-  | 'notebook'
+  | 'next'
   | 'scaling'
+  | 'loops'
+  | 'heads'
   | 'order'
+  | 'formula'
   | 'learn'
-  | 'model';
+  | 'model'
+  | 'gpt'
+  | 'notebook';
 
 /** The explorer's whole state: what the share link (URL hash) and the inline JSON hold. */
 export interface ExplorerState {
-  /** Format version: 1. */
-  v: 1;
+  /**
+   * Format version: 2 (since 0.4.0). A state of format 1 is still read: what it leaves out comes
+   * from that format's defaults (seed 003's W_Q and W_K).
+   */
+  v: 2;
   /** 'river', 'finance', 'both', 'averaging' or the name of one of `contexts`. */
   example: string;
   /** Word → embedding (all of one width D). */
@@ -67,6 +75,28 @@ export interface ExplorerState {
   notebook?: '000' | '001' | '002' | '003' | '004';
   /** The Learn section's run (null until the reader changes it). */
   learn?: LearnState | null;
+  /** The real model's figure: which model, the sentence, what it shows (null: the defaults). */
+  gpt?: RealModelState | null;
+}
+
+/** The real model's figure (the `gpt` and `next` views): everything a link carries of it. */
+export interface RealModelState {
+  /** The project's own model, one a page names by URL, or a file the reader opened (not in links). */
+  model:
+    | { kind: 'shipped' }
+    | { kind: 'url'; url: string; config?: string; tokenizer?: string; heads?: number }
+    | { kind: 'file' };
+  /** 1 to 2,000 characters. */
+  sentence: string;
+  layer: number;
+  head: number;
+  picture: 'head' | 'mean' | 'rollout';
+  temperature: number;
+  topK: number;
+  topP: number;
+  seed: number;
+  /** The shared word across two sentences, layer by layer. */
+  bank: { a: string; b: string; word: string };
 }
 
 /** The Learn section's run: everything a link needs to retrain to the same weights. */
@@ -86,23 +116,36 @@ export interface LearnState {
   until?: number;
   /** Train as soon as the section is on screen. */
   autoplay?: boolean;
+  /** The pace a run is watched at: 'watch' (the default when absent: the task's own pace until its
+   * pattern has formed, then fast), 'fast', or steps per second (0 < n ≤ 1000). The run is the
+   * same at any pace. */
+  speed?: 'watch' | 'fast' | number;
   /** The character model's context (task 'text'). */
   context?: number;
   /** The text to learn (task 'text'; in links only up to 2000 characters). */
   text?: string;
   /** The bank corpus (task 'bank'; in links only up to 40 sentences). */
   sentences?: string[];
+  /** Start the bank task from notebook 3's hand-set weights (task 'bank'). */
+  fromSeed?: boolean;
 }
 
 /** A partial state for setState(): `options` is merged key by key. */
-export type ExplorerStatePatch = Partial<Omit<ExplorerState, 'options'>> & {
+export type ExplorerStatePatch = Partial<Omit<ExplorerState, 'options' | 'v'>> & {
+  v?: 1 | 2;
   options?: Partial<ExplorerState['options']>;
 };
 
+/** The Learn tasks `example="learn:<task>"` names. */
+export type LearnTask = LearnState['task'];
+
 /** The element's attributes (all strings, as in HTML). */
 export interface AttentionExplorerAttributes {
-  /** A sentence, 'averaging', or 'learn:<task>' (copy, reverse, sort, repeat, bank, text) for the Learn section alone. */
-  example?: 'river' | 'finance' | 'both' | 'averaging' | string;
+  /**
+   * 'river', 'finance', 'both', 'averaging', the name of a context of the inline JSON, or
+   * 'learn:<task>' (copy, reverse, sort, repeat, bank, text) for the Learn section alone.
+   */
+  example?: 'river' | 'finance' | 'both' | 'averaging' | `learn:${LearnTask}` | (string & {});
   /** Steps to show, comma or space separated: "scores,weights,output", or "all". */
   view?: string;
   /** "stream bank mud" (the focused context) or "river: stream bank mud; finance: money bank loan". */
@@ -121,7 +164,44 @@ export interface AttentionExplorerAttributes {
   steps?: string;
   /** With example="learn:…": train as soon as the figure is on screen. */
   autoplay?: '' | 'true' | 'false' | 'autoplay';
+  /** With example="learn:…": the pace it is watched at — "watch" (default), "fast", or steps per second. */
+  speed?: 'watch' | 'fast' | string;
+  /** The figures alone: no headings, paragraphs, step numbers or sentence pickers. */
+  figure?: '' | 'true' | 'false' | 'figure';
+  /** A line of text under the figures (up to 300 characters). */
+  caption?: string;
+  /** The real model's sentence (1 to 2,000 characters); without a view, the figure is the real model. */
+  sentence?: string;
+  /** A GPT-2-family or nanoGPT model.safetensors (http(s) or relative) for the real model's figure. */
+  'model-url'?: string;
+  /** With model-url: its config.json. */
+  'config-url'?: string;
+  /** With model-url: its tokenizer.json (else GPT-2's own). */
+  'tokenizer-url'?: string;
+  /** With model-url and no config-url: its number of heads. */
+  'model-heads'?: string;
 }
+
+/**
+ * The custom properties a page themes the figures with (set on the element or an ancestor). Those
+ * not set follow --ae-bg, --ae-fg and --ae-accent where the page sets them, else the light or dark
+ * theme's own colours.
+ */
+export type AttentionExplorerCustomProperty =
+  | '--ae-font'
+  | '--ae-bg'
+  | '--ae-fg'
+  | '--ae-accent'
+  | '--ae-card'
+  | '--ae-cell'
+  | '--ae-border'
+  | '--ae-muted'
+  | '--ae-highlight'
+  | '--ae-focus';
+
+/** The names ::part() reaches inside the element (and `section-<id>` for each section). */
+export type AttentionExplorerPart =
+  'explorer' | 'section' | `section-${string}` | 'card' | 'heatmap' | 'legend' | 'caption' | 'notice';
 
 export interface AttentionExplorerEventMap extends HTMLElementEventMap {
   /** After every state change; `detail.state` is a copy. */
@@ -132,7 +212,10 @@ export interface AttentionExplorerEventMap extends HTMLElementEventMap {
 
 export class AttentionExplorerElement extends HTMLElement {
   static readonly observedAttributes: readonly string[];
-  /** Resolves to the element once it has rendered; rejects if the engine could not load. */
+  /**
+   * Resolves to the element once it has rendered what is near the viewport (a figure far down the
+   * page fetches its files and draws as it nears the screen); rejects if the engine could not load.
+   */
   readonly ready: Promise<AttentionExplorerElement>;
   /** A copy of the current state (null until ready). Assigning replaces the state. */
   get state(): ExplorerState | null;

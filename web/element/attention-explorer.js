@@ -16,6 +16,7 @@ import { mountFromState } from '../bootstrap.js';
 import {
   ATTRIBUTES,
   applyAttributes,
+  attributeProblems,
   defaultViewFor,
   parseControls,
   parseHeight,
@@ -27,6 +28,8 @@ import { sanitizeState } from '../lib/share.js';
 import { stepCount } from '../lib/steps.js';
 import { loadExportMenus } from '../views/full-engine-sections.js';
 import { h } from '../ui/dom.js';
+import { whenNear } from '../ui/on-screen.js';
+import { NEAR_MARGIN } from '../shell/scheduler.js';
 import { elementCSS, engineOptions, loadFullEngine } from './assets.js';
 
 export { ATTRIBUTES };
@@ -51,6 +54,13 @@ export function shadowCSS(css) {
     .replace(/(-?(?:\d+\.?\d*|\.\d+))rem\b/g, 'calc($1 * var(--ae-rem))')
     .replace(/\u0000(\d+)\u0000/g, (_, i) => preludes[Number(i)]);
 }
+
+// Until the figure draws, it holds a figure's room (the page's own CSS can do the same before the
+// element's file has run: README "Embed it"), so the post does not jump as figures appear and
+// what is far below — a lazy iframe, the next figures — stays out of the browser's reach. A
+// constructed sheet adopted at once: the element's own sheet comes a task or two later.
+const PLACEHOLDER_CSS = ':host{display:block}.ae-el-loading{min-height:320px}';
+let placeholderSheet = null;
 
 let sheetPromise = null;
 function sharedSheet() {
@@ -109,6 +119,11 @@ export class AttentionExplorerElement extends HTMLElement {
     super();
     const shadow = this.attachShadow({ mode: 'open' });
     const doc = this.ownerDocument;
+    if (!placeholderSheet) {
+      placeholderSheet = new CSSStyleSheet();
+      placeholderSheet.replaceSync(PLACEHOLDER_CSS);
+    }
+    shadow.adoptedStyleSheets = [placeholderSheet];
     this._loading = h(doc, 'div', { class: 'ae-el-loading', role: 'status' }, 'Loading the attention explorer…');
     this._frame = h(doc, 'div', { class: 'ae-el-frame' }, this._loading);
     shadow.append(this._frame);
@@ -116,6 +131,7 @@ export class AttentionExplorerElement extends HTMLElement {
     this._jsonView = false; // the inline JSON names a view (then the example's default view is not used)
     this._presentationProblems = [];
     this._exports = null;
+    this._exportsNear = null; // the export menus wait for the figure to near the viewport
     this._pending = [];
     this._started = false;
     this.ready = new Promise((resolve, reject) => {
@@ -137,7 +153,7 @@ export class AttentionExplorerElement extends HTMLElement {
         : Promise.resolve();
     const engine = Promise.all([sharedEngine(), sharedSheet(), parsed])
       .then(([ready, sheet]) => {
-        this.shadowRoot.adoptedStyleSheets = [sheet];
+        this.shadowRoot.adoptedStyleSheets = [placeholderSheet, sheet];
         return ready;
       })
       .then((ready) => nextMountTurn(this.ownerDocument.defaultView).then(() => ready));
@@ -148,6 +164,8 @@ export class AttentionExplorerElement extends HTMLElement {
       controls: this.controls,
       problemsIntro: PROBLEMS,
       upgradeEngine: sharedFullEngine,
+      lazy: true,
+      embedded: true,
       presentation: this._presentation(),
     }).then(
       (mounted) => this._onMounted(mounted),
@@ -181,7 +199,7 @@ export class AttentionExplorerElement extends HTMLElement {
       defaultView: name === 'example' && !ownView,
     });
     const out = sanitizeState(untrusted, defaults);
-    explorer.showProblems([...problems, ...out.problems], PROBLEMS);
+    explorer.showProblems([...problems, ...attributeProblems(out.problems, { [name]: text })], PROBLEMS);
     store.set(out.state);
   }
 
@@ -266,7 +284,11 @@ export class AttentionExplorerElement extends HTMLElement {
     const attrs = {};
     for (const name of ATTRIBUTES) if (this.hasAttribute(name)) attrs[name] = this.getAttribute(name);
     const applied = applyAttributes(json.base, attrs, defaults, { defaultView: !this._jsonView });
-    return { state: applied.state, problems: [...json.problems, ...applied.problems, ...this._presentationProblems] };
+    return {
+      state: applied.state,
+      problems: [...json.problems, ...applied.problems, ...this._presentationProblems],
+      say: (problems) => attributeProblems(problems, attrs),
+    };
   }
 
   /** The figure and caption attributes (presentation, not state). */
@@ -289,18 +311,22 @@ export class AttentionExplorerElement extends HTMLElement {
   }
 
   // Embedded styling, and with full controls every heatmap's export menu, as on the page (from a
-  // file beside the element's: only full controls need it).
+  // file beside the element's: only full controls need it), fetched as the figure nears the
+  // viewport like its sections' files.
   _decorate() {
     const { explorer } = this._mounted;
     explorer.container.classList.add('ae-embedded');
     this._exports = null;
+    this._exportsNear?.stop();
     if (this.controls !== 'full') return;
-    loadExportMenus().then(
-      ({ attachExportMenus }) => {
-        if (this._mounted.explorer === explorer) this._exports = attachExportMenus(explorer.container);
-      },
-      (error) => explorer.notify(`The export menus could not be loaded: ${error.message}`),
-    );
+    const attach = () =>
+      loadExportMenus().then(
+        ({ attachExportMenus }) => {
+          if (this._mounted.explorer === explorer) this._exports = attachExportMenus(explorer.container);
+        },
+        (error) => explorer.notify(`The export menus could not be loaded: ${error.message}`),
+      );
+    this._exportsNear = whenNear(this.ownerDocument.defaultView, this, attach, { margin: NEAR_MARGIN });
   }
 
   async _remount() {
@@ -313,6 +339,8 @@ export class AttentionExplorerElement extends HTMLElement {
       defaults,
       controls: this.controls,
       upgradeEngine: sharedFullEngine,
+      lazy: true,
+      embedded: true,
       presentation: this._presentation(),
     });
     this._mounted.explorer = again.explorer;

@@ -4,6 +4,7 @@
 // tests/js/lib/attributes.test.mjs. Problems name the attribute and what it expected.
 import { LIMITS } from './limits.js';
 import { clip } from './text.js';
+import { knownViews } from './share.js';
 
 export const ATTRIBUTES = Object.freeze([
   'example',
@@ -20,6 +21,7 @@ export const ATTRIBUTES = Object.freeze([
   'height',
   'steps',
   'autoplay',
+  'speed',
   'figure',
   'caption',
   'sentence',
@@ -125,9 +127,19 @@ export function applyAttributes(base, attrs, defaults, { defaultView = false } =
     if (Object.prototype.hasOwnProperty.call(contextsOf(), example)) out.focus = example;
   }
   const real = GPT_ATTRIBUTES.some(has);
+  const defaultFigure = () => defaultViewFor(example ?? (typeof out.example === 'string' ? out.example : ''), { real });
   if (has('view')) out.view = attrs.view.split(/[\s,]+/).filter(Boolean);
-  else if (defaultView)
-    out.view = defaultViewFor(example ?? (typeof out.example === 'string' ? out.example : ''), { real });
+  else if (defaultView) out.view = defaultFigure();
+  // Unknown names are named with the accepted ones; a view of none the explorer knows (a typo,
+  // view="weigths") shows the element's default figure, not the whole explorer.
+  if (Array.isArray(out.view) && out.view.length) {
+    const { known, unknown } = knownViews(out.view);
+    if (unknown.length) {
+      problems.push(...unknown);
+      out.view = known.length ? known : defaultFigure();
+      if (!known.length) problems.push(`view: showing the default figure (${out.view.join(', ')}) instead`);
+    }
+  }
   if (real) applyModelAttributes(out, attrs, has, problems);
   if (has('tokens')) {
     // "stream bank mud" sets the focused context; "river: stream bank; finance: money bank" names them.
@@ -187,6 +199,13 @@ export function applyAttributes(base, attrs, defaults, { defaultView = false } =
     const v = parseBool('autoplay', attrs.autoplay, problems);
     if (v !== undefined) learn().autoplay = v;
   }
+  if (has('speed')) {
+    // speed="watch" (the default), "fast" or steps per second; lib/learn/learn-state.js checks it.
+    const t = attrs.speed.trim().toLowerCase();
+    if (t === 'watch' || t === 'fast') learn().speed = t;
+    else if (/^[+]?(\d+\.?\d*|\.\d+)$/.test(t)) learn().speed = Number(t);
+    else problems.push(`speed="${clip(attrs.speed)}": expected watch, fast or a number of steps per second`);
+  }
   if (has('theme')) out.theme = attrs.theme.trim();
   if (has('controls') && !CONTROLS.includes(attrs.controls.trim())) {
     problems.push(`controls="${clip(attrs.controls)}": expected one of ${CONTROLS.join(', ')}; using minimal`);
@@ -218,6 +237,48 @@ function applyModelAttributes(out, attrs, has, problems) {
       if (has(name)) problems.push(`${name}: it goes with model-url, which is missing; ignored`);
   }
   out.gpt = gpt;
+}
+
+// The state's field a sanitizeState problem names → the attribute that set it, so the element's
+// notice speaks of its attributes (`temperature="-5": expected a number in [0.01, 100], got -5`).
+// Longest fields first; `contexts` is what `tokens` sets.
+const FIELD_ATTRIBUTES = Object.freeze([
+  ['options.temperature', 'temperature'],
+  ['options.projections', 'projections'],
+  ['options.causal', 'causal'],
+  ['options.scale', 'scale'],
+  ['options.heads', 'heads'],
+  ['gpt.model.tokenizer', 'tokenizer-url'],
+  ['gpt.model.config', 'config-url'],
+  ['gpt.model.heads', 'model-heads'],
+  ['gpt.model.url', 'model-url'],
+  ['gpt.sentence', 'sentence'],
+  ['learn.task', 'example'],
+  ['learn.until', 'steps'],
+  ['learn.autoplay', 'autoplay'],
+  ['example', 'example'],
+  ['theme', 'theme'],
+  ['step', 'step'],
+  ['contexts', 'tokens'],
+]);
+
+/**
+ * sanitizeState's problems said by the attribute that caused them, where one was given:
+ * "options.temperature: expected …" → 'temperature="-5": expected …'. Others (the inline JSON's)
+ * stay as they are.
+ * @param {string[]} problems
+ * @param {Record<string, string>} attrs  the attributes given ({name: text})
+ */
+export function attributeProblems(problems, attrs) {
+  return problems.map((p) => {
+    for (const [field, name] of FIELD_ATTRIBUTES) {
+      if (typeof attrs[name] !== 'string' || !p.startsWith(field)) continue;
+      const rest = p.slice(field.length);
+      if (field === 'contexts' || !rest.startsWith(': ')) return `${name}="${clip(attrs[name])}": ${p}`;
+      return `${name}="${clip(attrs[name])}"${rest}`;
+    }
+    return p;
+  });
 }
 
 /**

@@ -83,3 +83,31 @@ export function sizeText(matrix) {
 export function shapeText(shape) {
   return `(${shape.join(', ')}${shape.length === 1 ? ',' : ''})`;
 }
+
+/**
+ * Bytes as text: "812 B", "4.1 kB", "548 MB", "1.52 GB" (three significant digits from kB on). Decimal,
+ * as the Hub and the README write them (GPT-2 small's 548,105,171 bytes are "548 MB").
+ */
+export function formatBytes(bytes) {
+  if (!Number.isFinite(bytes) || bytes < 0) return '—';
+  if (bytes < 1000) return `${Math.round(bytes)} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1000,
+    unit = 0;
+  while (value >= 999.5 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  const digits = value >= 99.95 ? 0 : value >= 9.995 ? 1 : 2;
+  return `${value.toFixed(digits)} ${units[unit]}`;
+}
+
+/** Seconds as text: "8 s", "2 min 5 s", "1 h 3 min". */
+export function formatSeconds(seconds) {
+  if (!Number.isFinite(seconds) || seconds < 0) return '—';
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  const m = Math.round(s / 60);
+  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
+}

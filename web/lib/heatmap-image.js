@@ -4,13 +4,14 @@
 // them; the canvas draws them as text.
 import { fmt, float32Text } from './format.js';
 import { colorScale, textColorFor } from './colormaps.js';
-import { escapeXml } from './text.js';
+import { escapeXml, transposeParts } from './text.js';
 import { toMatrix, labelsFor } from './matrix-formats.js';
 import { svgDocument } from './svg-markup.js';
 
 const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif';
 const FONT = `12px ${FONT_FAMILY}`;
 const TITLE_FONT = `600 13px ${FONT_FAMILY}`;
+const TITLE_SUP_FONT = `600 9px ${FONT_FAMILY}`;
 const LABEL_CHARS = 16; // visible label length; the full label is in the SVG <title>
 
 // Rough text width for layout (the canvas painter measures exactly; the SVG is laid out the same).
@@ -91,9 +92,18 @@ export function toSVG(matrix, options = {}) {
   const L = heatmapLayout(matrix, options);
   const out = [];
   if (L.title) {
-    out.push(
-      `<text x="${L.pad}" y="${L.pad + 14}" font-size="13" font-weight="600" fill="#111">${escapeXml(L.title)}</text>`,
-    );
+    // A transpose sign is a raised T (lib/text.js transposeParts); the text after it comes down again.
+    let raised = false;
+    const title = transposeParts(L.title)
+      .map((p) => {
+        const text = p.sup
+          ? '<tspan dy="-5" font-size="9">T</tspan>'
+          : `<tspan${raised ? ' dy="5"' : ''}>${escapeXml(p.text)}</tspan>`;
+        raised = p.sup;
+        return text;
+      })
+      .join('');
+    out.push(`<text x="${L.pad}" y="${L.pad + 14}" font-size="13" font-weight="600" fill="#111">${title}</text>`);
   }
   L.cols.forEach((label, c) => {
     out.push(
@@ -124,10 +134,14 @@ export function drawHeatmap(ctx, L, scale = 2) {
   ctx.fillRect(0, 0, L.width, L.height);
   ctx.textBaseline = 'alphabetic';
   if (L.title) {
-    ctx.font = TITLE_FONT;
     ctx.fillStyle = '#111';
     ctx.textAlign = 'left';
-    ctx.fillText(L.title, L.pad, L.pad + 14);
+    let x = L.pad;
+    for (const p of transposeParts(L.title)) {
+      ctx.font = p.sup ? TITLE_SUP_FONT : TITLE_FONT;
+      ctx.fillText(p.text, x, L.pad + (p.sup ? 9 : 14));
+      x += ctx.measureText(p.text).width;
+    }
   }
   ctx.font = FONT;
   ctx.fillStyle = '#111';

@@ -4,7 +4,13 @@
 // a canvas 2D context) for the exports; ui/attention-lines.js draws the live view from the same
 // layout. Pure.
 import { clip, escapeXml } from './text.js';
-import { headColor } from './colormaps.js';
+import { headColor } from './palette.js';
+
+// The exports' ink: the light theme's text colour (lib/palette.js says why a line without a
+// head's colour is ink).
+const INK = '#1b1d21';
+/** The colour of a line of `head` in layout L: its head's, or ink where the heads have none. */
+export const lineColor = (L, head, theme = 'light') => (L.colors === 'heads' ? headColor(head, theme) : INK);
 import { float32Text } from './format.js';
 import { csvField } from './matrix-formats.js';
 import { svgDocument } from './svg-markup.js';
@@ -13,12 +19,15 @@ export const MAX_STROKE = 8; // px: the width of a line of weight 1
 
 /**
  * @param {{tokens: string[], weights: number[][][], heads?: number[], masked?: (h, i, j) => boolean,
- *          rowHeight?: number, charWidth?: number, gap?: number, title?: string}} options
+ *          rowHeight?: number, charWidth?: number, gap?: number, title?: string,
+ *          colors?: 'heads'|'ink'}} options
  *   charWidth: the width of a label character in px (labels get the room their longest needs).
  *   weights (H, T, T): row i of head h holds where query i looks. heads: which heads to draw
- *   (default all). masked pairs (e.g. the causal mask's future) get no line at all.
- * @returns {{width, height, title, rows: {token, y}[], leftX, rightX, lines: {head, i, j, weight,
- *   x1, y1, x2, y2, strokeWidth, opacity}[]}}  coordinates in CSS px.
+ *   (default all). masked pairs (e.g. the causal mask's future) get no line at all. colors:
+ *   'heads' for the toy example's heads (each its colour), 'ink' (the default) for a picture of
+ *   another model's head, whose number means nothing on this page's palette.
+ * @returns {{width, height, title, colors, rows: {token, y}[], leftX, rightX, lines: {head, i, j,
+ *   weight, x1, y1, x2, y2, strokeWidth, opacity}[]}}  coordinates in CSS px.
  */
 export function linesLayout({
   tokens,
@@ -29,6 +38,7 @@ export function linesLayout({
   charWidth = 7.5,
   gap = 150,
   title = '',
+  colors = 'ink',
 }) {
   const T = tokens.length;
   const shown = heads ?? weights.map((_, h) => h);
@@ -58,7 +68,7 @@ export function linesLayout({
       }
     }
   }
-  return { width: rightX + label, height: top + T * rowHeight + 8, title, rows, leftX, rightX, lines, label };
+  return { width: rightX + label, height: top + T * rowHeight + 8, title, colors, rows, leftX, rightX, lines, label };
 }
 
 const clipLabel = (s) => clip(s, 17);
@@ -75,7 +85,7 @@ function linesSVGBody(L) {
   for (const line of L.lines) {
     out.push(
       `<line class="attn-line" data-head="${line.head}" data-i="${line.i}" data-j="${line.j}" data-weight="${float32Text(line.weight)}" ` +
-        `x1="${line.x1}" y1="${line.y1}" x2="${line.x2}" y2="${line.y2}" stroke="${headColor(line.head)}" ` +
+        `x1="${line.x1}" y1="${line.y1}" x2="${line.x2}" y2="${line.y2}" stroke="${lineColor(L, line.head)}" ` +
         `stroke-width="${line.strokeWidth}" stroke-opacity="${line.opacity}" stroke-linecap="round"/>`,
     );
   }
@@ -101,7 +111,7 @@ export function drawLines(ctx, L, scale = 2) {
   for (const line of L.lines) {
     if (line.strokeWidth <= 0) continue;
     ctx.globalAlpha = line.opacity;
-    ctx.strokeStyle = headColor(line.head);
+    ctx.strokeStyle = lineColor(L, line.head);
     ctx.lineWidth = line.strokeWidth;
     ctx.beginPath();
     ctx.moveTo(line.x1, line.y1);

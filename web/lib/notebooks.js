@@ -19,7 +19,7 @@ const out = (name, value, extra = {}) => ({ name, value, ...extra });
 const seed000 = {
   id: '000',
   title: 'Attention, unravelled into loops',
-  source: 'seed 000',
+  source: 'notebook 0',
   seed: 0,
   intro:
     'The matrix form of attention hides three loops. This notebook writes them out and checks that loops and matrices agree. It never fixes a random seed, so its numbers cannot be reproduced; we fix torch.manual_seed(0) and say so.',
@@ -76,7 +76,7 @@ const seed000 = {
     {
       label: 'loops',
       code: 'out_looped = torch.zeros(10, 64)\nfor row, a in enumerate(att):\n    out_looped[row] = sum(a[j] * values[j] for j in range(10))\ntorch.allclose(out_vectorized, out_looped, atol=0.000001)',
-      text: 'The same numbers from plain loops: the page’s reference kernel runs the seed’s loops one number at a time; the vectorised result above came from whole-matrix products. Their largest difference is float32 rounding.',
+      text: 'The same numbers from plain loops: the page’s reference kernel runs the notebook’s loops one number at a time; the vectorised result above came from whole-matrix products. Their largest difference is float32 rounding.',
       run(nb) {
         const v = nb.vars;
         const looped = nb.engine.attend({ ...v.args, kernel: 'reference' });
@@ -115,7 +115,7 @@ const X_001 = [
 const seed001 = {
   id: '001',
   title: 'From averages to many heads',
-  source: 'seed 001',
+  source: 'notebook 1',
   seed: 42,
   intro:
     'Averages first, then naive attention X·Xᵀ, then keys, queries and values, scaling, the mask, dropout, a batch dimension and finally several heads at once. Seeded with torch.manual_seed(42): every printed number is reproduced below, and where the notebook ran cells it does not show, we draw the same numbers it drew in between.',
@@ -323,8 +323,8 @@ const seed001 = {
         return [
           out('masked_S', once.masked),
           out('masked_W', once.weights, { kind: 'weights' }),
-          out('masked_S_twice', twice.masked, { note: 'the seed’s: ÷√dₖ twice' }),
-          out('masked_W_twice', twice.weights, { kind: 'weights', note: 'the seed’s: ÷√dₖ twice' }),
+          out('masked_S_twice', twice.masked, { note: 'the notebook’s: ÷√dₖ twice' }),
+          out('masked_W_twice', twice.weights, { kind: 'weights', note: 'the notebook’s: ÷√dₖ twice' }),
         ];
       },
       printed: [
@@ -490,15 +490,15 @@ const seed001 = {
       code: "masked_S = S.masked_fill(torch.tril(torch.ones(3, 3)) == 0, float('-inf')) / (2 ** 0.5)  # ÷√hs, hs = 2\nW = torch.softmax(masked_S, dim=-1)\nmasked_S_twice = S.masked_fill(torch.tril(torch.ones(3, 3)) == 0, float('-inf')) / 4  # the notebook's ÷√4, done twice\nW_twice = torch.softmax(masked_S_twice, dim=-1)",
       text: 'Each head scales by the square root of its own size hs = 2, masks and takes its own softmax.',
       erratum:
-        'The notebook divides by K.shape[-1] ** 0.5 = √4, the width of all heads together, not one head’s √2 — and the printed masked scores show it was applied twice (÷4). “twice” shows the seed’s numbers, W ours.',
+        'The notebook divides by K.shape[-1] ** 0.5 = √4, the width of all heads together, not one head’s √2 — and the printed masked scores show it was applied twice (÷4). “twice” shows the notebook’s numbers, W ours.',
       run(nb) {
         const v = nb.vars;
         const ours = nb.engine.attend(v.heads);
         const seeds = nb.engine.attend({ ...v.heads, scale: 0.25 });
         return [
           out('W[0]', take(ours.weights, 0), { kind: 'weights' }),
-          out('masked_S_twice[0]', take(seeds.masked, 0), { note: 'the seed’s: ÷4' }),
-          out('W_twice[0]', take(seeds.weights, 0), { kind: 'weights', note: 'the seed’s: ÷4' }),
+          out('masked_S_twice[0]', take(seeds.masked, 0), { note: 'the notebook’s: ÷4' }),
+          out('W_twice[0]', take(seeds.weights, 0), { kind: 'weights', note: 'the notebook’s: ÷4' }),
         ];
       },
       printed: [
@@ -554,7 +554,7 @@ const seed001 = {
 const seed002 = {
   id: '002',
   title: 'Averaging three ways, then one head',
-  source: 'seed 002',
+  source: 'notebook 2',
   seed: 42,
   intro:
     'A bag of words: each token becomes the average of itself and the tokens before it, written as a loop, as a product with a triangular matrix, and as a softmax of masked zeros — the last form is attention with all scores equal. Then one causal self-attention head with learned-size projections.',
@@ -701,7 +701,7 @@ const embed = (nb, tokens) => {
 const seed003 = {
   id: '003',
   title: 'Two sentences, one “bank”',
-  source: 'seed 003',
+  source: 'notebook 3',
   seed: 0,
   intro:
     'The same word in two sentences: an embedding and a plain linear layer give “bank” the same vector in both; self-attention, which mixes in the neighbours, does not. Every printed number is reproduced, the SelfAttention class’s included (three torch.rand(4, 3) after torch.manual_seed(0)).',
@@ -912,7 +912,7 @@ seed003.cells.unshift({ label: 'seed', code: 'torch.manual_seed(0)', text: '', r
 const seed004 = {
   id: '004',
   title: 'The formula, with one fused projection',
-  source: 'seed 004',
+  source: 'notebook 4',
   seed: 0,
   intro:
     'softmax(QKᵀ/√d)·V step by step, with the three projections fused into one nn.Linear(n_embd, 3·n_embd) whose output is split into q, k and v, and the causal mask kept as a buffer. The post is unseeded, so its printed numbers cannot be reproduced: we fix torch.manual_seed(0) and show ours.',

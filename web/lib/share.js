@@ -1,15 +1,51 @@
 // The URL-hash serialisation of the explorer state, and the gate every untrusted state passes.
 //
-// Hash format: "1" + base64url(UTF-8 JSON of the fields that differ from the defaults). The
-// leading "1" is the format version. Because sanitizeState() fills every missing field from the
-// defaults, a link to the default state is just "1e30" and an edited one carries only its edits.
-// decodeState() also accepts a plain (optionally percent-encoded) JSON object, so a blogger can
-// write `embed.html#{"example":"river","view":["weights"]}` by hand.
+// Hash format: "2" + base64url(UTF-8 JSON of the fields that differ from the defaults). The
+// leading digit is the format version, and says which defaults the link was written against:
+// "2…" the page's (W_Q and W_K that look for the context word, lib/state.js CONTEXT_SEEKING_QK),
+// "1…" (links made before 0.4.0) the notebook's hand-set W_query and W_key (V1_WEIGHTS below),
+// so an old link keeps opening exactly what it showed. Because sanitizeState() fills every
+// missing field from the defaults, a link to the default state is just "2e30" and an edited one
+// carries only its edits. decodeState() also accepts a plain (optionally percent-encoded) JSON
+// object, so a blogger can write `embed.html#{"example":"river","view":["weights"]}` by hand; a
+// JSON state says its format in `v` (none: the current one).
 //
 // Nothing here touches the DOM: problems are returned as strings for the caller to show as text.
-import { VIEWS as STATE_VIEWS, KERNELS as STATE_KERNELS } from './state.js';
+import { VIEWS as STATE_VIEWS, KERNELS as STATE_KERNELS, STATE_VERSION } from './state.js';
 
-export const FORMAT_VERSION = '1';
+export const FORMAT_VERSION = String(STATE_VERSION);
+// The formats a link or a JSON state may say it is in.
+const FORMATS = Object.freeze([1, STATE_VERSION]);
+
+/**
+ * The W_Q and W_K that format 1's defaults had (seed 003's hand-set W_query and W_key, the page's
+ * default until 0.4.0): frozen with the format, so a "1…" link decodes the same whatever the
+ * page's defaults become. tests/js/lib/share.test.mjs checks them against engine.examples().
+ */
+export const V1_WEIGHTS = Object.freeze({
+  wq: [
+    [1, 0],
+    [0, 1],
+    [0.2, 0.2],
+    [0, 0],
+  ],
+  wk: [
+    [1, 0],
+    [0, 1],
+    [0, 0],
+    [0.1, 0.1],
+  ],
+});
+
+/**
+ * The defaults a state of format `v` was written against: format 1's had V1_WEIGHTS for W_Q and
+ * W_K where the vocabulary is the seed's 4 numbers wide; the current format's are `defaults`.
+ */
+export function defaultsOfFormat(v, defaults) {
+  const width = Object.values(defaults.vocab)[0]?.length ?? 0;
+  if (v !== 1 || width !== V1_WEIGHTS.wq.length) return defaults;
+  return { ...defaults, weights: { ...defaults.weights, wq: V1_WEIGHTS.wq, wk: V1_WEIGHTS.wk } };
+}
 
 import { LIMITS } from './limits.js';
 import { clip, describe } from './text.js';
@@ -162,7 +198,7 @@ export function decodeState(text) {
     } catch {
       throw new ShareError('hash: malformed percent-encoding');
     }
-  } else if (body[0] === FORMAT_VERSION) {
+  } else if (FORMATS.includes(Number(body[0]))) {
     const bytes = base64urlToBytes(body.slice(1));
     try {
       json = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -170,7 +206,9 @@ export function decodeState(text) {
       throw new ShareError('hash: the decoded bytes are not UTF-8 text');
     }
   } else {
-    throw new ShareError(`hash: unknown format "${clip(body, 12)}"; expected "${FORMAT_VERSION}…" or a JSON object`);
+    throw new ShareError(
+      `hash: unknown format "${clip(body, 12)}"; expected "${FORMATS.join('…" or "')}…" or a JSON object`,
+    );
   }
   let value;
   try {
@@ -181,6 +219,9 @@ export function decodeState(text) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ShareError(`hash: expected a JSON object, got ${describe(value)}`);
   }
+  // A versioned link's digit is its format (what its fields differ from), unless its JSON says.
+  if (!body.startsWith('{') && !body.startsWith('%') && !Object.prototype.hasOwnProperty.call(value, 'v'))
+    value.v = Number(body[0]);
   return value;
 }
 
@@ -188,7 +229,8 @@ export function decodeState(text) {
 // sanitizeState(untrusted, defaults) → {state, problems}
 // Every field is checked against LIMITS; a bad field falls back to its default and adds one
 // problem naming the field, what was expected and what was found. Missing fields take their
-// defaults silently. The returned state shares no objects with `untrusted`.
+// defaults silently — those of the state's format (`v`: defaultsOfFormat). The returned state
+// is in the current format and shares no objects with `untrusted`.
 
 function isPlainObject(value) {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -299,7 +341,7 @@ export function identityMatrix(width) {
   return Array.from({ length: width }, (_, i) => Array.from({ length: width }, (_, j) => (i === j ? 1 : 0)));
 }
 
-// A matrix left out takes the seed's when the vocabulary has the seed's width, else the D × D
+// A matrix left out takes the defaults' when the vocabulary has the seed's width, else the D × D
 // identity (queries, keys and values equal to the embeddings, and X·W = X).
 function checkWeights(weights, width, defaults) {
   if (!isPlainObject(weights))
@@ -323,21 +365,24 @@ function checkWeights(weights, width, defaults) {
   return { value: out };
 }
 
-export function sanitizeState(untrusted, defaults) {
-  if (!isPlainObject(defaults)) throw new ShareError('defaults: expected the default state object');
+export function sanitizeState(untrusted, currentDefaults) {
+  if (!isPlainObject(currentDefaults)) throw new ShareError('defaults: expected the default state object');
   const problems = [];
-  const state = clone(defaults);
-  if (untrusted === undefined || untrusted === null) return { state, problems };
+  if (untrusted === undefined || untrusted === null) return { state: clone(currentDefaults), problems };
   if (!isPlainObject(untrusted)) {
     problems.push(`state: expected an object, got ${describe(untrusted)}`);
-    return { state, problems };
+    return { state: clone(currentDefaults), problems };
   }
   const has = (key) => Object.prototype.hasOwnProperty.call(untrusted, key);
   for (const key of Object.keys(untrusted)) {
     if (!TOP_LEVEL.includes(key)) problems.push(`"${clip(key, 24)}": unknown field, ignored`);
   }
-  if (has('v') && untrusted.v !== 1)
-    problems.push(`v: expected format version 1, got ${describe(untrusted.v)}; read what could be read`);
+  if (has('v') && !FORMATS.includes(untrusted.v))
+    problems.push(
+      `v: expected format version ${FORMATS.join(' or ')}, got ${describe(untrusted.v)}; read what could be read`,
+    );
+  const defaults = defaultsOfFormat(untrusted.v, currentDefaults);
+  const state = clone(defaults);
   const width = sanitizeNumbers(state, untrusted, has, defaults, problems);
   if (has('example')) sanitizeExample(state, untrusted.example, !has('focus'), problems);
   if (has('options')) sanitizeOptions(state.options, untrusted.options, problems);
@@ -347,7 +392,7 @@ export function sanitizeState(untrusted, defaults) {
   if (!Object.prototype.hasOwnProperty.call(state.contexts, state.focus)) state.focus = Object.keys(state.contexts)[0];
   if (has('view')) sanitizeView(state, untrusted.view, problems);
   sanitizeReading(state, untrusted, has, problems);
-  state.v = 1;
+  state.v = STATE_VERSION;
   return { state, problems };
 }
 
@@ -484,15 +529,29 @@ function sanitizeView(state, given, problems) {
     problems.push(`view: expected a list of steps from ${VIEWS.join(', ')}, got ${describe(given)}`);
     return;
   }
+  // None known: the view the state had (the defaults' — the page's 'all' —, or the current one).
+  const { known, unknown } = knownViews(view);
+  problems.push(...unknown);
+  if (known.length) state.view = known;
+}
+
+/**
+ * The names of a view list the explorer knows (each once, in order), and a problem naming each
+ * it does not and the accepted ones. The element's attributes and inline JSON use it too
+ * (lib/attributes.js), where a view of unknown names gives the element's default figure.
+ * @returns {{known: string[], unknown: string[]}}
+ */
+export function knownViews(names) {
   const known = [];
-  for (const name of view) {
+  const unknown = [];
+  for (const name of names) {
     if (typeof name === 'string' && VIEWS.includes(name)) {
       if (!known.includes(name)) known.push(name);
     } else {
-      problems.push(`view: unknown step ${describe(name)}; expected one of ${VIEWS.join(', ')}`);
+      unknown.push(`view: unknown step ${describe(name)}; expected one of ${VIEWS.join(', ')}`);
     }
   }
-  state.view = known.length ? known : ['all'];
+  return { known, unknown };
 }
 
 const isSelected = (s) =>

@@ -1,6 +1,7 @@
-// The explorer's state: its default (seed 003's bank example, from engine.examples()), the
-// bounds the UI enforces, and pure transitions used by the editing views. Every transition
-// returns {state} or {error} (a message for a visible notice); none mutates its input.
+// The explorer's state: its default (seed 003's bank example, from engine.examples(), with W_Q and
+// W_K set by hand so that "bank" looks for the word that says which bank it is), the bounds the
+// UI enforces, and pure transitions used by the editing views. Every transition returns {state}
+// or {error} (a message for a visible notice); none mutates its input.
 
 import { LIMITS } from './limits.js';
 import { parseNumber } from './format.js';
@@ -36,12 +37,46 @@ const copy = (m) => m.map((row) => row.slice());
 const short = (v) => Number(Math.fround(v).toPrecision(7));
 const shortMatrix = (m) => m.map((row) => Array.from(row, short));
 
-/** Seed state built from engine.examples(). */
-export function defaultState(examples) {
+/**
+ * The page's default W_Q and W_K, set by hand for the seed's 4-wide vocabulary (d0 and d1 say
+ * river or money, d2 is a feature only "bank" has, d3 is large for the words around "bank" —
+ * stream 0.3, mud 0.9, money 0.1, loan 0.6 — and 0 for bank itself): W_Q turns d2 into a query
+ * and W_K turns d3 into a key, so bank's query meets the largest key in the word that says which
+ * bank it is (0.86 of its attention on "mud", 0.77 on "loan"). Two columns each, like the
+ * notebook's, so the plane draws them as they are. lib/presets.js offers them as a preset.
+ */
+export const CONTEXT_SEEKING_QK = Object.freeze({
+  wq: Object.freeze(
+    [
+      [0, 0],
+      [0, 0],
+      [5, 0],
+      [0, 0],
+    ].map(Object.freeze),
+  ),
+  wk: Object.freeze(
+    [
+      [0, 0],
+      [0, 0],
+      [0, 0],
+      [5, 0],
+    ].map(Object.freeze),
+  ),
+});
+
+/** The state format: 2 since the default W_Q and W_K became CONTEXT_SEEKING_QK (lib/share.js reads 1 too). */
+export const STATE_VERSION = 2;
+
+/**
+ * The notebook's example as seed 003 prints it, from engine.examples(): its embeddings, its two
+ * sentences and its hand-set W_query, W_key, W_value and W (the "bank" query spreads its
+ * attention almost evenly with these).
+ */
+export function notebookState(examples) {
   const vocab = {};
   for (const [word, vec] of Object.entries(examples.vocabulary)) vocab[word] = Array.from(vec, short);
   return {
-    v: 1,
+    v: STATE_VERSION,
     example: 'both',
     vocab,
     contexts: { river: examples.contexts.river.slice(), finance: examples.contexts.finance.slice() },
@@ -72,6 +107,17 @@ export function defaultState(examples) {
     learn: null, // the Learn section's run (lib/learn/learn-state.js); null until the reader changes it
     gpt: null, // the real-model section's sentence and options (lib/real/gpt-state.js); null: its defaults
   };
+}
+
+/**
+ * The page's default: the notebook's example with W_Q and W_K set to look for the context word
+ * (CONTEXT_SEEKING_QK) where its vectors are the seed's 4 numbers wide; W_V and W stay the
+ * notebook's.
+ */
+export function defaultState(examples) {
+  const state = notebookState(examples);
+  if (dims(state).D !== CONTEXT_SEEKING_QK.wq.length) return state;
+  return { ...state, weights: { ...state.weights, wq: copy(CONTEXT_SEEKING_QK.wq), wk: copy(CONTEXT_SEEKING_QK.wk) } };
 }
 
 export const dims = (state) => ({
@@ -157,7 +203,7 @@ export function validateWord(word, vocab) {
   return null;
 }
 
-/** The transition back to `defaults` (the seed's example), keeping the reader's theme. */
+/** The transition back to `defaults` (the page's start), keeping the reader's theme. */
 export const resetTo = (defaults) => (state) => ({ state: { ...structuredClone(defaults), theme: state.theme } });
 
 /**

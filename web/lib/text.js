@@ -25,3 +25,20 @@ export function fileStem(text) {
       .slice(0, 60) || 'matrix'
   );
 }
+
+/**
+ * The transpose sign, as the project writes it in text (“Q·Kᵀ”: U+1D40). Some fonts draw that
+ * modifier letter wrongly (DejaVu Serif Bold, a common serif fallback, as “Kˢ”), so what is shown
+ * splits text around it and draws a superscript T instead: [{text, sup}], sup for the T.
+ */
+export const TRANSPOSE = '\u1d40';
+export function transposeParts(text) {
+  const parts = [];
+  String(text)
+    .split(TRANSPOSE)
+    .forEach((piece, n) => {
+      if (n > 0) parts.push({ text: 'T', sup: true });
+      if (piece) parts.push({ text: piece, sup: false });
+    });
+  return parts;
+}

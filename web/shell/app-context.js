@@ -3,11 +3,16 @@
 // tooltip and row picking understand (app.heatmap).
 import { createHeatmap } from '../ui/heatmap.js';
 import { SECTIONS } from '../views/sections.js';
+import { sectionShown } from './scheduler.js';
 import { MODEL_FILES, makeLearnWorker, makeModelWorker } from '../views/full-engine-sections.js';
+import { sharedWorker } from '../tools/worker-channels.js';
+
+// Every real-model figure of a page on one worker (one engine, one copy of each model).
+const modelChannel = sharedWorker(makeModelWorker);
 
 /**
  * @param {{doc, win, store, container, controls, defaults, loader, results, scheduler, notices,
- *          explain(figure, i, j, td), figures: WeakMap, learnWorker?, modelWorker?}} ctx
+ *          explain(figure, i, j, td), figures: WeakMap, learnWorker?, modelWorker?, embedded?}} ctx
  *   figures: table → heatmap, for every figure made through app.heatmap
  */
 export function createAppContext(ctx) {
@@ -19,6 +24,18 @@ export function createAppContext(ctx) {
     store,
     chrome: controls === 'full',
     controls,
+    /** A figure in someone else's page (the element, the iframe), not the explorer's own page. */
+    embedded: Boolean(ctx.embedded),
+    /**
+     * Whether this explorer shows section `id` now: text that points to another section says so
+     * only where it is there (ui/dom.js withSection for text built once; this for text redrawn).
+     */
+    shows(id) {
+      const entry = SECTIONS.find((s) => s.id === id);
+      return (
+        Boolean(entry) && (!entry.controls || entry.controls === controls) && sectionShown(entry, store.get().view)
+      );
+    },
     defaults: ctx.defaults,
     container,
     /** The sections this mount shows, in page order (the table of contents and the overview strip). */
@@ -59,12 +76,16 @@ export function createAppContext(ctx) {
     notify: notices.notify,
     /** A new training worker for the Learn section, or null where the entry point has none. */
     learnWorker: ctx.learnWorker === undefined ? makeLearnWorker : ctx.learnWorker,
-    /** A new worker for the real model, or null; and where its files are served. */
-    modelWorker: ctx.modelWorker === undefined ? makeModelWorker : ctx.modelWorker,
+    /** The real model's worker (a channel on the page's one), or null; and where its files are served. */
+    modelWorker: ctx.modelWorker === undefined ? modelChannel : ctx.modelWorker,
     modelFiles: MODEL_FILES,
-    /** One `name` per explorer, made on first use by make() (the real model, the thread setting). */
+    /**
+     * One `name` per explorer, made on first use by make() (the real model, the thread setting);
+     * without make(), the one made already or undefined (the map reads the real model's shapes
+     * without opening it).
+     */
     shared(name, make) {
-      if (!shared.has(name)) shared.set(name, make());
+      if (!shared.has(name) && make) shared.set(name, make());
       return shared.get(name);
     },
     setOptions(patch) {

@@ -8,7 +8,8 @@
 //   explain-tooltip.js  "explain this number", asking the figure what a cell is
 //   row-picker.js       a click on a token's row picks it for the formula
 //   notices.js          what went wrong, where
-//   theme.js            light or dark
+//   theme.js            light or dark, and the palette's colours
+//   map-links.js        every section's heading links to the map of the whole transformer
 //   app-context.js      `app`, what the views are handed
 //
 // Decoupled from `document`: every element is created through root.ownerDocument, every query is
@@ -18,8 +19,10 @@ import { createResults } from '../lib/compute.js';
 import { h } from '../ui/dom.js';
 import * as header from '../views/header.js';
 import { SECTIONS } from '../views/sections.js';
+import { FILES_BESIDE } from '../views/full-engine-sections.js';
 import { createAppContext } from './app-context.js';
 import { createExplainTooltip } from './explain-tooltip.js';
+import { createMapLinks } from './map-links.js';
 import { createNotices } from './notices.js';
 import { createRender } from './render.js';
 import { attachRowPicker } from './row-picker.js';
@@ -31,12 +34,17 @@ import { createTheme } from './theme.js';
  * @param {Element|ShadowRoot} root  where to render
  * @param {{state?: object, store?: object, engine: object, controls?: 'full'|'minimal'|'none',
  *          chrome?: boolean, defaults?: object, onChange?: (state) => void,
- *          onFirstRender?: () => void, upgradeEngine?: () => Promise<object>,
+ *          onFirstRender?: () => void, upgradeEngine?: () => Promise<object>, lazy?: boolean,
+ *          embedded?: boolean,
  *          presentation?: {figure?: boolean, caption?: string}}} options
  *   controls: 'full' = the page's header, knobs and editor; 'minimal' = one bar of the toggles a
  *   reader most wants; 'none' = the views alone. `chrome: true/false` is 'full'/'none'.
  *   upgradeEngine: where the engine is a small build without some feature (the element's), a
  *   section that needs it (the plane needs PCA) asks for the whole engine once it is shown.
+ *   lazy: a figure in someone else's page (the element): its sections' files and the whole engine
+ *   are fetched only as they near the viewport (shell/section-loader.js FETCH_POLICY).
+ *   embedded: the explorer is a figure in someone else's page (the element, the iframe): its text
+ *   speaks to that page's reader (app.embedded), not to the page's author.
  *   presentation: figure = the figures alone (headings, prose, step numbers and context pickers
  *   hidden: CSS .ae-figure-only .ae-prose), caption = a line of text under them (the element's
  *   figure and caption attributes; not part of the state). setPresentation() changes it later.
@@ -82,12 +90,15 @@ export function mountExplorer(root, options) {
   const rowPicker = attachRowPicker(container, store, figureOf);
   const ctx = { doc, win, store, container, controls, notices, results, figures, explain: tooltip.explain };
   ctx.defaults = options.defaults || store.get();
+  ctx.embedded = Boolean(options.embedded);
   ctx.learnWorker = options.learnWorker;
   ctx.modelWorker = options.modelWorker;
   ctx.loader = createSectionLoader({
     engine: options.engine,
     upgradeEngine: options.upgradeEngine,
     win,
+    lazy: Boolean(options.lazy),
+    beside: FILES_BESIDE,
     onEngine: () => results.invalidate(),
     onSettled: () => ctx.scheduler.schedule(),
   });
@@ -113,7 +124,8 @@ export function mountExplorer(root, options) {
   }
 
   const timings = { compute: 0, views: {}, total: 0 }; // of the last render, in ms
-  const hooks = { onChange: options.onChange, onFirstRender: options.onFirstRender };
+  const mapLinks = createMapLinks(app);
+  const hooks = { onChange: options.onChange, onFirstRender: options.onFirstRender, onBuilt: mapLinks.add };
   const render = createRender({
     parts,
     app,

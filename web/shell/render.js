@@ -3,12 +3,14 @@
 // allow — a section's first drawing builds its DOM (render(section, app)), every drawing after
 // that updates it — and one view that fails never blanks the others: the notice says which.
 import { planFrame } from './scheduler.js';
+import { missingFilesText } from './missing-files.js';
 
 /**
  * @param {{parts: object[], app: object, loader: object, results: object, notices: object,
  *          tooltip: object, theme: object, win: Window, timings: object,
- *          onChange?(state), onFirstRender?()}} ctx
- *   parts: {entry, element, slot, inst, near, stale} per section in page order (the header first)
+ *          onChange?(state), onFirstRender?(), onBuilt?(id, element)}} ctx
+ *   parts: {entry, element, slot, inst, near, stale} per section in page order (the header first);
+ *   onBuilt: a section's DOM was just built (its heading gets the map's link there)
  * @returns {(frame: {partial: boolean, onlyNear: boolean}) => {later, waiting, instances}}
  */
 export function createRender({ parts, app, loader, results, notices, tooltip, theme, win, timings, ...hooks }) {
@@ -17,13 +19,29 @@ export function createRender({ parts, app, loader, results, notices, tooltip, th
   function draw(part, errors) {
     const t = now();
     try {
+      // Files missing beside the element's are named once for the whole figure (below).
+      if (part.slot.state === 'failed' && loader.lacksFiles(part.slot)) return;
       if (part.slot.state === 'failed') throw new Error(part.slot.failure);
-      part.inst ??= part.slot.module.render(part.element, app);
+      if (!part.inst) {
+        part.inst = part.slot.module.render(part.element, app);
+        hooks.onBuilt?.(part.entry.id, part.element);
+      }
       part.inst?.update?.(app);
     } catch (err) {
       errors.push(`the ${part.entry.id} view failed: ${err.message}`);
     }
     timings.views[part.entry.id] = now() - t;
+  }
+
+  // Text that points to another section (ui/dom.js withSection) shows only where it is shown; done
+  // again when the sections shown change or a section was drawn for the first time.
+  let referred = '';
+  function referTo(shownIds) {
+    const key = [...shownIds].join() + '|' + parts.filter((p) => p.inst).length;
+    if (key === referred) return;
+    referred = key;
+    for (const el of app.container.querySelectorAll('[data-with], [data-without]'))
+      el.hidden = el.dataset.with ? !shownIds.has(el.dataset.with) : shownIds.has(el.dataset.without);
   }
 
   return function render({ partial, onlyNear }) {
@@ -50,9 +68,18 @@ export function createRender({ parts, app, loader, results, notices, tooltip, th
       if (can === 'waiting') waiting = true;
       else if (can === 'deferred') part.stale = true;
       else draw(part, errors);
+      // A figure whose code is still to come holds a figure's room (a bar of controls does not).
+      const pending = !part.inst && !part.entry.controls && (can === 'waiting' || can === 'deferred');
+      part.element?.classList.toggle('ae-section-pending', pending);
     });
     timings.total = now() - t0;
+    // A fetch failed: every file the figure needs is checked at once, and those missing named once.
+    const shown = parts.filter((p, n) => p.element && plan[n] !== 'hide');
+    if (shown.some((p) => p.slot.state === 'failed'))
+      loader.diagnose({ sections: shown.map((p) => p.entry.id), controls: app.controls });
+    if (loader.missing?.length) errors.unshift(missingFilesText(loader.missing));
     notices.setViewErrors(errors);
+    referTo(new Set(shown.map((p) => p.entry.id)));
     tooltip.refresh();
     hooks.onChange?.(state);
     if (partial) {

@@ -10,50 +10,65 @@
 //
 // The whole engine is fetched once for every section that needs it, and swapped in: the same
 // code computes the same numbers, so the explorer recomputes everything with it and nothing
-// changes on screen.
+// changes on screen. When a fetch fails, every file the explorer's figures need beside the
+// element's is checked at once (shell/missing-files.js), so one notice names all that are missing.
+import { filesOf, findMissing } from './missing-files.js';
 
 /**
  * When a shown section's module and the whole engine it needs are fetched: 'now', 'idle' (when
  * the browser is idle) or 'later' (not yet: the section is asked again when it comes near the
- * viewport). `near`: the section is within the scheduler's margin of the viewport.
- * Today: a module as soon as its section is shown (the sections below the first paint right
- * after it); the whole engine at once near the viewport, else in idle time, since the figure
- * will need it.
+ * viewport). `near`: the section is within the scheduler's margin of the viewport (NEAR_MARGIN);
+ * `lazy`: the explorer is a figure in someone else's page (the element), whose files beside it
+ * are fetched only as the figure nears the viewport (issue 33): a post with many figures fetches
+ * nothing for the figures its reader has not reached. The page and the iframe (one bundle that
+ * carries every section and the whole engine) import their sections at once.
  */
 export const FETCH_POLICY = Object.freeze({
-  module: () => 'now',
-  engine: ({ near }) => (near ? 'now' : 'idle'),
+  module: ({ near, lazy }) => (near || !lazy ? 'now' : 'later'),
+  engine: ({ near, lazy }) => (near ? 'now' : lazy ? 'later' : 'idle'),
 });
 
+/** A section's failure: drawn instead of it; it needs nothing more. */
+const fail = (slot, why) => Object.assign(slot, { state: 'failed', failure: why, needs: null });
+
+/** The slot of a registry entry: {id, needs, load, state, module, failure}. */
+function slotOf(entry) {
+  return {
+    id: entry.id,
+    needs: entry.needs ?? null,
+    load: entry.load ?? null,
+    state: entry.mod ? 'ready' : 'idle',
+    module: entry.mod ?? null,
+    failure: null,
+  };
+}
+
+/** loading ──► ready | failed; onSettled() once it ends. */
+function fetchModule(slot, onSettled) {
+  slot.state = 'loading';
+  slot
+    .load()
+    .then(
+      (mod) => {
+        slot.module = mod;
+        // A section that failed meanwhile (the whole engine it needs could not load) stays failed.
+        if (slot.state === 'loading') slot.state = 'ready';
+      },
+      (err) => fail(slot, `its module could not be loaded (${err.message})`),
+    )
+    .then(onSettled);
+}
+
 /**
- * @param {{engine: object, upgradeEngine?: () => Promise<object>, win: Window,
- *          onEngine(engine): void, onSettled(): void, policy?: typeof FETCH_POLICY}} options
- *   onEngine: the whole engine was swapped in; onSettled: a fetch ended (render again)
- * @returns {{engine, slot(entry), prepare(slot, {near}), prefetch(slot, {near})}}
+ * The engine, and its upgrade to the whole engine: fetched once (now, or when the browser is idle)
+ * for every slot that `lacks` a feature; the slots that still lack it afterwards fail.
  */
-export function createSectionLoader({ engine, upgradeEngine, win, onEngine, onSettled, policy = FETCH_POLICY }) {
-  const slots = [];
+function engineUpgrade({ engine, upgradeEngine, win, slots, onEngine, onSettled }) {
   const lacks = (slot) => Boolean(slot.needs) && !engine.features?.[slot.needs];
-  const fail = (slot, why) => Object.assign(slot, { state: 'failed', failure: why, needs: null });
   const failLacking = (why) => slots.filter(lacks).forEach((slot) => fail(slot, why(slot)));
-
-  function fetchModule(slot) {
-    slot.state = 'loading';
-    slot
-      .load()
-      .then(
-        (mod) => {
-          slot.module = mod;
-          // A section that failed meanwhile (the whole engine it needs could not load) stays failed.
-          if (slot.state === 'loading') slot.state = 'ready';
-        },
-        (err) => fail(slot, `its module could not be loaded (${err.message})`),
-      )
-      .then(onSettled);
-  }
-
   let upgrading = null;
-  function upgrade() {
+  let idleUpgrade = false;
+  function now() {
     if (upgrading) return;
     if (!upgradeEngine) {
       failLacking((s) => `it needs the engine's ${s.needs}, which this build does not have`);
@@ -75,30 +90,91 @@ export function createSectionLoader({ engine, upgradeEngine, win, onEngine, onSe
         onSettled();
       });
   }
-  let idleUpgrade = false;
-  function upgradeWhenIdle() {
-    if (idleUpgrade || upgrading) return;
-    idleUpgrade = true;
-    const idle = win.requestIdleCallback
-      ? (f) => win.requestIdleCallback(f, { timeout: 1500 })
-      : (f) => win.setTimeout(f, 300);
-    idle(upgrade);
-  }
-
   return {
     get engine() {
       return engine;
     },
+    lacks,
+    now,
+    whenIdle() {
+      if (idleUpgrade || upgrading) return;
+      idleUpgrade = true;
+      const idle = win.requestIdleCallback
+        ? (f) => win.requestIdleCallback(f, { timeout: 1500 })
+        : (f) => win.setTimeout(f, 300);
+      idle(now);
+    },
+  };
+}
+
+/** The check, once, of the files the shown sections need beside the element's (after a failed fetch). */
+function besideFilesCheck({ beside, win, onSettled }) {
+  let missing = null; // the files found missing (null: not checked)
+  let diagnosing = false;
+  return {
+    get missing() {
+      return missing;
+    },
+    diagnose(shown) {
+      if (diagnosing || !beside || !win.fetch) return;
+      diagnosing = true;
+      findMissing(filesOf(beside.table, shown), beside.url, win.fetch.bind(win)).then((found) => {
+        missing = found;
+        onSettled();
+      });
+    },
+    lacksFiles(slot) {
+      const files = beside?.table.sections[slot.id] ?? [];
+      return Boolean(missing?.length) && files.some((f) => missing.includes(f));
+    },
+  };
+}
+
+/**
+ * @param {{engine: object, upgradeEngine?: () => Promise<object>, win: Window, lazy?: boolean,
+ *          onEngine(engine): void, onSettled(): void, policy?: typeof FETCH_POLICY,
+ *          beside?: {table, url(file): string}|null}} options
+ *   onEngine: the whole engine was swapped in; onSettled: a fetch ended (render again);
+ *   lazy: the policy's (a figure in someone else's page); beside: the files each section needs
+ *   beside the element's (views/full-engine-sections.js FILES_BESIDE; null: none)
+ * @returns {{engine, missing, slot(entry), prepare(slot, {near}), prefetch(slot, {near}),
+ *            diagnose(shown), lacksFiles(slot)}}
+ */
+export function createSectionLoader({
+  engine,
+  upgradeEngine,
+  win,
+  lazy = false,
+  onEngine,
+  onSettled,
+  policy = FETCH_POLICY,
+  beside = null,
+}) {
+  const slots = [];
+  const upgrade = engineUpgrade({ engine, upgradeEngine, win, slots, onEngine, onSettled });
+  const files = besideFilesCheck({ beside, win, onSettled });
+  return {
+    get engine() {
+      return upgrade.engine;
+    },
+    /** The files beside the element's that a check found missing (null: none checked yet). */
+    get missing() {
+      return files.missing;
+    },
+    /**
+     * A fetch failed: checks, once, every file the shown sections ({sections: ids, controls})
+     * need beside the element's, then renders again.
+     */
+    diagnose(shown) {
+      files.diagnose(shown);
+    },
+    /** Whether a section's failure comes from files the check found missing. */
+    lacksFiles(slot) {
+      return files.lacksFiles(slot);
+    },
     /** The slot of a registry entry: {id, needs, load, state, module, failure}. */
     slot(entry) {
-      const slot = {
-        id: entry.id,
-        needs: entry.needs ?? null,
-        load: entry.load ?? null,
-        state: entry.mod ? 'ready' : 'idle',
-        module: entry.mod ?? null,
-        failure: null,
-      };
+      const slot = slotOf(entry);
       slots.push(slot);
       return slot;
     },
@@ -108,24 +184,25 @@ export function createSectionLoader({ engine, upgradeEngine, win, onEngine, onSe
      * starts later: idle time, or when it comes near the viewport).
      */
     prepare(slot, { near }) {
-      if (lacks(slot)) {
-        const when = policy.engine({ near });
-        if (when === 'now') upgrade();
-        else if (when === 'idle') upgradeWhenIdle();
+      if (upgrade.lacks(slot)) {
+        const when = policy.engine({ near, lazy });
+        if (when === 'now') upgrade.now();
+        else if (when === 'idle') upgrade.whenIdle();
         return when === 'now' ? 'waiting' : 'deferred';
       }
       if (slot.state === 'ready' || slot.state === 'failed') return slot.state;
       if (slot.state === 'loading') return 'waiting';
-      if (policy.module({ near }) !== 'now') return 'deferred';
-      fetchModule(slot);
+      if (policy.module({ near, lazy }) !== 'now') return 'deferred';
+      fetchModule(slot, onSettled);
       return 'waiting';
     },
     /**
-     * After the first paint: the module of a shown section the first render left for later
-     * (one that needs the whole engine too: its module does not wait for the engine).
+     * After the first paint: the module of a shown section the first render left for later, if
+     * the policy fetches it now (one that needs the whole engine too: its module does not wait
+     * for the engine).
      */
     prefetch(slot, { near }) {
-      if (slot.state === 'idle' && slot.load && policy.module({ near }) === 'now') fetchModule(slot);
+      if (slot.state === 'idle' && slot.load && policy.module({ near, lazy }) === 'now') fetchModule(slot, onSettled);
     },
   };
 }

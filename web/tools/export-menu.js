@@ -11,7 +11,7 @@ import { toSVG } from '../lib/heatmap-image.js';
 import { toPyTorchScript, keepMasks } from '../lib/pytorch-script.js';
 import { colorScale } from '../lib/colormaps.js';
 import { fileStem } from '../lib/text.js';
-import { h } from '../ui/dom.js';
+import { h, plainText } from '../ui/dom.js';
 import { download, toPNG, copyText } from './download.js';
 import { exportStatus } from './export-buttons.js';
 
@@ -184,7 +184,15 @@ export function readHeatmapTable(table) {
   );
   const rowLabels = rows.map((tr) => tr.querySelector('th')?.textContent ?? '');
   const colLabels = [...table.querySelectorAll('thead th')].slice(1).map((th) => th.textContent);
-  const caption = table.querySelector('caption')?.firstChild?.textContent?.trim() || table.dataset.matrix || 'matrix';
+  // The caption as written (a superscript T is the transpose sign again), without its hints.
+  const captionEl = table.querySelector('caption');
+  const written = captionEl
+    ? [...captionEl.childNodes]
+        .filter((n) => !n.classList?.contains('ae-hint'))
+        .map(plainText)
+        .join('')
+    : '';
+  const caption = written.trim() || table.dataset.matrix || 'matrix';
   const name = table.dataset.context ? `${caption} (${table.dataset.context})` : caption;
   return { matrix, rowLabels, colLabels, cellColors, name };
 }

@@ -63,17 +63,85 @@ const REQUESTS = new Set([
 
 /**
  * The requests a model thread answers, over an engine (or a promise of one). Used by the worker
- * and, on the page, by the fallback.
+ * and, on the page, by the fallback. `models`: the models several figures share (sharedModels();
+ * the model worker's channels share one), else each open loads its own copy.
  * @returns {{handle(op, args): Promise}}
  */
-export function modelRequests(enginePromise) {
-  const requests = new ModelRequests(enginePromise);
+export function modelRequests(enginePromise, { models = null } = {}) {
+  const requests = new ModelRequests(enginePromise, models);
   return {
     async handle(op, args) {
       if (!REQUESTS.has(op)) throw new ModelError(`unknown request "${op}"`, 'op');
       return requests[op](...args);
     },
   };
+}
+
+/**
+ * One copy of each model for every figure that opens it: a model named by URLs (its source,
+ * config and tokenizer; the shipped model, a model-url) is loaded once, kept while a figure has
+ * it open, and freed when the last one lets it go. A model from the reader's files is each
+ * figure's own.
+ * @returns {{open(key: string|null, load: () => Promise<{model, tokenizer}>): Promise<{model, tokenizer, release()}>}}
+ */
+export function sharedModels() {
+  const open = new Map(); // key → {loading: Promise<{model, tokenizer}>, users}
+  return {
+    async open(key, load) {
+      if (key === null) {
+        const own = await load();
+        return { ...own, release: () => own.model.dispose() };
+      }
+      let entry = open.get(key);
+      if (!entry) {
+        entry = { loading: load(), users: 0 };
+        open.set(key, entry);
+        entry.loading.catch(() => open.get(key) === entry && open.delete(key));
+      }
+      entry.users += 1;
+      let loaded;
+      try {
+        loaded = await entry.loading;
+      } catch (error) {
+        entry.users -= 1;
+        throw error;
+      }
+      let released = false;
+      return {
+        ...loaded,
+        release() {
+          if (released) return;
+          released = true;
+          entry.users -= 1;
+          if (entry.users === 0 && open.get(key) === entry) {
+            open.delete(key);
+            loaded.model.dispose();
+          }
+        },
+      };
+    },
+  };
+}
+
+/** A spec's key among shared models: its URLs and shape (null: files, not shared). */
+export function modelKey(spec) {
+  const url = (v) =>
+    v === undefined ||
+    v === null ||
+    typeof v === 'string' ||
+    (v && Object.keys(v).every((k) => k === 'url') && typeof v.url === 'string');
+  const t = spec.tokenizer || {};
+  const tokenizerByUrl = Object.entries(t).every(
+    ([k, v]) => (k === 'jsonUrl' || k === 'gpt2Url' || k === 'name') && typeof v === 'string',
+  );
+  if (typeof spec.source !== 'string' || !url(spec.config) || !tokenizerByUrl) return null;
+  return JSON.stringify({
+    source: spec.source,
+    config: spec.config ?? null,
+    heads: spec.heads ?? null,
+    weights: spec.weights ?? null,
+    tokenizer: t,
+  });
 }
 
 /** The tokenizer a spec names: a tokenizer.json, vocab.json + merges.txt, a URL, or GPT-2's own. */
@@ -105,14 +173,17 @@ async function tokenizerOf(spec, config) {
 
 class ModelRequests {
   #engine;
+  #models;
+  #lease = null; // the open model: {model, tokenizer, release()}
   #model = null;
   #tokenizer = null;
   #info = null;
   #session = null;
   #roles = null;
 
-  constructor(enginePromise) {
+  constructor(enginePromise, models) {
     this.#engine = enginePromise;
+    this.#models = models ?? sharedModels();
   }
   #need() {
     if (!this.#model) throw new ModelError('no model is open yet', 'model');
@@ -130,29 +201,12 @@ class ModelRequests {
     const engine = await this.#engine;
     if (typeof engine.openModel !== 'function')
       throw new ModelError('this engine cannot open models; the section needs the whole engine', 'engine');
-    const options = {};
-    if (spec.config !== undefined && spec.config !== null) options.config = await textOf(spec.config);
-    if (spec.heads) options.heads = spec.heads;
-    if (spec.weights !== undefined) options.weights = spec.weights;
-    const next = await engine.openModel(spec.source, options);
-    let nextTokenizer;
-    try {
-      nextTokenizer = await tokenizerOf(spec, next.config);
-    } catch (error) {
-      next.dispose();
-      throw error;
-    }
-    if (nextTokenizer.vocabSize > next.config.vocabSize) {
-      next.dispose();
-      throw new ModelError(
-        `tokenizer: it has ${nextTokenizer.vocabSize} tokens, more than the model's vocabulary of ${next.config.vocabSize}`,
-        'tokenizer',
-      );
-    }
+    const lease = await this.#models.open(modelKey(spec), () => loadModel(engine, spec));
     this.#session = null;
-    this.#model?.dispose();
-    this.#model = next;
-    this.#tokenizer = nextTokenizer;
+    this.#lease?.release();
+    this.#lease = lease;
+    this.#model = lease.model;
+    this.#tokenizer = lease.tokenizer;
     this.#roles = null;
     const c = this.#model.config;
     this.#info = {
@@ -309,17 +363,43 @@ class ModelRequests {
 
   dispose() {
     this.#session = null;
-    this.#model?.dispose();
+    this.#lease?.release();
+    this.#lease = null;
     this.#model = null;
   }
+}
+
+/** A spec's model and its tokenizer, checked against each other (ModelRequests.open). */
+async function loadModel(engine, spec) {
+  const options = {};
+  if (spec.config !== undefined && spec.config !== null) options.config = await textOf(spec.config);
+  if (spec.heads) options.heads = spec.heads;
+  if (spec.weights !== undefined) options.weights = spec.weights;
+  const model = await engine.openModel(spec.source, options);
+  let tokenizer;
+  try {
+    tokenizer = await tokenizerOf(spec, model.config);
+  } catch (error) {
+    model.dispose();
+    throw error;
+  }
+  if (tokenizer.vocabSize > model.config.vocabSize) {
+    model.dispose();
+    throw new ModelError(
+      `tokenizer: it has ${tokenizer.vocabSize} tokens, more than the model's vocabulary of ${model.config.vocabSize}`,
+      'tokenizer',
+    );
+  }
+  return { model, tokenizer };
 }
 
 export { TokenizerError, TOKENIZER_LIMITS };
 
 // A failed worker (a CSP refusal, a load error) makes the host run the requests on the page
-// instead, replaying the last open.
+// instead, replaying the last open; the figures of a page that run there share their models too.
+const pageModels = sharedModels();
 function pageBackend(engine) {
-  const requests = modelRequests(engine);
+  const requests = modelRequests(engine, { models: pageModels });
   return {
     mode: 'page',
     call: (op, ...args) => requests.handle(op, args),

@@ -4,8 +4,13 @@
 // each reports back what its engine runs on, which the Learn status line and the panel show.
 // The setting is the reader's machine's, not the explorer's state: it stays out of the link.
 
-/** Where the README explains the headers a host needs and what threads gain. */
-export const THREADS_HELP_URL = 'https://www.npmjs.com/package/attention-explorer#threads';
+/**
+ * Where a host learns which headers give threads: the README's “Threads” section, named rather
+ * than linked (the README travels in the package; a figure's files may be copied without it, and
+ * the package has no published page yet).
+ */
+export const THREADS_HELP =
+  'its host sends no COOP and COEP headers: the README’s “Threads” section says what a host needs';
 
 /**
  * The request a worker answers (and the page's fallback the same way): sets `count` threads on

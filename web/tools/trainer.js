@@ -116,7 +116,8 @@ class Trainer {
   #disposed = false;
   // How a run is watched: a held-out evaluation (a report) every `evalEvery` steps (else every
   // reportEveryMs), and a speed in steps per second (Infinity: as fast as it goes; a finite one
-  // trains one step at a time with a report after each, for slow motion).
+  // is paced: ticks of one step — or of speed/10 steps above 10 steps/s — each followed by a
+  // report, so slow motion shows every step and a quicker pace still shows ten pictures a second).
   #evalEvery = 0;
   #speed = Infinity;
 
@@ -160,7 +161,7 @@ class Trainer {
   /**
    * How the run is watched (takes effect at once, also while running): evalEvery — a held-out
    * evaluation every that many steps (0: a few times a second); stepsPerSecond — Infinity for
-   * full speed, or a slow-motion rate (one step at a time, each reported).
+   * full speed, or a pace (ticks of max(1, round(stepsPerSecond / 10)) steps, each reported).
    */
   watch({ evalEvery = this.#evalEvery, stepsPerSecond = this.#speed } = {}) {
     if (!(Number.isInteger(evalEvery) && evalEvery >= 0))
@@ -255,7 +256,11 @@ class Trainer {
       const slow = Number.isFinite(this.#speed);
       const evalEvery = this.#evalEvery;
       const toEval = evalEvery ? evalEvery - (this.#steps % evalEvery) : Infinity;
-      const count = slow ? 1 : Math.min(this.#target - this.#steps, toEval, 10000);
+      const count = Math.min(
+        this.#target - this.#steps,
+        slow ? Math.max(1, Math.round(this.#speed / 10)) : Math.min(toEval, 10000),
+      );
+      const tick = this.#now();
       let losses;
       try {
         losses = await this.#call('train', count, slow ? Infinity : this.#backend.sliceMs);
@@ -285,7 +290,7 @@ class Trainer {
         lastReport = t;
         await this.report();
       }
-      if (slow) await sleep(this.#win, Math.max(0, 1000 / this.#speed - (this.#now() - t)));
+      if (slow) await sleep(this.#win, Math.max(0, (1000 * losses.length) / this.#speed - (this.#now() - tick)));
       else if (this.#backend.mode === 'page') await yieldToPage(this.#win);
     }
     if (!this.#disposed) {

@@ -1,6 +1,7 @@
 // Requests to a Web Worker and back, for the trainer (tools/trainer.js) and the model host
 // (tools/model-host.js): each request is {id, op, args}, each reply {id, result} or {id, error:
-// {name, message, argument}}. A worker that cannot run (a load error, a CSP refusal, a message
+// {name, message, argument}} (on a worker several figures share, both also name their channel:
+// tools/worker-channels.js, answerChannels below). A worker that cannot run (a load error, a CSP refusal, a message
 // that cannot be read) fails every pending and later request with {workerFailed: true}, so its
 // owner can run the same requests on the page instead.
 
@@ -56,16 +57,44 @@ export function workerBackend(worker, name) {
  * @param {(result) => ArrayBuffer[]} transfers  the buffers of a result that move rather than copy
  */
 export function answerRequests(scope, requests, transfers) {
-  scope.onmessage = async (event) => {
-    const { id, op, args } = event.data || {};
-    try {
-      const result = await requests.handle(op, args || []);
-      scope.postMessage({ id, result }, transfers(result));
-    } catch (err) {
-      scope.postMessage({
-        id,
-        error: { name: err?.name || 'Error', message: String(err?.message ?? err), argument: err?.argument },
-      });
+  scope.onmessage = (event) => answer(scope, requests, event.data || {}, transfers);
+}
+
+// One request answered: {channel, id, result} or {channel, id, error: {name, message, argument}}.
+async function answer(scope, requests, { channel, id, op, args }, transfers) {
+  try {
+    const result = await requests.handle(op, args || []);
+    scope.postMessage({ channel, id, result }, transfers(result));
+  } catch (err) {
+    scope.postMessage({
+      channel,
+      id,
+      error: { name: err?.name || 'Error', message: String(err?.message ?? err), argument: err?.argument },
+    });
+  }
+}
+
+/**
+ * The worker's side of a worker shared by several figures (tools/worker-channels.js): each
+ * message names its channel, each channel is answered by its own requests (made by
+ * `makeRequests` on its first message), and {channel, close: true} disposes of them. Replies
+ * carry the channel back.
+ * @param {{onmessage, postMessage}} scope  the worker's global scope (self)
+ * @param {() => {handle(op, args): Promise}} makeRequests
+ * @param {(result) => ArrayBuffer[]} transfers
+ */
+export function answerChannels(scope, makeRequests, transfers) {
+  const channels = new Map();
+  scope.onmessage = (event) => {
+    const message = event.data || {};
+    const { channel } = message;
+    if (message.close) {
+      const requests = channels.get(channel);
+      channels.delete(channel);
+      requests?.handle('dispose', []).catch(() => {});
+      return;
     }
+    if (!channels.has(channel)) channels.set(channel, makeRequests());
+    answer(scope, channels.get(channel), message, transfers);
   };
 }

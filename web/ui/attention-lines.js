@@ -4,22 +4,35 @@
 // isolates its lines — a query's outgoing lines, or a key's incoming ones — and writes their
 // weights beside the tokens at the other end. Keyboard: one tab stop; ↑/↓ move between tokens,
 // ←/→ between the query and key columns, Enter or Space keeps a token isolated, Escape clears it.
-import { linesLayout, MAX_STROKE } from '../lib/lines-image.js';
-import { headColor } from '../lib/colormaps.js';
+// Under the picture, its legend: what a line's width says, and which colour is which head (the
+// toy example's heads have colours, lib/palette.js; another model's lines are ink).
+import { linesLayout, lineColor, MAX_STROKE } from '../lib/lines-image.js';
+import { headColor } from '../lib/palette.js';
 import { fmt } from '../lib/format.js';
 import { activeIn } from './dom.js';
 import { followPointer, pointerMoved } from './pointer.js';
 import { svgEl } from './svg.js';
 
+const TEXT = {
+  width: 'width and darkness: the weight, 0 to 1',
+  heads: 'colour:',
+};
+
 /**
  * @param {Document} doc
- * @param {{caption?: string, compact?: boolean, label?: string}} options
- *   compact: smaller rows and gap, for small multiples (the model view) and the bank section.
+ * @param {{caption?: string, compact?: boolean, label?: string, colors?: 'heads'|'ink', gap?: number}} options
+ *   compact: smaller rows and gap, for small multiples (the model view) and the bank section;
+ *   colors: 'heads' gives each head of the toy example its colour; 'ink' (another model's head);
+ *   gap: the room for the lines between the two columns of words, in px.
  * @returns {{el: HTMLElement, svg: SVGSVGElement, update(view), isolated(): null|{side, index}}}
  *   view: {tokens, weights (H, T, T), heads?: number[], masked?: (h, i, j) => boolean,
- *          theme?: 'light'|'dark', caption?: string}
+ *          theme?: 'light'|'dark', caption?: string, focus?: {side, index}}
+ *   focus: the token isolated while the reader isolates none (its weights written out).
  */
-export function createAttentionLines(doc, { caption = '', compact = false, label = 'attention lines' } = {}) {
+export function createAttentionLines(
+  doc,
+  { caption = '', compact = false, label = 'attention lines', colors = 'ink', gap } = {},
+) {
   const figure = doc.createElement('figure');
   figure.className = `ae-lines${compact ? ' ae-lines-compact' : ''}`;
   const figcaption = doc.createElement('figcaption');
@@ -31,12 +44,18 @@ export function createAttentionLines(doc, { caption = '', compact = false, label
   const status = doc.createElement('p');
   status.className = 'ae-help ae-lines-status';
   status.setAttribute('aria-live', 'polite');
-  figure.append(figcaption, svg, status);
+  const legend = doc.createElement('p');
+  legend.className = 'ae-lines-legend';
+  figure.append(figcaption, svg, legend, status);
   // The picture's state, shared by the functions below: the view drawn and its layout, each line's
   // and label's element, the token hovered, the one pinned (clicked, Enter) and the keyboard's.
   const s = {
     doc,
     compact,
+    colors,
+    gap,
+    legend,
+    legendKey: '',
     svg,
     linesGroup,
     labelsGroup,
@@ -62,7 +81,7 @@ export function createAttentionLines(doc, { caption = '', compact = false, label
       draw(s);
     },
     /** The isolated token ({side: 'query'|'key', index}) or null. */
-    isolated: () => s.pinned ?? s.hover,
+    isolated: () => s.pinned ?? s.hover ?? s.view?.focus ?? null,
     /** The layout last drawn (for the exports). */
     layout: () => s.layout,
     maxStroke: MAX_STROKE,
@@ -106,7 +125,9 @@ function draw(s) {
     weights: view.weights,
     heads: view.heads,
     masked: view.masked,
+    colors: s.colors,
     ...scale,
+    ...(s.gap ? { gap: s.gap } : {}),
   }));
   svg.setAttribute('viewBox', `0 0 ${layout.width} ${layout.height}`);
   svg.setAttribute('width', layout.width);
@@ -121,7 +142,37 @@ function draw(s) {
     s.labelEls.left[i].textContent = r.token;
     s.labelEls.right[i].textContent = r.token;
   });
+  drawLegend(s, theme);
   isolate(s);
+}
+
+// The legend: a line's width, and each head drawn in its colour.
+function drawLegend(s, theme) {
+  const heads = s.colors === 'heads' ? (s.view.heads ?? s.view.weights.map((_, h) => h)) : [];
+  const key = `${theme}|${heads.join(',')}`;
+  if (key === s.legendKey) return;
+  s.legendKey = key;
+  const { doc } = s;
+  const width = doc.createElement('span');
+  width.className = 'ae-lines-legend-width';
+  width.textContent = TEXT.width;
+  const parts = [width];
+  if (heads.length) {
+    const colours = doc.createElement('span');
+    colours.append(TEXT.heads);
+    for (const h of heads) {
+      const item = doc.createElement('span');
+      item.className = 'ae-lines-legend-head';
+      item.dataset.head = String(h);
+      const swatch = doc.createElement('span');
+      swatch.className = 'ae-swatch';
+      swatch.style.background = headColor(h, theme);
+      item.append(swatch, `head ${h}`);
+      colours.append(' ', item);
+    }
+    parts.push(colours);
+  }
+  s.legend.replaceChildren(...parts);
 }
 
 // Reuses each line's element so its width and opacity transition to the new values.
@@ -151,7 +202,7 @@ function drawLines(s, theme) {
     el.setAttribute('x2', line.x2);
     el.setAttribute('y2', line.y2);
     el.setAttribute('data-weight', String(line.weight));
-    el.style.stroke = headColor(line.head, theme);
+    el.style.stroke = lineColor(s.layout, line.head, theme);
     el.style.strokeWidth = String(line.strokeWidth);
     el.style.strokeOpacity = String(line.opacity);
   }
@@ -166,7 +217,8 @@ function drawLines(s, theme) {
 // Shows only the isolated token's lines and writes their weights at the other end.
 function isolate(s) {
   const { view, layout, cursor, labelEls } = s;
-  const on = s.pinned ?? s.hover;
+  const focus = view.focus && view.focus.index < view.tokens.length ? view.focus : null;
+  const on = s.pinned ?? s.hover ?? focus;
   for (const el of s.lineEls.values()) {
     const i = Number(el.dataset.i),
       j = Number(el.dataset.j);

@@ -6,8 +6,9 @@
 // PageUp/PageDown nudge it by ±0.1, dragging horizontally scrubs it.
 import { fmt, parseNumber, roundTo } from '../lib/format.js';
 import { colorScale, legendFor, textColorFor } from '../lib/colormaps.js';
-import { h } from './dom.js';
+import { h, textNodes } from './dom.js';
 import { followPointer, pointerMoved } from './pointer.js';
+import { announceWhenScrolling } from './scroll-region.js';
 
 const DRAG_THRESHOLD_PX = 4;
 
@@ -46,13 +47,10 @@ export function createHeatmap(doc, opts) {
   const tbody = h(doc, 'tbody');
   const table = h(doc, 'table', { class: 'ae-hm-table' }, caption, thead, tbody);
   const legend = createLegend(doc);
-  const figure = h(
-    doc,
-    'figure',
-    { class: 'ae-hm', part: 'heatmap' },
-    h(doc, 'div', { class: 'ae-hm-scroll' }, table),
-    legend.el,
-  );
+  const scroll = h(doc, 'div', { class: 'ae-hm-scroll' }, table);
+  const figure = h(doc, 'figure', { class: 'ae-hm', part: 'heatmap' }, scroll, legend.el);
+  // Wider than the screen (many tokens on a phone): an announced region the keyboard can scroll.
+  announceWhenScrolling(scroll, () => caption.textContent);
   // The heatmap's state, shared by the functions below: its options (o), its cells[i][j] = td,
   // the roving tab stop, the cell being typed into and the cell being scrubbed.
   const s = {
@@ -71,7 +69,7 @@ export function createHeatmap(doc, opts) {
 
   function update(next) {
     const o = (s.o = { ...s.o, ...next });
-    caption.textContent = o.caption || '';
+    caption.replaceChildren(...textNodes(doc, o.caption || ''));
     if (o.editable) caption.append(h(doc, 'span', { class: 'ae-hint' }, ' · editable'));
     table.dataset.matrix = o.id;
     if (o.context) table.dataset.context = o.context;

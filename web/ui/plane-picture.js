@@ -1,11 +1,16 @@
 // A picture on a plane (the plane section's two): an SVG whose children are kept by key between
 // updates, so their transforms transition (instant under reduced motion); axes through the
 // origin, arrows from it, axis titles, and labels placed beside their points where none overlaps
-// another or a point (lib/plane.js placeLabels). Coordinates come from lib/plane.js planeScale (S).
+// another label, a point, a line or an axis title (lib/plane.js placeLabels), with a leader line
+// back to its point where a label had to move away. Coordinates come from lib/plane.js planeScale (S).
 import { placeLabels } from '../lib/plane.js';
 import { svgEl } from './svg.js';
 
-const LABEL_HEIGHT = 13;
+// A label's box: 11 px text (its glyphs' box is about 12.8 px tall) on a baseline BASELINE px
+// below the box's top.
+const LABEL_HEIGHT = 14;
+const BASELINE = 11;
+const TITLE_SIZE = 9; // the axis titles' font size (explorer.css .ae-plane-axis-title)
 
 /**
  * @param {Document} doc
@@ -36,6 +41,17 @@ export function createPlanePicture(doc, id) {
     const font = doc.defaultView.getComputedStyle(text);
     canvas.font = `${font.fontStyle} ${font.fontWeight} ${font.fontSize} ${font.fontFamily}`;
     return canvas.measureText(text.textContent).width;
+  }
+  // The axis titles' boxes (axisTitles below): the x title along the bottom right, the y title
+  // down the left edge.
+  let titles = ['', ''];
+  function titleBoxes(size) {
+    const width = (t) => t.length * TITLE_SIZE * 0.6;
+    const [xw, yw] = titles.map(width);
+    return [
+      { x: size - 4 - xw, y: size - 4 - TITLE_SIZE, w: xw, h: TITLE_SIZE + 3 },
+      { x: 1, y: 4, w: TITLE_SIZE + 4, h: yw },
+    ];
   }
   return {
     svg,
@@ -82,6 +98,7 @@ export function createPlanePicture(doc, id) {
       return { x, y, text };
     },
     axisTitles(S, [xTitle, yTitle]) {
+      titles = [xTitle, yTitle];
       const xt = item(`${id}-xt`, () => svgEl(doc, 'text', { class: 'ae-plane-axis-title' }));
       const yt = item(`${id}-yt`, () => svgEl(doc, 'text', { class: 'ae-plane-axis-title' }));
       xt.textContent = xTitle;
@@ -92,17 +109,30 @@ export function createPlanePicture(doc, id) {
       yt.setAttribute('transform', `translate(12, 4) rotate(90)`);
       yt.setAttribute('text-anchor', 'start');
     },
-    /** Every label ({x, y, text}: its point and its <text>) beside its point, inside the picture. */
+    /**
+     * Every label ({x, y, text}: its point and its <text>) beside its point, inside the picture,
+     * clear of the other labels and points, of every line drawn (axes, arrows, the query's line,
+     * shadows) and of the axis titles; a leader line where a label sits away from its point.
+     */
     placeAll(size, anchors) {
+      const segments = [...svg.querySelectorAll('line:not(.ae-plane-leader)')].map((l) => ({
+        x1: Number(l.getAttribute('x1')),
+        y1: Number(l.getAttribute('y1')),
+        x2: Number(l.getAttribute('x2')),
+        y2: Number(l.getAttribute('y2')),
+      }));
       const boxes = placeLabels(
         anchors.map(({ x, y, text }) => ({ x, y, w: labelWidth(text) + 2, h: LABEL_HEIGHT })),
         size,
+        { segments, boxes: titleBoxes(size) },
       );
+      for (const l of svg.querySelectorAll('line.ae-plane-leader')) l.remove();
       anchors.forEach(({ text }, n) => {
         const b = boxes[n];
         text.setAttribute('text-anchor', 'start');
-        text.style.transform = `translate(${b.x + 1}px, ${b.y + LABEL_HEIGHT - 3}px)`;
+        text.style.transform = `translate(${b.x + 1}px, ${b.y + BASELINE}px)`;
         text.dataset.box = `${b.x} ${b.y} ${b.w} ${b.h}`;
+        if (b.leader) svg.append(svgEl(doc, 'line', { class: 'ae-plane-leader', ...b.leader }));
       });
     },
   };

@@ -3,9 +3,10 @@
 // a loop, a product with a normalised lower-triangular matrix, and the softmax of masked zeros —
 // and the page shows all three and how far apart they are.
 import { h } from '../ui/dom.js';
-import { fmt } from '../lib/format.js';
-import { maxAbsDiff, averagingNested } from '../lib/compute.js';
+import { averagingNested } from '../lib/compute.js';
 import { highlightRows } from '../lib/focus.js';
+import { averagingClaim } from '../lib/claims/averaging.js';
+import { foldOnPhone } from '../ui/fold.js';
 
 export function render(section, app) {
   const { doc } = app;
@@ -17,10 +18,16 @@ export function render(section, app) {
       'p',
       { class: 'ae-prose' },
       'Before learning what to attend to, try the dullest rule: each token takes the average of itself and every token before it. ',
-      'Written as a loop it is a running mean. Written as a matrix, it is a lower-triangular matrix whose row i holds 1/(i+1) in its first i+1 places. ',
-      'And written as attention, it is a softmax over scores that are all 0, with the future masked to −∞: equal weights over the past. ',
+      'As a loop it is a running mean; as a matrix, a lower-triangular one whose row i holds 1/(i+1) in its first i+1 places; ',
+      'as attention, a softmax over scores that are all 0, with the future masked to −∞: equal weights over the past. ',
       'Self-attention keeps that last form and lets the scores be learned.',
     ),
+  );
+  const why = h(
+    doc,
+    'p',
+    { class: 'ae-prose ae-help' },
+    'Averaging looks only back, as a model that writes text must: it predicts the next word, so it may not see it. The bank example reads a whole sentence, so from the next section on a token may look both ways, until the causal mask comes back in “Step by step”.',
   );
   // Each figure is the averaging matrix lib/explain.js calls by the same name.
   const mk = (id, caption, kind = 'signed') =>
@@ -36,15 +43,28 @@ export function render(section, app) {
   };
   section.append(
     h(doc, 'div', { class: 'ae-row' }, maps.x.el, maps.tril.el, maps.zeros.el, maps.soft.el),
-    h(doc, 'div', { class: 'ae-row' }, maps.loop.el, maps.matmul.el, maps.out.el),
     verdict,
+    // The three results themselves one click deeper: the verdict above reads them.
+    h(
+      doc,
+      'details',
+      { class: 'ae-details ae-averaging-results' },
+      h(doc, 'summary', {}, 'The three results, side by side'),
+      h(doc, 'div', { class: 'ae-row' }, maps.loop.el, maps.matmul.el, maps.out.el),
+    ),
+    why,
   );
+  // On a phone: the averaging matrix and the verdict; X, the zeros and their softmax one tap deeper
+  // (the three results already are).
+  foldOnPhone(app, 'X, the masked zeros and their softmax', [maps.x.el, maps.zeros.el, maps.soft.el], {
+    at: verdict,
+  });
   return {
     update() {
       const { state, results } = app;
       const entry = results.contexts[state.focus];
       if (!results.averaging || !entry) {
-        verdict.textContent = 'Causal averaging could not be computed for this context.';
+        verdict.textContent = averagingClaim(null, []);
         return;
       }
       const a = averagingNested(results.averaging);
@@ -80,12 +100,7 @@ export function render(section, app) {
       for (const k of ['loop', 'matmul'])
         maps[k].update({ context: ctx, values: a[k], rowLabels: tok, highlightRows: hl, colLabels: cols });
       maps.out.update({ context: ctx, values: a.softmax, rowLabels: tok, highlightRows: hl, colLabels: cols });
-      // The float32 differences themselves are in the engineers' panel.
-      const agree = Math.max(maxAbsDiff(a.loop, a.matmul), maxAbsDiff(a.loop, a.softmax)) < 1e-5;
-      const last = a.loop.length - 1;
-      verdict.textContent = agree
-        ? `The three forms agree: “${tok[last]}” becomes the average of all ${tok.length} tokens, ${a.loop[last].map((v) => fmt(v)).join(', ')}; the first token keeps its own vector.`
-        : 'The three forms differ by more than float rounding: something is wrong.';
+      verdict.textContent = averagingClaim(a, tok);
     },
   };
 }

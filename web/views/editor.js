@@ -1,6 +1,6 @@
 // Edit everything, one click deeper: the tokens of each context (reorder, add, remove), the
 // vocabulary (every word's vector, editable cell by cell; new words), the widths D, dₖ, d_v, and a
-// reset to the seed's values. W_Q, W_K, W_V are edited where they are drawn (Queries, keys and
+// reset to the start (the page's defaults). W_Q, W_K, W_V are edited where they are drawn (Queries, keys and
 // values); W under the first section. This file composes the editor's parts (views/editor/*.js).
 import { h } from '../ui/dom.js';
 import { LIMITS, resetTo } from '../lib/state.js';
@@ -12,7 +12,7 @@ const TEXT = {
   title: 'Edit the example',
   intro: `Change the sentences and the vectors, then watch every view above follow. Limits: ${LIMITS.tokens} tokens per sentence, ${LIMITS.words} words, widths up to ${LIMITS.width}, values within ±${LIMITS.absValue}.`,
   summary: 'Sentences, words, vectors and widths',
-  reset: 'Reset everything to the seed’s values',
+  reset: 'Reset everything to the start',
 };
 
 export function render(page, app) {

@@ -6,13 +6,13 @@ import { h, uid, setOptions } from '../ui/dom.js';
 import { fmt, fmtMicros } from '../lib/format.js';
 import { attendArgs, averagingNested, maxAbsDiff, timeAttention } from '../lib/compute.js';
 import { KERNELS } from '../lib/state.js';
-import { expectedThreads, threadSettingOf, THREADS_HELP_URL } from '../tools/threads.js';
+import { expectedThreads, threadSettingOf, THREADS_HELP } from '../tools/threads.js';
 
 const TEXT = {
   title: 'For engineers',
   summary: 'Kernels, timings and float32 checks',
   kernelHelp:
-    'Three ways to compute the same numbers: the reference kernel runs the seed’s loops one number at a time; vectorized multiplies whole matrices (with the Eigen library); SIMD uses hand-written kernels that do four multiplications per instruction. They agree to float32 rounding.',
+    'Three ways to compute the same numbers: the reference kernel runs notebook 0’s loops one number at a time; vectorized multiplies whole matrices (with the Eigen library); SIMD uses hand-written kernels that do four multiplications per instruction. They agree to float32 rounding.',
   kernels: {
     reference: 'reference (the loops)',
     vectorized: 'vectorized (whole matrices)',
@@ -26,8 +26,7 @@ const TEXT = {
   runsOn: (who, info) =>
     `${who}: ${info.mode === 'page' ? 'on the page, 1 thread' : info.maxThreads === 1 ? '1 thread' : `${info.threads} of ${info.maxThreads} threads`}`,
   noWorkerYet: 'No worker has started yet: Learn’s starts when it comes on screen.',
-  notIsolated: 'One thread: this page is not cross-origin isolated',
-  notIsolatedLink: 'what a host needs',
+  notIsolated: `One thread: this page is not cross-origin isolated (${THREADS_HELP}).`,
 };
 
 export function render(section, app) {
@@ -143,14 +142,7 @@ function renderThreads(app) {
       .filter((who) => reports.has(who))
       .map((who) => TEXT.runsOn(TEXT.workers[who], reports.get(who)));
     const parts = [lines.length ? `${lines.join('; ')}.` : TEXT.noWorkerYet];
-    if (max === 1 && !app.win.crossOriginIsolated)
-      parts.push(
-        ' ',
-        TEXT.notIsolated,
-        ' (',
-        h(doc, 'a', { href: THREADS_HELP_URL, target: '_blank', rel: 'noopener' }, TEXT.notIsolatedLink),
-        ').',
-      );
+    if (max === 1 && !app.win.crossOriginIsolated) parts.push(' ', TEXT.notIsolated);
     else if (max === 1) {
       const why = [...reports.values()].find((r) => r.singleThreadReason)?.singleThreadReason;
       if (why) parts.push(` One thread: ${why}.`);

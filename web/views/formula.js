@@ -2,15 +2,18 @@
 // query row, as MathML built by ui/mathml.js (each <math> carries its TeX as an annotation).
 // Token names never go into the formulas (they are untrusted); rows are named by index and the
 // names are shown as plain text beside them.
-import { h, uid, setOptions } from '../ui/dom.js';
+import { h, uid, setOptions, withSection } from '../ui/dom.js';
 import { math, mi, mn, mo, mtext, opname, row, frac, sqrt, sup, sub, fenced, vector, space } from '../ui/mathml.js';
 import { fmt } from '../lib/format.js';
 import { focusView } from '../lib/focus.js';
+import { formulaLegend } from '../lib/claims/formula.js';
 
 const TEXT = {
   title: 'The formula',
+  // “Everything above” only where the step-by-step section is shown above it (ui/dom.js withSection).
+  introAfterSteps: 'Everything above, in one line. ',
   intro:
-    'Everything above, in one line. Q·Kᵀ holds all the dot products; dividing by √dₖ keeps them in a range where the softmax still spreads its weight; the softmax runs along each row; multiplying by V takes the weighted sums.',
+    'Q·Kᵀ holds all the dot products; dividing by √dₖ keeps them in a range where the softmax still spreads its weight; the softmax runs along each row; multiplying by V takes the weighted sums.',
   pick: 'With the numbers of query row ',
 };
 
@@ -75,7 +78,7 @@ export function render(section, app) {
   const steps = h(doc, 'div', { class: 'ae-math-steps' });
   section.append(
     h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
+    h(doc, 'p', { class: 'ae-prose' }, withSection(doc, 'pipeline', TEXT.introAfterSteps), TEXT.intro),
     general,
     h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: rowId }, TEXT.pick), rowSel),
     legend,
@@ -97,7 +100,7 @@ export function render(section, app) {
         tok.map((w, n) => ({ value: n, label: `${n}: ${w}` })),
         i,
       );
-      legend.textContent = `Row ${i} is “${tok[i]}” in “${state.focus}”; keys and values 0…${tok.length - 1} are ${tok.map((w, n) => `${n} “${w}”`).join(', ')}.`;
+      legend.textContent = formulaLegend(f, i, state.focus);
       const lines = rowFormulas(t, hd, i, state.options);
       const key = lines
         .map((l) =>

@@ -1,6 +1,6 @@
 // What the element loads from files beside its own: the sections that need the whole engine (the
 // plane's PCA, the notebooks' PyTorch generator, the Learn section's model, the real model), what
-// only controls="full" shows (the overview, the editor, the engineers' panel, the export menus),
+// only controls="full" shows (the overview, the map, the editor, the engineers' panel, the export menus),
 // and the workers. Here (web/, plain ES modules): dynamic imports, and module workers.
 // scripts/build-dist.mjs swaps this module in the bundles: the workers become the classic scripts
 // dist/attention-explorer.{learn,model}-worker.js beside the bundle, and the element's file
@@ -14,9 +14,17 @@ export const SECTION_LOADERS = Object.freeze({
   next: () => import('./next.js'),
   // Not the whole engine's, but only for controls="full": kept out of the element's own file.
   overview: () => import('./overview.js'),
+  map: () => import('./map.js'),
   editor: () => import('./editor.js'),
   engineers: () => import('./engineers.js'),
 });
+
+/**
+ * The files each figure needs beside the element's file, {table: {sections: {id: files},
+ * controls: {mode: files}}, url(file)}: in dist/'s element only (scripts/build-dist.mjs writes the
+ * table, and dist/attention-explorer.files.json); null here, where nothing is beside.
+ */
+export const FILES_BESIDE = null;
 
 /** The export menus under every heatmap (tools/export-menu.js; only controls="full" has them). */
 export const loadExportMenus = () => import('../tools/export-menu.js');

@@ -20,6 +20,7 @@ import * as nextToken from './gpt/next-token.js';
 import * as kvCache from './gpt/kv-cache.js';
 import * as bankChart from './gpt/bank-chart.js';
 import * as exportsView from './gpt/exports.js';
+import { foldOnPhone } from '../ui/fold.js';
 
 const TEXT = {
   title: 'A real language model',
@@ -91,9 +92,13 @@ export function render(section, app) {
     return [left, right];
   };
   const [gridColumn, enlargedColumn] = pair('ae-gpt-pictures');
+  let bigFold = null; // on a phone, the enlarged head folds: a pick opens it
   fig.grid = headGrid.render(gridColumn, {
     ...ctx,
-    onPick: (layer, head) => setGpt({ layer, head, picture: 'head' }),
+    onPick: (layer, head) => {
+      if (bigFold) bigFold.open = true;
+      setGpt({ layer, head, picture: 'head' });
+    },
   });
   fig.saving = exportsView.render(gridColumn, { doc, stem: () => real.info?.name || 'model' });
   fig.big = enlarged.render(enlargedColumn, { doc, onPicture: (picture) => setGpt({ picture }) });
@@ -119,6 +124,11 @@ export function render(section, app) {
     onReset: () => run.resetGeneration(),
   });
   fig.bank = bankChart.render(section, { ...ctx, onBank: (b) => setGpt({ bank: b }) });
+  // On a phone: the sentence, every head, the next token and the bank example; the exports, the
+  // enlarged head's numbers (wider than a phone) and the KV cache one tap deeper.
+  foldOnPhone(app, 'Save the pictures (PNG, SVG)', [gridColumn.querySelector('.ae-gpt-export')]);
+  bigFold = foldOnPhone(app, 'One head enlarged, with its numbers', [enlargedColumn]);
+  foldOnPhone(app, 'Generating one token at a time, with a KV cache', [kvColumn]);
 
   // The model opens once the section comes near the screen (the whole engine is loaded by then).
   const near = whenNear(app.win, section, () => run.run(), { margin: '300px 0px' });

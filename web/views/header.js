@@ -1,4 +1,5 @@
-// The page header: title, a short introduction, the theme switch and "reset to the seed".
+// The page header: title, a short introduction, the theme switch and "reset to the start" (the
+// page's default state).
 import { h, uid } from '../ui/dom.js';
 import { resetTo } from '../lib/state.js';
 
@@ -24,7 +25,7 @@ export function render(parent, app) {
       class: 'ae-btn',
       onclick: () => app.edit(resetTo(app.defaults)),
     },
-    'Reset to the seed example',
+    'Reset to the start',
   );
   const el = h(
     doc,
@@ -39,7 +40,7 @@ export function render(parent, app) {
         doc,
         'p',
         { class: 'ae-lede' },
-        'How a transformer lets a word take its meaning from its sentence. Every number here is computed live in your browser; hover or focus one to see where it came from, click one in a matrix you may edit to change it.',
+        'How a transformer lets a word take its meaning from its sentence, every number computed live in your browser: hover or focus one to see where it came from.',
       ),
     ),
     h(doc, 'div', { class: 'ae-header-tools' }, h(doc, 'label', { for: themeId }, 'Theme '), theme, reset),

@@ -1,6 +1,6 @@
 // Learn: the reader trains a small transformer (the engine's nanoGPT-compatible model) and
 // watches its attention form: a task (copy, reverse, sort, repeat, the bank sentences, your own
-// text), its settings, train / pause / step / new model at a speed down to slow motion, a loss
+// text), its settings, train / pause / step / new model at a pace (watch, fast, slow motion), a loss
 // curve with a held-out evaluation every few steps, every layer's and head's attention on one
 // example, the chosen head enlarged, the bank probe, samples and prompts for the text model,
 // checkpoints.
@@ -24,15 +24,17 @@ import * as headGrid from './learn/head-grid.js';
 import * as bankProbe from './learn/bank-probe.js';
 import * as textBox from './learn/text-box.js';
 import * as files from './learn/files.js';
+import { foldOnPhone } from '../ui/fold.js';
 
 const TEXT = {
   title: 'Learn: watch attention being learned',
   intro:
-    'Everything above used weights set by hand. Here a small transformer (the same layers as nanoGPT: embeddings, attention, an MLP, LayerNorm) starts from random weights and learns them from examples, one batch at a time, in this page. Pick a task, press Train, and watch the loss fall and the attention patterns appear — at full speed, or in slow motion one step at a time.',
+    'Everything above used weights set by hand. Here a small transformer (the same layers as nanoGPT: embeddings, attention, an MLP, LayerNorm) starts from random weights and learns them from examples, one batch at a time, in this page. Pick a task, press Train, and watch the loss fall and the attention pattern appear: at the task’s own pace until the pattern has formed, or fast, or one step at a time.',
   introAlone:
     'A small transformer (nanoGPT’s layers) starts from random weights and learns them from examples, in this page. Press Train and watch the loss fall and the attention pattern appear.',
   empty: 'No model yet.',
-  heatmapOf: (c, step) => `Attention weights, layer ${c.layer + 1}, head ${c.head + 1} (step ${step})`,
+  heatmapOf: (c, step) =>
+    `Attention weights, layer ${c.layer + 1}, head ${c.head + 1}, step ${step} (rows: queries, columns: keys; labels read position:token)`,
 };
 
 export function render(section, app) {
@@ -74,7 +76,6 @@ function createRun(app, f) {
     field: {
       until: () => f.ui.until.value,
       setUntil: (text) => (f.ui.until.value = text),
-      speed: () => f.ui.speedValue(),
     },
     view: {
       sync: () => sync(app, run, f),
@@ -119,9 +120,9 @@ function build(section, app, run, f) {
     onPlay: () => run.togglePlay(),
     onStep: () => run.stepOnce(),
     onReset: () => run.restart(),
-    onSpeed: (stepsPerSecond) => run.speed(stepsPerSecond),
+    onSpeed: (choice) => run.speed(choice),
   });
-  f.status = createStatus(f.ui.status, { doc, win, run });
+  f.status = createStatus(f.ui.status, { doc, win, run, embedded: app.embedded });
   const pictures = h(doc, 'div', { class: 'ae-row' });
   section.append(pictures);
   f.chart = loss.render(pictures, ctx);
@@ -134,6 +135,7 @@ function build(section, app, run, f) {
     title: () => `${run.live?.task?.title ?? 'Learn'}, step ${run.report?.step ?? 0}`,
     stem: () => `learn ${learnOf().task}`,
   });
+  foldOnPhone(app, 'Save the attention pictures (PNG, SVG)', [section.querySelector('.ae-learn-lines-export')]);
   f.bank = bankProbe.render(section, {
     ...ctx,
     onFromSeed: (on) => run.setFromSeed(on),
@@ -178,7 +180,8 @@ function clearPictures(app, f) {
 
 // The pictures cost more with more layers, heads and tokens (the text model draws thousands of
 // lines): while training they are redrawn at most once per 10× their own drawing time, so the
-// page keeps its frames; a paused run, a slow-motion one, a prompt or a pick draws them at once.
+// page keeps its frames; a paused run, one watched at 20 steps a second or slower, a prompt or a
+// pick draws them at once.
 function drawReport(app, run, f, force) {
   const { report, live } = run;
   if (!report || !live) return;
@@ -187,7 +190,7 @@ function drawReport(app, run, f, force) {
   f.status.show(report.step, 0, live.trainer.mode);
   f.chart.draw(run.history, run.untilStep());
   const t = now();
-  const slow = Number.isFinite(f.ui.speedValue());
+  const slow = run.pace <= 20;
   if (force || slow || !live.trainer.running || t - f.cost.drawnAt >= 10 * f.cost.ms) {
     const { attention, labels, chosen, step } = run.picture();
     f.grid.update({ attention, labels, chosen });

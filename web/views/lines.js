@@ -3,7 +3,7 @@
 // and PNG/SVG exports. The bank section draws the same picture small beside its tables.
 import { h, uid } from '../ui/dom.js';
 import { createAttentionLines } from '../ui/attention-lines.js';
-import { headColor } from '../lib/colormaps.js';
+import { headColor } from '../lib/palette.js';
 import { focusView } from '../lib/focus.js';
 import { linesLayout } from '../lib/lines-image.js';
 import { fileStem } from '../lib/text.js';
@@ -51,7 +51,7 @@ export function render(section, app) {
   function picture(name) {
     let lines = pictures.get(name);
     if (!lines) {
-      lines = createAttentionLines(doc, { label: `attention lines of ${name}` });
+      lines = createAttentionLines(doc, { label: `attention lines of ${name}`, colors: 'heads' });
       lines.el.dataset.context = name;
       pictures.set(name, lines);
     }
@@ -81,6 +81,7 @@ export function render(section, app) {
         tokens: entry.tokens,
         weights: tr.weights,
         heads,
+        colors: 'heads',
         masked: (hh, i, j) => tr.masked[hh][i][j] === -Infinity,
       };
       const lines = picture(name);

@@ -3,9 +3,10 @@
 // wrong: a vector is most similar to itself, so every token gives itself the largest score —
 // which is why attention learns separate queries and keys (next section).
 import { h } from '../ui/dom.js';
-import { fmt } from '../lib/format.js';
 import { setValue } from '../lib/state.js';
 import { highlightRows } from '../lib/focus.js';
+import { naiveClaim } from '../lib/claims/naive.js';
+import { foldOnPhone } from '../ui/fold.js';
 
 const TEXT = {
   title: 'Naive scores: compare the embeddings themselves',
@@ -54,6 +55,8 @@ export function render(section, app) {
     h(doc, 'div', { class: 'ae-row' }, xCard, naiveCard),
     h(doc, 'p', { class: 'ae-prose' }, TEXT.problem),
   );
+  // On a phone: the scores, where each token finds itself; the embeddings and the weights one tap deeper.
+  foldOnPhone(app, 'The embeddings X and the weights they give', [xCard, figures['naive-weights'].el]);
 
   return {
     update() {
@@ -76,7 +79,7 @@ export function render(section, app) {
         caption: `X of “${ctx}”: embeddings`,
       });
       if (!entry.naive) {
-        claim.textContent = 'The naive scores could not be computed for this sentence.';
+        claim.textContent = naiveClaim(null, tokens, 0);
         return;
       }
       const { scores, weights } = entry.naive;
@@ -91,15 +94,7 @@ export function render(section, app) {
       figures['naive-scores'].update({ ...tt, values: scores, mark: diagonal });
       figures['naive-weights'].update({ ...tt, values: weights, mark: diagonal });
       // The claim, from the numbers: in how many rows is the token itself the best match?
-      const selfBest = scores.filter((row, i) => row.every((v, j) => v <= row[i])).length;
-      const T = tokens.length;
-      const shared = hl.length ? hl[0] : 1 < T ? 1 : 0;
-      const w = weights[shared];
-      const row = `“${tokens[shared]}” gives ${tokens.map((t, j) => `${t} ${fmt(w[j], 2)}`).join(', ')}`;
-      claim.textContent =
-        selfBest === T
-          ? `In every row the largest score is the token with itself (outlined): each token matches itself best, and its softmax row favours it — ${row}.`
-          : `In ${selfBest} of ${T} rows the largest score is the token with itself (outlined); ${row}.`;
+      claim.textContent = naiveClaim(entry.naive, tokens, hl.length ? hl[0] : Math.min(1, tokens.length - 1));
     },
   };
 }

@@ -4,22 +4,23 @@
 // it all again; after the last, a LayerNorm and the unembedding give logits, and a softmax with a
 // temperature gives the next token's probabilities. The numbers are the project's own small
 // model's (views/gpt.js opens it) on the last token of the sentence of "A real model".
-import { h } from '../ui/dom.js';
+import { h, withSection, withoutSection } from '../ui/dom.js';
 import { slider } from '../ui/controls.js';
-import { fmt } from '../lib/format.js';
+import { fmt, indexLabels } from '../lib/format.js';
 import { defaultGpt } from '../lib/real/gpt-state.js';
-import { lastTokenThroughBlocks } from '../lib/real/view.js';
+import { createNextRun } from '../lib/real/next-run.js';
 import { realModelOf } from '../tools/real-model.js';
 import { whenNear } from '../ui/on-screen.js';
+import { isNarrow } from '../ui/fold.js';
 
 const TEXT = {
   title: 'What happens next',
-  intro:
-    'Self-attention’s output is not the end. In a transformer it goes on through four more steps, then the whole block repeats, and the last layer’s vectors become a prediction of the next token. The numbers below are a real model’s — this project’s small one, on the last token of the sentence in “A real model” below — showing the first 8 of each vector’s numbers.',
+  intro: (sentence) =>
+    `Self-attention’s output is not the end. In a transformer a LayerNorm comes before attention, and attention’s output goes through four more steps; then the block repeats, and the last layer’s vectors become a prediction of the next token. Below, a real model’s numbers — this project’s small one, trained on English text; it writes text, so each token attends only to the ones before it — on the last token of “${sentence}” (the first 8 of each vector’s numbers).`,
   steps: [
     [
       'Output projection',
-      'the heads’ outputs, side by side, times W_O: what attention adds to the token (its “branch”)',
+      'the heads’ outputs, side by side, times W_O (“Many heads”): what attention adds to the token (its “branch”)',
     ],
     [
       'Add to the residual stream',
@@ -29,16 +30,57 @@ const TEXT = {
     ['Add again', 'the vector after block 1; each further block repeats attention and MLP on it'],
   ],
   final:
-    'After the last layer: LayerNorm, then a dot product with every token’s embedding (the logits), then a softmax divided by the temperature — the next token’s probabilities.',
+    'After the last layer: LayerNorm, then a dot product with every token’s embedding (the logits), divided by a temperature, then a softmax — the next token’s probabilities. This is the sampling temperature: it acts on the model’s prediction, not inside attention.',
   temperature: 'Temperature',
-  waiting: 'The model opens when this section comes on screen.',
+  waiting: 'The model opens as this comes on screen.',
+  failed: (message) => `The model could not run: ${message}`,
+  // The rows of the vectors' heatmap: lib/real/view.js lastTokenThroughBlocks's vectors.
+  rows: (L) => [
+    ['x: the token’s vector (embedding + position)', 'x0'],
+    ['the attention branch (after W_O)', 'attention'],
+    ['x + attention', 'mid'],
+    ['the MLP branch', 'mlp'],
+    ['after block 1', 'x1'],
+    [`after block ${L}, the last`, 'xL'],
+  ],
+  caption: (token, show, C) => `“${token}” through the model: the first ${show} of ${C} numbers of each vector`,
 };
 
 export function render(section, app) {
   const { doc, store } = app;
   const real = realModelOf(app);
   const gptOf = () => store.get().gpt || defaultGpt();
+  const figure = layout(section, app, gptOf);
+  const runs = createNextRun({ real, gpt: gptOf, state: () => store.get() });
+  async function run() {
+    try {
+      const picture = await runs.run({ show: () => (isNarrow(app) ? 4 : 8) }); // a phone shows as many as fit
+      if (picture) draw(doc, figure, picture);
+    } catch (error) {
+      figure.status.textContent = TEXT.failed(error.message);
+    }
+  }
+  // The model opens once the section comes near the screen.
+  const near = whenNear(app.win, section, () => run(), { margin: '300px 0px' });
+  return {
+    update() {
+      const sentence = gptOf().sentence;
+      const { intro } = figure;
+      if (intro.dataset.sentence !== sentence) {
+        intro.dataset.sentence = sentence;
+        intro.textContent = TEXT.intro(sentence);
+      }
+      if (near.started) run();
+    },
+    destroy: () => near.stop(),
+  };
+}
+
+/** The section's elements, appended to it: {status, intro, claim, vectors, temperature, bars}. */
+function layout(section, app, gptOf) {
+  const { doc, store } = app;
   const status = h(doc, 'p', { class: 'ae-help' }, TEXT.waiting);
+  const intro = h(doc, 'p', { class: 'ae-prose' });
   const claim = h(doc, 'p', { class: 'ae-claim', 'aria-live': 'polite' });
   const steps = h(
     doc,
@@ -59,7 +101,7 @@ export function render(section, app) {
   const bars = h(doc, 'ol', { class: 'ae-gpt-bars' });
   section.append(
     h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
+    intro,
     steps,
     status,
     // The block's vectors beside what the last layer's vector becomes (one column on a phone).
@@ -78,71 +120,34 @@ export function render(section, app) {
       ),
     ),
   );
+  return { status, intro, claim, vectors, temperature, bars };
+}
 
-  let seen = null;
-  async function run() {
-    const g = gptOf();
-    const key = JSON.stringify([g.model, g.sentence, g.temperature, real.info?.name]);
-    if (key === seen) return;
-    seen = key;
-    try {
-      await real.ensure(store.get());
-      const encoded = await real.call('encode', g.sentence);
-      const t = await real.call('trace', encoded.ids, { layer: 0, head: 0 });
-      const next = await real.call('next', t.logits, { temperature: g.temperature, top: 5 });
-      if (key !== seen) return;
-      draw(g, encoded, t, next);
-    } catch (error) {
-      seen = null;
-      status.textContent = `The model could not run: ${error.message}`;
-    }
-  }
-
-  function draw(g, encoded, t, next) {
-    const C = t.width,
-      L = t.L;
-    const show = Math.min(8, C);
-    const { x0, attention: attnBranch, mid, mlp: mlpBranch, x1, xL, lengths } = lastTokenThroughBlocks(t);
-    const token = encoded.pieces[t.T - 1].display.replace(/ /g, '␣');
-    status.textContent = `The last token, “${token}”, in a model of ${L} layers and width ${C}.`;
-    const rows = [
-      ['x: the token’s vector (embedding + position)', x0],
-      ['the attention branch (after W_O)', attnBranch],
-      ['x + attention', mid],
-      ['the MLP branch', mlpBranch],
-      ['after block 1', x1],
-      [`after block ${L}, the last`, xL],
-    ];
-    vectors.el.hidden = false;
-    vectors.update({
-      values: rows.map(([, v]) => v.slice(0, show)),
-      rowLabels: rows.map(([label]) => label),
-      colLabels: Array.from({ length: show }, (_, c) => `d${c}`),
-      caption: `“${token}” through the model: the first ${show} of ${C} numbers of each vector`,
-    });
-    claim.textContent = `In block 1 the attention branch has length ${fmt(lengths.attention, 2)} and the MLP branch ${fmt(lengths.mlp, 2)}, both added to a vector of length ${fmt(lengths.x0, 2)}; after ${L} blocks the vector has length ${fmt(lengths.xL, 2)}.`;
-    temperature.sync(g.temperature);
-    const max = next.topProbs[0] || 1;
-    bars.replaceChildren(
-      ...Array.from(next.topTokens, (id, n) =>
-        h(
-          doc,
-          'li',
-          { class: 'ae-gpt-bar', dataset: { id, p: next.topProbs[n] } },
-          h(doc, 'span', { class: 'ae-gpt-bar-token' }, next.topText[n].replace(/ /g, '␣')),
-          h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${(100 * next.topProbs[n]) / max}%` }),
-          h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(next.topProbs[n], 3)),
-        ),
+/** One run's picture (lib/real/next-run.js nextPicture) into the figure. */
+function draw(doc, figure, p) {
+  const { status, claim, vectors, temperature, bars } = figure;
+  status.textContent = p.said.status;
+  const rows = TEXT.rows(p.layers);
+  vectors.el.hidden = false;
+  vectors.update({
+    values: rows.map(([, name]) => p.vectors[name]),
+    rowLabels: rows.map(([label]) => label),
+    colLabels: indexLabels(p.show, 'd'),
+    caption: TEXT.caption(p.token, p.show, p.width),
+  });
+  claim.textContent = p.said.claim;
+  temperature.sync(p.temperature);
+  bars.replaceChildren(
+    ...p.bars.map(({ id, p: prob, text, title, percent }) =>
+      h(
+        doc,
+        'li',
+        { class: 'ae-gpt-bar', dataset: { id, p: prob } },
+        h(doc, 'span', { class: 'ae-gpt-bar-token', ...(title ? { title } : {}) }, text),
+        h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${percent}%` }),
+        h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(prob, 3)),
       ),
-    );
-  }
-
-  // The model opens once the section comes near the screen.
-  const near = whenNear(app.win, section, () => run(), { margin: '300px 0px' });
-  return {
-    update() {
-      if (near.started) run();
-    },
-    destroy: () => near.stop(),
-  };
+    ),
+    ...(p.leftOut ? [h(doc, 'li', { class: 'ae-help ae-gpt-left-out' }, p.leftOut)] : []),
+  );
 }

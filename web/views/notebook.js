@@ -11,7 +11,7 @@ import { exportStatus } from '../tools/export-buttons.js';
 const TEXT = {
   title: 'From the notebooks',
   intro:
-    'Each seed notebook, cell by cell: its PyTorch (our rewording, runnable top to bottom), the tensors it makes — computed here by the engine, with PyTorch’s own random numbers — and, where the notebook printed numbers, those numbers beside ours.',
+    'Each notebook, cell by cell: its PyTorch (our rewording, runnable top to bottom), the tensors it makes — computed here by the engine, with PyTorch’s own random numbers — and, where the notebook printed numbers, those numbers beside ours.',
   pick: 'Notebook',
   script: 'Download as a PyTorch script',
   printed: 'the notebook printed',
@@ -22,8 +22,8 @@ const TEXT = {
   checking: 'Checking the numbers the notebooks printed…',
   summary: (ok, total) =>
     ok === total
-      ? `✓ All ${total} tensors the seed notebooks printed are reproduced here, to the digits they printed (where a notebook printed a mistake, its cell says so).`
-      : `${ok} of the ${total} tensors the seed notebooks printed are reproduced here; the cells say which differ.`,
+      ? `✓ All ${total} tensors the notebooks printed are reproduced here, to the digits they printed (where a notebook printed a mistake, its cell says so).`
+      : `${ok} of the ${total} tensors the notebooks printed are reproduced here; the cells say which differ.`,
   big: (shape) => `shape ${shapeText(shape)}; the first rows and columns are shown`,
 };
 const MAX_SIDE = 8; // larger matrices are shown by their top-left corner

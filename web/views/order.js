@@ -4,16 +4,16 @@
 // embeddings: nanoGPT's wpe, the Learn section's models). With the causal mask on it is no longer
 // true, because the mask is the one thing that knows about positions. Both results by the engine
 // (the reversed run: lib/compute.js reversedRun).
-import { h } from '../ui/dom.js';
-import { fmt, indexLabels } from '../lib/format.js';
-import { maxAbsDiff } from '../lib/compute.js';
+import { h, withSection } from '../ui/dom.js';
+import { indexLabels } from '../lib/format.js';
+import { orderClaim } from '../lib/claims/order.js';
 
 const TEXT = {
   title: 'Order does not matter (until you add positions)',
   intro:
-    'Reverse the sentence and run attention again. Each token gets the same output as before, only in its new place: the dot products, the softmax and the weighted sum never look at where a token stands. That is why a transformer adds a position vector to every token before its first layer (nanoGPT’s wpe; the models in the Learn section below have one).',
-  causalNote:
-    'With the causal mask on, reversing changes the outputs: the mask is the only part that knows about positions (a token may only look back).',
+    'Reverse the sentence and run attention again. Each token gets the same output as before, only in its new place: the dot products, the softmax and the weighted sum never look at where a token stands. That is why a transformer adds a position vector to every token before its first layer (nanoGPT’s wpe: the position embeddings',
+  introLearn: '; the models in the Learn section below have them',
+  introEnd: ').',
 };
 
 export function render(section, app) {
@@ -24,7 +24,7 @@ export function render(section, app) {
   const verdict = h(doc, 'p', { class: 'ae-verdict', 'aria-live': 'polite' });
   section.append(
     h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro, withSection(doc, 'learn', TEXT.introLearn), TEXT.introEnd),
     h(doc, 'div', { class: 'ae-row' }, original.el, reversed.el),
     verdict,
   );
@@ -35,14 +35,9 @@ export function render(section, app) {
       if (!entry?.trace) return;
       const tokens = entry.tokens;
       const { tokens: back, output: out, error } = results.reversed;
-      if (error) {
-        verdict.textContent = `The reversed sentence could not be computed: ${error}`;
-        return;
-      }
       const mine = entry.trace.output;
-      // Row i of the reversed run belongs to token T − 1 − i: put it back in place to compare.
-      const restored = out.slice().reverse();
-      const diff = maxAbsDiff(mine, restored);
+      verdict.textContent = orderClaim(mine, results.reversed, state.options.causal);
+      if (error) return;
       const cols = indexLabels(mine[0].length, 'd');
       original.update({
         context: state.focus,
@@ -52,9 +47,6 @@ export function render(section, app) {
         caption: `output, “${state.focus}” as written`,
       });
       reversed.update({ values: out, rowLabels: back, colLabels: cols, caption: 'output, tokens reversed' });
-      verdict.textContent = state.options.causal
-        ? `${TEXT.causalNote} Largest change of a token’s output: ${fmt(diff)}.`
-        : `Every token’s output is the same in both orders: largest difference ${fmt(diff, 7)} (float32 rounding of sums taken in another order).`;
     },
   };
 }

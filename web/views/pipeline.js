@@ -1,42 +1,47 @@
 // Attention step by step for one sentence (seeds 001 and 004), one card per step, each knob at
-// the step it changes: scores Q·Kᵀ → scaled (÷√dₖ, the scale switch) → masked (the causal mask)
-// → softmax weights (the temperature; dropout on the weights) → output = weights·V. The knobs
-// are drawn where the explorer has full controls (the page); elsewhere the figures alone.
-import { h } from '../ui/dom.js';
+// the step it changes: scores Q·Kᵀ → scaled (÷√dₖ, the scale switch) → masked (the causal mask,
+// and why a model has one) → softmax weights (dropout on the weights, and a temperature real
+// attention does not have, both one click deeper) → output = weights·V. The knobs are drawn where
+// the explorer has full controls (the page); elsewhere the figures alone. The sentences beside
+// the matrices are lib/claims/pipeline.js's.
+//
+// The temperature stays, behind a disclosure that says what it is: real attention scales its
+// scores only by 1/√dₖ, and a slider on the main path beside the softmax reads as part of the
+// formula and blurs into the sampling temperature of "What happens next". It is still worth a
+// click: it shows what sharper or flatter scores do to a softmax, which is √dₖ's whole story;
+// and links and the element's `temperature` attribute set it, so the page must show it is on.
+import { h, textNodes } from '../ui/dom.js';
 import { checkbox, slider } from '../ui/controls.js';
-import { fmt, indexLabels, sizeText } from '../lib/format.js';
+import { indexLabels } from '../lib/format.js';
 import { focusView } from '../lib/focus.js';
+import { pipelineTexts } from '../lib/claims/pipeline.js';
 import * as dropout from './pipeline/dropout.js';
+import { headClass } from '../lib/palette.js';
+import { createHeadsKey } from '../ui/heads-key.js';
+import { foldOnPhone } from '../ui/fold.js';
 
 const TEXT = {
   title: 'Step by step',
   intro:
     'Follow one sentence through self-attention: each matrix is computed from the one before it. Hover or focus a number to see how; each step’s knob sits beside it.',
-  scores: 'Row i, column j: the dot product of token i’s query with token j’s key. Larger means “i finds j relevant”.',
-  scaleOn: (hk, factor) =>
-    `Every score is multiplied by 1/√dₖ = 1/√${hk} = ${factor}, where dₖ is the head size. Dot products of wider vectors are larger; without the scaling the softmax below would put almost all weight on one token (see “Why ÷√dₖ”).`,
-  scaleOff: 'Scaling is off: the scores go to the softmax as they are.',
-  temperatureNote: (t) => ` Then divided by the temperature, ${t}.`,
+  scores: 'Row i, column j: token i’s query · token j’s key. Larger: “i finds j relevant”.',
   scale: 'Divide scores by √dₖ',
   causal: 'Causal mask',
-  maskOn:
-    'Causal mask on: a token may not look at tokens after it (as when generating text). Those scores become −∞, so their weights become exactly 0.',
-  maskOff: 'No mask: every token may look at every token. Switch on the causal mask to hide the future.',
   weights:
-    'Each row becomes positive weights that sum to 1: e raised to each score, divided by the row’s sum of those numbers (the largest score is subtracted first, which keeps e^x from overflowing and cancels in the division).',
+    'Each row becomes positive weights that sum to 1: e to each score, over the row’s sum of them (the row’s largest score is subtracted first: it keeps e^x finite and cancels).',
+  temperatureSummary: 'A temperature (not in real attention)',
   temperature: 'Temperature',
   temperatureHelp:
-    'Every score is divided by it before the softmax: above 1 spreads the weight over more tokens, below 1 sharpens it toward the largest score.',
-  output:
-    'Row i adds up the value vectors of every token — its own included — each weighted by row i of the weights: the new vector of token i. What a transformer does with it next is two sections down.',
+    'Real attention scales its scores only by 1/√dₖ (the step before). Dividing them by a temperature as well shows what sharper or flatter scores do to the softmax: above 1 spreads the weight over more tokens, below 1 sharpens it toward the largest score. It is not the sampling temperature of “What happens next”, which acts on a model’s predictions of the next token.',
 };
 
 export function render(section, app) {
   const { doc } = app;
   const full = app.controls === 'full';
-  const title = h(doc, 'h2', { class: 'ae-prose' }, TEXT.title);
+  // The heading's text in a span of its own: the map's link follows it (shell/map-links.js).
+  const title = h(doc, 'span', {}, TEXT.title);
   const steps = h(doc, 'div', { class: 'ae-steps' });
-  section.append(title, h(doc, 'p', { class: 'ae-prose' }, TEXT.intro), steps);
+  section.append(h(doc, 'h2', { class: 'ae-prose' }, title), h(doc, 'p', { class: 'ae-prose' }, TEXT.intro), steps);
   const cards = {};
   const maps = {};
   const texts = {};
@@ -74,29 +79,38 @@ export function render(section, app) {
   const causal = knob(c, checkbox(doc, { label: TEXT.causal, onChange: (on) => app.setOptions({ causal: on }) }));
   add(c, 'masked', { caption: 'masked' });
   c = card('weights', 'Softmax weights', TEXT.weights);
-  const temperature = knob(
-    c,
-    slider(doc, {
-      label: TEXT.temperature,
-      min: 0.1,
-      max: 5,
-      step: 0.05,
-      digits: 2,
-      onInput: (v) => app.setOptions({ temperature: v }),
-    }),
-  );
-  temperature.input.classList.add('ae-temperature');
-  if (full) c.lastChild.append(h(doc, 'p', { class: 'ae-help' }, TEXT.temperatureHelp));
   add(c, 'weights', { caption: 'weights = softmax(row)', kind: 'weights' });
   const sums = h(doc, 'p', { class: 'ae-help ae-rowsums' });
   c.append(sums);
+  const temperature = slider(doc, {
+    label: TEXT.temperature,
+    min: 0.1,
+    max: 5,
+    step: 0.05,
+    digits: 2,
+    onInput: (v) => app.setOptions({ temperature: v }),
+  });
+  temperature.input.classList.add('ae-temperature');
+  const temperatureBox = h(
+    doc,
+    'details',
+    { class: 'ae-details ae-temperature-details' },
+    h(doc, 'summary', {}, TEXT.temperatureSummary),
+    h(doc, 'p', { class: 'ae-help' }, TEXT.temperatureHelp),
+    h(doc, 'div', { class: 'ae-knobs' }, temperature.el),
+  );
+  if (full) c.append(temperatureBox);
   const drop = dropout.render(c, app, add);
-  c = card('output', 'Output = weights · V', TEXT.output);
+  c = card('output', 'Output = weights · V', '');
   add(c, 'out', { caption: 'weights · V' });
   const mergedBox = h(doc, 'div', {});
   c.append(mergedBox);
-  add(mergedBox, 'merged', { caption: 'all heads concatenated' });
-  add(c, 'output', { caption: 'output' });
+  add(mergedBox, 'merged', { caption: 'output' });
+  const headsKey = createHeadsKey(doc);
+  mergedBox.append(headsKey.el);
+  // On a phone the scaling and the mask are read from their text and switches; their matrices fold.
+  foldOnPhone(app, 'The scaled scores as numbers', [maps.scaled.el]);
+  foldOnPhone(app, 'The masked scores as numbers', [maps.masked.el]);
 
   return {
     update() {
@@ -109,7 +123,7 @@ export function render(section, app) {
       let number = 0;
       for (const [step, { el, heading, text }] of Object.entries(cards)) {
         el.hidden = !(state.view.includes('all') || state.view.includes(step));
-        if (!el.hidden) heading.textContent = `${++number} · ${text}`;
+        if (!el.hidden) heading.replaceChildren(...textNodes(doc, `${++number} · ${text}`));
       }
       const f = focusView(state, results);
       const headNote = f && f.heads > 1 ? ` (head ${f.head} of ${f.heads})` : '';
@@ -124,21 +138,22 @@ export function render(section, app) {
       drop.update(state, f, common, headNote);
       if (!f) return;
       title.textContent = `${TEXT.title}: ${state.focus}`;
-      texts.scaled.textContent =
-        (o.scale ? TEXT.scaleOn(f.hk, fmt(f.trace.scale, 4)) : TEXT.scaleOff) +
-        (o.temperature !== 1 ? TEXT.temperatureNote(fmt(o.temperature, 2)) : '');
-      texts.masked.textContent = o.causal ? TEXT.maskOn : TEXT.maskOff;
-      drawMatrices(maps, f, { ...common, shows: undefined }, headNote);
-      const rowSums = f.trace.weights[f.head].map((r) => r.reduce((a, b) => a + b, 0));
-      sums.textContent = rowSums.every((x) => fmt(x) === fmt(1))
-        ? `Every row sums to ${fmt(1)} (${rowSums.length} rows).`
-        : 'Row sums: ' + rowSums.map((x, i) => `${f.tokens[i]} ${fmt(x)}`).join(', ');
+      const said = pipelineTexts(o, f, (id) => app.shows(id));
+      texts.scaled.textContent = said.scaled;
+      texts.masked.textContent = said.masked;
+      texts.output.textContent = said.output;
+      sums.textContent = said.sums;
+      // A temperature the reader (or a link) set is on: its knob is in view.
+      if (o.temperature !== 1) temperatureBox.open = true;
+      drawMatrices(maps, f, { ...common, shows: undefined }, headNote, said.mergedCaption);
+      headsKey.update(f.heads);
     },
   };
 }
 
-// The step matrices of focus f: head f.head's scores … outputs, then all heads' merged and output.
-function drawMatrices(maps, f, common, headNote) {
+// The step matrices of focus f: head f.head's scores … outputs, then all heads side by side (the
+// output, when there is more than one head).
+function drawMatrices(maps, f, common, headNote, mergedCaption) {
   const { trace: t, head: hd, heads: H, tokens, highlightRows: hl, hv, isMasked, name: ctx } = f;
   const of = (matrix) => ({ shows: { matrix, head: hd, tokenRows: true } });
   maps.scores.update({ ...common, ...of('scores'), values: t.scores[hd], caption: `scores = Q·Kᵀ${headNote}` });
@@ -168,15 +183,7 @@ function drawMatrices(maps, f, common, headNote) {
       rowLabels: tokens,
       colLabels: indexLabels(t.merged[0].length, 'v'),
       highlightRows: hl,
-      colClass: (j) => `ae-head-${Math.floor(j / hv) % 4}`,
+      colClass: (j) => headClass(Math.floor(j / hv)),
+      caption: mergedCaption,
     });
-  maps.output.el.hidden = H === 1;
-  maps.output.update({
-    context: ctx,
-    values: t.output,
-    rowLabels: tokens,
-    colLabels: indexLabels(t.output[0].length, 'o'),
-    caption: `output (${sizeText(t.output)})`,
-    highlightRows: hl,
-  });
 }

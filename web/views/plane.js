@@ -5,6 +5,7 @@
 // exports as PNG (2×, its table's numbers as CSV inside) and SVG as drawn now.
 import { h } from '../ui/dom.js';
 import { focusView } from '../lib/focus.js';
+import { headClass } from '../lib/palette.js';
 import { fileStem } from '../lib/text.js';
 import { exportBar } from '../tools/export-buttons.js';
 import { savePicture } from '../tools/svg-export.js';
@@ -14,7 +15,7 @@ import * as outputs from './plane/outputs.js';
 const TEXT = {
   title: 'The plane',
   intro:
-    'With two numbers per query and key (the seed’s W_Q and W_K make them two-wide) each vector is an arrow. A score is a dot product: the length of a key’s shadow on the query’s line, times the query’s length. Pick a query to see every key’s shadow on it.',
+    'With two numbers per query and key (W_Q and W_K here make them two-wide) each vector is an arrow. A score is a dot product: the length of a key’s shadow on the query’s line, times the query’s length. Pick a query to see every key’s shadow on it.',
 };
 
 export function render(section, app) {
@@ -44,6 +45,7 @@ export function render(section, app) {
     update() {
       const f = focusView(app.state, app.results);
       if (!f) return;
+      left.className = `ae-plane-col ${headClass(f.head)}`; // the arrows take the shown head's colour
       qk.update(f);
       points.update(app.results);
     },

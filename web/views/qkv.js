@@ -1,28 +1,28 @@
 // Queries, keys and values (seeds 001 and 003): three learned matrices give each token three
 // views of itself — what it looks for (its query, x·W_Q), what it offers to others (its key,
 // x·W_K) and what it passes on when attended to (its value, x·W_V). A score is a query dotted
-// with a key, so a token can now look for something other than itself. The seed's hand-set
-// weights, editable; and a preset whose "bank" query finds the key of the word that says which
-// bank it is.
+// with a key, so a token can now look for something other than itself. The page's hand-set
+// weights (whose "bank" query finds the key of the word that says which bank it is), editable;
+// and the notebook's own weights a click away.
 import { h } from '../ui/dom.js';
 import { checkbox } from '../ui/controls.js';
-import { fmt, indexLabels, sizeText } from '../lib/format.js';
+import { indexLabels, sizeText } from '../lib/format.js';
 import { setValue } from '../lib/state.js';
 import { focusView } from '../lib/focus.js';
-import { CONTEXT_SEEKING, presetApplies, withPreset } from '../lib/presets.js';
+import { CONTEXT_SEEKING, presetApplies, withNotebookWeights, withPreset } from '../lib/presets.js';
+import { qkvClaim } from '../lib/claims/qkv.js';
 import * as probe from './qkv/probe.js';
+import { foldOnPhone } from '../ui/fold.js';
 
 const TEXT = {
   title: 'Queries, keys and values',
   intro:
     'Attention gives every token three vectors, each its embedding times a matrix the model learns: a query (what the token is looking for), a key (what it offers to the tokens looking) and a value (what it passes on to a token that attends to it). A score is now one token’s query dotted with another’s key — a token’s query need not match its own key.',
   projections: 'Learned projections W_Q, W_K, W_V (set by hand here)',
-  projectionsHelp:
-    'Off: raw attention as seed 003 first computes it — Q = K = V = X, scores X·Xᵀ, no scaling (turning it on again also scales).',
-  preset: 'Try weights whose “bank” query looks for the context word',
+  preset: 'Weights that look for the context word',
   presetHelp:
-    'W_Q turns the feature only “bank” has (d2) into a query; W_K turns each word’s d3 — large for stream, mud and loan, 0 for bank — into a key. W_V is unchanged.',
-  seed: 'Back to the seed’s weights',
+    'The page starts with the first: W_Q turns d2, the feature only “bank” has, into a query; W_K turns d3 (large for stream, mud and loan, 0 for bank) into a key. Without projections, Q = K = V = X, unscaled, as notebook 3 first computes attention.',
+  seed: 'The notebook’s weights',
   off: 'Projections are off: queries, keys and values are the embeddings themselves.',
 };
 const W_NAMES = { wq: 'W_Q', wk: 'W_K', wv: 'W_V' };
@@ -50,6 +50,8 @@ export function render(section, app) {
   // The probe sits beside Q, K and V: the row of numbers the claim above reads.
   const probeTable = probe.render(qBox, { doc });
   section.append(wBox, offNote, qBox);
+  // On a phone: Q, K and the scores the claim reads; the weight matrices and V one tap deeper.
+  foldOnPhone(app, 'The matrices W_Q, W_K, W_V (editable) and the values V', [wBox, maps.v.el], { at: qBox });
 
   return {
     update() {
@@ -91,29 +93,20 @@ export function render(section, app) {
       // The shared word's query against every key: the row of unscaled scores.
       const i = hl.length ? hl[0] : Math.min(1, tokens.length - 1);
       const row = t.scores[hd][i];
-      const best = row.reduce((b, v, j) => (v > row[b] ? j : b), 0);
-      probeTable.update({ tokens, row, best, headNote, word: tokens[i] });
-      const order = row
-        .map((v, j) => [v, j])
-        .sort((a, b) => b[0] - a[0])
-        .map(([v, j]) => `${tokens[j]} ${fmt(v, 2)}`)
-        .join(', ');
-      claim.textContent =
-        best === i
-          ? `The query of “${tokens[i]}” matches its own key best (${order}): with these weights it still mostly finds itself.`
-          : `The query of “${tokens[i]}” matches the key of “${tokens[best]}” best (${order}): it looks past itself${hl.includes(best) ? '' : ', at a word the other sentences do not have'}.`;
+      const said = qkvClaim(row, tokens, i, (j) => hl.includes(j));
+      probeTable.update({ tokens, row, best: said.best, headNote, word: tokens[i] });
+      claim.textContent = said.claim;
     },
   };
 }
 
-// The knobs (the page's full controls only): projections on or off, a preset whose "bank" query
-// looks for the context word, and back to the seed's weights.
+// The knobs (the page's full controls only): projections on or off, the weights whose "bank"
+// query looks for the context word (the page's), and the notebook's own weights.
 function renderKnobs(app) {
   const { doc } = app;
   const el = h(doc, 'div', { class: 'ae-knobs ae-prose' });
   const projections = checkbox(doc, {
     label: TEXT.projections,
-    help: TEXT.projectionsHelp,
     onChange: (on) => app.setOptions({ projections: on, scale: on }),
   });
   const presetBtn = h(
@@ -122,30 +115,21 @@ function renderKnobs(app) {
     { type: 'button', class: 'ae-btn', onclick: () => app.edit((s) => withPreset(s, CONTEXT_SEEKING)) },
     TEXT.preset,
   );
-  const seedWeights = (s) => {
-    const { wq, wk, wv } = app.defaults.weights;
-    return { state: { ...s, weights: { ...s.weights, wq, wk, wv } } };
-  };
+  const examples = app.engine.examples();
   const seedBtn = h(
     doc,
     'button',
-    { type: 'button', class: 'ae-btn', onclick: () => app.edit(seedWeights) },
+    { type: 'button', class: 'ae-btn', onclick: () => app.edit((s) => withNotebookWeights(s, examples)) },
     TEXT.seed,
   );
-  const presets = h(
-    doc,
-    'div',
-    { class: 'ae-row ae-presets' },
-    presetBtn,
-    seedBtn,
-    h(doc, 'p', { class: 'ae-help' }, TEXT.presetHelp),
-  );
-  if (app.controls === 'full') el.append(projections.el, presets);
+  const presets = h(doc, 'div', { class: 'ae-row ae-presets ae-qkv-knobs' }, projections.el, presetBtn, seedBtn);
+  if (app.controls === 'full') el.append(presets, h(doc, 'p', { class: 'ae-help' }, TEXT.presetHelp));
   return {
     el,
     update(state) {
       projections.sync(state.options.projections);
       presetBtn.disabled = !presetApplies(state, CONTEXT_SEEKING);
+      seedBtn.disabled = presetBtn.disabled;
     },
   };
 }

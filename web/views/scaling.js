@@ -74,9 +74,20 @@ export function render(section, app) {
   section.append(
     h(doc, 'h2', { class: 'ae-prose' }, TEXT.title),
     h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
-    h(doc, 'div', { class: 'ae-hm-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.table }, table),
-    h(doc, 'div', { class: 'ae-ctl ae-ctl-range' }, h(doc, 'label', { for: id }, `${TEXT.width} `), input, output),
-    h(doc, 'div', { class: 'ae-row' }, unscaled.fig, scaled.fig),
+    // The table beside the slider and the two softmaxes it picks, where there is room.
+    h(
+      doc,
+      'div',
+      { class: 'ae-scaling-row' },
+      h(doc, 'div', { class: 'ae-hm-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.table }, table),
+      h(
+        doc,
+        'div',
+        { class: 'ae-scaling-side' },
+        h(doc, 'div', { class: 'ae-ctl ae-ctl-range' }, h(doc, 'label', { for: id }, `${TEXT.width} `), input, output),
+        h(doc, 'div', { class: 'ae-row' }, unscaled.fig, scaled.fig),
+      ),
+    ),
   );
 
   function paint({ svg }, weights, label) {

@@ -2,13 +2,15 @@
 // nothing else about them. A new section is a view file (render(section, app) → {update}) and
 // one entry here.
 //
-// Teaching order, one idea each: the bank contrast as the hook (seed 003), averaging — the
-// dullest rule (002), naive scores X·Xᵀ and why queries and keys are needed, the plane of
-// queries and keys, attention step by step with each knob at the step it changes (001), the
-// weights as lines, what happens after attention in a whole transformer, why √dₖ, the loops
-// (000), many heads and W_O (001), order and positions, the formula (004), then learning. The
-// notebooks cell by cell come after, as a companion for a reader arriving from one of them; the
-// editor and the engineers' panel last.
+// Teaching order, one idea each. First attention doing its job: the bank contrast (seed 003,
+// with weights whose "bank" looks for the context word), then the map of the whole transformer
+// it sits in. Then the mechanics of one attention layer: averaging — the dullest rule (002),
+// naive scores X·Xᵀ and why queries and keys are needed, the plane of queries and keys, attention
+// step by step with each knob at the step it changes (001), the weights as lines, why √dₖ, the
+// loops (000), many heads and W_O (001), order and positions, the formula (004). Then the rest of
+// the block (what happens next: output projection, residual, MLP, logits), then the model
+// (learning, a real model). The notebooks cell by cell come after, as a companion for a reader
+// arriving from one of them; the editor and the engineers' panel last.
 //
 // Each entry:
 //   id        its name: section[data-section=id], the table of contents' and overview's targets
@@ -23,6 +25,7 @@
 // SECTION_LOADERS are the modules scripts/build-dist.mjs puts in files beside the element's.
 import * as contexts from './contexts.js';
 import { SECTION_LOADERS } from './full-engine-sections.js';
+import { VIEWS } from '../lib/state.js';
 
 export const SECTIONS = Object.freeze([
   // The bar's context, mask and temperature act on the bank example: not drawn above figures
@@ -36,6 +39,9 @@ export const SECTIONS = Object.freeze([
   },
   { id: 'overview', load: SECTION_LOADERS.overview, views: [], controls: 'full' },
   { id: 'contexts', mod: contexts, views: ['contexts'], title: 'Two sentences, one word' },
+  // The map of the whole page's subject: with the whole page only (a link to some views has no
+  // use for it).
+  { id: 'map', load: SECTION_LOADERS.map, views: [], controls: 'full', notFor: VIEWS, title: 'The whole transformer' },
   { id: 'averaging', load: () => import('./averaging.js'), views: ['averaging'], title: 'Averaging the past' },
   { id: 'naive', load: () => import('./naive.js'), views: ['naive', 'x'], title: 'Naive scores X·Xᵀ' },
   { id: 'qkv', load: () => import('./qkv.js'), views: ['qkv'], title: 'Queries, keys, values' },
@@ -47,12 +53,12 @@ export const SECTIONS = Object.freeze([
     title: 'Step by step',
   },
   { id: 'lines', load: () => import('./lines.js'), views: ['lines'], title: 'Lines' },
-  { id: 'next', load: SECTION_LOADERS.next, views: ['next'], needs: 'openModel', title: 'What happens next' },
   { id: 'scaling', load: () => import('./scaling.js'), views: ['scaling'], title: 'Why ÷√dₖ' },
   { id: 'loops', load: () => import('./stepper.js'), views: ['loops'], title: 'Loops' },
   { id: 'heads', load: () => import('./heads.js'), views: ['heads'], title: 'Many heads' },
   { id: 'order', load: () => import('./order.js'), views: ['order'], title: 'Order' },
   { id: 'formula', load: () => import('./formula.js'), views: ['formula'], title: 'Formula' },
+  { id: 'next', load: SECTION_LOADERS.next, views: ['next'], needs: 'openModel', title: 'What happens next' },
   { id: 'learn', load: SECTION_LOADERS.learn, views: ['learn', 'model'], needs: 'createModel', title: 'Learn' },
   { id: 'gpt', load: SECTION_LOADERS.gpt, views: ['gpt'], needs: 'openModel', title: 'A real model' },
   { id: 'notebook', load: SECTION_LOADERS.notebook, views: ['notebook'], needs: 'torchGenerator', title: 'Notebooks' },

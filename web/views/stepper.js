@@ -2,16 +2,16 @@
 // score cell), then row i goes through the softmax, then the value rows are summed with those
 // weights into output row i. Play / pause / back / step / speed; keyboard; reduced motion.
 import { h, uid } from '../ui/dom.js';
-import { fmt, fmtVector, indexLabels } from '../lib/format.js';
+import { indexLabels } from '../lib/format.js';
 import { loopSteps, progress, stepCount } from '../lib/steps.js';
 import { focusView } from '../lib/focus.js';
+import { narrate } from '../lib/claims/loops.js';
 
 const SPEEDS = [0.5, 1, 2, 4];
 const TEXT = {
   title: 'The same thing, as loops',
   intro:
     'Matrix notation hides three plain loops. For each query token i: compare it with every key j (one dot product each), turn that row of scores into weights, then add up the value rows with those weights. Step through them; arrow keys work here too.',
-  start: 'Press “Step” or “Play” to start with the first query.',
 };
 
 export function render(section, app) {
@@ -92,29 +92,9 @@ export function render(section, app) {
       });
       position.textContent = `Step ${done} of ${steps.length}`;
       player.at(done, steps.length);
-      narration.textContent = done === 0 ? TEXT.start : narrate(cur, f, state.options);
+      narration.textContent = narrate(cur, f, state.options);
     },
   };
-}
-
-// What the current step did, with its numbers.
-function narrate(s, { trace: t, head: hd, tokens: tok, weightsUsed: W }, options) {
-  if (s.kind === 'score') {
-    const q = t.q[hd],
-      k = t.k[hd];
-    return (
-      `Query “${tok[s.i]}” · key “${tok[s.j]}”: ${q[s.i].map((a, c) => `${fmt(a)}×${fmt(k[s.j][c])}`).join(' + ')} = ${fmt(t.scores[hd][s.i][s.j])}` +
-      (t.scale !== 1 || options.temperature !== 1 ? `, scaled to ${fmt(t.scaled[hd][s.i][s.j])}` : '') +
-      '.'
-    );
-  }
-  if (s.kind === 'mask') return `“${tok[s.j]}” comes after “${tok[s.i]}”: skipped, its score is −∞.`;
-  if (s.kind === 'softmax')
-    return `Softmax of row “${tok[s.i]}”: weights ${fmtVector(W[s.i])}, summing to ${fmt(W[s.i].reduce((a, b) => a + b, 0))}.`;
-  return (
-    `Output row “${tok[s.i]}” = ${W[s.i].map((w, j) => `${fmt(w)}·v(${tok[j]})`).join(' + ')} = ${fmtVector(t.headOutputs[hd][s.i])}` +
-    (s.i === tok.length - 1 ? '. That was the last row: the loops are done.' : '.')
-  );
 }
 
 // The player: Start, Back, Play/Pause, Step, End and the speed; playing steps on a timer (slower,

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import {
   ATTRIBUTES,
   applyAttributes,
+  attributeProblems,
   defaultViewFor,
   parseControls,
   parseHeight,
@@ -46,6 +47,31 @@ test('Attributes_WithoutAViewTheElementShowsItsExamplesCompactFigure', () => {
   assert.deepEqual(defaultViewFor(' learn:text '), ['learn']);
   // A JSON view (the base) is kept when the element does not ask for the default.
   assert.deepEqual(applyAttributes({ view: ['heads'] }, { example: 'river' }, defaults).state.view, ['heads']);
+});
+
+test('Attributes_AViewOfNoKnownNameShowsTheDefaultFigureAndNamesTheValueAndTheAcceptedOnes', () => {
+  // view="weigths" (issue 33): the element's compact figure, not every section of the explorer.
+  const compact = { defaultView: true };
+  const typo = applyAttributes({}, { example: 'river', view: 'weigths' }, defaults, compact);
+  assert.deepEqual(typo.state.view, ['contexts']);
+  assert.equal(typo.problems.length, 2);
+  assert.match(typo.problems[0], /^view: unknown step the string "weigths"; expected one of all, contexts, .*weights/);
+  for (const name of ['averaging', 'naive', 'plane', 'scores', 'formula', 'learn', 'model', 'gpt', 'next', 'notebook'])
+    assert.ok(typo.problems[0].includes(name), `the accepted ones include ${name}`);
+  assert.equal(typo.problems[1], 'view: showing the default figure (contexts) instead');
+  // The default of its example and attributes: Learn's for a task, the real model's for a sentence.
+  assert.deepEqual(applyAttributes({}, { example: 'learn:sort', view: 'lern' }, defaults, compact).state.view, [
+    'learn',
+  ]);
+  assert.deepEqual(applyAttributes({}, { sentence: 'A bank.', view: 'gtp' }, defaults).state.view, ['gpt']);
+  // Some known: those, and the unknown ones named.
+  const some = applyAttributes({}, { view: 'scores,nope,weights' }, defaults);
+  assert.deepEqual(some.state.view, ['scores', 'weights']);
+  assert.deepEqual(some.problems.length, 1);
+  assert.match(some.problems[0], /^view: unknown step the string "nope"; expected one of /);
+  // The inline JSON's view, the same way.
+  const json = applyAttributes({ view: ['weigths'] }, { example: 'averaging' }, defaults);
+  assert.deepEqual(json.state.view, ['averaging']);
 });
 
 test('Presentation_FigureAndCaptionAttributes', () => {
@@ -110,6 +136,17 @@ test('Attributes_NumbersAreCheckedBeforeSanitizing', () => {
     'heads="1.5": expected a whole number',
     'step="-1": expected a whole number',
   ]);
+});
+
+test('Attributes_SpeedIsWatchFastOrStepsPerSecond', () => {
+  const speed = (text) => applyAttributes({}, { example: 'learn:reverse', speed: text }, defaults);
+  assert.equal(speed(' Fast ').state.learn.speed, 'fast');
+  assert.equal(speed('watch').state.learn.speed, 'watch');
+  assert.equal(speed('4').state.learn.speed, 4);
+  assert.equal(speed('0.5').state.learn.speed, 0.5);
+  assert.deepEqual(speed('quick').problems, ['speed="quick": expected watch, fast or a number of steps per second']);
+  assert.equal(speed('quick').state.learn.speed, undefined, 'a bad speed leaves the default pace');
+  assert.ok(ATTRIBUTES.includes('speed'), 'observed by the element');
 });
 
 test('Attributes_OptionsMergeWithTheBaseState', () => {
@@ -197,4 +234,30 @@ test('Attributes_TheRealModelFromASentenceAndAModelUrl', () => {
   assert.match(e.problems.join(' '), /config-url: it goes with model-url, which is missing/);
   for (const name of ['sentence', 'model-url', 'config-url', 'tokenizer-url', 'model-heads'])
     assert.ok(ATTRIBUTES.includes(name), name);
+});
+
+test('Attributes_TheStatesProblemsAreSaidByTheAttributeThatCausedThem', () => {
+  const attrs = { temperature: '-5', tokens: 'stream zzz mud', theme: 'neon', example: 'learn:fly', sentence: '' };
+  assert.deepEqual(
+    attributeProblems(
+      [
+        'options.temperature: expected a number in [0.01, 100], got -5',
+        'contexts["river"]: token the string "zzz" is not in the vocabulary; using the default contexts',
+        'theme: expected one of auto, light, dark, got the string "neon"',
+        'learn.task: expected one of copy, reverse, sort, repeat, bank, text, got the string "fly"',
+        'gpt.sentence: expected text of 1 to 2000 characters, got the string ""',
+        'options.heads: 3 heads do not divide width 2; using 1 head',
+      ],
+      attrs,
+    ),
+    [
+      'temperature="-5": expected a number in [0.01, 100], got -5',
+      'tokens="stream zzz mud": contexts["river"]: token the string "zzz" is not in the vocabulary; using the default contexts',
+      'theme="neon": expected one of auto, light, dark, got the string "neon"',
+      'example="learn:fly": expected one of copy, reverse, sort, repeat, bank, text, got the string "fly"',
+      'sentence="": expected text of 1 to 2000 characters, got the string ""',
+      // no heads attribute: the problem came from the inline JSON, and says so by its field
+      'options.heads: 3 heads do not divide width 2; using 1 head',
+    ],
+  );
 });

@@ -1,19 +1,20 @@
 // Unit tests of web/lib/colormaps.js: every cell's text colour keeps WCAG AA contrast, masked
-// values get no colour, and the maps are the perceptual ones.
+// values get no colour, and the maps are d3-scale-chromatic's perceptual ones, colour for colour.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import * as d3 from 'd3-scale-chromatic';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 let cm;
 before(async () => {
-  // colormaps.js imports the vendored d3-scale-chromatic bundle (git-ignored, built by vendor.mjs).
-  if (!fs.existsSync(path.join(ROOT, 'web/vendor/d3-scale-chromatic.js')))
-    execFileSync('node', [path.join(ROOT, 'scripts/vendor.mjs')]);
   cm = await import('../../../web/lib/colormaps.js');
+});
+
+test('Maps_AreD3ScaleChromaticsViridisAndRdBuColourForColour', () => {
+  for (let i = -20; i <= 2020; i++) {
+    const t = i / 2000;
+    assert.equal(cm.interpolateViridis(t), d3.interpolateViridis(t), `viridis(${t})`);
+    assert.equal(cm.interpolateRdBu(t), d3.interpolateRdBu(t), `RdBu(${t})`);
+  }
 });
 
 test('ParseColor_ReadsRgbAndHexAndRefusesAnythingElseByName', () => {

@@ -4,7 +4,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { defaultState } from '../../../web/lib/state.js';
+import { defaultState, notebookState } from '../../../web/lib/state.js';
 import {
   computeAll,
   attendArgs,
@@ -26,7 +26,7 @@ before(async () => {
   );
   const { loadEngine } = await import('../../../web/engine/engine.js');
   engine = await loadEngine();
-  seed = defaultState(engine.examples());
+  seed = notebookState(engine.examples());
 });
 
 const close = (a, b, tol) =>

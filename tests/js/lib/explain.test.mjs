@@ -3,7 +3,7 @@
 // finds its model and its sources; a learned head's weight is its softmax, explained.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultState } from '../../../web/lib/state.js';
+import { notebookState } from '../../../web/lib/state.js';
 import { computeAll } from '../../../web/lib/compute.js';
 import { explainCell, explainLearnedWeight, isSource, modelAt, modelFor, covers } from '../../../web/lib/explain.js';
 
@@ -11,7 +11,7 @@ let engine, seed;
 before(async () => {
   const { loadEngine } = await import('../../../web/engine/engine.js');
   engine = await loadEngine();
-  seed = defaultState(engine.examples());
+  seed = notebookState(engine.examples());
 });
 
 test('ExplainCell_ListsTheTermsTheEngineSummedAndTheirSourceCells', () => {

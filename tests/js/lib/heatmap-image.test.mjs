@@ -18,3 +18,14 @@ test('SVG_HasEveryValueAndEscapedLabels', () => {
   const L = heatmapLayout(matrix, options);
   assert.match(svg, new RegExp(`width="${L.width}" height="${L.height}"`));
 });
+
+test('SVG_TheTitlesTransposeIsARaisedTNotTheModifierLetter', () => {
+  const svg = toSVG(matrix, { title: 'scores = Q·Kᵀ <river>' });
+  assert.ok(!svg.includes('ᵀ'), 'no U+1D40 in the drawing');
+  assert.ok(
+    svg.includes(
+      '<tspan>scores = Q·K</tspan><tspan dy="-5" font-size="9">T</tspan><tspan dy="5"> &lt;river&gt;</tspan>',
+    ),
+    svg.slice(0, 400),
+  );
+});

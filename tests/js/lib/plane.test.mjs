@@ -137,6 +137,49 @@ test('PlaceLabels_NoTwoOverlapNoneCoversAPointAllInside', async () => {
   });
 });
 
+test('PlaceLabels_KeepClearOfLinesAndBoxesWithALeaderWhenAwayFromThePoint', async () => {
+  const { placeLabels, segmentHitsBox } = await import('../../../web/lib/plane.js');
+  // The context-seeking preset's picture: every arrow on the x axis, three points at the origin.
+  const axisY = 140;
+  const pts = [
+    [40, axisY],
+    [40, axisY],
+    [40, axisY],
+    [90, axisY],
+    [120, axisY],
+    [250, axisY],
+  ].map(([x, y], i) => ({ x, y, w: 50 + 3 * i, h: 14 }));
+  const segments = [
+    { x1: 0, y1: axisY, x2: 280, y2: axisY }, // the x axis (and the arrows along it)
+    { x1: 40, y1: 0, x2: 40, y2: 280 }, // the y axis
+    { x1: 40, y1: axisY, x2: 250, y2: 60 }, // a shadow
+  ];
+  const title = { x: 180, y: 262, w: 96, h: 12 };
+  const boxes = placeLabels(pts, 280, { segments, boxes: [title] });
+  const overlap = (a, b) =>
+    Math.min(a.x + a.w, b.x + b.w) > Math.max(a.x, b.x) && Math.min(a.y + a.h, b.y + b.h) > Math.max(a.y, b.y);
+  boxes.forEach((b, i) => {
+    assert.ok(b.x >= 0 && b.y >= 0 && b.x + b.w <= 280 && b.y + b.h <= 280, `label ${i} inside`);
+    for (const s of segments) assert.ok(!segmentHitsBox(s, b), `label ${i} crosses a line: ${JSON.stringify(b)}`);
+    assert.ok(!overlap(b, title), `label ${i} covers the axis title`);
+    boxes.forEach((c, j) => j > i && assert.ok(!overlap(b, c), `labels ${i} and ${j} overlap`));
+    // Away from its point, a label has a leader that starts near the point and crosses no other label.
+    const dx = Math.max(b.x - pts[i].x, 0, pts[i].x - (b.x + b.w));
+    const dy = Math.max(b.y - pts[i].y, 0, pts[i].y - (b.y + b.h));
+    if (Math.hypot(dx, dy) > 20) {
+      assert.ok(b.leader, `label ${i} is ${Math.hypot(dx, dy).toFixed(0)} px from its point: a leader`);
+      assert.ok(Math.hypot(b.leader.x1 - pts[i].x, b.leader.y1 - pts[i].y) < 10, 'the leader starts at the point');
+      boxes.forEach((c, j) => j !== i && assert.ok(!segmentHitsBox(b.leader, c), `leader ${i} crosses label ${j}`));
+    }
+  });
+  assert.ok(
+    boxes.filter((b) => b.leader).length >= 1,
+    'three labels at one point: at least one moved out, with a leader',
+  );
+  assert.equal(segmentHitsBox({ x1: 0, y1: 0, x2: 10, y2: 10 }, { x: 4, y: 4, w: 1, h: 1 }), true);
+  assert.equal(segmentHitsBox({ x1: 0, y1: 0, x2: 10, y2: 0 }, { x: 4, y: 1, w: 1, h: 1 }), false);
+});
+
 test('TokenPoints_EveryTokenOfEverySentenceComputedAndTheSharedWordMarked', () => {
   const results = {
     contexts: {

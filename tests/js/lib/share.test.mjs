@@ -2,8 +2,16 @@
 // malformed hash falls back to the defaults with a problem naming the field.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeState, decodeState, sanitizeState, stateFromHash, LIMITS, ShareError } from '../../../web/lib/share.js';
-import { defaults, edited } from '../../helpers/seed-state.mjs';
+import {
+  encodeState,
+  decodeState,
+  sanitizeState,
+  stateFromHash,
+  LIMITS,
+  ShareError,
+  V1_WEIGHTS,
+} from '../../../web/lib/share.js';
+import { defaults, edited, notebook } from '../../helpers/seed-state.mjs';
 
 test('EncodeDecode_EditedStateRoundTripsExactly', () => {
   const state = edited();
@@ -22,11 +30,57 @@ test('EncodeDecode_WithoutDefaultsAlsoRoundTrips', () => {
 
 test('Encode_DefaultStateIsTiny_AndHashIsUrlSafe', () => {
   const hash = encodeState(defaults(), defaults());
-  assert.equal(hash, '1' + Buffer.from('{}').toString('base64url'));
+  assert.equal(hash, '2' + Buffer.from('{}').toString('base64url'));
   const full = encodeState(edited(), defaults());
-  assert.match(full, /^1[A-Za-z0-9_-]+$/);
+  assert.match(full, /^2[A-Za-z0-9_-]+$/);
   // Only the edits travel: far shorter than the whole state.
   assert.ok(full.length < encodeState(edited()).length, `${full.length} vs ${encodeState(edited()).length}`);
+});
+
+// Links made before 0.4.0 (format 1: the fields that differ from the notebook's weights), written
+// by that version's encodeState: they open exactly what they showed then.
+const V1_LINKS = [
+  ['the default', '1e30', (s) => s],
+  ['causal on', '1eyJvcHRpb25zIjp7ImNhdXNhbCI6dHJ1ZX19', (s) => ({ ...s, options: { ...s.options, causal: true } })],
+  [
+    'one W_K cell edited, the weights view',
+    '1eyJ3ZWlnaHRzIjp7IndrIjpbWzEsMF0sWzAsMV0sWzAsMF0sWzAuNywwLjFdXX0sInZpZXciOlsid2VpZ2h0cyJdfQ',
+    (s) => {
+      s.weights.wk[3][0] = 0.7;
+      return { ...s, view: ['weights'] };
+    },
+  ],
+  [
+    'two heads over padded widths, finance',
+    '1eyJleGFtcGxlIjoiZmluYW5jZSIsIndlaWdodHMiOnsid3EiOltbMSwwLDAsMF0sWzAsMSwwLDBdLFswLjIsMC4yLDAsMF0sWzAsMCwwLDBdXSwid2siOltbMSwwLDAsMF0sWzAsMSwwLDBdLFswLDAsMCwwXSxbMC4xLDAuMSwwLDBdXSwid3YiOltbMSwwLDAsMF0sWzAsMSwwLDBdLFswLDAsMSwwXSxbMCwwLDAuNSwwXV19LCJvcHRpb25zIjp7ImhlYWRzIjoyLCJoZWFkIjoxfSwiZm9jdXMiOiJmaW5hbmNlIn0',
+    (s) => {
+      const pad = (m) => m.map((row) => [...row, ...new Array(4 - row.length).fill(0)]);
+      s.weights = { ...s.weights, wq: pad(s.weights.wq), wk: pad(s.weights.wk), wv: pad(s.weights.wv) };
+      return { ...s, example: 'finance', focus: 'finance', options: { ...s.options, heads: 2, head: 1 } };
+    },
+  ],
+];
+
+test('Decode_LinksOfFormat1OpenWithTheNotebooksWeightsAsTheyDidBefore', () => {
+  for (const [name, hash, expected] of V1_LINKS) {
+    const r = stateFromHash('#' + hash, defaults());
+    assert.deepEqual(r.problems, [], name);
+    assert.deepEqual(r.state, expected(notebook()), name);
+    // Written again, the link is of the current format and opens the same state.
+    const again = encodeState(r.state, defaults());
+    assert.match(again, /^2/, name);
+    assert.deepEqual(stateFromHash(again, defaults()).state, r.state, name);
+  }
+  // A JSON state says its format in v; without one it is the current format.
+  assert.deepEqual(sanitizeState({ v: 1 }, defaults()).state.weights, notebook().weights);
+  assert.deepEqual(sanitizeState({}, defaults()).state.weights, defaults().weights);
+  assert.deepEqual(V1_WEIGHTS, { wq: notebook().weights.wq, wk: notebook().weights.wk });
+  // A format-1 state over another vocabulary width has nothing of the notebook's to take.
+  const narrow = sanitizeState({ v: 1, vocab: { a: [1, 0] }, contexts: { mine: ['a'] } }, defaults());
+  assert.deepEqual(narrow.state.weights.wq, [
+    [1, 0],
+    [0, 1],
+  ]);
 });
 
 test('Decode_EmptyHashIsDefaultWithoutProblems', () => {
@@ -127,7 +181,7 @@ test('Sanitize_WrongSizesAndNonFiniteValuesNameTheField', () => {
     [{ selected: { matrix: 'weights', row: 99, col: 0 } }, /selected:/],
     [{ theme: 'neon' }, /theme:/],
     [{ focus: 'ocean' }, /focus:/],
-    [{ v: 2 }, /v: expected format version 1/],
+    [{ v: 3 }, /v: expected format version 1 or 2/],
     [{ extra: 1 }, /"extra": unknown field, ignored/],
   ];
   for (const [untrusted, pattern] of cases) {

@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   defaultState,
+  notebookState,
+  CONTEXT_SEEKING_QK,
   setValue,
   addToken,
   removeToken,
@@ -56,14 +58,28 @@ const EXAMPLES = {
 };
 const seed = () => defaultState(EXAMPLES);
 
-test('DefaultState_HoldsSeed003WithItsShortDecimals', () => {
-  const s = seed();
+test('NotebookState_HoldsSeed003WithItsShortDecimals', () => {
+  const s = notebookState(EXAMPLES);
   assert.deepEqual(s.vocab.stream, [1.2, 0, 0, 0.3]);
   assert.deepEqual(s.weights.wq[2], [0.2, 0.2]);
   assert.deepEqual(s.contexts.finance, ['money', 'bank', 'loan']);
   assert.deepEqual(dims(s), { D: 4, dk: 2, dv: 3 });
   assert.equal(s.options.kernel, 'simd');
   assert.deepEqual(sharedWords(s), ['bank']);
+});
+
+test('DefaultState_IsTheNotebooksExampleWithContextSeekingQueriesAndKeys', () => {
+  const s = seed();
+  const n = notebookState(EXAMPLES);
+  assert.deepEqual(s.weights.wq, CONTEXT_SEEKING_QK.wq);
+  assert.deepEqual(s.weights.wk, CONTEXT_SEEKING_QK.wk);
+  assert.deepEqual(s.weights.wv, n.weights.wv, 'W_V is the notebook’s');
+  assert.deepEqual(s.weights.w, n.weights.w, 'W is the notebook’s');
+  assert.deepEqual({ ...s, weights: null }, { ...n, weights: null }, 'everything else is the notebook’s');
+  assert.deepEqual(dims(s), { D: 4, dk: 2, dv: 3 });
+  // Another width has no context-seeking weights: the example as it is.
+  const narrow = { ...EXAMPLES, vocabulary: { a: [1, 2] }, contexts: { river: ['a'], finance: ['a'] } };
+  assert.deepEqual(defaultState({ ...narrow, W_query: [[1], [1]], W_key: [[1], [1]] }).weights.wq, [[1], [1]]);
 });
 
 test('SetValue_EditsOneNumberWithoutMutatingAndRefusesOutOfRangeValues', () => {

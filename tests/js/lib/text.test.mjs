@@ -1,7 +1,7 @@
 // Text helpers (web/lib/text.js): message descriptions of any value, clipping, escaping.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clip, describe, escapeXml, fileStem } from '../../../web/lib/text.js';
+import { clip, describe, escapeXml, fileStem, transposeParts } from '../../../web/lib/text.js';
 
 test('Describe_NamesEveryKindOfValue', () => {
   assert.equal(describe(null), 'null');
@@ -49,4 +49,18 @@ test('FileStem_IsSafeAndNeverEmpty', () => {
 
 test('FileStem_TurnsMarkupAndPathsIntoSafeWords', () => {
   assert.equal(fileStem('../<b>river weights</b>'), 'b-river-weights-b');
+});
+
+test('TransposeParts_TheTransposeSignBecomesASuperscriptT', () => {
+  // U+1D40, which DejaVu Serif Bold draws as "ˢ": shown as a superscript T instead.
+  assert.deepEqual(transposeParts('scores = Q·Kᵀ (river)'), [
+    { text: 'scores = Q·K', sup: false },
+    { text: 'T', sup: true },
+    { text: ' (river)', sup: false },
+  ]);
+  assert.deepEqual(transposeParts('X·Xᵀ'), [
+    { text: 'X·X', sup: false },
+    { text: 'T', sup: true },
+  ]);
+  assert.deepEqual(transposeParts('no sign'), [{ text: 'no sign', sup: false }]);
 });

@@ -7,14 +7,17 @@ import { createSectionLoader, FETCH_POLICY } from '../../../web/shell/section-lo
 const small = { features: { pca: false } };
 const whole = { features: { pca: true } };
 const tick = () => new Promise((r) => setImmediate(r));
+// The loader's mechanics (a module fetched while its section is away, the whole engine in idle
+// time) as the page's explorer has them (lazy: false); a figure's (lazy: true) further down.
 
-function setup({ upgradeEngine, policy } = {}) {
+function setup({ upgradeEngine, policy, lazy = false } = {}) {
   const idle = [];
   const log = { settled: 0, engines: [] };
   const loader = createSectionLoader({
     engine: small,
     upgradeEngine,
     policy,
+    lazy,
     win: { setTimeout: (f) => idle.push(f) },
     onEngine: (e) => log.engines.push(e),
     onSettled: () => (log.settled += 1),
@@ -130,10 +133,40 @@ test('SectionLoader_APolicyOfLaterFetchesNothingUntilTheSectionIsNear', async ()
   assert.equal(imports, 1);
 });
 
-test('FetchPolicy_TodayModulesAtOnceAndTheEngineNearOrIdle', () => {
-  assert.equal(FETCH_POLICY.module({ near: false }), 'now');
-  assert.equal(FETCH_POLICY.engine({ near: true }), 'now');
-  assert.equal(FETCH_POLICY.engine({ near: false }), 'idle');
+test('FetchPolicy_AFigureFetchesNothingUntilItNearsTheViewport', () => {
+  assert.equal(FETCH_POLICY.module({ near: false, lazy: true }), 'later');
+  assert.equal(FETCH_POLICY.module({ near: true, lazy: true }), 'now');
+  assert.equal(FETCH_POLICY.engine({ near: true, lazy: true }), 'now');
+  assert.equal(FETCH_POLICY.engine({ near: false, lazy: true }), 'later');
+});
+
+test('FetchPolicy_ThePageImportsItsBundledSectionsAtOnce', () => {
+  // The page and the iframe carry every section and the whole engine in their one bundle.
+  assert.equal(FETCH_POLICY.module({ near: false, lazy: false }), 'now');
+  assert.equal(FETCH_POLICY.engine({ near: true, lazy: false }), 'now');
+  assert.equal(FETCH_POLICY.engine({ near: false, lazy: false }), 'idle');
+});
+
+test('SectionLoader_UnderTheShippedPolicyAFigureAwayFromTheViewportFetchesNothing', async () => {
+  let imports = 0;
+  let engines = 0;
+  const { loader, idle } = setup({ upgradeEngine: async () => (engines++, whole), policy: FETCH_POLICY, lazy: true });
+  const plain = loader.slot({ id: 'a', load: async () => (imports++, {}) });
+  const needy = loader.slot({ id: 'plane', needs: 'pca', load: async () => (imports++, {}) });
+  for (const slot of [plain, needy]) {
+    assert.equal(loader.prepare(slot, { near: false }), 'deferred');
+    loader.prefetch(slot, { near: false });
+  }
+  await tick();
+  assert.deepEqual({ imports, engines, idle: idle.length }, { imports: 0, engines: 0, idle: 0 });
+  // Near the viewport: the whole engine, then the module.
+  assert.equal(loader.prepare(needy, { near: true }), 'waiting');
+  await tick();
+  assert.equal(engines, 1);
+  assert.equal(loader.prepare(needy, { near: true }), 'waiting');
+  await tick();
+  assert.equal(imports, 1);
+  assert.equal(loader.prepare(needy, { near: true }), 'ready');
 });
 
 test('SectionLoader_AModuleArrivingAfterItsEngineFailedLeavesTheSectionFailed', async () => {

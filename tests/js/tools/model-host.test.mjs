@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loadEngine } from '../../../web/engine/engine.js';
-import { modelRequests, createModelHost } from '../../../web/tools/model-host.js';
+import { modelRequests, createModelHost, modelKey, sharedModels } from '../../../web/tools/model-host.js';
+import { serveStatic } from '../../../scripts/serve.mjs';
 import { meanOverHeads, parameterCount } from '../../../web/lib/real/view.js';
 import { fromTokenizerJson } from '../../../web/lib/tokenizer/index.js';
 
@@ -220,4 +221,68 @@ test('RealModel_TheHostRunsOnThePageWhenNoWorkerStarts', async () => {
   const { ids } = await host.call('encode', 'bank');
   assert.ok(ids.length >= 1);
   host.dispose();
+});
+
+test('RealModel_FiguresThatOpenTheSameModelByUrlShareOneCopyUntilTheLastLetsItGo', async () => {
+  // Two figures of a page (two channels of the one model worker) open the shipped model by its
+  // URL: one fetch, one model; each keeps its own requests (a generation of one does not touch
+  // the other's), and the model is freed when both are done.
+  const server = await serveStatic(new URL('../../../web/models/', import.meta.url).pathname);
+  try {
+    let opens = 0;
+    const disposed = [];
+    const counting = {
+      ...engine,
+      openModel: async (...args) => {
+        opens += 1;
+        const model = await engine.openModel(...args);
+        const dispose = model.dispose.bind(model);
+        model.dispose = () => (disposed.push(opens), dispose());
+        return model;
+      },
+      nextToken: (...args) => engine.nextToken(...args),
+    };
+    const models = sharedModels();
+    const a = modelRequests(Promise.resolve(counting), { models });
+    const b = modelRequests(Promise.resolve(counting), { models });
+    const spec = {
+      name: 'brown-wordnet',
+      source: server.url + 'brown-wordnet.safetensors',
+      tokenizer: { jsonUrl: server.url + 'brown-wordnet.tokenizer.json' },
+    };
+    const [infoA, infoB] = await Promise.all([a.handle('open', [spec]), b.handle('open', [spec])]);
+    assert.equal(opens, 1, 'one copy for both figures');
+    assert.deepEqual(infoA, infoB);
+    const { ids } = await a.handle('encode', ['The bank of the river']);
+    await a.handle('generate', [ids, { seed: 1, temperature: 1 }]);
+    await assert.rejects(b.handle('step', []), /press Generate first/, "b has no generation of a's");
+    const step = await a.handle('step', []);
+    assert.ok(Number.isInteger(step.token));
+    await a.handle('dispose', []);
+    assert.deepEqual(disposed, [], 'b still has it open');
+    assert.equal((await b.handle('encode', ['bank'])).ids.length >= 1, true);
+    await b.handle('dispose', []);
+    assert.deepEqual(disposed, [1], 'freed when the last figure lets it go');
+    // A model from the reader's files (bytes) is each figure's own.
+    assert.equal(modelKey(shipped()), null);
+    assert.equal(typeof modelKey(spec), 'string');
+  } finally {
+    await server.close();
+  }
+});
+
+test('SharedModels_AFailedLoadIsNotKeptAndTheNextOpenTriesAgain', async () => {
+  const models = sharedModels();
+  let loads = 0;
+  await assert.rejects(
+    models.open('k', async () => {
+      loads += 1;
+      throw new Error('HTTP 404');
+    }),
+    /HTTP 404/,
+  );
+  const model = { dispose() {} };
+  const lease = await models.open('k', async () => ((loads += 1), { model, tokenizer: {} }));
+  assert.equal(lease.model, model);
+  assert.equal(loads, 2);
 });

@@ -12,7 +12,7 @@
 // of a memory that grows in steps): RUNTIME_BYTES below bounds that. Two models are held at once
 // while a new one opens (the old one stays on screen until the new is ready): pass the old one's
 // bytes as `alsoHeld`.
-import { formatBytes } from './progress.js';
+import { formatBytes } from '../format.js';
 
 /** wasm32's whole address space: the engine is built with MAXIMUM_MEMORY=4GB. */
 export const WASM_LIMIT_BYTES = 4 * 1024 ** 3;

@@ -1,8 +1,11 @@
 // A download's progress as a reader reads it: bytes, percent, speed over the last seconds, time
 // left, and one line of text. Pure; tests/js/lib/hub/progress.test.mjs.
 //
-// Sizes are decimal, as the Hub and the README write them (GPT-2 small's model.safetensors,
-// 548,105,171 bytes, is "548 MB").
+// Sizes and durations are formatted by lib/format.js (formatBytes, formatSeconds), re-exported
+// here for the hub's users.
+import { formatBytes, formatSeconds } from '../format.js';
+
+export { formatBytes, formatSeconds };
 
 const STRINGS = {
   of: (a, b) => `${a} of ${b}`,
@@ -11,31 +14,6 @@ const STRINGS = {
   left: (t) => `${t} left`,
   waiting: 'waiting for the server…',
 };
-
-/** Bytes as text: "812 B", "4.1 kB", "548 MB", "1.52 GB" (three significant digits from kB on). */
-export function formatBytes(bytes) {
-  if (!Number.isFinite(bytes) || bytes < 0) return '—';
-  if (bytes < 1000) return `${Math.round(bytes)} B`;
-  const units = ['kB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1000,
-    unit = 0;
-  while (value >= 999.5 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  const digits = value >= 99.95 ? 0 : value >= 9.995 ? 1 : 2;
-  return `${value.toFixed(digits)} ${units[unit]}`;
-}
-
-/** Seconds as text: "8 s", "2 min 5 s", "1 h 3 min". */
-export function formatSeconds(seconds) {
-  if (!Number.isFinite(seconds) || seconds < 0) return '—';
-  const s = Math.round(seconds);
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
-  const m = Math.round(s / 60);
-  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
-}
 
 /**
  * Speed over a sliding window: add(bytes, time) after each chunk; rate() is bytes per second

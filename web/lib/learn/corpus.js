@@ -1,37 +1,93 @@
-// The Learn section's texts, written for attention-explorer (our own words): short river and
-// finance sentences that share the word "bank" (seed 003's example, learned instead of set by
-// hand), and a longer sample for the character-level model. Plus the two tokenizers. Pure.
+// The Learn section's texts, written for attention-explorer (our own words): short sentences in
+// which "bank" means the edge of a river or a place for money (notebook 3's example, learned
+// instead of set by hand), and a longer sample for the character-level model. Plus the two
+// tokenizers. Pure.
+//
+// The bank sentences are built for a causal model, which sees only the words before the one it
+// reads: in each, one word before "bank" decides its sense (stream, mud, river, water or money,
+// loan, cash, debt), the words around it are shared by both senses (every frame is used for both),
+// and the word after "bank" depends on the sense (flooded, crumbled, washed / lent, closed,
+// charged, paid). So to predict what follows "bank", the model must look back from "bank" at the
+// deciding word: that is the attention it learns.
 
-/** River and finance sentences; "bank" means a different thing in each half. */
+/** The words before "bank" that decide its sense, and the words after it that each sense takes. */
+export const BANK_SENSES = Object.freeze({
+  river: Object.freeze({
+    deciders: Object.freeze(['stream', 'mud', 'river', 'water']),
+    after: Object.freeze(['flooded', 'crumbled', 'washed']),
+  }),
+  finance: Object.freeze({
+    deciders: Object.freeze(['money', 'loan', 'cash', 'debt']),
+    after: Object.freeze(['lent', 'closed', 'charged', 'paid']),
+  }),
+});
+
+/** River and finance sentences: the deciding word comes before "bank", the sense shows after it. */
 export const BANK_SENTENCES = Object.freeze([
-  'we fished from the bank of the stream',
-  'the stream ran past the muddy bank',
-  'mud covered the bank after the flood',
-  'the heron stood on the bank of the river',
-  'she sat on the grassy bank by the water',
-  'reeds grew along the bank of the stream',
-  'the boat drifted toward the far bank',
-  'the river bank was soft with mud',
-  'we walked along the bank of the river',
-  'frogs sang on the bank of the pond',
-  'the flood washed mud onto the bank',
-  'willows lean over the bank of the stream',
-  'she paid the loan at the bank',
-  'the bank lent money to the farmer',
-  'he put his money in the bank',
-  'the bank raised the interest on the loan',
-  'they asked the bank for a loan',
-  'the money sat in the bank all year',
-  'the bank approved the loan on friday',
-  'she opened an account at the bank',
-  'the bank counted the money twice',
-  'he borrowed money from the bank',
-  'the loan from the bank paid for the house',
-  'the bank closed early on friday',
+  'the stream rose and the bank flooded',
+  'the river rose and the bank flooded again',
+  'the debt rose and the bank charged interest',
+  'the loan grew and the bank closed early',
+  'because of the mud the bank crumbled',
+  'because of the stream the bank washed away',
+  'because of the loan the bank charged interest',
+  'because of the money the bank lent more',
+  'with so much water the bank flooded',
+  'with so much mud the bank crumbled away',
+  'with so much cash the bank lent more',
+  'with so much debt the bank closed early',
+  'we saw the river and then the bank washed away',
+  'we saw the mud and then the bank crumbled',
+  'we saw the money and then the bank lent more',
+  'we saw the debt and then the bank closed',
+  'she talked about the water and the bank flooded',
+  'she talked about the stream and the bank crumbled',
+  'she talked about the cash and the bank paid out',
+  'she talked about the loan and the bank charged interest',
+  'the river grew so the bank washed away',
+  'the stream grew so the bank flooded',
+  'the debt grew so the bank closed early',
+  'the money grew so the bank paid out',
+  'all that mud meant the bank crumbled',
+  'all that water meant the bank flooded again',
+  'all that cash meant the bank lent more',
+  'all that money meant the bank paid out',
+  'the wind rose and the bank stood still',
+  'because of the news the bank stayed quiet',
+  'with so much noise the bank stood still',
+  'we saw the crowd and then the bank stayed quiet',
+  'she talked about the weather and the bank stood still',
+  'the crowd grew so the bank stayed quiet',
+  'all that noise meant the bank stood still',
 ]);
 
-/** The seed's two contexts, on which the learned model's attention is shown. */
-export const BANK_CONTEXTS = Object.freeze({ river: ['stream', 'bank', 'mud'], finance: ['money', 'bank', 'loan'] });
+/**
+ * The probe: two sentences that differ only in the deciding word, read up to "bank" (the model is
+ * causal: what follows cannot change it). The learned model's attention from "bank" to the
+ * deciding word is compared with chance, 1/(i + 1) for "bank" at position i, and the two "bank"
+ * outputs with each other. Mud and loan are notebook 3's words (its two sentences are "stream
+ * bank mud" and "money bank loan").
+ */
+export const BANK_CONTEXTS = Object.freeze({
+  river: Object.freeze(['because', 'of', 'the', 'mud', 'the', 'bank']),
+  finance: Object.freeze(['because', 'of', 'the', 'loan', 'the', 'bank']),
+});
+export const BANK_DECIDERS = Object.freeze({ river: 'mud', finance: 'loan' });
+
+/**
+ * Where "bank" and the word that decides its sense are in a sentence's words: {bank, decider,
+ * sense}, the first "bank" and the last deciding word before it; null when no deciding word comes
+ * before a "bank" (a reader's own sentence may have none).
+ * @param {string[]} sentenceWords
+ */
+export function bankDecider(sentenceWords) {
+  const bank = sentenceWords.indexOf('bank');
+  for (let i = bank - 1; i >= 0; i--) {
+    for (const [sense, { deciders }] of Object.entries(BANK_SENSES))
+      if (deciders.includes(sentenceWords[i])) return { bank, decider: i, sense };
+  }
+  return null;
+}
 
 /** A sample for the character-level model (about 2,500 characters). */
 export const SAMPLE_TEXT = `The river woke before the town did. It slid under the stone bridge, past the mill and the

@@ -1,28 +1,39 @@
 // The Learn section's part of the explorer state (state.learn): which task, the model and training
 // settings, the seed and how many steps were trained — everything a shared link needs to retrain
-// to the same weights (for the bank task, also whether it starts from seed 003's weights) — plus the reader's own corpus when it is small enough for a URL, and for
-// an embedded figure the run's length (until) and whether it trains on sight (autoplay). Pure;
+// to the same weights (for the bank task, also whether it starts from notebook 3's weights) — plus
+// the reader's own corpus when it is small enough for a URL, the pace it is watched at (speed:
+// 'watch', the default, 'fast' or steps per second), and for an embedded figure the run's length
+// (until) and whether it trains on sight (autoplay). Pure;
 // sanitizeLearn checks an untrusted value (from a link or the element's attributes) the way
 // lib/share.js checks the rest. Unit-tested in tests/js/lib/learn/learn-state.test.mjs.
 import { LEARN_LIMITS } from '../limits.js';
 import { describe } from '../text.js';
-import { TASKS, SENTENCE_DEFAULTS, TEXT_DEFAULTS } from './tasks.js';
+import { TASK_SETTINGS } from './settings.js';
 
-export const LEARN_TASKS = Object.freeze([...Object.keys(TASKS), 'bank', 'text']);
+export const LEARN_TASKS = Object.freeze(Object.keys(TASK_SETTINGS));
 // The corpus travels in the link only up to these sizes; longer ones stay on this page.
 export const LINK_TEXT_CHARS = 2000;
 export const LINK_SENTENCES = 40;
+
+export const SPEED_MAX = 1000; // the largest pace a link or the speed attribute may ask for
+
+/** Why `value` cannot be a pace choice, or null: 'watch', 'fast', or steps per second in (0, SPEED_MAX]. */
+export function speedProblem(value) {
+  if (value === 'watch' || value === 'fast') return null;
+  if (typeof value === 'number' && value > 0 && value <= SPEED_MAX) return null;
+  return `expected "watch", "fast" or a number of steps per second in (0, ${SPEED_MAX}]`;
+}
 
 const SETTING_KEYS = ['layers', 'heads', 'width', 'mlp', 'layerNorm', 'lr', 'batch', 'seed'];
 
 /** The defaults of a task: its own model and training settings, seed 0, nothing trained. */
 export function defaultLearn(taskId = 'reverse') {
-  const task = TASKS[taskId] || { bank: SENTENCE_DEFAULTS, text: TEXT_DEFAULTS }[taskId];
+  const task = TASK_SETTINGS[taskId];
   if (!task) throw new RangeError(`task: unknown task "${taskId}"; expected one of ${LEARN_TASKS.join(', ')}`);
   const { bias, ...model } = task.model; // every model here has biases
   const out = { task: taskId, ...model, lr: task.train.lr, batch: task.train.batch, seed: 0, steps: 0 };
   if (taskId === 'text') out.context = task.context;
-  if (taskId === 'bank') out.fromSeed = false; // start from seed 003's weights (lib/learn/seed-start.js)
+  if (taskId === 'bank') out.fromSeed = false; // start from notebook 3's weights (lib/learn/seed-start.js)
   return out;
 }
 
@@ -111,6 +122,12 @@ export function sanitizeLearn(untrusted) {
     const u = untrusted.until;
     if (Number.isInteger(u) && u >= 1 && u <= LEARN_LIMITS.steps) learn.until = u;
     else problems.push(`learn.until: expected a whole number in [1, ${LEARN_LIMITS.steps}], got ${describe(u)}`);
+  }
+  if ('speed' in untrusted) {
+    // The pace (lib/learn/view.js paceOf): when steps are taken, never which; absent = 'watch'.
+    const problem = speedProblem(untrusted.speed);
+    if (problem) problems.push(`learn.speed: ${problem}, got ${describe(untrusted.speed)}`);
+    else learn.speed = untrusted.speed;
   }
   if ('autoplay' in untrusted) {
     if (typeof untrusted.autoplay === 'boolean') learn.autoplay = untrusted.autoplay;

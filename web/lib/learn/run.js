@@ -13,7 +13,8 @@
 import { LEARN_LIMITS } from '../limits.js';
 import { taskFor } from './session.js';
 import { defaultLearn, sessionSpec, sanitizeLearn, checkSentences } from './learn-state.js';
-import { bestBankHead, evalInterval, positionLabels, thinPoints } from './view.js';
+import { bestBankHead, evalInterval, paceOf, positionLabels, thinPoints } from './view.js';
+import { patternFormed } from './tasks.js';
 
 /** Whether the run's task is learn's: the same settings need no new model. */
 const specKey = (learn) => JSON.stringify(sessionSpec(learn));
@@ -29,12 +30,12 @@ export function safeTask(learn) {
 
 /**
  * @param {{store: {get(), set(patch)}, makeTrainer(handlers): object, threads: object, now(): number,
- *          field: {until(): string, setUntil(text), speed(): number},
+ *          field: {until(): string, setUntil(text)},
  *          view: {sync(), clear(), progress({steps, stepsPerSecond, mode}), report(force), say(text|null),
  *                 sample(text), retraining(steps), threads()}}} deps
  *   makeTrainer: tools/trainer.js createTrainer with its engine and worker, given the handlers;
  *   threads: tools/threads.js's setting ({chosen, report(who, info), subscribe(fn)});
- *   field: the "Train to step" value as typed and the speed chosen (steps/s, Infinity: full);
+ *   field: the "Train to step" value as typed (the pace is state.learn.speed: lib/learn/view.js paceOf);
  *   view: what to redraw — report(force): the pictures (force: now, whatever they cost)
  * @returns {LearnRun}
  */
@@ -55,6 +56,7 @@ class LearnRun {
   #sampledAt = -Infinity;
   #sampling = false;
   #started = false;
+  #formedAt = null; // the step whose report first showed the task's pattern (tasks.js patternFormed)
   #stopThreads;
 
   constructor(deps) {
@@ -85,6 +87,16 @@ class LearnRun {
   }
   get running() {
     return Boolean(this.#live?.trainer.running);
+  }
+  /** The step at which the pattern formed on the model on screen, or null (not yet). */
+  get formedAt() {
+    return this.#formedAt;
+  }
+  /** The pace in effect (steps per second; Infinity: as fast as it goes): watch's ends once the
+   * pattern has formed. */
+  get pace() {
+    const { stepsPerSecond, untilFormed } = paceOf(this.#learn().speed ?? 'watch', this.#live?.task);
+    return untilFormed && this.#formedAt !== null ? Infinity : stepsPerSecond;
   }
 
   /** The "Train to step" field as a step, or null when it holds no valid one. */
@@ -173,8 +185,12 @@ class LearnRun {
     await this.#live.trainer.step(1);
   }
 
-  speed(stepsPerSecond) {
-    this.#live?.trainer.watch({ stepsPerSecond });
+  /** The pace chosen: 'watch', 'fast' or steps per second (kept in state.learn.speed; it
+   * changes when steps are taken, never which, so the model on screen stays). */
+  speed(choice) {
+    const { speed, ...learn } = this.#learn();
+    if (!this.#setLearn(choice === 'watch' ? learn : { ...learn, speed: choice })) return;
+    if (this.#live) this.#watch(this.#live.trainer);
   }
 
   /** The reader chose a head to enlarge. */
@@ -269,7 +285,7 @@ class LearnRun {
     return this.#live?.trainer === trainer;
   }
   #watch(trainer) {
-    trainer.watch({ evalEvery: evalInterval(this.untilStep() ?? 500), stepsPerSecond: this.#deps.field.speed() });
+    trainer.watch({ evalEvery: evalInterval(this.untilStep() ?? 500), stepsPerSecond: this.pace });
   }
   /** The model on screen fits the settings, or a new one has started (false: it could not). */
   async #current() {
@@ -297,6 +313,7 @@ class LearnRun {
     this.#promptTokens = null;
     this.#chosen = { layer: 0, head: 0 };
     this.#pickedByReader = false;
+    this.#formedAt = null;
     this.#deps.view.clear();
   }
 
@@ -335,6 +352,11 @@ class LearnRun {
     }
     this.#report = r;
     this.#firstReport ||= r;
+    // Watching: the task's pace until its pattern has formed, then as fast as it goes.
+    if (this.#formedAt === null && patternFormed(this.#live.task, r)) {
+      this.#formedAt = r.step;
+      if (trainer.running) this.#watch(trainer);
+    }
     this.#history.held.push([r.step, r.loss]);
     thinPoints(this.#history.held);
     if (r.bank) this.#history.cosine.push([r.step, r.bank.cosine]);

@@ -20,8 +20,8 @@ const BLOCKS = [
 export function seedStartProblem({ width, heads }, examples) {
   const D = examples.W_query.length; // 4
   const widest = Math.max(...BLOCKS.map(([, name]) => examples[name][0].length)); // 3
-  if (width < D) return `the width is ${width}; the seed's embeddings have ${D} numbers`;
-  if (width / heads < widest) return `a head has ${width / heads} columns; the seed's W_value has ${widest}`;
+  if (width < D) return `the width is ${width}; notebook 3's embeddings have ${D} numbers`;
+  if (width / heads < widest) return `a head has ${width / heads} columns; notebook 3's W_value has ${widest}`;
   return null;
 }
 

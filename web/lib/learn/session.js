@@ -9,7 +9,7 @@
 // reaches the same weights (with the same kernel).
 import { seededRandom } from './random.js';
 import { TASKS, taskBatch, heldOut, accuracy, sentenceTask, textTask } from './tasks.js';
-import { BANK_CONTEXTS } from './corpus.js';
+import { BANK_CONTEXTS, BANK_DECIDERS, bankDecider, words } from './corpus.js';
 import { LEARN_LIMITS } from '../limits.js';
 import { checkSettings } from './learn-state.js';
 import { seedStartProblem, seedStartParams, seedBlocks } from './seed-start.js';
@@ -121,25 +121,32 @@ export function createSession(engine, { task: taskSpec, settings }, checkpoint =
     /** Every layer's attention over `tokens`: [{weights (H,T,T), q, k, v, scores}] as nested arrays. */
     attention: attentionOf,
     /**
-     * The bank task's probe: the seed's two contexts (stream bank mud / money bank loan) through
-     * the model; for each, layer 1's attention from "bank" to the word before it (the word that
-     * says which bank), and the cosine similarity of the two "bank" outputs. null for other tasks.
+     * The bank task's probe (null for other tasks): the two probe sentences (corpus.js
+     * BANK_CONTEXTS, read up to "bank") through the model; for each, layer 1's attention from
+     * "bank" to the word that decides its sense, per head, beside chance (1/(i + 1) for "bank" at
+     * position i: an even spread over the tokens it can see), and the cosine similarity of the two
+     * "bank" outputs. `corpus`: the same attention averaged over every training sentence with a
+     * deciding word before "bank", beside the average chance (null when none has one).
      */
     bank() {
       if (!bankIds) return null;
       const out = {};
-      for (const [name, ids] of Object.entries(bankIds)) {
+      for (const [name, ids] of Object.entries(bankIds.contexts)) {
         const layer = attentionOf(ids.tokens)[0];
         out[name] = {
           tokens: ids.tokens,
-          onContext: layer.weights.map((w) => w[ids.bank][ids.bank - 1]),
+          bank: ids.bank,
+          decider: ids.decider,
+          chance: 1 / (ids.bank + 1),
+          onContext: layer.weights.map((w) => w[ids.bank][ids.decider]),
           output: attentionOutputAt(layer, ids.bank),
         };
       }
       return {
         contexts: out,
+        corpus: corpusAttention(model, bankIds.corpus),
         cosine: cosine(out.river.output, out.finance.output),
-        // When started from the seed: head 1's W_query, W_key, W_value block, the seed's and now.
+        // When started from the notebook: head 1's W_query, W_key, W_value block, the notebook's and now.
         seedWeights: seed003
           ? {
               start: { wq: seed003.W_query, wk: seed003.W_key, wv: seed003.W_value },
@@ -210,15 +217,46 @@ function startModel(engine, task, taskSpec, settings, checkpoint) {
   return { model, loaded, seed003 };
 }
 
-/** The bank probe's token ids: each of the seed's two contexts and where "bank" is in it. */
+/**
+ * The bank probe's token ids: each probe sentence with where "bank" and its deciding word are,
+ * and every training sentence that has a deciding word before "bank", cut after "bank".
+ */
 function bankProbeTokens(task) {
-  const out = {};
-  for (const [name, words] of Object.entries(BANK_CONTEXTS)) {
-    const tokens = words.map((w) => task.vocab.indexOf(w));
+  const contexts = {};
+  for (const [name, ws] of Object.entries(BANK_CONTEXTS)) {
+    const tokens = ws.map((w) => task.vocab.indexOf(w));
     if (tokens.some((t) => t < 0)) return null;
-    out[name] = { tokens, bank: words.indexOf('bank') };
+    contexts[name] = { tokens, bank: ws.indexOf('bank'), decider: ws.indexOf(BANK_DECIDERS[name]) };
   }
-  return out;
+  const corpus = [];
+  for (const sentence of task.sentences) {
+    const ws = words(sentence);
+    const at = bankDecider(ws);
+    if (at) corpus.push({ tokens: ws.slice(0, at.bank + 1).map((w) => task.vocab.indexOf(w)), ...at });
+  }
+  return { contexts, corpus };
+}
+
+/**
+ * Layer 1's attention from "bank" to its deciding word, per head, averaged over `sentences`
+ * (bankProbeTokens' corpus), and the average chance 1/(i + 1); null for no sentences.
+ * @returns {{onContext: number[], chance: number, sentences: number}|null}
+ */
+function corpusAttention(model, sentences) {
+  if (!sentences.length) return null;
+  let sums = null;
+  let chance = 0;
+  for (const { tokens, bank, decider } of sentences) {
+    const weights = model.attention(tokens)[0].get('weights');
+    sums ||= weights.map(() => 0);
+    weights.forEach((w, hh) => (sums[hh] += w[bank][decider]));
+    chance += 1 / (bank + 1);
+  }
+  return {
+    onContext: sums.map((x) => x / sentences.length),
+    chance: chance / sentences.length,
+    sentences: sentences.length,
+  };
 }
 
 /**

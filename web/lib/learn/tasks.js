@@ -6,25 +6,26 @@
 // and is scored only where targets ≥ 0 (−1 = ignored, as nanoGPT's ignore_index), so a task
 // scores just the positions whose answer is determined by what came before.
 import { seededRandom } from './random.js';
-import { BANK_SENTENCES, SAMPLE_TEXT, charVocab, wordVocab, words } from './corpus.js';
+import { BANK_CONTEXTS, BANK_SENTENCES, SAMPLE_TEXT, charVocab, wordVocab, words } from './corpus.js';
+import { TASK_SETTINGS } from './settings.js';
 
 const letters = (n) => Array.from({ length: n }, (_, i) => String.fromCharCode(97 + i));
 const digits = Array.from({ length: 10 }, (_, i) => String(i));
 
 /**
  * @typedef {{id: string, title: string, pattern: string, vocab: string[], context: number,
- *   model: object, train: object, goal: number, example: (rng) => {tokens: number[], targets: number[]}}} Task
+ *   model: object, train: object, goal: number, watch: {stepsPerSecond: number},
+ *   example: (rng) => {tokens: number[], targets: number[]}}} Task
+ * context, model, train and watch: settings.js.
  */
 
 /** Copy the previous token: the answer at position t is the token at t − 1. */
 const copy = {
   id: 'copy',
+  ...TASK_SETTINGS.copy,
   title: 'Copy the previous token',
   pattern: 'Each position attends to the one just before it: one diagonal below the main one.',
   vocab: letters(10),
-  context: 8,
-  model: { layers: 1, heads: 1, width: 16, mlp: false, layerNorm: true, bias: true },
-  train: { lr: 0.01, batch: 16, steps: 300 },
   goal: 0.98,
   example(rng) {
     const tokens = Array.from({ length: this.context }, () => rng.int(this.vocab.length));
@@ -35,13 +36,11 @@ const copy = {
 /** Reverse: n digits, a bar, then the same digits backwards. */
 const reverse = {
   id: 'reverse',
+  ...TASK_SETTINGS.reverse,
   title: 'Reverse a sequence',
   pattern: 'After the bar, each position looks back at the digit mirrored about the bar: an anti-diagonal.',
   vocab: [...digits, '|'],
-  context: 10,
   n: 5,
-  model: { layers: 1, heads: 1, width: 32, mlp: false, layerNorm: true, bias: true },
-  train: { lr: 0.01, batch: 16, steps: 600 },
   goal: 0.98,
   example(rng) {
     const x = Array.from({ length: this.n }, () => rng.int(10));
@@ -53,14 +52,12 @@ const reverse = {
 /** Sort: n digits, a bar, then the digits in increasing order. */
 const sort = {
   id: 'sort',
+  ...TASK_SETTINGS.sort,
   title: 'Sort digits',
   pattern:
     'Each answer position looks for the smallest digit it has not written yet: its attention jumps to where that digit sits in the input.',
   vocab: [...digits, '|'],
-  context: 10,
   n: 5,
-  model: { layers: 2, heads: 2, width: 32, mlp: true, layerNorm: true, bias: true },
-  train: { lr: 0.005, batch: 32, steps: 1200 },
   goal: 0.95,
   example(rng) {
     const x = Array.from({ length: this.n }, () => rng.int(10));
@@ -77,15 +74,13 @@ const sort = {
  */
 const repeat = {
   id: 'repeat',
+  ...TASK_SETTINGS.repeat,
   title: 'Repeat a random sequence (induction)',
   pattern:
     'In layer 2, each token of the second copy looks at the token that followed its earlier occurrence (a diagonal offset by the length of the sequence); layer 1 prepares that by looking one token back.',
   vocab: [...letters(16), '.'],
-  context: 16,
   minLength: 4,
   maxLength: 8,
-  model: { layers: 2, heads: 2, width: 64, mlp: false, layerNorm: true, bias: true },
-  train: { lr: 0.003, batch: 32, steps: 2000 },
   goal: 0.95,
   example(rng) {
     const m = this.minLength + rng.int(this.maxLength - this.minLength + 1);
@@ -106,40 +101,44 @@ function nextTokens(seq, from) {
   return { tokens, targets: tokens.map((_, p) => (p >= from ? seq[p + 1] : -1)) };
 }
 
+/** The bank sentences' and the character model's settings (the built-in tasks carry their own). */
+/** The bank sentences' and the character model's settings (the built-in tasks carry their own). */
+export const SENTENCE_DEFAULTS = TASK_SETTINGS.bank;
+export const TEXT_DEFAULTS = TASK_SETTINGS.text;
+
 /**
  * Next-word prediction over short sentences (word-level), e.g. the bank corpus: an example is one
  * sentence padded with '.' to the context; every word after the first is scored.
  */
-/** The bank sentences' and the character model's settings (the built-in tasks carry their own). */
-export const SENTENCE_DEFAULTS = Object.freeze({
-  context: 12,
-  model: { layers: 1, heads: 2, width: 16, mlp: true, layerNorm: true, bias: true },
-  train: { lr: 0.01, batch: 16, steps: 600 },
-});
-export const TEXT_DEFAULTS = Object.freeze({
-  context: 32,
-  model: { layers: 2, heads: 4, width: 64, mlp: true, layerNorm: true, bias: true },
-  train: { lr: 0.003, batch: 16, steps: 2000 },
-});
-
 export function sentenceTask(
   sentences = BANK_SENTENCES,
   { context = SENTENCE_DEFAULTS.context, id = 'bank', title = 'Bank, learned' } = {},
 ) {
-  const vocab = wordVocab(sentences, ['stream', 'bank', 'mud', 'money', 'loan']);
+  // Notebook 3's five words (a model can start from its weights) and the probe's words are always
+  // in the vocabulary, whatever the reader's sentences.
+  const vocab = wordVocab(sentences, [
+    'stream',
+    'bank',
+    'mud',
+    'money',
+    'loan',
+    ...Object.values(BANK_CONTEXTS).flat(),
+  ]);
   const encoded = sentences.map((s) => words(s).map((w) => vocab.indexOf(w)));
   const longest = Math.max(...encoded.map((e) => e.length));
   if (longest > context + 1) throw new RangeError(`a sentence has ${longest - 1} words; the context holds ${context}`);
   return {
     id,
     title,
-    pattern: '“bank” should look at the words that tell which bank is meant: stream and mud, or money and loan.',
+    pattern:
+      '“bank” should look back at the word that tells which bank is meant (stream, mud, river, water — or money, loan, cash, debt): the model reads left to right, so only words before “bank” can decide, and the word after it (flooded or lent, crumbled or closed) depends on them.',
     vocab,
     context,
     sentences: sentences.slice(),
     model: SENTENCE_DEFAULTS.model,
     train: SENTENCE_DEFAULTS.train,
     goal: null, // no accuracy goal: next words are not all predictable
+    watch: SENTENCE_DEFAULTS.watch,
     example(rng) {
       const e = encoded[rng.int(encoded.length)];
       const seq = e.slice();
@@ -169,6 +168,7 @@ export function textTask(
     model: TEXT_DEFAULTS.model,
     train: TEXT_DEFAULTS.train,
     goal: null,
+    watch: TEXT_DEFAULTS.watch,
     example(rng) {
       const start = rng.int(ids.length - context - 1);
       return { tokens: ids.slice(start, start + context), targets: ids.slice(start + 1, start + context + 1) };
@@ -177,6 +177,26 @@ export function textTask(
 }
 
 export const TASKS = Object.freeze({ copy, reverse, sort, repeat });
+
+// When the bank and text tasks' patterns count as formed: a head that puts this much of "bank"'s
+// attention on its deciding word, over the training sentences (chance is about 0.15); a held-out
+// loss this low on the character model (its samples then read as words of the text).
+export const BANK_FORMED = 0.8;
+export const TEXT_FORMED = 1;
+
+/**
+ * Whether a session's report (lib/learn/session.js report()) shows the task's pattern formed: the
+ * accuracy goal reached, for the tasks that have one; for the bank task, a head of layer 1 that
+ * looks from "bank" at its deciding word (BANK_FORMED, over the corpus); for the text task, its
+ * held-out loss at TEXT_FORMED or below. The Learn section watches at the task's pace until then.
+ */
+export function patternFormed(task, report) {
+  if (!task || !report) return false;
+  if (task.goal) return report.accuracy >= task.goal;
+  if (task.id === 'bank')
+    return Boolean(report.bank?.corpus) && Math.max(...report.bank.corpus.onContext) >= BANK_FORMED;
+  return report.loss <= TEXT_FORMED;
+}
 
 /**
  * A batch of `size` examples: {tokens, targets} as Int32Arrays of (size × T), row-major.

@@ -1,14 +1,32 @@
 // What the Learn section derives from a run to draw it: labels, when to evaluate, which head to
-// open on, how a long run's charts are thinned, and the speeds a reader can pick. Pure;
-// unit-tested in tests/js/lib/learn/view.test.mjs.
+// open on, how a long run's charts are thinned, the paces a reader can pick, and the sentence
+// that says what the bank probe shows. Pure; unit-tested in tests/js/lib/learn/view.test.mjs.
+import { fmt } from '../format.js';
 
-/** Speeds of the speed control: steps per second (Infinity = as fast as it goes). */
+// The pace choices' check lives with the state it guards (learn-state.js), which the element's
+// own file carries; this file is the Learn section's.
+export { SPEED_MAX, speedProblem } from './learn-state.js';
+
+/**
+ * The fixed speeds of the pace control: steps per second (Infinity = as fast as it goes). The
+ * control's first choice, and the default, is "watch" (paceOf): the task's own pace until its
+ * pattern has formed.
+ */
 export const SPEEDS = Object.freeze([
-  { value: Infinity, label: 'full speed' },
-  { value: 20, label: '20 steps/s' },
+  { value: Infinity, label: 'fast' },
   { value: 4, label: '4 steps/s' },
-  { value: 1, label: 'slow motion: 1 step/s' },
+  { value: 1, label: '1 step/s' },
 ]);
+
+/**
+ * A pace choice ('watch', 'fast' or steps per second) for a task → {stepsPerSecond, untilFormed}:
+ * watch is the task's pace (lib/learn/tasks.js `watch`) until its pattern has formed, then fast.
+ */
+export function paceOf(speed, task) {
+  if (speed === 'fast') return { stepsPerSecond: Infinity, untilFormed: false };
+  if (typeof speed === 'number' && speed > 0) return { stepsPerSecond: speed, untilFormed: false };
+  return { stepsPerSecond: task?.watch?.stepsPerSecond ?? Infinity, untilFormed: true };
+}
 
 /** Held-out evaluations per run: often enough for a curve with ~60 points and markers. */
 export const EVALUATIONS_PER_RUN = 60;
@@ -54,4 +72,47 @@ export function thinPoints(points) {
   const half = points.length >> 1;
   const kept = points.slice(0, half).filter((_, n) => n % 2 === 0);
   points.splice(0, points.length, ...kept, ...points.slice(half));
+}
+
+// A head "looks at" the deciding word when it gives it at least this many times chance.
+const LOOKS = 2;
+
+/**
+ * What the bank probe shows, in one or two sentences that follow its numbers in every state:
+ * which head of layer 1 looks back from "bank" at each probe sentence's deciding word, against
+ * chance (an even spread over the tokens "bank" can see), and the same over the training corpus.
+ * @param {{contexts: {river, finance}, corpus: {onContext, chance, sentences}|null}} bank  the session's probe
+ * @param {string[]} vocab
+ */
+export function bankClaim(bank, vocab) {
+  const contexts = [bank.contexts.river, bank.contexts.finance].map((c) => {
+    const head = c.onContext.indexOf(Math.max(...c.onContext));
+    return {
+      word: `“${vocab[c.tokens[c.decider]]}”`,
+      head,
+      value: c.onContext[head],
+      looks: c.onContext[head] >= LOOKS * c.chance,
+    };
+  });
+  const { chance, bank: at } = bank.contexts.river;
+  const two = (x) => fmt(x, 2);
+  const even = `an even spread over the ${at + 1} tokens “bank” can see (itself and the ${at} before it) would give each ${two(chance)}`;
+  const [a, b] = contexts;
+  let text;
+  if (!a.looks && !b.looks)
+    text = `No head looks back at the deciding word yet: the most “bank” gives ${a.word} is ${two(a.value)} (head ${a.head + 1}), ${b.word} ${two(b.value)} (head ${b.head + 1}); ${even}.`;
+  else if (a.looks && b.looks && a.head === b.head)
+    text = `Head ${a.head + 1} looks back from “bank” at the word that decides its sense: ${two(a.value)} of its attention on ${a.word}, ${two(b.value)} on ${b.word}; ${even}.`;
+  else if (a.looks && b.looks)
+    text = `Head ${a.head + 1} looks back from “bank” at ${a.word} (${two(a.value)}), head ${b.head + 1} at ${b.word} (${two(b.value)}): each head has learnt one sense's words; ${even}.`;
+  else {
+    const [yes, no] = a.looks ? [a, b] : [b, a];
+    text = `Head ${yes.head + 1} looks back from “bank” at ${yes.word} (${two(yes.value)}), but no head at ${no.word} yet (at most ${two(no.value)}); ${even}.`;
+  }
+  const c = bank.corpus;
+  if (c) {
+    const head = c.onContext.indexOf(Math.max(...c.onContext));
+    text += ` Over the ${c.sentences} training sentences with a deciding word before “bank”, head ${head + 1} gives that word ${two(c.onContext[head])} on average (chance ${two(c.chance)}).`;
+  }
+  return text;
 }

@@ -147,3 +147,41 @@ export function lastTokenThroughBlocks(t) {
     lengths: { x0: length(x0), attention: length(attention), mlp: length(mlp), xL: length(xL) },
   };
 }
+
+/**
+ * The next-token candidates worth listing: the top tokens with a probability above 0 — at
+ * temperature 0, or after top-k and top-p, the others all have 0 and their order means nothing
+ * (they would be the vocabulary's first ids, control characters) — each with its text as
+ * tokenizer describe() shows it (spaces as ␣) and, for a text that is an escape, what it stands
+ * for; and a sentence for the tokens left out (null when none is).
+ * @param {{topTokens, topProbs, topText}} next  the model host's next-token result
+ * @param {{temperature: number}} options
+ * @returns {{shown: Array<{id, p, text, title: string|null}>, leftOut: string|null}}
+ */
+export function listedCandidates(next, { temperature }) {
+  const shown = [];
+  for (let n = 0; n < next.topTokens.length; n++) {
+    if (!(next.topProbs[n] > 0)) continue;
+    // Spaces as ␣, except inside a fragment's ⟨hex bytes⟩.
+    const text = next.topText[n].replace(/⟨[^⟩]*⟩| /g, (m) => (m === ' ' ? '␣' : m));
+    shown.push({ id: next.topTokens[n], p: next.topProbs[n], text, title: escapeTitle(text) });
+  }
+  const left = next.topTokens.length - shown.length;
+  const leftOut =
+    left === 0
+      ? null
+      : temperature === 0
+        ? 'Every other token has probability 0: at temperature 0 the most likely token takes it all.'
+        : 'Every other token has probability 0: top-k and top-p cut them.';
+  return { shown, leftOut };
+}
+
+// What an escaped token text stands for (tokenizer describe()'s display forms), or null.
+function escapeTitle(text) {
+  const parts = [];
+  if (/\\n|\\r/.test(text)) parts.push('\\n and \\r: a line break');
+  if (/\\t/.test(text)) parts.push('\\t: a tab');
+  if (/⟨U\+[0-9A-F]+⟩/.test(text)) parts.push('⟨U+…⟩: an invisible or control character, by its code point');
+  if (/⟨[0-9A-F]{2}( [0-9A-F]{2})*⟩/.test(text)) parts.push('⟨hex⟩: bytes of a character split between tokens');
+  return parts.length ? parts.join('; ') : null;
+}

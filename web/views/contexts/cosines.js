@@ -6,12 +6,12 @@ import { fmt } from '../../lib/format.js';
 
 const TEXT = {
   cosineHelp: 'Cosine: 1 when two vectors point the same way, 0 at right angles, −1 opposite.',
-  against: (a, b) => `“${a}” against “${b}”`,
+  against: (w, a, b) => `“${w}” in “${a}” against “${b}”`,
   noShared: 'The sentences share no word: add one to both to compare its vectors.',
   kinds: {
     embedding: 'as embeddings',
-    linear: 'after the plain linear layer X·W',
-    average: 'plain average of its sentence (equal weights)',
+    linear: 'after a plain linear layer X·W',
+    average: 'as a plain average of its sentence',
     attention: 'after self-attention',
   },
 };
@@ -20,17 +20,19 @@ const KINDS = ['embedding', 'linear', 'average', 'attention'];
 /**
  * @param {Element} parent
  * @param {{doc}} ctx
- * @returns {{update(results)}}
+ * @returns {{el: Element, update(results)}}
  */
 export function render(parent, { doc }) {
-  const { table, caption, body } = headedTable(doc, 'ae-cos', ['the shared word, compared', 'cosine']);
-  parent.append(
-    h(doc, 'div', { class: 'ae-card ae-cos-card' }, table, h(doc, 'p', { class: 'ae-help' }, TEXT.cosineHelp)),
-  );
+  const { table, caption, body } = headedTable(doc, 'ae-cos', ['its two vectors', 'cosine']);
+  const el = h(doc, 'div', { class: 'ae-card ae-cos-card' }, table, h(doc, 'p', { class: 'ae-help' }, TEXT.cosineHelp));
+  parent.append(el);
   return {
+    el,
     update(results) {
       const names = Object.keys(results.contexts);
-      caption.textContent = results.cosines.length ? TEXT.against(names[0], names[1]) : TEXT.noShared;
+      caption.textContent = results.cosines.length
+        ? TEXT.against(results.cosines[0].word, names[0], names[1])
+        : TEXT.noShared;
       // Rows are rebuilt only when the shared words change; otherwise their numbers change in place.
       const key = results.cosines.map((c) => c.word).join('\u0000');
       if (body.dataset.key !== key) {
@@ -42,7 +44,12 @@ export function render(parent, { doc }) {
                 doc,
                 'tr',
                 { class: kind === 'attention' ? 'ae-cos-key' : '' },
-                h(doc, 'th', { scope: 'row' }, `“${c.word}”, ${TEXT.kinds[kind]}`),
+                h(
+                  doc,
+                  'th',
+                  { scope: 'row' },
+                  results.cosines.length > 1 ? `“${c.word}”, ${TEXT.kinds[kind]}` : TEXT.kinds[kind],
+                ),
                 h(doc, 'td', { 'data-cos': kind, 'data-word': c.word }),
               ),
             ),

@@ -1,30 +1,44 @@
-// One sentence of the bank contrast: where each token looks (attention lines, small) beside its
-// self-attention output, and behind the section's details its embeddings X and X·W (the plain
-// linear layer). Every matrix's rows are the sentence's tokens (a click picks one for the formula).
+// One sentence of the bank contrast: where its words look, as lines — the shared word's own lines
+// shown with their weights until the reader points at another word — and, below the section's
+// claims, its self-attention output; behind the section's details its embeddings X and X·W (the
+// plain linear layer). Every matrix's rows are the sentence's tokens (a click picks one for the
+// formula).
 import { h } from '../../ui/dom.js';
 import { createAttentionLines } from '../../ui/attention-lines.js';
 import { indexLabels } from '../../lib/format.js';
 import { highlightRows } from '../../lib/focus.js';
 
+const TEXT = {
+  title: (name, tokens) => `${name}: ${tokens.join(' ')}`,
+  lines: (word) => (word ? `where “${word}” looks` : 'where each word looks'),
+  stale: 'Showing the last result the engine could compute.',
+};
+
 /**
- * @param {Element} grid  where the sentence's card goes
- * @param {Element} details  where its matrices go (behind the section's disclosure)
+ * @param {{grid: Element, outputs: Element, details: Element}} places  the pictures' row, the
+ *   outputs' row, the matrices behind the disclosure
  * @param {object} app
  * @param {string} name  the context
- * @returns {{update(state, entry)}}  entry: results.contexts[name]
+ * @returns {{update(state, entry, outputCaption)}}  entry: results.contexts[name]; outputCaption(name)
  */
-export function render(grid, details, app, name) {
+export function render({ grid, outputs, details }, app, name) {
   const { doc } = app;
   const title = h(doc, 'h3', {});
   const card = h(doc, 'div', { class: 'ae-card ae-context', 'data-context': name }, title);
   const common = { context: name, rowLabels: [], colLabels: [], values: [[0]] };
   const shows = (matrix) => ({ shows: { matrix, tokenRows: true } });
-  const lines = createAttentionLines(doc, { compact: true, label: `where each token of ${name} looks` });
+  const lines = createAttentionLines(doc, {
+    compact: true,
+    colors: 'heads',
+    gap: 110,
+    label: `where each token of ${name} looks`,
+  });
   lines.el.classList.add('ae-contrast-lines');
   const output = app.heatmap({ ...common, ...shows('output'), id: 'output', caption: 'self-attention output' });
-  const stale = h(doc, 'p', { class: 'ae-stale', hidden: true }, 'Showing the last result the engine could compute.');
-  card.append(h(doc, 'div', { class: 'ae-row' }, lines.el, output.el), stale);
+  const stale = h(doc, 'p', { class: 'ae-stale', hidden: true }, TEXT.stale);
+  card.append(lines.el, stale);
   grid.append(card);
+  outputs.append(output.el);
   const x = app.heatmap({ ...common, ...shows('x'), id: 'x', caption: `X of “${name}”: embeddings` });
   const linear = app.heatmap({
     ...common,
@@ -35,8 +49,8 @@ export function render(grid, details, app, name) {
   details.append(x.el, linear.el);
 
   return {
-    update(state, entry) {
-      title.textContent = `${name}: ${entry.tokens.join(' ')}`;
+    update(state, entry, outputCaption) {
+      title.textContent = TEXT.title(name, entry.tokens);
       const hl = highlightRows(state, entry.tokens);
       x.update({
         values: entry.x,
@@ -58,18 +72,22 @@ export function render(grid, details, app, name) {
           weights: t.weights,
           masked: (hh, i, j) => t.masked[hh][i][j] === -Infinity,
           theme: app.container.dataset.theme,
-          caption: 'where each token looks',
+          caption: TEXT.lines(entry.tokens[hl[0]]),
+          focus: hl.length ? { side: 'query', index: hl[0] } : null,
         });
         output.update({
           values: t.output,
           rowLabels: entry.tokens,
           colLabels: indexLabels(t.output[0].length, 'o'),
           highlightRows: hl,
+          caption: outputCaption(name),
         });
       }
       stale.hidden = !entry.stale;
       // state.example names one context to show alone ('river', 'finance'); else all of them.
-      card.hidden = name !== state.example && state.example in app.results.contexts;
+      const alone = name !== state.example && state.example in app.results.contexts;
+      card.hidden = alone;
+      output.el.hidden = alone;
     },
   };
 }

@@ -5,6 +5,8 @@ import { h } from '../../ui/dom.js';
 import { slider } from '../../ui/controls.js';
 import { fmt } from '../../lib/format.js';
 import { GPT_LIMITS } from '../../lib/real/gpt-state.js';
+import { listedCandidates } from '../../lib/real/view.js';
+import { foldOnPhone } from '../../ui/fold.js';
 
 const TEXT = {
   title: 'The next token',
@@ -21,7 +23,7 @@ const TEXT = {
  * @param {{doc, onOptions(patch), onAppend(token)}} ctx
  * @returns {{update({options, next})}}
  */
-export function render(parent, { doc, onOptions, onAppend }) {
+export function render(parent, { doc, app, onOptions, onAppend }) {
   const temperature = slider(doc, {
     label: TEXT.temperature,
     min: 0,
@@ -54,6 +56,7 @@ export function render(parent, { doc, onOptions, onAppend }) {
   const topK = number(TEXT.topK, 'topK', GPT_LIMITS.topK);
   const seed = number(TEXT.seed, 'seed', 2 ** 31 - 1);
   const bars = h(doc, 'ol', { class: 'ae-gpt-bars' });
+  const leftOut = h(doc, 'p', { class: 'ae-help ae-gpt-left-out' });
   const drawn = h(doc, 'p', { class: 'ae-claim ae-gpt-drawn', 'aria-live': 'polite' });
   let last = null;
   const append = h(
@@ -67,8 +70,11 @@ export function render(parent, { doc, onOptions, onAppend }) {
     h(doc, 'p', { class: 'ae-help ae-prose' }, TEXT.help),
     h(doc, 'div', { class: 'ae-knobs ae-row' }, temperature.el, topK.el, topP.el, seed.el),
     bars,
+    leftOut,
     h(doc, 'div', { class: 'ae-row' }, drawn, append),
   );
+  // On a phone: the temperature and the bars; the rest of the sampling one tap deeper.
+  if (app) foldOnPhone(app, 'Top-k, top-p and the seed of the draw', [topK.el, topP.el, seed.el]);
   return {
     update({ options, next }) {
       temperature.sync(options.temperature);
@@ -78,21 +84,21 @@ export function render(parent, { doc, onOptions, onAppend }) {
       last = next;
       if (!next) return;
       const max = next.topProbs[0] || 1;
+      const listed = listedCandidates(next, options);
       bars.replaceChildren(
-        ...Array.from(next.topTokens, (id, n) =>
+        ...listed.shown.map(({ id, p, text, title }) =>
           h(
             doc,
             'li',
-            {
-              class: `ae-gpt-bar${id === next.token ? ' ae-gpt-bar-drawn' : ''}`,
-              dataset: { id, p: next.topProbs[n] },
-            },
-            h(doc, 'span', { class: 'ae-gpt-bar-token' }, next.topText[n].replace(/ /g, '␣')),
-            h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${(100 * next.topProbs[n]) / max}%` }),
-            h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(next.topProbs[n], 3)),
+            { class: `ae-gpt-bar${id === next.token ? ' ae-gpt-bar-drawn' : ''}`, dataset: { id, p } },
+            h(doc, 'span', { class: 'ae-gpt-bar-token', ...(title ? { title } : {}) }, text),
+            h(doc, 'span', { class: 'ae-gpt-bar-fill', style: `width: ${(100 * p) / max}%` }),
+            h(doc, 'span', { class: 'ae-gpt-bar-p' }, fmt(p, 3)),
           ),
         ),
       );
+      leftOut.textContent = listed.leftOut ?? '';
+      leftOut.hidden = !listed.leftOut;
       const n = Array.from(next.topTokens).indexOf(next.token);
       drawn.textContent =
         next.token === null

@@ -1,7 +1,7 @@
 // The heads section's knobs (the page's full controls only): how many heads (every count the
 // widths allow, padding them with zero columns where needed), which head the step-by-step figures
 // show, and a preset of two heads that look at different things.
-import { h, uid, setOptions } from '../../ui/dom.js';
+import { h, uid, setOptions, withSection, withoutSection } from '../../ui/dom.js';
 import { LIMITS } from '../../lib/state.js';
 import { TWO_HEADS, headChoices, presetApplies, withHeads, withPreset } from '../../lib/presets.js';
 
@@ -11,8 +11,11 @@ const TEXT = {
   headHelp: 'the head the step-by-step figures show',
   padded: (c) => `${c.heads} (widths padded to ${c.dk} and ${c.dv})`,
   preset: 'Two heads that look at different things',
+  presetHead0: 'Head 0 gets the query and key ',
+  presetOfQkv: 'of “Queries, keys and values”',
+  presetOfOneHead: 'of the one-head example',
   presetHelp:
-    'Head 0 gets the query and key of “Queries, keys and values” (bank’s query looks for the context word); head 1 compares d0 and d1, river-ness and money-ness, so each token looks at words of its own kind.',
+    ' (bank’s query looks for the context word); head 1 compares d0 and d1, river-ness and money-ness, so each token looks at words of its own kind.',
 };
 const MAX_HEADS = 8;
 
@@ -51,7 +54,15 @@ export function render(parent, app) {
         h(doc, 'span', { class: 'ae-help' }, ` ${TEXT.headHelp}`),
       ),
       presetBtn,
-      h(doc, 'p', { class: 'ae-help' }, TEXT.presetHelp),
+      h(
+        doc,
+        'p',
+        { class: 'ae-help' },
+        TEXT.presetHead0,
+        withSection(doc, 'qkv', TEXT.presetOfQkv),
+        withoutSection(doc, 'qkv', TEXT.presetOfOneHead),
+        TEXT.presetHelp,
+      ),
     ),
   );
   return {

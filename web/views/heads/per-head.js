@@ -2,6 +2,7 @@
 // one box per head in the head's colour.
 import { h } from '../../ui/dom.js';
 import { indexLabels } from '../../lib/format.js';
+import { headClass } from '../../lib/palette.js';
 
 /**
  * @param {Element} parent
@@ -19,7 +20,7 @@ export function render(parent, app) {
   function build(H) {
     row.replaceChildren();
     boxes = Array.from({ length: H }, (_, hh) => {
-      const box = h(doc, 'div', { class: `ae-headbox ae-head-${hh % 4}` });
+      const box = h(doc, 'div', { class: `ae-headbox ${headClass(hh)}` });
       const w = heatmap(`head-${hh}-weights`, { matrix: 'weights', head: hh }, 'weights');
       const o = heatmap(`head-${hh}-out`, { matrix: 'out', head: hh });
       box.append(w.el, o.el);
@@ -47,7 +48,7 @@ export function render(parent, app) {
           rowLabels: tokens,
           highlightRows,
           colLabels: indexLabels(hv, 'v', hh * hv),
-          colClass: () => `ae-head-${hh % 4}`,
+          colClass: () => headClass(hh),
           caption: `head ${hh}: weights · V`,
         });
       });

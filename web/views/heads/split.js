@@ -2,6 +2,8 @@
 // columns side by side, the column headers tinted per head so the split lines up with the merge.
 import { indexLabels } from '../../lib/format.js';
 import { sideBySide } from '../../lib/compute.js';
+import { headClass } from '../../lib/palette.js';
+import { createHeadsKey } from '../../ui/heads-key.js';
 
 /**
  * @param {Element} parent
@@ -14,8 +16,11 @@ export function render(parent, app) {
     maps[m] = app.heatmap({ id: `heads-${m}`, caption: '', rowLabels: [], colLabels: [], values: [[0]] });
     parent.append(maps[m].el);
   }
+  const key = createHeadsKey(app.doc);
+  parent.after(key.el);
   return {
     update({ name, trace: t, heads: H, tokens, highlightRows, hk, hv }) {
+      key.update(H);
       for (const m of ['q', 'k', 'v']) {
         const n = m === 'v' ? hv : hk;
         maps[m].update({
@@ -25,7 +30,7 @@ export function render(parent, app) {
           rowLabels: tokens,
           highlightRows,
           colLabels: indexLabels(n * H, m),
-          colClass: (j) => `ae-head-${Math.floor(j / n) % 4}`,
+          colClass: (j) => headClass(Math.floor(j / n)),
           caption: `${m.toUpperCase()}: ${H} head${H > 1 ? 's' : ''} × ${n} column${n > 1 ? 's' : ''}`,
         });
       }

@@ -1,21 +1,28 @@
-// The bank task's probe: seed 003's two sentences through the learned model — how much "bank"
-// attends to the word that says which bank (per head, step 0 → now), how alike the two "bank"
-// outputs are (cosine, and its curve over steps), the start from the seed's own weights with the
-// table of where those numbers went, and the corpus, editable.
-import { h } from '../../ui/dom.js';
+// The bank task's probe: two sentences that differ only in the word that decides which bank
+// (lib/learn/corpus.js BANK_CONTEXTS), read up to "bank", through the learned model — how much
+// "bank" attends to that word (per head, step 0 → now) against chance, the same over the training
+// sentences, a sentence that says what the numbers show (lib/learn/view.js bankClaim), how alike
+// the two "bank" outputs are (cosine, and its curve over steps), the start from notebook 3's own
+// weights with the table of where those numbers went, and the corpus, editable.
+import { h, withSection } from '../../ui/dom.js';
 import { fmt } from '../../lib/format.js';
 import { createLossChart } from '../../ui/loss-chart.js';
 import { BANK_SENTENCES } from '../../lib/learn/corpus.js';
+import { bankClaim } from '../../lib/learn/view.js';
+import { foldOnPhone } from '../../ui/fold.js';
 
 const TEXT = {
   title: 'Where does “bank” look?',
   intro:
-    'The seed’s two contexts, stream bank mud and money bank loan, through the learned model: the share of attention “bank” gives the word before it (the one that says which bank), and how alike the two “bank” outputs are (cosine similarity, as in the first section). At step 0 the model knows nothing (unless it starts from the seed’s weights, below); watch both move as it learns.',
-  fromSeed: 'Start from the seed’s weights',
-  seedTitle: 'Where the seed’s hand-set weights go',
+    'The model reads left to right: at “bank” it sees only the words before it. In each sentence one of them decides the sense (mud or loan below), and the next word depends on it (the bank crumbled, the bank charged interest), so predicting it pays to look back at that word. Two sentences that differ only there, read up to “bank”: the share of attention “bank” gives the deciding word per head, against chance (an even spread over what it can see), and how alike the two “bank” outputs are (cosine similarity',
+  introFirst: ', as in the first section',
+  introEnd: ').',
+  fromSeed: 'Start from notebook 3’s weights',
+  seedTitle: 'Where notebook 3’s hand-set weights go',
   seedIntro:
-    'This model started from seed 003’s numbers where the shapes allow: the five seed words’ embeddings begin with the seed’s four numbers, and head 1’s first query and key columns and first three value columns read them through the seed’s W_query, W_key and W_value (the rest starts at random, as usual). Each cell: the seed’s number → the learned one now. Training keeps what helps predict the next word and moves the rest.',
+    'This model started from notebook 3’s numbers where the shapes allow: the embeddings of its five words (stream, mud, money, loan, bank) begin with the notebook’s four numbers, and head 1’s first query and key columns and first three value columns read them through the notebook’s W_query, W_key and W_value (the rest starts at random, as usual). Each cell: the notebook’s number → the learned one now. Training keeps what helps predict the next word and moves the rest.',
   sentences: 'Sentences (one per line)',
+  more: 'Start from notebook 3’s weights, or edit the sentences',
   apply: 'Use these sentences',
 };
 
@@ -25,8 +32,9 @@ const TEXT = {
  *          onFromSeed: (on) => void, onSentences: (text) => void}} ctx
  * @returns {{el, update({learn, bank, first, step, vocab, history}), clear()}}
  */
-export function render(parent, { doc, field, button, onFromSeed, onSentences }) {
+export function render(parent, { doc, app, field, button, onFromSeed, onSentences }) {
   const table = h(doc, 'table', { class: 'ae-learn-bank' });
+  const claim = h(doc, 'p', { class: 'ae-prose ae-learn-bank-claim', 'aria-live': 'polite' });
   const chart = createLossChart(doc, {
     series: [{ id: 'cosine', label: 'cosine similarity of the two “bank” outputs', markers: true }],
     caption: 'How alike the two “bank”s are, by step',
@@ -47,20 +55,25 @@ export function render(parent, { doc, field, button, onFromSeed, onSentences }) 
     h(doc, 'div', { class: 'ae-hm-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.seedTitle }, seedTable),
   );
   const sentencesArea = h(doc, 'textarea', { rows: 6, cols: 48, class: 'ae-learn-sentences', spellcheck: 'false' });
+  const fromSeedField = field(TEXT.fromSeed, fromSeedInput);
+  const sentencesField = field(TEXT.sentences, sentencesArea);
+  const apply = button(TEXT.apply, () => onSentences(sentencesArea.value));
   const box = h(
     doc,
     'div',
     { class: 'ae-learn-bankbox', hidden: true },
     h(doc, 'h3', {}, TEXT.title),
-    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro),
+    h(doc, 'p', { class: 'ae-prose' }, TEXT.intro, withSection(doc, 'contexts', TEXT.introFirst), TEXT.introEnd),
+    claim,
     h(doc, 'div', { class: 'ae-hm-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.title }, table),
     chart.el,
-    field(TEXT.fromSeed, fromSeedInput),
+    fromSeedField,
     seedBox,
-    field(TEXT.sentences, sentencesArea),
-    button(TEXT.apply, () => onSentences(sentencesArea.value)),
+    sentencesField,
+    apply,
   );
   parent.append(box);
+  if (app) foldOnPhone(app, TEXT.more, [fromSeedField, seedBox, sentencesField, apply]);
   const active = (el) => el.getRootNode?.().activeElement === el;
 
   return {
@@ -73,11 +86,13 @@ export function render(parent, { doc, field, button, onFromSeed, onSentences }) 
       if (!active(sentencesArea) && !sentencesArea.value)
         sentencesArea.value = (learn.sentences || BANK_SENTENCES).join('\n');
       if (!bank) return;
+      claim.textContent = bankClaim(bank, vocab);
       drawTable(doc, table, bank, first, step, vocab);
       chart.update({ cosine: history }, { x: until, y: 1 });
       drawSeedWeights(doc, seedTable, seedBox, bank.seedWeights, step);
     },
     clear() {
+      claim.textContent = '';
       table.replaceChildren();
       seedTable.replaceChildren();
       seedBox.hidden = true;
@@ -88,35 +103,44 @@ export function render(parent, { doc, field, button, onFromSeed, onSentences }) 
 
 function drawTable(doc, table, bank, first, step, vocab) {
   const H = bank.contexts.river.onContext.length;
-  const row = (key, word) =>
-    h(
+  const cells = (now, was, data) =>
+    Array.from({ length: H }, (_, hh) =>
+      h(
+        doc,
+        'td',
+        { dataset: { ...data, head: hh, first: was?.[hh] ?? '', now: now[hh] } },
+        `${fmt(was?.[hh] ?? NaN, 2)} → ${fmt(now[hh], 2)}`,
+      ),
+    );
+  const row = (key) => {
+    const c = bank.contexts[key];
+    const words = c.tokens.map((t) => vocab[t]);
+    return h(
       doc,
       'tr',
       {},
+      h(doc, 'th', { scope: 'row' }, `${words.join(' ')}: “bank” on “${words[c.decider]}”`),
+      ...cells(c.onContext, first?.contexts[key].onContext, { context: key }),
       h(
         doc,
-        'th',
-        { scope: 'row' },
-        `${bank.contexts[key].tokens.map((t) => vocab[t]).join(' ')} → “bank” on “${word}”`,
-      ),
-      ...Array.from({ length: H }, (_, hh) =>
-        h(
-          doc,
-          'td',
-          {
-            dataset: {
-              context: key,
-              head: hh,
-              first: first?.contexts[key].onContext[hh] ?? '',
-              now: bank.contexts[key].onContext[hh],
-            },
-          },
-          `${fmt(first?.contexts[key].onContext[hh] ?? NaN, 2)} → ${fmt(bank.contexts[key].onContext[hh], 2)}`,
-        ),
+        'td',
+        { class: 'ae-learn-chance', dataset: { chance: c.chance } },
+        `1/${c.bank + 1} = ${fmt(c.chance, 2)}`,
       ),
     );
+  };
+  const corpus = bank.corpus
+    ? h(
+        doc,
+        'tr',
+        {},
+        h(doc, 'th', { scope: 'row' }, `all ${bank.corpus.sentences} training sentences with a deciding word (mean)`),
+        ...cells(bank.corpus.onContext, first?.corpus?.onContext, { context: 'corpus' }),
+        h(doc, 'td', { class: 'ae-learn-chance', dataset: { chance: bank.corpus.chance } }, fmt(bank.corpus.chance, 2)),
+      )
+    : null;
   table.replaceChildren(
-    h(doc, 'caption', {}, `Layer 1, step 0 → step ${step}`),
+    h(doc, 'caption', {}, `Attention from “bank” to the deciding word, layer 1, step 0 → step ${step}`),
     h(
       doc,
       'thead',
@@ -125,16 +149,18 @@ function drawTable(doc, table, bank, first, step, vocab) {
         doc,
         'tr',
         {},
-        h(doc, 'th', { scope: 'col' }, 'context'),
+        h(doc, 'th', { scope: 'col' }, 'sentence'),
         ...Array.from({ length: H }, (_, hh) => h(doc, 'th', { scope: 'col' }, `head ${hh + 1}`)),
+        h(doc, 'th', { scope: 'col' }, 'chance'),
       ),
     ),
     h(
       doc,
       'tbody',
       {},
-      row('river', 'stream'),
-      row('finance', 'money'),
+      row('river'),
+      row('finance'),
+      ...(corpus ? [corpus] : []),
       h(
         doc,
         'tr',
@@ -143,7 +169,7 @@ function drawTable(doc, table, bank, first, step, vocab) {
         h(
           doc,
           'td',
-          { class: 'ae-learn-cosine', colspan: H, dataset: { first: first?.cosine ?? '', now: bank.cosine } },
+          { class: 'ae-learn-cosine', colspan: H + 1, dataset: { first: first?.cosine ?? '', now: bank.cosine } },
           `${fmt(first?.cosine ?? NaN)} → ${fmt(bank.cosine)}`,
         ),
       ),
@@ -151,7 +177,7 @@ function drawTable(doc, table, bank, first, step, vocab) {
   );
 }
 
-/** The seed's W_query, W_key, W_value block of head 1: the seed's number → the learned one. */
+/** Notebook 3's W_query, W_key, W_value block of head 1: the notebook's number → the learned one. */
 function drawSeedWeights(doc, seedTable, seedBox, seedWeights, step) {
   seedBox.hidden = !seedWeights;
   if (!seedWeights) return;
@@ -162,7 +188,7 @@ function drawSeedWeights(doc, seedTable, seedBox, seedWeights, step) {
     ['W_value', 'wv'],
   ];
   seedTable.replaceChildren(
-    h(doc, 'caption', {}, `Head 1, layer 1: the seed → step ${step}`),
+    h(doc, 'caption', {}, `Head 1, layer 1: notebook 3 → step ${step}`),
     h(
       doc,
       'thead',

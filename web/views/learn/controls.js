@@ -1,7 +1,8 @@
 // The Learn section's controls: the task (and what to expect of it), the model and training
-// settings behind a disclosure, Train / Pause, Step, New model, the speed (down to slow motion)
-// and the step to train to, the status line and a message line for what could not be done.
-import { h } from '../../ui/dom.js';
+// settings behind a disclosure, Train / Pause, Step, New model, the pace (watch — the task's own,
+// until its pattern forms — fast, or slow motion; one click each) and the step to train to, the
+// status line and a message line for what could not be done.
+import { h, uid } from '../../ui/dom.js';
 import { LEARN_LIMITS } from '../../lib/limits.js';
 import { LEARN_TASKS } from '../../lib/learn/learn-state.js';
 import { SPEEDS } from '../../lib/learn/view.js';
@@ -21,7 +22,12 @@ export const TEXT = {
   pause: 'Pause',
   step: 'Step',
   reset: 'New model',
-  speed: 'Speed',
+  pace: 'Pace',
+  watch: 'watch',
+  paceHelp: (task) =>
+    task
+      ? ` Watch trains ${task.watch.stepsPerSecond} step${task.watch.stepsPerSecond === 1 ? '' : 's'} a second until it has formed, then as fast as it goes; any pace trains the same model.`
+      : '',
   restartNeeded: 'These settings need a new model: press “New model” (the current one is kept until you do).',
   model: 'Model',
   layers: 'Layers',
@@ -31,7 +37,7 @@ export const TEXT = {
   layerNorm: 'LayerNorm',
   lr: 'Learning rate',
   batch: 'Batch',
-  seed: 'Seed',
+  seed: 'Random seed',
   context: 'Context',
   untilStep: 'Train to step',
 };
@@ -39,9 +45,9 @@ export const TEXT = {
 /**
  * @param {Element} parent
  * @param {{doc, field, button, onTask(task), onSetting(key, value), onPlay(), onStep(), onReset(),
- *          onSpeed(stepsPerSecond)}} ctx
+ *          onSpeed(choice)}} ctx  choice: 'watch', 'fast' or steps per second
  * @returns {{status, message, until: HTMLInputElement, update({learn, task, needsRestart, running}),
- *            say(text|null), showStatus(text, data)}}
+ *            say(text|null)}}
  */
 export function render(parent, ctx) {
   const { doc, field, button } = ctx;
@@ -51,7 +57,7 @@ export function render(parent, ctx) {
     { onchange: (e) => ctx.onTask(e.target.value) },
     LEARN_TASKS.map((id) => h(doc, 'option', { value: id }, TEXT.tasks[id])),
   );
-  const pattern = h(doc, 'p', { class: 'ae-help ae-learn-pattern' });
+  const pattern = h(doc, 'span', {});
   const num = (key, attrs) =>
     h(doc, 'input', { type: 'number', ...attrs, onchange: (e) => ctx.onSetting(key, Number(e.target.value)) });
   const check = (key) => h(doc, 'input', { type: 'checkbox', onchange: (e) => ctx.onSetting(key, e.target.checked) });
@@ -85,29 +91,42 @@ export function render(parent, ctx) {
   const trainBtn = button(TEXT.train, () => ctx.onPlay(), 'ae-learn-train');
   const stepBtn = button(TEXT.step, () => ctx.onStep(), 'ae-learn-step');
   const resetBtn = button(TEXT.reset, () => ctx.onReset(), 'ae-learn-reset');
+  // The pace: radio buttons, every choice in sight (watch, fast, 4 and 1 steps a second).
+  const paceName = uid('learn-pace');
+  const choices = [
+    { value: 'watch', label: TEXT.watch },
+    ...SPEEDS.map((s) => ({ value: s.value === Infinity ? 'fast' : String(s.value), label: s.label })),
+  ];
+  const radios = choices.map(({ value }) =>
+    h(doc, 'input', {
+      type: 'radio',
+      name: paceName,
+      value,
+      onchange: (e) => e.target.checked && ctx.onSpeed(value === 'watch' || value === 'fast' ? value : Number(value)),
+    }),
+  );
   const speed = h(
     doc,
-    'select',
-    { class: 'ae-learn-speed', onchange: (e) => ctx.onSpeed(Number(e.target.value)) },
-    SPEEDS.map((s) => h(doc, 'option', { value: String(s.value) }, s.label)),
+    'fieldset',
+    { class: 'ae-learn-speed' },
+    h(doc, 'legend', {}, TEXT.pace),
+    ...choices.map(({ label }, n) => h(doc, 'label', { class: 'ae-learn-pace' }, radios[n], ` ${label}`)),
   );
+  const paceHelp = h(doc, 'span', { class: 'ae-learn-pace-help' });
   const status = h(doc, 'p', { class: 'ae-learn-status', 'aria-live': 'polite' });
   const message = h(doc, 'p', { class: 'ae-learn-message', role: 'alert', hidden: true });
   const restartNote = h(doc, 'p', { class: 'ae-help ae-learn-restart', hidden: true }, TEXT.restartNeeded);
   parent.append(
-    h(doc, 'div', { class: 'ae-learn-task' }, field(TEXT.task, taskSelect), pattern),
-    h(doc, 'details', { class: 'ae-learn-model' }, h(doc, 'summary', {}, TEXT.model), settings),
-    restartNote,
     h(
       doc,
       'div',
-      { class: 'ae-learn-buttons' },
-      trainBtn,
-      stepBtn,
-      resetBtn,
-      field(TEXT.speed, speed),
-      field(TEXT.untilStep, until),
+      { class: 'ae-learn-task' },
+      field(TEXT.task, taskSelect),
+      h(doc, 'p', { class: 'ae-help ae-learn-pattern' }, pattern, paceHelp),
     ),
+    h(doc, 'details', { class: 'ae-learn-model' }, h(doc, 'summary', {}, TEXT.model), settings),
+    restartNote,
+    h(doc, 'div', { class: 'ae-learn-buttons' }, trainBtn, stepBtn, resetBtn, field(TEXT.untilStep, until), speed),
     status,
     message,
   );
@@ -129,11 +148,14 @@ export function render(parent, ctx) {
       if (!active(until) && !until.value) until.value = String(learn.until ?? task?.train.steps ?? 500);
       restartNote.hidden = !needsRestart;
       trainBtn.textContent = running ? TEXT.pause : TEXT.train;
+      const chosen = typeof learn.speed === 'number' ? String(learn.speed) : (learn.speed ?? 'watch');
+      for (const r of radios) r.checked = r.value === chosen;
+      // A pace no radio names (a link's or an attribute's own number): none is checked.
+      paceHelp.textContent = TEXT.paceHelp(task);
     },
     say(text) {
       message.hidden = !text;
       message.textContent = text || '';
     },
-    speedValue: () => Number(speed.value),
   };
 }

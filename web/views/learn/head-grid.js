@@ -8,11 +8,12 @@ import { saveLines, saveGrid } from '../../tools/lines-export.js';
 import { linesLayout, gridLayout } from '../../lib/lines-image.js';
 import { fileStem } from '../../lib/text.js';
 import { exportButton, exportStatus, reportExport } from '../../tools/export-buttons.js';
+import { announceWhenScrolling } from '../../ui/scroll-region.js';
 
 const TEXT = {
   title: 'Every layer and head on one held-out example',
   labels:
-    'Rows are queries, lines go to the keys they attend to; each label is position:token (“3:9” is the token 9 at position 3).',
+    'In each picture the queries are on the left and the keys on the right; a line goes from a query to a key it attends to, thicker and darker for more weight. Labels read position:token (“3:9” is the token 9 at position 3).',
   pick: 'Show as heatmap',
   exportLines: 'Save the chosen head’s lines',
   exportGrid: 'Every layer and head as one picture',
@@ -27,6 +28,7 @@ const causal = (_, i, j) => j > i;
  */
 export function render(parent, { doc, onPick, title, stem }) {
   const box = h(doc, 'div', { class: 'ae-learn-grid ae-hm-scroll' });
+  announceWhenScrolling(box, () => TEXT.title);
   const status = exportStatus(doc);
   let cells = [];
   let shown = null; // {attention, labels, chosen}
@@ -115,6 +117,7 @@ export function render(parent, { doc, onPick, title, stem }) {
       // One layer of one head is the enlarged heatmap already: no grid of one.
       const one = L * H === 1;
       heading.hidden = one;
+      labelsHelp.hidden = one; // it describes the lines, not the enlarged heatmap
       box.hidden = one;
       if (cells.length !== L * H) build(L, H);
       const theme = parent.closest('.ae-root')?.dataset.theme === 'dark' ? 'dark' : 'light';

@@ -8,6 +8,7 @@ import { createPlanePicture } from '../../ui/plane-picture.js';
 import { svgEl } from '../../ui/svg.js';
 import { fmt } from '../../lib/format.js';
 import { toPlane, planeScale, distance, tokenPoints } from '../../lib/plane.js';
+import { foldOnPhone } from '../../ui/fold.js';
 
 const TEXT = {
   title: 'Where the shared word ends up',
@@ -55,6 +56,7 @@ export function render(parent, { doc, app, exports }) {
     h(doc, 'details', { class: 'ae-details' }, h(doc, 'summary', {}, TEXT.table), table),
     exports('outputs', picture.svg, table),
   );
+  foldOnPhone(app, 'Export the picture', [parent.lastElementChild]);
   const dot = (cls, text) => h(doc, 'span', {}, h(doc, 'span', { class: `ae-swatch ae-plane-dot${cls}` }), text);
 
   function draw(results) {

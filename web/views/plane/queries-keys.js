@@ -7,6 +7,7 @@ import { createPlanePicture } from '../../ui/plane-picture.js';
 import { svgEl } from '../../ui/svg.js';
 import { fmt } from '../../lib/format.js';
 import { toPlane, planeScale, projection, clipSegment } from '../../lib/plane.js';
+import { foldOnPhone } from '../../ui/fold.js';
 
 const TEXT = {
   query: 'Query',
@@ -54,6 +55,8 @@ export function render(parent, { doc, app, exports }) {
     ),
     exports('queries-keys', picture.svg, table),
   );
+  // On a phone: the picture and its legend; the scores as a table and the exports one tap deeper.
+  foldOnPhone(app, 'The scores as numbers, and exports', [table, parent.lastElementChild]);
   let shown = null;
 
   function draw(f) {

@@ -57,6 +57,11 @@ test('LearnState_BadFieldsAreNamedAndDefaultsKept', () => {
     [{ task: 'bank', sentences: ['the bank', '<script>'] }, /learn\.sentences: sentence 2/],
     [{ task: 'bank', sentences: 'the bank' }, /learn\.sentences: expected a list of 2 to 200/],
     [{ task: 'bank', fromSeed: 'yes' }, /learn\.fromSeed: expected true or false, got the string "yes"/],
+    [
+      { task: 'copy', speed: 0 },
+      /learn\.speed: expected "watch", "fast" or a number of steps per second in \(0, 1000\]/,
+    ],
+    [{ task: 'copy', speed: 'slow' }, /learn\.speed: expected .*, got the string "slow"/],
     ['reverse', /learn: expected an object/],
   ];
   for (const [input, re] of cases) {
@@ -69,6 +74,16 @@ test('LearnState_BadFieldsAreNamedAndDefaultsKept', () => {
   // A bad setting keeps the task's defaults for the settings.
   assert.equal(sanitizeLearn({ task: 'reverse', layers: 99 }).learn.layers, defaultLearn('reverse').layers);
   assert.deepEqual(sanitizeLearn(null), { learn: null, problems: [] });
+});
+
+test('LearnState_ThePaceIsKeptButIsNoPartOfTheRun', () => {
+  for (const speed of ['watch', 'fast', 4, 0.5, 1000]) {
+    const { learn, problems } = sanitizeLearn({ task: 'reverse', speed });
+    assert.deepEqual(problems, [], String(speed));
+    assert.equal(learn.speed, speed);
+    assert.deepEqual(sessionSpec(learn), sessionSpec(defaultLearn('reverse')), 'the same run at any pace');
+  }
+  assert.equal('speed' in defaultLearn('reverse'), false, 'watch by default, left out of links');
 });
 
 test('LearnState_SentencesNeedTheWordBankAndShortLowerCaseWords', () => {

@@ -1,7 +1,8 @@
 // web/lib/learn/run.js: the Learn section's run as a state machine, driven here with a fake
 // trainer (its requests recorded, its reports made up) and a real store: a link's step count is
 // retrained, play trains to the field's step, settings that change the model wait for a new one,
-// a refused new model keeps the old, the bank task opens on its best head until the reader picks.
+// a refused new model keeps the old, the bank task opens on its best head until the reader picks,
+// a run is watched at its task's pace until its pattern forms and then goes fast.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createStore } from '../../../../web/lib/store.js';
@@ -86,7 +87,7 @@ function setup({ learn = defaultLearn('copy'), until = '', refuse = null } = {})
     },
     threads: { chosen: null, report() {}, subscribe: (f) => (threadSubscribers.push(f), () => {}) },
     now: () => 0,
-    field: { until: () => field.value, setUntil: (v) => (field.value = v), speed: () => Infinity },
+    field: { until: () => field.value, setUntil: (v) => (field.value = v) },
     view: {
       sync() {},
       clear: () => log.push(['clear']),
@@ -121,7 +122,7 @@ test('LearnRun_StartMakesTheFirstModelOnceAndRetrainsToTheLinksStep', async () =
 });
 
 test('LearnRun_PlayTrainsToTheFieldsStepAndSaysWhyNot', async () => {
-  const { run, log, said, field, trainers } = setup();
+  const { run, log, said, field, trainers } = setup({ learn: { ...defaultLearn('copy'), speed: 'fast' } });
   run.start();
   await tick();
   field.value = '0';
@@ -134,6 +135,36 @@ test('LearnRun_PlayTrainsToTheFieldsStepAndSaysWhyNot', async () => {
   assert.equal(run.running, true);
   await run.togglePlay();
   assert.equal(run.running, false, 'the button pauses a running model');
+});
+
+test('LearnRun_WatchesAtTheTasksPaceUntilThePatternFormsThenGoesFast', async () => {
+  const { run, store, field, trainers } = setup();
+  run.start();
+  await tick();
+  field.value = '300';
+  await run.togglePlay();
+  const trainer = trainers[0];
+  assert.equal(trainer.watched.at(-1).stepsPerSecond, 3, 'copy is watched at 3 steps a second');
+  assert.equal(run.formedAt, null);
+  trainer.handlers.onReport({ ...reportAt(20), accuracy: 0.9 });
+  assert.equal(trainer.watched.at(-1).stepsPerSecond, 3, 'below the goal: still watching');
+  trainer.handlers.onReport({ ...reportAt(41), accuracy: 0.98 });
+  assert.equal(run.formedAt, 41, 'the goal reached: the pattern has formed');
+  assert.equal(trainer.watched.at(-1).stepsPerSecond, Infinity, 'then as fast as it goes');
+  assert.equal(run.pace, Infinity);
+  // A pace the reader picks holds whatever the pattern does, and goes into the state (the link).
+  run.speed(4);
+  assert.equal(trainer.watched.at(-1).stepsPerSecond, 4);
+  assert.equal(store.get().learn.speed, 4);
+  run.speed('fast');
+  assert.equal(trainer.watched.at(-1).stepsPerSecond, Infinity);
+  run.speed('watch');
+  assert.equal('speed' in store.get().learn, false, 'watch is the default: the link leaves it out');
+  assert.equal(trainer.watched.at(-1).stepsPerSecond, Infinity, 'watching a formed pattern: fast');
+  // A new model watches again from its first step.
+  await run.restart();
+  await run.togglePlay();
+  assert.equal(trainers.at(-1).watched.at(-1).stepsPerSecond, 3);
 });
 
 test('LearnRun_ChangedSettingsWaitForANewModelAndARefusedOneKeepsTheOld', async () => {

@@ -1,11 +1,14 @@
 // The Learn section's training sessions (web/lib/learn/session.js) over the real engine in Node:
 // every task reaches its accuracy goal within its own step budget, a run is the same run however
 // it is sliced, a diverging learning rate keeps the last good weights, the bank probe moves as the
-// model learns, and checkpoints round-trip. (The browser tests do the same through the page.)
+// model learns (a head looks back from "bank" at the word that decides it, far above chance), each
+// task's pattern forms 10–20 s into a run watched at its pace, and checkpoints round-trip. (The
+// browser tests do the same through the page.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../../../../web/engine/engine.js';
 import { createSession, taskFor } from '../../../../web/lib/learn/session.js';
+import { patternFormed, BANK_FORMED } from '../../../../web/lib/learn/tasks.js';
 import { defaultLearn, sessionSpec } from '../../../../web/lib/learn/learn-state.js';
 import { withoutMetadata } from '../../../helpers/safetensors.mjs';
 
@@ -79,10 +82,10 @@ test('Bank_TheProbeMovesAsTheModelLearns', () => {
   const first = session.bank();
   session.train(taskFor({ id: 'bank' }).train.steps);
   const last = session.bank();
-  // Per head of layer 1: the mean over the two contexts of the attention "bank" pays the word before it.
+  // Per head of layer 1: the mean over the two probe sentences of the attention "bank" pays its deciding word.
   const share = (b) => b.contexts.river.onContext.map((r, h) => (r + b.contexts.finance.onContext[h]) / 2);
   console.log(
-    `[ measured ] bank: attention from "bank" to the word before it, per head ${share(first).map((v) => v.toFixed(2))} → ${share(last).map((v) => v.toFixed(2))}; cosine of the two "bank" outputs ${first.cosine.toFixed(3)} → ${last.cosine.toFixed(3)}`,
+    `[ measured ] bank: attention from "bank" to the word that decides its sense (the probe's two sentences), per head ${share(first).map((v) => v.toFixed(2))} → ${share(last).map((v) => v.toFixed(2))}; cosine of the two "bank" outputs ${first.cosine.toFixed(3)} → ${last.cosine.toFixed(3)}`,
   );
   assert.ok(
     Math.max(...share(last)) > Math.max(...share(first)) + 0.2,
@@ -91,6 +94,42 @@ test('Bank_TheProbeMovesAsTheModelLearns', () => {
   assert.ok(last.cosine < first.cosine, 'the two banks further apart');
   session.dispose();
 });
+
+test('Bank_AHeadLooksBackAtTheDecidingWordFarAboveChance', () => {
+  const session = createSession(engine, spec('bank'));
+  session.train(taskFor({ id: 'bank' }).train.steps);
+  const { contexts, corpus } = session.bank();
+  const best = (c) => Math.max(...c.onContext);
+  console.log(
+    `[ measured ] bank after ${session.steps} steps: "bank" on "mud" ${contexts.river.onContext.map((v) => v.toFixed(2))}, on "loan" ${contexts.finance.onContext.map((v) => v.toFixed(2))} per head (chance ${contexts.river.chance.toFixed(2)}); over ${corpus.sentences} training sentences ${corpus.onContext.map((v) => v.toFixed(2))} (chance ${corpus.chance.toFixed(2)})`,
+  );
+  assert.equal(contexts.river.chance, 1 / 6, '"bank" at position 5 sees 6 tokens');
+  for (const c of [contexts.river, contexts.finance])
+    assert.ok(best(c) >= 4 * c.chance, `${best(c)} vs chance ${c.chance}`);
+  assert.ok(best(corpus) >= BANK_FORMED && best(corpus) >= 4 * corpus.chance, `${best(corpus)} over the corpus`);
+  session.dispose();
+});
+
+// At its watch pace (lib/learn/tasks.js `watch`, reported every tick of max(1, pace/10) steps as
+// tools/trainer.js does), each task's pattern forms 10–20 s after Train: the step it forms at is
+// the run's (the same at any pace), so the seconds follow from it.
+for (const id of ['copy', 'reverse', 'sort', 'repeat', 'bank', 'text']) {
+  test(`Task_${id}_PatternFormsWithinTenToTwentySecondsAtItsWatchPace`, () => {
+    const session = createSession(engine, spec(id));
+    const rate = session.task.watch.stepsPerSecond;
+    const tick = Math.max(1, Math.round(rate / 10));
+    let formed = null;
+    while (formed === null && session.steps < 4000) {
+      session.train(tick);
+      if (patternFormed(session.task, session.report())) formed = session.steps;
+    }
+    session.dispose();
+    const seconds = formed / rate;
+    console.log(`[ measured ] ${id}: the pattern forms at step ${formed}, ${seconds.toFixed(1)} s at ${rate} steps/s`);
+    assert.ok(formed !== null, `${id}: the pattern forms`);
+    assert.ok(seconds >= 10 && seconds <= 20, `${id}: ${seconds} s`);
+  });
+}
 
 test('Bank_StartsFromTheSeedsWeightsWhereTheShapesAllow', () => {
   const examples = engine.examples();
@@ -127,11 +166,11 @@ test('Bank_StartsFromTheSeedsWeightsWhereTheShapesAllow', () => {
   // Shapes that cannot hold the seed's block get a message naming the setting.
   assert.throws(
     () => createSession(engine, spec('bank', { fromSeed: true, width: 4, heads: 2 })),
-    /fromSeed: a head has 2 columns; the seed's W_value has 3/,
+    /fromSeed: a head has 2 columns; notebook 3's W_value has 3/,
   );
   assert.throws(
     () => createSession(engine, spec('bank', { fromSeed: true, width: 3, heads: 1 })),
-    /fromSeed: the width is 3; the seed's embeddings have 4 numbers/,
+    /fromSeed: the width is 3; notebook 3's embeddings have 4 numbers/,
   );
   session.dispose();
   again.dispose();

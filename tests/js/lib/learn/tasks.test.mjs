@@ -10,11 +10,17 @@ import {
   sentenceTask,
   textTask,
   encode,
+  patternFormed,
+  BANK_FORMED,
+  TEXT_FORMED,
 } from '../../../../web/lib/learn/tasks.js';
 import { seededRandom } from '../../../../web/lib/learn/random.js';
 import {
   BANK_SENTENCES,
   BANK_CONTEXTS,
+  BANK_DECIDERS,
+  BANK_SENSES,
+  bankDecider,
   SAMPLE_TEXT,
   charVocab,
   wordVocab,
@@ -123,4 +129,52 @@ test('Corpora_TokenizeAndFitTheirContexts', () => {
     `${SAMPLE_TEXT.length} characters, ${chars.length} distinct`,
   );
   assert.throws(() => textTask('short', { context: 32 }), /needs at least 34/);
+});
+
+test('BankCorpus_TheWordThatDecidesBankComesBeforeItAndTheWordAfterItFollowsTheSense', () => {
+  const after = (sense) => BANK_SENSES[sense].after;
+  const senses = { river: 0, finance: 0, neither: 0 };
+  for (const sentence of BANK_SENTENCES) {
+    const ws = words(sentence);
+    const bank = ws.indexOf('bank');
+    assert.ok(bank > 0, `${sentence}: "bank" with words before it`);
+    const at = bankDecider(ws);
+    const next = ws[bank + 1];
+    if (at) {
+      assert.ok(at.decider < bank, `${sentence}: the deciding word comes before "bank"`);
+      assert.ok(after(at.sense).includes(next), `${sentence}: "${next}" follows a ${at.sense} bank`);
+      // Nothing after "bank" could tell the sense to a model that saw ahead: the causal model must look back.
+      for (const w of ws.slice(bank + 1))
+        for (const s of Object.values(BANK_SENSES)) assert.ok(!s.deciders.includes(w), sentence);
+      senses[at.sense] += 1;
+    } else {
+      assert.ok(!after('river').includes(next) && !after('finance').includes(next), `${sentence}: neither sense`);
+      senses.neither += 1;
+    }
+  }
+  assert.equal(senses.river, senses.finance, `as many river as finance sentences: ${JSON.stringify(senses)}`);
+  assert.ok(senses.neither > 0, 'sentences of neither sense: spotting one sense cannot stand for the other');
+  // The probe: two sentences equal but for the deciding word, which comes before "bank".
+  const [river, finance] = [BANK_CONTEXTS.river, BANK_CONTEXTS.finance];
+  assert.equal(river.at(-1), 'bank');
+  assert.deepEqual(
+    river.map((w, i) => (w === finance[i] ? w : '*')),
+    river.map((w) => (w === BANK_DECIDERS.river ? '*' : w)),
+  );
+  assert.deepEqual(bankDecider([...river]), { bank: 5, decider: 3, sense: 'river' });
+  assert.deepEqual(bankDecider([...finance]), { bank: 5, decider: 3, sense: 'finance' });
+  assert.equal(bankDecider(['the', 'bank', 'by', 'the', 'stream']), null, 'a deciding word after "bank" is no use');
+});
+
+test('PatternFormed_TheGoalTheBankHeadOrTheTextLoss', () => {
+  assert.equal(patternFormed(TASKS.reverse, { accuracy: 0.979 }), false);
+  assert.equal(patternFormed(TASKS.reverse, { accuracy: 0.98 }), true);
+  const bank = sentenceTask();
+  const corpus = (onContext) => ({ bank: { corpus: { onContext, chance: 0.15, sentences: 28 } } });
+  assert.equal(patternFormed(bank, corpus([0.3, BANK_FORMED - 0.01])), false);
+  assert.equal(patternFormed(bank, corpus([0.3, BANK_FORMED])), true);
+  assert.equal(patternFormed(bank, { bank: { corpus: null } }), false, 'no deciding words: nothing to form');
+  assert.equal(patternFormed(textTask(), { loss: TEXT_FORMED + 0.01 }), false);
+  assert.equal(patternFormed(textTask(), { loss: TEXT_FORMED }), true);
+  assert.equal(patternFormed(null, { accuracy: 1 }), false);
 });

@@ -1,12 +1,13 @@
 // web/lib/real/view.js: what the real-model section derives from a model's trace — the mean over a
 // layer's heads and the rollout are causal and row-stochastic, a word is found as a whole word,
-// the last token's way through the blocks.
+// the last token's way through the blocks, the next-token list without its zero-probability tail.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
   attentionRollout,
   lastTokenThroughBlocks,
+  listedCandidates,
   meanOverHeads,
   traceLimits,
   wordPosition,
@@ -75,4 +76,32 @@ test('RealView_TheLastTokensBranchesAreTheDifferencesOfItsVectors', () => {
   assert.deepEqual(r.mlp, [3, 2], 'after block 1 − (x + attention)');
   assert.deepEqual(r.xL, [0, 1]);
   assert.deepEqual(r.lengths, { x0: 5, attention: 2, mlp: Math.sqrt(13), xL: 1 });
+});
+
+test('ListedCandidates_LeaveOutZeroProbabilitiesAndSayWhyAndWhatEscapesMean', () => {
+  // Temperature 0: one token takes it all; the rest are the vocabulary's first ids, control bytes.
+  const greedy = listedCandidates(
+    {
+      topTokens: Int32Array.of(7, 0, 1, 2),
+      topProbs: Float32Array.of(1, 0, 0, 0),
+      topText: [' the', '⟨U+0000⟩', '⟨U+0001⟩', '⟨U+0002⟩'],
+    },
+    { temperature: 0 },
+  );
+  assert.deepEqual(greedy.shown, [{ id: 7, p: 1, text: '␣the', title: null }]);
+  assert.match(
+    greedy.leftOut,
+    /Every other token has probability 0: at temperature 0 the most likely token takes it all/,
+  );
+  const cut = listedCandidates({ topTokens: [3, 4], topProbs: [0.6, 0], topText: ['\\n', 'x'] }, { temperature: 1 });
+  assert.match(cut.leftOut, /top-k and top-p cut them/);
+  assert.match(cut.shown[0].title, /a line break/);
+  const all = listedCandidates(
+    { topTokens: [3, 4, 5], topProbs: [0.5, 0.3, 0.2], topText: ['⟨U+200D⟩', '⟨F0 9F⟩', '\\t'] },
+    { temperature: 1 },
+  );
+  assert.equal(all.leftOut, null);
+  assert.match(all.shown[0].title, /an invisible or control character, by its code point/);
+  assert.match(all.shown[1].title, /bytes of a character split between tokens/);
+  assert.match(all.shown[2].title, /a tab/);
 });
