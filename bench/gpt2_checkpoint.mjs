@@ -5,8 +5,9 @@
 // parameters, 498 MB as F32, 249 MB as F16. The compute of a forward is the real model's; the
 // weights are normal(0, 0.02) (LayerNorm weights 1 + normal(0, 0.02), biases normal(0, 0.01)).
 //
-//   node bench/gpt2_checkpoint.mjs [f32|f16]   writes build-bench/gpt2-small-<dtype>.safetensors
+//   node bench/gpt2_checkpoint.mjs [f32|f16] [small|medium]   writes build-bench/gpt2-<size>-<dtype>.safetensors
 //                                              (once; build-bench/ is git-ignored) and prints it
+// GPT-2 medium's shape (L = 24, H = 16, C = 1024) the same way: 354,823,168 parameters.
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,9 @@ import { mulberry32 } from '../web/lib/learn/random.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export const GPT2_SMALL = { vocabSize: 50257, contextLength: 1024, layers: 12, heads: 12, width: 768 };
+// GPT-2 medium's shape (openai-community/gpt2-medium): 354,823,168 parameters, 1419 MB as F32.
+export const GPT2_MEDIUM = { vocabSize: 50257, contextLength: 1024, layers: 24, heads: 16, width: 1024 };
+export const GPT2_SIZES = { small: GPT2_SMALL, medium: GPT2_MEDIUM };
 export const SEED = 20240;
 
 // Tensors in GPT2Model's state_dict order (names without the prefix), with how each is drawn.
@@ -92,12 +96,12 @@ function toHalf(values) {
   return out;
 }
 
-/** Writes the checkpoint if it is missing; returns its path. */
-export function ensureCheckpoint(dtype = 'f32') {
-  const file = path.join(root, 'build-bench', `gpt2-small-${dtype}.safetensors`);
+/** Writes the checkpoint of a size ('small' or 'medium') if it is missing; returns its path. */
+export function ensureCheckpoint(dtype = 'f32', size = 'small') {
+  const file = path.join(root, 'build-bench', `gpt2-${size}-${dtype}.safetensors`);
   if (existsSync(file)) return file;
   mkdirSync(path.dirname(file), { recursive: true });
-  const tensors = gpt2Tensors();
+  const tensors = gpt2Tensors(GPT2_SIZES[size]);
   const width = dtype === 'f16' ? 2 : 4;
   const header = { __metadata__: { format: 'pt' } };
   let offset = 0;
@@ -134,5 +138,7 @@ export function ensureCheckpoint(dtype = 'f32') {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  console.log(ensureCheckpoint(process.argv[2] === 'f16' ? 'f16' : 'f32'));
+  console.log(
+    ensureCheckpoint(process.argv[2] === 'f16' ? 'f16' : 'f32', process.argv[3] === 'medium' ? 'medium' : 'small'),
+  );
 }

@@ -1,10 +1,14 @@
-// Peak memory of opening a GPT-2-small-shaped checkpoint (bench/gpt2_checkpoint.mjs: 548 MB as
-// F32, 299 MB as F16, 50 MB of each being attn.bias buffers that are skipped) with
-// engine.openModel and running one trace over 64 tokens with every attention captured — in Node,
-// in Debian's Chromium and in Firefox ESR. Recorded, never asserted.
+// Peak memory of opening a GPT-2-shaped checkpoint (bench/gpt2_checkpoint.mjs: small, 548 MB as
+// F32, 50 MB of it attn.bias buffers that are skipped; medium, 1.52 GB) with engine.openModel,
+// its weights kept as F32 or F16 (openModel's `weights`), and running one trace over 64 tokens
+// with every attention captured — in Node, in Debian's Chromium and in Firefox ESR; then the
+// forward of a 16-token sentence (the logits of its last row, nothing captured; median of 5, one
+// thread). Recorded, never asserted.
 //
 //   node bench/gpt2_memory.mjs              Node, Chromium, Firefox; writes bench/results/gpt2-memory-<date>.md
 //   node bench/gpt2_memory.mjs --no-browsers
+//   options: --sizes small,medium  --weights f32,f16  --files f32,f16  --sources url,file
+//            --browsers chromium,firefox  --no-node
 //
 // Measured: the engine's WebAssembly memory after the trace (engine.heapBytes(): it only grows,
 // so it is its peak), and the peak resident set size (RSS) of the process doing it, sampled every
@@ -25,12 +29,24 @@ const root = path.resolve(here, '..');
 const argv = process.argv.slice(2);
 const MB = (bytes) => (bytes / 1e6).toFixed(0);
 const TOKENS = Array.from({ length: 64 }, (_, i) => (i * 7919 + 13) % 50257);
+const SENTENCE = TOKENS.slice(0, 16);
+const option = (name, fallback) => {
+  const at = argv.indexOf(name);
+  return at >= 0 ? argv[at + 1].split(',') : fallback;
+};
+const SIZES = option('--sizes', ['small', 'medium']);
+const WEIGHTS = option('--weights', ['f32', 'f16']);
+const FILES = option('--files', ['f32']);
+const SOURCES = option('--sources', ['file']);
+const BROWSERS = option('--browsers', ['chromium', 'firefox']);
+const HEADS = { small: 12, medium: 16 };
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // ---------------------------------------------------------------------------------------------
 // A child: one case in a fresh Node process.
 
 if (argv[0] === '--child') {
-  const [, dtype, kind, url] = argv;
+  const [, dtype, kind, url, size, weights] = argv;
   const { loadEngine } = await import('../web/engine/engine.js');
   const engine = await loadEngine();
   let peak = process.memoryUsage();
@@ -41,16 +57,25 @@ if (argv[0] === '--child') {
   const before = process.memoryUsage().rss;
   peak = process.memoryUsage();
   const timer = setInterval(sample, 20);
-  const file = path.join(root, 'build-bench', `gpt2-small-${dtype}.safetensors`);
+  const file = path.join(root, 'build-bench', `gpt2-${size}-${dtype}.safetensors`);
   const source = kind === 'url' ? url : await openAsBlob(file);
   const t0 = performance.now();
-  const model = await engine.openModel(source, { heads: 12, onProgress: sample });
+  const model = await engine.openModel(source, { heads: HEADS[size], weights, onProgress: sample });
   const openMs = performance.now() - t0;
   sample();
   const t1 = performance.now();
   model.trace(TOKENS);
   const traceMs = performance.now() - t1;
   sample();
+  const quiet = { qkv: false, scores: false, weights: false, residual: false };
+  const times = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    model.trace(SENTENCE, quiet);
+    times.push(performance.now() - t);
+  }
+  const forwardMs = median(times);
+  const precision = model.weights.precision;
   clearInterval(timer);
   const usage = process.resourceUsage();
   console.log(
@@ -63,6 +88,8 @@ if (argv[0] === '--child') {
       wasm: engine.heapBytes(),
       openMs,
       traceMs,
+      forwardMs,
+      precision,
     }),
   );
   process.exit(0);
@@ -97,11 +124,15 @@ async function serve() {
   return { base: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
 }
 
-function runChild(dtype, kind, url) {
+function runChild(dtype, kind, url, size, weights) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', dtype, kind, url ?? ''], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(import.meta.url), '--child', dtype, kind, url, size, weights],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`child exited ${code}`))));
@@ -156,23 +187,34 @@ async function measureInPage(evaluate, open) {
 const cases = [];
 const problems = [];
 const server = await serve();
-for (const dtype of ['f32', 'f16']) ensureCheckpoint(dtype);
+for (const size of SIZES) for (const dtype of FILES) ensureCheckpoint(dtype, size);
+const fileOf = (size, dtype) => `build-bench/gpt2-${size}-${dtype}.safetensors`;
+const plan = [];
+for (const size of SIZES)
+  for (const dtype of FILES)
+    for (const weights of WEIGHTS) for (const kind of SOURCES) plan.push({ size, dtype, weights, kind });
+const sourceName = (kind, where) =>
+  kind === 'url' ? 'URL (streamed)' : where === 'node' ? 'File (fs.openAsBlob)' : 'File (<input type=file>)';
 
 // Node
-for (const dtype of ['f32', 'f16']) {
-  for (const kind of ['file', 'url']) {
+if (!argv.includes('--no-node')) {
+  for (const { size, dtype, weights, kind } of plan) {
+    const what = `node ${size} ${dtype} file, ${weights} weights, ${kind}`;
     try {
-      const url = `${server.base}/build-bench/gpt2-small-${dtype}.safetensors`;
-      const r = await runChild(dtype, kind, url);
+      const r = await runChild(dtype, kind, `${server.base}/${fileOf(size, dtype)}`, size, weights);
       cases.push({
         where: 'Node ' + process.versions.node,
+        size,
         dtype,
-        source: kind === 'file' ? 'File (fs.openAsBlob)' : 'URL (streamed)',
+        weights,
+        source: sourceName(kind, 'node'),
         ...r,
       });
-      process.stderr.write(`node ${dtype} ${kind}: RSS ${MB(r.rss)} MB, wasm ${MB(r.wasm)} MB\n`);
+      process.stderr.write(
+        `${what}: RSS ${MB(r.rss)} MB, wasm ${MB(r.wasm)} MB, forward ${r.forwardMs.toFixed(0)} ms\n`,
+      );
     } catch (error) {
-      problems.push(`Node ${dtype} ${kind}: ${error.message}`);
+      problems.push(`${what}: ${error.message}`);
     }
   }
 }
@@ -180,92 +222,100 @@ for (const dtype of ['f32', 'f16']) {
 // Browsers
 if (!argv.includes('--no-browsers')) {
   const { launchBrowser, launchFirefox } = await import('../tests/e2e/helpers.mjs');
-  const openIn = async (page, dtype, kind) => {
-    const url = `${server.base}/build-bench/gpt2-small-${dtype}.safetensors`;
-    return page.evaluate(
-      async ({ url, kind, tokens }) => {
+  const openIn = async (page, { size, dtype, weights, kind }) =>
+    page.evaluate(
+      async ({ url, kind, tokens, sentence, heads, weights }) => {
         const source = kind === 'url' ? url : document.getElementById('file').files[0];
         const t0 = performance.now();
-        const model = await window.engine.openModel(source, { heads: 12 });
+        const model = await window.engine.openModel(source, { heads, weights });
         const openMs = performance.now() - t0;
         const t1 = performance.now();
         model.trace(tokens);
         const traceMs = performance.now() - t1;
+        const quiet = { qkv: false, scores: false, weights: false, residual: false };
+        const times = [];
+        for (let i = 0; i < 5; i++) {
+          const t = performance.now();
+          model.trace(sentence, quiet);
+          times.push(performance.now() - t);
+        }
+        const forwardMs = times.sort((a, b) => a - b)[2];
         const wasm = window.engine.heapBytes();
         const jsHeap = performance.memory?.usedJSHeapSize ?? null;
+        const precision = model.weights.precision;
         model.dispose();
-        return { openMs, traceMs, wasm, jsHeap };
+        return { openMs, traceMs, forwardMs, wasm, jsHeap, precision };
       },
-      { url, kind, tokens: TOKENS },
+      {
+        url: `${server.base}/${fileOf(size, dtype)}`,
+        kind,
+        tokens: TOKENS,
+        sentence: SENTENCE,
+        heads: HEADS[size],
+        weights,
+      },
     );
-  };
-  for (const [name, launch] of [
-    ['Chromium', launchBrowser],
-    ['Firefox ESR', launchFirefox],
-  ]) {
-    let browser;
-    try {
-      browser = await launch();
-      for (const dtype of ['f32', 'f16']) {
-        for (const kind of ['url', 'file']) {
-          const page = await browser.newPage();
-          try {
-            await page.goto(server.base + '/');
-            if (kind === 'file') {
-              const input = await page.$('#file');
-              const file = path.join(root, 'build-bench', `gpt2-small-${dtype}.safetensors`);
-              if (input.setInputFiles) await input.setInputFiles(file);
-              else await input.uploadFile(file);
-            }
-            const r = await measureInPage(
-              (fn) => page.evaluate(fn),
-              () => openIn(page, dtype, kind),
-            );
-            cases.push({
-              where: name,
-              dtype,
-              source: kind === 'url' ? 'URL (streamed)' : 'File (<input type=file>)',
-              ...r,
-            });
-            process.stderr.write(
-              `${name} ${dtype} ${kind}: tab RSS ${MB(r.before)} → ${MB(r.rss)} MB, wasm ${MB(r.wasm)} MB\n`,
-            );
-          } catch (error) {
-            problems.push(`${name} ${dtype} ${kind}: ${String(error.message).split('\n')[0]}`);
-            process.stderr.write(problems.at(-1) + '\n');
-          } finally {
-            await page.close();
-          }
+  const launchers = { chromium: ['Chromium', launchBrowser], firefox: ['Firefox ESR', launchFirefox] };
+  for (const [name, launch] of BROWSERS.map((b) => launchers[b])) {
+    for (const c of plan) {
+      // a fresh browser per case: a tab's memory is not given back between cases
+      let browser;
+      const what = `${name} ${c.size} ${c.dtype} file, ${c.weights} weights, ${c.kind}`;
+      try {
+        browser = await launch();
+        const page = await browser.newPage();
+        await page.goto(server.base + '/');
+        if (c.kind === 'file') {
+          const input = await page.$('#file');
+          const file = path.join(root, fileOf(c.size, c.dtype));
+          if (input.setInputFiles) await input.setInputFiles(file);
+          else await input.uploadFile(file);
         }
+        const r = await measureInPage(
+          (fn) => page.evaluate(fn),
+          () => openIn(page, c),
+        );
+        cases.push({ where: name, ...c, source: sourceName(c.kind, 'browser'), ...r });
+        process.stderr.write(
+          `${what}: tab RSS ${MB(r.before)} → ${MB(r.rss)} MB, wasm ${MB(r.wasm)} MB, forward ${r.forwardMs.toFixed(0)} ms\n`,
+        );
+      } catch (error) {
+        problems.push(`${what}: ${String(error?.message ?? error).split('\n')[0]}`);
+        process.stderr.write(problems.at(-1) + '\n');
+      } finally {
+        await browser?.close();
       }
-    } catch (error) {
-      problems.push(`${name}: ${String(error.message).split('\n')[0]}`);
-    } finally {
-      await browser?.close();
     }
   }
 }
 server.close();
 
 const date = new Date().toISOString().slice(0, 10);
+const load = os
+  .loadavg()
+  .map((x) => x.toFixed(1))
+  .join(', ');
 const lines = [
-  `# GPT-2 small: peak memory of openModel + one trace (T = 64, all attention) — ${date}`,
+  `# GPT-2: peak memory of openModel + one trace (T = 64, all attention), F32 and F16 weights — ${date}`,
   '',
-  `Checkpoints: bench/gpt2_checkpoint.mjs (F32 ${MB(statSync(ensureCheckpoint('f32')).size)} MB, ` +
-    `F16 ${MB(statSync(ensureCheckpoint('f16')).size)} MB, of which 50 MB of attn.bias buffers are skipped); ` +
-    `124.4M parameters = 498 MB as float32 in the engine. Machine: ${os.cpus()[0]?.model ?? '?'}, ${os.cpus().length} cores, ` +
-    `${MB(os.totalmem())} MB.`,
+  `Checkpoints: bench/gpt2_checkpoint.mjs, random weights in Hugging Face's exact layout (small: 124.4M ` +
+    `parameters, 498 MB as float32, 249 MB as F16; medium: 354.8M, 1419 MB / 710 MB), read from a file of ` +
+    `the dtype in the "file" column. "weights": openModel's option, "kept": what the engine kept. Forward: the ` +
+    `16-token sentence's logits (last row, nothing captured), median of 5, one thread. Machine: ` +
+    `${os.cpus()[0]?.model ?? '?'}, ${os.cpus().length} cores, ${MB(os.totalmem())} MB; load average at the end ` +
+    `${load} (the machine is shared: timings are noisy, memory is not).`,
   '',
-  '| where | file | source | open (ms) | trace, T = 64 (ms) | WebAssembly memory (MB) | process RSS before → peak (MB) | JS heap peak (MB) |',
-  '|---|---|---|---|---|---|---|---|',
+  '| where | model | file | weights → kept | source | open (ms) | trace, T = 64 (ms) | forward, T = 16 (ms) | WebAssembly memory (MB) | process RSS before → peak (MB) | JS heap peak (MB) |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
 ];
 for (const c of cases) {
   lines.push(
-    `| ${c.where} | ${c.dtype.toUpperCase()} | ${c.source} | ${c.openMs.toFixed(0)} | ${c.traceMs.toFixed(0)} | ${MB(c.wasm)} | ${MB(c.before)} → ${MB(c.rss)} | ${c.jsHeap === null || c.jsHeap === undefined ? '—' : MB(c.jsHeap)} |`,
+    `| ${c.where} | GPT-2 ${c.size} | ${c.dtype.toUpperCase()} | ${c.weights} → ${c.precision} | ${c.source} | ${c.openMs.toFixed(0)} | ${c.traceMs.toFixed(0)} | ${c.forwardMs.toFixed(0)} | ${MB(c.wasm)} | ${MB(c.before)} → ${MB(c.rss)} | ${c.jsHeap === null || c.jsHeap === undefined ? '—' : MB(c.jsHeap)} |`,
   );
 }
 if (problems.length) lines.push('', 'Problems:', ...problems.map((p) => `- ${p}`));
 const report = lines.join('\n') + '\n';
 process.stdout.write(report);
 mkdirSync(path.join(here, 'results'), { recursive: true });
-writeFileSync(path.join(here, 'results', `gpt2-memory-${date}.md`), report);
+const out = argv.includes('--out') ? argv[argv.indexOf('--out') + 1] : `gpt2-memory-${date}.md`;
+writeFileSync(path.join(here, 'results', out), report);

@@ -71,7 +71,8 @@ const FLOAT = 1,
   INT64 = 7;
 function valueInfo(name, dims, type = FLOAT) {
   const shape = new Bytes();
-  for (const d of dims) shape.push(fMsg(1, fInt(1, d)));
+  // a number is a fixed size (dim_value), a string a symbolic one (dim_param)
+  for (const d of dims) shape.push(fMsg(1, typeof d === 'string' ? fStr(2, d) : fInt(1, d)));
   const tensorType = new Bytes().push(fInt(1, type), fMsg(2, shape));
   return new Bytes().push(fStr(1, name), fMsg(2, new Bytes().push(fMsg(1, tensorType))));
 }
@@ -210,4 +211,111 @@ export function gpt2Model(weights, { T, V, C, H, L, eps }) {
     fMsg(8, new Bytes().push(fStr(1, ''), fInt(2, 17))),
   );
   return { bytes: model.concat(), outputs: outputs.map(([name]) => name) };
+}
+
+// The decoder with past key values, as transformers.js runs GPT-2 (its decoder_model_merged's
+// with-past branch): one new token per run. Inputs: ids (int64, 1), position (int64, 1), and per
+// layer past_key_l, past_value_l (H, P, hs), P symbolic ("past", 0 on the first run); outputs:
+// logits (1, V) and per layer present_key_l, present_value_l (H, P + 1, hs) — the past with the
+// new token's key and value appended, fed back as the next run's past. No mask: the one query
+// attends to every key. The same weights and ops as gpt2Model.
+export function gpt2DecoderWithPast(weights, { V, C, H, L, eps }) {
+  const hs = C / H;
+  const nodes = [];
+  const inits = [];
+  const inputs = [
+    ['ids', [1], INT64],
+    ['position', [1], INT64],
+  ];
+  const outputs = [['logits', [1, V]]];
+  let n = 0;
+  const node = (op, ins, attrs = []) => {
+    const out = `${op}_${n++}`;
+    const m = new Bytes();
+    for (const i of ins) m.push(fStr(1, i));
+    m.push(fStr(2, out), fStr(3, out), fStr(4, op));
+    for (const a of attrs) m.push(a);
+    nodes.push(m);
+    return out;
+  };
+  const output = (value, name, dims) => {
+    nodes.push(new Bytes().push(fStr(1, value), fStr(2, name), fStr(3, name), fStr(4, 'Identity')));
+    outputs.push([name, dims]);
+  };
+  const init = (name, dims, data, type = FLOAT) => {
+    inits.push(tensor(name, dims, data, type));
+    return name;
+  };
+  const weight = (name, dims) => init(name, dims, weights[name]);
+  const scalar = (name, x) => init(name, [], Float32Array.of(x));
+  const ints = (name, values) => init(name, [values.length], BigInt64Array.from(values.map(BigInt)), INT64);
+  scalar('half', 0.5);
+  scalar('one', 1);
+  scalar('three', 3);
+  scalar('cubic', 0.044715);
+  scalar('sqrt_2_over_pi', Math.sqrt(2 / Math.PI));
+  scalar('inv_sqrt_hs', 1 / Math.sqrt(hs));
+  ints('heads_shape', [1, H, hs]);
+  ints('merged_shape', [1, C]);
+  ints('split', [C, C, C]);
+  const layerNorm = (x, p) =>
+    node(
+      'LayerNormalization',
+      [x, weight(p + '.weight', [C]), weight(p + '.bias', [C])],
+      [attrInt('axis', -1), attrFloat('epsilon', eps)],
+    );
+  const linear = (x, p, i, o) =>
+    node('Add', [node('MatMul', [x, weight(p + '.weight', [i, o])]), weight(p + '.bias', [o])]);
+
+  let x = node('Add', [
+    node('Gather', [weight('wte.weight', [V, C]), 'ids']),
+    node('Gather', [weight('wpe.weight', [weights['wpe.weight'].length / C, C]), 'position']),
+  ]);
+  for (let l = 0; l < L; l++) {
+    const p = `h.${l}.`;
+    inputs.push([`past_key_${l}`, [H, 'past', hs], FLOAT], [`past_value_${l}`, [H, 'past', hs], FLOAT]);
+    const qkv = linear(layerNorm(x, p + 'ln_1'), p + 'attn.c_attn', C, 3 * C);
+    const parts = ['q', 'k', 'v'].map((_, i) => `split_${l}_${i}`);
+    const split = new Bytes().push(fStr(1, qkv), fStr(1, 'split'));
+    for (const name of parts) split.push(fStr(2, name));
+    nodes.push(split.push(fStr(3, `split_${l}`), fStr(4, 'Split'), attrInt('axis', 1)));
+    // (1, C) → (H, 1, hs)
+    const [q, k, v] = parts.map((s) =>
+      node('Transpose', [node('Reshape', [s, 'heads_shape'])], [attrInts('perm', [1, 0, 2])]),
+    );
+    const keys = node('Concat', [`past_key_${l}`, k], [attrInt('axis', 1)]);
+    const values = node('Concat', [`past_value_${l}`, v], [attrInt('axis', 1)]);
+    output(keys, `present_key_${l}`, [H, 'present', hs]);
+    output(values, `present_value_${l}`, [H, 'present', hs]);
+    const scores = node('MatMul', [q, node('Transpose', [keys], [attrInts('perm', [0, 2, 1])])]);
+    const probs = node('Softmax', [node('Mul', [scores, 'inv_sqrt_hs'])], [attrInt('axis', -1)]);
+    const y = node('Reshape', [
+      node('Transpose', [node('MatMul', [probs, values])], [attrInts('perm', [1, 0, 2])]),
+      'merged_shape',
+    ]);
+    x = node('Add', [x, linear(y, p + 'attn.c_proj', C, C)]);
+    const fc = linear(layerNorm(x, p + 'ln_2'), p + 'mlp.c_fc', C, 4 * C);
+    const inner = node('Mul', [
+      'sqrt_2_over_pi',
+      node('Add', [fc, node('Mul', ['cubic', node('Pow', [fc, 'three'])])]),
+    ]);
+    const gelu = node('Mul', [node('Mul', ['half', fc]), node('Add', ['one', node('Tanh', [inner])])]);
+    x = node('Add', [x, linear(gelu, p + 'mlp.c_proj', 4 * C, C)]);
+  }
+  const logits = node('Gemm', [layerNorm(x, 'ln_f'), 'wte.weight'], [attrInt('transB', 1)]);
+  nodes.push(new Bytes().push(fStr(1, logits), fStr(2, 'logits'), fStr(3, 'logits'), fStr(4, 'Identity')));
+
+  const graph = new Bytes();
+  for (const m of nodes) graph.push(fMsg(1, m));
+  graph.push(fStr(2, 'gpt2_with_past'));
+  for (const t of inits) graph.push(fMsg(5, t));
+  for (const [name, dims, type] of inputs) graph.push(fMsg(11, valueInfo(name, dims, type)));
+  for (const [name, dims] of outputs) graph.push(fMsg(12, valueInfo(name, dims)));
+  const model = new Bytes().push(
+    fInt(1, 8),
+    fStr(2, 'attention-explorer bench'),
+    fMsg(7, graph),
+    fMsg(8, new Bytes().push(fStr(1, ''), fInt(2, 17))),
+  );
+  return { bytes: model.concat() };
 }

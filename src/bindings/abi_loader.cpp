@@ -8,10 +8,13 @@
 // A failed write or finish frees the loader and everything it allocated; models already open are
 // untouched. Overrides are the config's fields (−1 / NaN: from config.json, the file's metadata or
 // its tensors, in checkpoint.h's order).
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings/detail/call.h"
@@ -28,20 +31,52 @@ std::uint64_t file_size_of(double size) {
   return size < 0 ? model::kUnknownFileSize : static_cast<std::uint64_t>(size);
 }
 
+// How the model keeps its weights (model::Precision): "f32", "f16", or "auto": F16 when the
+// weights as float32 (4 bytes × parameters) would take more than `budget` bytes (the caller's
+// measure of the memory left: engine.js works it out), else F32.
+enum class Weights { kF32, kF16, kAuto };
+const Enumeration& weights_names() {
+  static const Enumeration names{"weights", {"f32", "f16", "auto"}};  // Weights by value
+  return names;
+}
+struct PrecisionIn {
+  Weights weights = Weights::kF32;
+  double budget = std::numeric_limits<double>::quiet_NaN();
+};
+// The loader's precision and float32 budget; "auto" without a finite budget ≥ 0 is an error.
+std::pair<model::Precision, double> precision_of(const PrecisionIn& in) {
+  if (in.weights == Weights::kF16) return {model::Precision::kF16, model::CheckpointLoader::kNoBudget};
+  if (in.weights == Weights::kF32) return {model::Precision::kF32, model::CheckpointLoader::kNoBudget};
+  if (!(in.budget >= 0) || !std::isfinite(in.budget)) {
+    throw Error("budget: weights 'auto' needs the bytes the weights may take, a finite number ≥ 0");
+  }
+  return {model::Precision::kF32, in.budget};
+}
+
 // loadModel: the model of the safetensors file `file` (nanoGPT's layout or Hugging Face's GPT-2);
 // config: the text of Hugging Face's config.json, or empty.
 struct LoadIn {
   model::ConfigFields config;  // first: kConfigArguments
   Blob file;
   std::string config_json;
+  PrecisionIn precision;
 };
 void model_load(const LoadIn& in, ModelOut& out) {
   check_room_for_a_model();
-  out.model = add_model(model::load_checkpoint(in.file.data, in.file.size, in.config, in.config_json));
+  const auto [precision, budget] = precision_of(in.precision);
+  model::CheckpointLoader loader(in.file.data, in.file.size, in.file.size, in.config, in.config_json, precision,
+                                 budget);
+  for (std::size_t i = 0; i < loader.copies().size(); ++i) {
+    const model::TensorCopy& c = loader.copies()[i];
+    loader.write(i, 0, in.file.data + c.begin, static_cast<std::size_t>(c.end - c.begin));
+  }
+  out.model = add_model(loader.finish());
 }
 constexpr Entry kLoadTable[] = {
     blob("file", ATTN_ABI_MEMBER(LoadIn, file)),
     blob("config", ATTN_ABI_MEMBER(LoadIn, config_json)),
+    choice("weights", ATTN_ABI_MEMBER(LoadIn, precision.weights), weights_names),
+    number("budget", ATTN_ABI_MEMBER(LoadIn, precision.budget)),
     report_number("model", ATTN_ABI_MEMBER(ModelOut, model)),
 };
 const Registration kLoad{"modelLoad", run<LoadIn, ModelOut, model_load>, {kConfigArguments, kLoadTable}};
@@ -89,6 +124,7 @@ struct OpenIn {
   Blob header;
   std::string config_json;
   double file_size = -1;
+  PrecisionIn precision;
 };
 struct OpenOut {
   int loader = 0;
@@ -100,8 +136,9 @@ void model_open(const OpenIn& in, OpenOut& out) {
     throw Error("model: " + std::to_string(kMaxOpening) + " checkpoints are being read already; finish or cancel one");
   }
   check_room_for_a_model();
+  const auto [precision, budget] = precision_of(in.precision);
   auto loader = std::make_unique<model::CheckpointLoader>(in.header.data, in.header.size, file_size_of(in.file_size),
-                                                          in.config, in.config_json);
+                                                          in.config, in.config_json, precision, budget);
   for (const model::TensorCopy& c : loader->copies()) {
     out.begins.data.push_back(static_cast<double>(c.begin));
     out.ends.data.push_back(static_cast<double>(c.end));
@@ -116,6 +153,8 @@ constexpr Entry kOpenTable[] = {
     blob("header", ATTN_ABI_MEMBER(OpenIn, header)),
     blob("config", ATTN_ABI_MEMBER(OpenIn, config_json)),
     number("fileSize", ATTN_ABI_MEMBER(OpenIn, file_size)),
+    choice("weights", ATTN_ABI_MEMBER(OpenIn, precision.weights), weights_names),
+    number("budget", ATTN_ABI_MEMBER(OpenIn, precision.budget)),
     result("begins", ATTN_ABI_MEMBER(OpenOut, begins)),
     result("ends", ATTN_ABI_MEMBER(OpenOut, ends)),
     report_number("loader", ATTN_ABI_MEMBER(OpenOut, loader)),
@@ -176,6 +215,30 @@ constexpr Entry kOpenFinishTable[] = {
     report_number("model", ATTN_ABI_MEMBER(ModelOut, model)),
 };
 const Registration kOpenFinish{"modelOpenFinish", run<LoaderIn, ModelOut, model_open_finish>, {kOpenFinishTable}};
+
+// modelWeights: how a model keeps its weights, and the bytes they take.
+const Enumeration& precision_names() {
+  static const Enumeration names{"precision", {"f32", "f16"}};  // model::Precision by value
+  return names;
+}
+struct WeightsIn {
+  int model = 0;
+};
+struct WeightsOut {
+  model::Precision weights = model::Precision::kF32;
+  double bytes = 0;
+};
+void model_weights(const WeightsIn& in, WeightsOut& out) {
+  const model::Gpt& gpt = model_slot(in.model).gpt;
+  out.weights = gpt.precision();
+  out.bytes = static_cast<double>(gpt.weight_bytes());
+}
+constexpr Entry kWeightsTable[] = {
+    integer("model", ATTN_ABI_MEMBER(WeightsIn, model)),
+    report_choice("weights", ATTN_ABI_MEMBER(WeightsOut, weights), precision_names),
+    report_number("bytes", ATTN_ABI_MEMBER(WeightsOut, bytes)),
+};
+const Registration kWeights{"modelWeights", run<WeightsIn, WeightsOut, model_weights>, {kWeightsTable}};
 
 void model_open_cancel(const LoaderIn& in, None&) { opening.erase(in.loader); }
 constexpr Entry kOpenCancelTable[] = {

@@ -316,6 +316,7 @@ struct EvaluateOut {
 };
 void model_evaluate(const BatchIn& in, EvaluateOut& out) {
   model::Gpt& gpt = model_slot(in.model).gpt;
+  gpt.require_f32("evaluate");
   out.loss = gpt.forward(batch_of(in.batch, in.context, in.tokens, &in.targets));
   const int V = gpt.config().vocab_size;
   const std::size_t n = in.tokens.size();
@@ -348,6 +349,7 @@ struct LogitsOut {
 };
 void model_logits(const BatchIn& in, LogitsOut& out) {
   model::Gpt& gpt = model_slot(in.model).gpt;
+  gpt.require_f32("logits");
   gpt.forward(batch_of(in.batch, in.context, in.tokens, nullptr));
   out.logits = {{in.batch, in.context, gpt.config().vocab_size}, gpt.logits().data()};
 }
@@ -366,6 +368,7 @@ struct ParamsOut {
   FloatView params;
 };
 void model_params(const ModelIn& in, ParamsOut& out) {
+  model_slot(in.model).gpt.require_f32("params");
   const std::vector<float>& p = model_slot(in.model).gpt.params();
   out.params = {{static_cast<int>(p.size())}, p.data()};
 }
@@ -417,6 +420,7 @@ struct SetParamsIn {
 };
 void model_set_params(const SetParamsIn& in, None&) {
   ModelSlot& m = model_slot(in.model);
+  m.gpt.require_f32("setParams");
   const std::vector<model::ParamEntry>& entries = m.gpt.table().entries();
   std::size_t total = 0;
   for (int index : in.params) {
@@ -463,6 +467,7 @@ struct ExportOut {
 };
 void model_export(const ModelIn& in, ExportOut& out) {
   const model::Gpt& gpt = model_slot(in.model).gpt;
+  gpt.require_f32("toSafetensors");
   exported = model::export_safetensors(gpt.table(), gpt.params().data());
   out.file = {{static_cast<int>(exported.size())}, exported.data()};
 }

@@ -6,6 +6,16 @@
 //
 // Only what the kernels need is here. There is no FMA: WASM SIMD128 has none, so the
 // native build does mul + add as well and both builds round the same way.
+//
+// load_f16(p): 4 IEEE binary16 values as float32, exactly, with integer ops (WASM SIMD has no
+// f16 lanes): a half's magnitude bits shifted left by 13 are a float32 whose exponent is 112 too
+// small, so multiplying by 2^112 (exact: a power of two) rebiases normals and turns subnormal
+// halves, read as float32 denormals, into the right normals; exponent 31 (inf, NaN) is set to
+// 255; then the sign. Equal bit for bit to kernels/half.h's f16_to_f32_ref (half_test.cpp, all
+// 65,536 values). Denormal float32 inputs must not be flushed to zero (neither build does).
+// load_f16_finite(p): the same for finite halves in 3 integer and float ops after the load (no
+// inf/NaN case, no separate sign): what the products use, whose F16 weights are finite (the
+// loader refuses others); equal to the reference on all 63,488 finite halves.
 #pragma once
 
 #include <cmath>
@@ -23,6 +33,11 @@
 #endif
 
 namespace attn::kernels::simd {
+
+// load_f16_finite: a half sign-extended to 32 bits and shifted left by 13 has its sign in bits
+// 28–31 and its magnitude in bits 13–27; this mask keeps bit 31 and bits 13–27, a float32 2^112
+// too small with the half's sign, which the multiply rebiases as load_f16 does.
+inline constexpr std::int32_t kF16FiniteMask = static_cast<std::int32_t>(0x8fffe000u);
 
 #if defined(ATTN_F32X4_WASM)
 
@@ -71,6 +86,20 @@ inline float hmax(f32x4 v) {
   const f32x4 s = wasm_f32x4_pmax(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
   return wasm_f32x4_extract_lane(wasm_f32x4_pmax(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2)), 0);
 }
+// 4 IEEE half floats at p (any alignment) as float32, exactly (load_f16 below says how).
+inline f32x4 load_f16(const std::uint16_t* p) {
+  const v128_t h = wasm_u32x4_load16x4(p);
+  const v128_t scaled =
+      wasm_f32x4_mul(wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x7fff)), 13), wasm_f32x4_splat(0x1.0p112f));
+  const v128_t special = wasm_i32x4_eq(wasm_v128_and(h, wasm_i32x4_splat(0x7c00)), wasm_i32x4_splat(0x7c00));
+  const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
+  return wasm_v128_or(wasm_v128_or(scaled, wasm_v128_and(special, wasm_i32x4_splat(0x7f800000))), sign);
+}
+// The same for finite halves only (inf and NaN come out finite): 3 ops after the load.
+inline f32x4 load_f16_finite(const std::uint16_t* p) {
+  const v128_t bits = wasm_v128_and(wasm_i32x4_shl(wasm_i32x4_load16x4(p), 13), wasm_i32x4_splat(kF16FiniteMask));
+  return wasm_f32x4_mul(bits, wasm_f32x4_splat(0x1.0p112f));
+}
 
 #elif defined(ATTN_F32X4_SSE)
 
@@ -106,6 +135,20 @@ inline float hsum(f32x4 v) {
 inline float hmax(f32x4 v) {
   const f32x4 s = _mm_max_ps(v, _mm_movehl_ps(v, v));
   return _mm_cvtss_f32(_mm_max_ss(s, _mm_shuffle_ps(s, s, 1)));
+}
+inline f32x4 load_f16(const std::uint16_t* p) {
+  const __m128i h = _mm_cvtepu16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+  const __m128 scaled = _mm_mul_ps(_mm_castsi128_ps(_mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x7fff)), 13)),
+                                   _mm_set1_ps(0x1.0p112f));
+  const __m128i special = _mm_cmpeq_epi32(_mm_and_si128(h, _mm_set1_epi32(0x7c00)), _mm_set1_epi32(0x7c00));
+  const __m128i sign = _mm_slli_epi32(_mm_and_si128(h, _mm_set1_epi32(0x8000)), 16);
+  return _mm_or_ps(_mm_or_ps(scaled, _mm_castsi128_ps(_mm_and_si128(special, _mm_set1_epi32(0x7f800000)))),
+                   _mm_castsi128_ps(sign));
+}
+inline f32x4 load_f16_finite(const std::uint16_t* p) {
+  const __m128i h = _mm_cvtepi16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+  const __m128i bits = _mm_and_si128(_mm_slli_epi32(h, 13), _mm_set1_epi32(kF16FiniteMask));
+  return _mm_mul_ps(_mm_castsi128_ps(bits), _mm_set1_ps(0x1.0p112f));
 }
 
 #else  // scalar emulation
@@ -177,6 +220,31 @@ inline float hmax(f32x4 a) {
   const float x = a.v[0] > a.v[2] ? a.v[0] : a.v[2];
   const float y = a.v[1] > a.v[3] ? a.v[1] : a.v[3];
   return x > y ? x : y;
+}
+inline f32x4 load_f16(const std::uint16_t* p) {
+  f32x4 r;
+  for (int i = 0; i < 4; ++i) {
+    const std::uint32_t h = p[i], magnitude = (h & 0x7fffu) << 13;
+    float scaled;
+    std::memcpy(&scaled, &magnitude, 4);
+    scaled *= 0x1.0p112f;
+    std::uint32_t bits;
+    std::memcpy(&bits, &scaled, 4);
+    bits |= ((h & 0x7c00u) == 0x7c00u ? 0x7f800000u : 0u) | (h & 0x8000u) << 16;
+    std::memcpy(&r.v[i], &bits, 4);
+  }
+  return r;
+}
+inline f32x4 load_f16_finite(const std::uint16_t* p) {
+  f32x4 r;
+  for (int i = 0; i < 4; ++i) {
+    const std::uint32_t bits =
+        (static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int16_t>(p[i]))) << 13) &
+        static_cast<std::uint32_t>(kF16FiniteMask);
+    std::memcpy(&r.v[i], &bits, 4);
+    r.v[i] *= 0x1.0p112f;
+  }
+  return r;
 }
 
 #endif

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace attn::kernels {
 
@@ -33,5 +34,26 @@ void gemm_ref(Real* c, std::ptrdiff_t ldc, MatrixOf<Real> a, MatrixOf<Real> b, c
               int K, int N);
 void gemm_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<float> b, const float* bias, bool accumulate,
                int M, int K, int N);
+
+// The same product with b's elements IEEE halves (kernels/half.h: weights kept as F16), each
+// converted to float32 exactly as it is read — by the _simd version while it packs B's panels
+// (the pack is a copy already, so the conversion rides on it). Both equal gemm_ref / gemm_simd
+// over b converted to float32 first, bit for bit, for finite halves (a model's F16 weights are:
+// the loader refuses the others; an inf or NaN half reads as a finite value here).
+void gemm_f16_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<std::uint16_t> b, const float* bias,
+                  bool accumulate, int M, int K, int N);
+void gemm_f16_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<std::uint16_t> b, const float* bias,
+                   bool accumulate, int M, int K, int N);
+
+// One row (M = 1), the shape of generating a token: c (1, N) = [c +] (bias + a (1, K) · b). With
+// b's columns contiguous (b.rows == 1: a weight (N, K) read as wᵀ) nothing is packed — each 4 × 4
+// block of b is transposed in registers as it is read, which writes and reads every weight once
+// less than packing it for one row's use; with b row-major (b.cols == 1: a weight kept (in, out))
+// each step broadcasts a(p) against b's row p, no transposes; other layouts go to gemm_simd. Equal to gemm_ref bit
+// for bit (the same per-element order). Separate functions, not a case inside gemm_simd, so the
+// element's small engine, which never runs one row against a weight, does not carry them.
+void gemm_row_simd(float* c, MatrixOf<float> a, MatrixOf<float> b, const float* bias, bool accumulate, int K, int N);
+void gemm_row_f16_simd(float* c, MatrixOf<float> a, MatrixOf<std::uint16_t> b, const float* bias, bool accumulate,
+                       int K, int N);
 
 }  // namespace attn::kernels

@@ -3,6 +3,7 @@
 #include <cstddef>
 
 #include "kernels/gemm.h"
+#include "kernels/half.h"
 
 namespace attn::kernels {
 
@@ -15,6 +16,20 @@ void gemm_ref(Real* c, std::ptrdiff_t ldc, MatrixOf<Real> a, MatrixOf<Real> b, c
       Real sum = bias ? bias[j] : Real(0);
       for (std::ptrdiff_t p = 0; p < K; ++p) sum += a.data[i * a.rows + p * a.cols] * b.data[p * b.rows + j * b.cols];
       Real& out = c[i * ldc + j];
+      out = accumulate ? out + sum : sum;
+    }
+  }
+}
+
+void gemm_f16_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<std::uint16_t> b, const float* bias,
+                  bool accumulate, int M, int K, int N) {
+  // as gemm_ref, with b(p, j) = f16_to_f32_ref(b's half)
+  for (std::ptrdiff_t i = 0; i < M; ++i) {
+    for (std::ptrdiff_t j = 0; j < N; ++j) {
+      float sum = bias ? bias[j] : 0.0f;
+      for (std::ptrdiff_t p = 0; p < K; ++p)
+        sum += a.data[i * a.rows + p * a.cols] * f16_to_f32_ref(b.data[p * b.rows + j * b.cols]);
+      float& out = c[i * ldc + j];
       out = accumulate ? out + sum : sum;
     }
   }

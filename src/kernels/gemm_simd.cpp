@@ -22,6 +22,7 @@
 #include "kernels/detail/micro_kernel.h"
 #include "kernels/f32x4.h"
 #include "kernels/gemm.h"
+#include "kernels/half.h"
 
 namespace attn::kernels {
 
@@ -50,16 +51,23 @@ class Workspace {
 };
 thread_local Workspace t_panels, t_rows;
 
+// B's elements: float32, or finite halves converted as they are packed (f32x4's
+// load_f16_finite, and half.h's reference for single values: the two agree bit for bit).
+inline f32x4 load4(const float* p) { return simd::load(p); }
+inline f32x4 load4(const std::uint16_t* p) { return simd::load_f16_finite(p); }
+inline float value(float x) { return x; }
+inline float value(std::uint16_t h) { return f16_to_f32_ref(h); }
+
 // Packs columns [j0, j0 + n) of b (n ≤ 8), rows [0, K), into panel (K × 8), zero-padded.
-void pack_b_panel(float* panel, MatrixOf<float> b, int K, int j0, int n) {
-  const float* src = b.data + j0 * b.cols;
+template <typename BT>
+void pack_b_panel(float* panel, MatrixOf<BT> b, int K, int j0, int n) {
+  const BT* src = b.data + j0 * b.cols;
   int p = 0;
   if (n == kNr && b.rows == 1) {  // columns of b contiguous (w (N, K) read as wᵀ): 4 × 4 transposes
     for (; p + 4 <= K; p += 4) {
       for (int g = 0; g < 2; ++g) {
-        const float* col = src + (4 * g) * b.cols + p;
-        f32x4 r0 = simd::load(col), r1 = simd::load(col + b.cols), r2 = simd::load(col + 2 * b.cols),
-              r3 = simd::load(col + 3 * b.cols);
+        const BT* col = src + (4 * g) * b.cols + p;
+        f32x4 r0 = load4(col), r1 = load4(col + b.cols), r2 = load4(col + 2 * b.cols), r3 = load4(col + 3 * b.cols);
         simd::transpose4(r0, r1, r2, r3);
         float* out = panel + p * kNr + 4 * g;
         simd::store(out, r0);
@@ -70,7 +78,7 @@ void pack_b_panel(float* panel, MatrixOf<float> b, int K, int j0, int n) {
     }
   }
   for (; p < K; ++p) {
-    for (int j = 0; j < n; ++j) panel[p * kNr + j] = src[p * b.rows + j * b.cols];
+    for (int j = 0; j < n; ++j) panel[p * kNr + j] = value(src[p * b.rows + j * b.cols]);
     for (int j = n; j < kNr; ++j) panel[p * kNr + j] = 0.0f;
   }
 }
@@ -78,16 +86,17 @@ void pack_b_panel(float* panel, MatrixOf<float> b, int K, int j0, int n) {
 // Packs columns [j0, j1) of b, rows [0, K), into consecutive panels of (K × 8). Rows of b that
 // are contiguous are walked once, row by row, for all the panels (one pass over b's rows
 // instead of one per panel).
-void pack_b_block(float* panels, MatrixOf<float> b, int K, int j0, int j1) {
+template <typename BT>
+void pack_b_block(float* panels, MatrixOf<BT> b, int K, int j0, int j1) {
   const std::size_t panel_floats = static_cast<std::size_t>(std::max(K, 1)) * kNr;
   const int full = (j1 - j0) / kNr;  // whole panels
   if (b.cols == 1 && full > 0) {
     for (int p = 0; p < K; ++p) {
-      const float* row = b.data + p * b.rows + j0;
+      const BT* row = b.data + p * b.rows + j0;
       float* out = panels + p * kNr;
       for (int q = 0; q < full; ++q, row += kNr, out += panel_floats) {
-        simd::store(out, simd::load(row));
-        simd::store(out + 4, simd::load(row + 4));
+        simd::store(out, load4(row));
+        simd::store(out + 4, load4(row + 4));
       }
     }
   } else {
@@ -157,12 +166,97 @@ void micro_rows(int mr, float* c, std::ptrdiff_t ldc, int n, const float* ap, co
   }
 }
 
-}  // namespace
+// One row of a against a b whose columns are contiguous (b.rows == 1: a weight w (N, K) read as
+// wᵀ), the shape of generating one token: c (1, N) = [c +] (bias + a (1, K) · b). Packing B's
+// panels would write and read every weight once more for one row's use, so nothing is packed:
+// 16 columns at a time, each 4 × 4 block of them (4 columns × 4 steps of K) is loaded (halves
+// converted), transposed in registers and multiplied by 4 broadcasts of a; the 16 sums live in 4
+// vectors for the whole K loop, each element's sum in gemm_ref's order (bias first, p = 0 … K − 1).
+template <typename BT>
+void gemv_columns(float* c, MatrixOf<float> a, MatrixOf<BT> b, const float* bias, bool accumulate, int K, int N) {
+  constexpr int kGroups = 4;  // of 4 columns
+  auto finish = [&](float* out, f32x4 sum) { simd::store(out, accumulate ? simd::add(simd::load(out), sum) : sum); };
+  int j = 0;
+  for (; j + 4 * kGroups <= N; j += 4 * kGroups) {
+    f32x4 acc[kGroups];
+    const BT* col[kGroups];
+    for (int g = 0; g < kGroups; ++g) {
+      acc[g] = bias ? simd::load(bias + j + 4 * g) : simd::zero();
+      col[g] = b.data + static_cast<std::ptrdiff_t>(j + 4 * g) * b.cols;
+    }
+    int p = 0;
+    for (; p + 4 <= K; p += 4) {
+      const f32x4 x0 = simd::load_splat(a.data + p * a.cols), x1 = simd::load_splat(a.data + (p + 1) * a.cols),
+                  x2 = simd::load_splat(a.data + (p + 2) * a.cols), x3 = simd::load_splat(a.data + (p + 3) * a.cols);
+      for (int g = 0; g < kGroups; ++g) {
+        f32x4 r0 = load4(col[g] + p), r1 = load4(col[g] + b.cols + p), r2 = load4(col[g] + 2 * b.cols + p),
+              r3 = load4(col[g] + 3 * b.cols + p);
+        simd::transpose4(r0, r1, r2, r3);  // r_k: the 4 columns' values at step p + k
+        acc[g] = simd::add(acc[g], simd::mul(x0, r0));
+        acc[g] = simd::add(acc[g], simd::mul(x1, r1));
+        acc[g] = simd::add(acc[g], simd::mul(x2, r2));
+        acc[g] = simd::add(acc[g], simd::mul(x3, r3));
+      }
+    }
+    for (; p < K; ++p) {
+      const f32x4 x = simd::load_splat(a.data + p * a.cols);
+      for (int g = 0; g < kGroups; ++g) {
+        alignas(16) float w[4];
+        for (int k = 0; k < 4; ++k) w[k] = value(col[g][k * b.cols + p]);
+        acc[g] = simd::add(acc[g], simd::mul(x, simd::load(w)));
+      }
+    }
+    for (int g = 0; g < kGroups; ++g) finish(c + j + 4 * g, acc[g]);
+  }
+  for (; j < N; ++j) {  // the last columns, one at a time, in the same order
+    const BT* column = b.data + static_cast<std::ptrdiff_t>(j) * b.cols;
+    float sum = bias ? bias[j] : 0.0f;
+    for (int p = 0; p < K; ++p) sum += a.data[p * a.cols] * value(column[p]);
+    c[j] = accumulate ? c[j] + sum : sum;
+  }
+}
 
-void gemm_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<float> b, const float* bias, bool accumulate,
-               int M, int K, int N) {
+// One row of a against a row-major b (b.cols == 1: a weight kept (in, out), as an F16 model keeps
+// its linear layers): c (1, N) = [c +] (bias + a (1, K) · b). Each step of K broadcasts a(p) and
+// reads b's row p along 16 columns (4 vectors, halves converted): no transposes, every weight
+// read once; each element's sum in gemm_ref's order.
+template <typename BT>
+void gemv_rows(float* c, MatrixOf<float> a, MatrixOf<BT> b, const float* bias, bool accumulate, int K, int N) {
+  auto finish = [&](float* out, f32x4 sum) { simd::store(out, accumulate ? simd::add(simd::load(out), sum) : sum); };
+  int j = 0;
+  for (; j + 16 <= N; j += 16) {
+    f32x4 s0 = bias ? simd::load(bias + j) : simd::zero(), s1 = bias ? simd::load(bias + j + 4) : simd::zero(),
+          s2 = bias ? simd::load(bias + j + 8) : simd::zero(), s3 = bias ? simd::load(bias + j + 12) : simd::zero();
+    const BT* row = b.data + j;
+    for (int p = 0; p < K; ++p, row += b.rows) {
+      const f32x4 x = simd::load_splat(a.data + p * a.cols);
+      s0 = simd::add(s0, simd::mul(x, load4(row)));
+      s1 = simd::add(s1, simd::mul(x, load4(row + 4)));
+      s2 = simd::add(s2, simd::mul(x, load4(row + 8)));
+      s3 = simd::add(s3, simd::mul(x, load4(row + 12)));
+    }
+    finish(c + j, s0), finish(c + j + 4, s1), finish(c + j + 8, s2), finish(c + j + 12, s3);
+  }
+  for (; j + 4 <= N; j += 4) {
+    f32x4 s0 = bias ? simd::load(bias + j) : simd::zero();
+    const BT* row = b.data + j;
+    for (int p = 0; p < K; ++p, row += b.rows)
+      s0 = simd::add(s0, simd::mul(simd::load_splat(a.data + p * a.cols), load4(row)));
+    finish(c + j, s0);
+  }
+  for (; j < N; ++j) {
+    float sum = bias ? bias[j] : 0.0f;
+    for (int p = 0; p < K; ++p) sum += a.data[p * a.cols] * value(b.data[static_cast<std::ptrdiff_t>(p) * b.rows + j]);
+    c[j] = accumulate ? c[j] + sum : sum;
+  }
+}
+
+template <typename BT>
+void gemm_packed(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<BT> b, const float* bias, bool accumulate,
+                 int M, int K, int N) {
   // c: (M, N) row stride ldc; a: (M, K), b: (K, N) strided; bias: (N) or null
   if (M <= 0 || N <= 0) return;
+
   K = std::max(K, 0);
   const std::size_t k_floats = static_cast<std::size_t>(std::max(K, 1));
   const int panels = (N + kNr - 1) / kNr;
@@ -198,6 +292,33 @@ void gemm_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<float> 
       }
     }
   }
+}
+
+}  // namespace
+
+void gemm_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<float> b, const float* bias, bool accumulate,
+               int M, int K, int N) {
+  gemm_packed(c, ldc, a, b, bias, accumulate, M, K, N);
+}
+
+void gemm_f16_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<std::uint16_t> b, const float* bias,
+                   bool accumulate, int M, int K, int N) {
+  gemm_packed(c, ldc, a, b, bias, accumulate, M, K, N);
+}
+
+void gemm_row_simd(float* c, MatrixOf<float> a, MatrixOf<float> b, const float* bias, bool accumulate, int K, int N) {
+  if (N <= 0) return;
+  if (b.cols == 1) return gemv_rows(c, a, b, bias, accumulate, std::max(K, 0), N);
+  if (b.rows != 1) return gemm_packed(c, N, a, b, bias, accumulate, 1, K, N);
+  gemv_columns(c, a, b, bias, accumulate, std::max(K, 0), N);
+}
+
+void gemm_row_f16_simd(float* c, MatrixOf<float> a, MatrixOf<std::uint16_t> b, const float* bias, bool accumulate,
+                       int K, int N) {
+  if (N <= 0) return;
+  if (b.cols == 1) return gemv_rows(c, a, b, bias, accumulate, std::max(K, 0), N);
+  if (b.rows != 1) return gemm_packed(c, N, a, b, bias, accumulate, 1, K, N);
+  gemv_columns(c, a, b, bias, accumulate, std::max(K, 0), N);
 }
 
 }  // namespace attn::kernels

@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/attention.h"
+#include "core/messages.h"
+#include "kernels/half.h"
 #include "model/detail/json_text.h"
 #include "model/layers.h"
 
@@ -217,7 +219,8 @@ ConfigFields parse_hf_config(const std::string& text) {
 // The loader
 
 CheckpointLoader::CheckpointLoader(const std::uint8_t* bytes, std::size_t available, std::uint64_t file_size,
-                                   const ConfigFields& overrides, const std::string& config_json)
+                                   const ConfigFields& overrides, const std::string& config_json, Precision precision,
+                                   double f32_budget)
     : header_(parse_safetensors_header(bytes, available, file_size)) {
   // 1. names in nanoGPT's spelling; mask buffers left out; one tensor per parameter
   struct Named {
@@ -349,7 +352,7 @@ CheckpointLoader::CheckpointLoader(const std::uint8_t* bytes, std::size_t availa
     const Named& n = *source[i];
     const ParamEntry& e = table.entries()[i];
     TensorCopy copy;
-    copy.name = n.record->name, copy.dtype = n.record->dtype, copy.offset = e.offset;
+    copy.name = n.record->name, copy.dtype = n.record->dtype, copy.offset = e.offset, copy.entry = i;
     copy.begin = header_.buffer_offset + n.record->begin, copy.end = header_.buffer_offset + n.record->end;
     if (conv1d && is_conv1d_weight(n.canonical)) copy.rows = e.shape[1], copy.cols = e.shape[0];
     copies_.push_back(copy);
@@ -372,11 +375,15 @@ CheckpointLoader::CheckpointLoader(const std::uint8_t* bytes, std::size_t availa
 
   // 6. the parameters: every float of them is covered by the file's bytes (checked above), so
   // this allocates at most twice the file (F16) and within the config's cap.
+  if (precision == Precision::kF32 && static_cast<double>(table.total()) * 4.0 > f32_budget) {
+    precision = Precision::kF16;
+  }
   try {
-    model_ = std::make_unique<Gpt>(c, Gpt::ZeroParams{});
+    model_ = std::make_unique<Gpt>(c, Gpt::ZeroParams{}, precision);
   } catch (const std::bad_alloc&) {
+    const bool f16 = precision == Precision::kF16;
     throw Error("model: out of memory for " + std::to_string(table.total()) + " parameters (" +
-                std::to_string(table.total() * 4 / 1000000) + " MB of float32)");
+                std::to_string(table.total() * (f16 ? 2 : 4) / 1000000) + " MB of " + (f16 ? "F16" : "float32") + ")");
   }
 }
 
@@ -433,7 +440,13 @@ void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std:
   //    transposes by tiles); 2. check every value finite; 3. store: in place, compared with the
   //    first copy of wte, or transposed.
   const TensorCopy& c = copies_[copy];
-  float* dest = model_->params().data() + c.offset;
+  const ParamEntry& entry = model_->table().entries()[c.entry];
+  // kF16 keeps matrices as halves (rounded here) and vectors as float32
+  const bool halves = model_->precision() == Precision::kF16 && entry.shape.size() != 1;
+  float* dest = halves ? nullptr : model_->vector(&entry);
+  std::uint16_t* half_dest = halves ? model_->halves().data() + c.offset : nullptr;
+  if (halves && rounded_.size() < std::min(c.rows ? std::max<std::size_t>(count, 1) : 4096, count))
+    rounded_.resize(std::min(c.rows ? std::max<std::size_t>(count, 1) : 4096, count));
   const std::size_t width = dtype_size(c.dtype);
   constexpr std::size_t kBlock = 4096;
   const std::size_t block = c.rows ? std::max<std::size_t>(count, 1) : kBlock;
@@ -460,7 +473,25 @@ void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std:
     // 3. into place. Of two faults, the one at the earlier element is named, so a file is refused
     //    with the same message however its bytes arrive (whole, or in slices: tests/fuzz F12).
     const std::size_t base = static_cast<std::size_t>(first + done);
-    if (c.compare) {
+    if (halves) {
+      for (std::size_t k = 0; k < bad; ++k) {
+        rounded_[k] = kernels::f32_to_f16_ref(values[k]);
+        if ((rounded_[k] & 0x7c00u) == 0x7c00u) {
+          const std::uint64_t element = first + done + k;
+          safetensors_fail(tensor_label(c.name) + ": element " + std::to_string(element) + " is " +
+                           number_string(values[k]) + " (file byte " + std::to_string(c.begin + element * width) +
+                           "), beyond F16's range (±65504); open the model with weights: 'f32'");
+        }
+      }
+    }
+    if (c.compare && halves) {
+      for (std::size_t k = 0; k < bad; ++k) {
+        if (half_dest[base + k] != rounded_[k]) {
+          safetensors_fail("lm_head.weight differs from transformer.wte.weight at element " + std::to_string(base + k) +
+                           "; GPT-2 and nanoGPT tie them (one storage), so they must be equal");
+        }
+      }
+    } else if (c.compare) {
       for (std::size_t k = 0; k < bad; ++k) {
         if (dest[base + k] != values[k]) {
           safetensors_fail("lm_head.weight differs from transformer.wte.weight at element " + std::to_string(base + k) +
@@ -478,7 +509,18 @@ void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std:
                        " (file byte " + std::to_string(c.begin + element * width) +
                        "); every parameter must be finite");
     }
-    if (c.rows) {
+    const bool in_out = halves && model_->in_out(entry);  // kept (in, out): gpt.h
+    if (in_out && c.rows) {                               // a Conv1D weight is (in, out) already
+      std::copy(rounded_.data(), rounded_.data() + n, half_dest + base);
+    } else if (in_out) {  // nanoGPT's (out, in), transposed
+      transpose_into(half_dest, rounded_.data(), base, n, static_cast<std::size_t>(entry.shape[0]),
+                     static_cast<std::size_t>(entry.shape[1]));
+    } else if (halves && c.rows) {
+      transpose_into(half_dest, rounded_.data(), base, n, static_cast<std::size_t>(c.rows),
+                     static_cast<std::size_t>(c.cols));
+    } else if (halves && !c.compare) {
+      std::copy(rounded_.data(), rounded_.data() + n, half_dest + base);
+    } else if (c.rows) {
       transpose_into(dest, values, base, n, static_cast<std::size_t>(c.rows), static_cast<std::size_t>(c.cols));
     } else if (!c.compare) {
       std::copy(values, values + n, dest + base);
@@ -487,8 +529,9 @@ void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std:
   }
 }
 
-void CheckpointLoader::transpose_into(float* dest, const float* values, std::size_t first, std::size_t n,
-                                      std::size_t rows, std::size_t cols) {
+template <typename T>
+void CheckpointLoader::transpose_into(T* dest, const T* values, std::size_t first, std::size_t n, std::size_t rows,
+                                      std::size_t cols) {
   // values: elements first … first + n − 1 of a (rows, cols) matrix; dest: its (cols, rows)
   // transpose. Whole rows go by 32 × 32 tiles, so that a tile's reads and writes (32 runs of 32
   // neighbours each way) stay in cache; the partial rows at either end one value at a time.
@@ -504,7 +547,7 @@ void CheckpointLoader::transpose_into(float* dest, const float* values, std::siz
     for (std::size_t c0 = 0; c0 < cols; c0 += kTile) {
       const std::size_t c1 = std::min(cols, c0 + kTile);
       for (std::size_t r = r0; r < r1; ++r) {
-        const float* from = values + k + r * cols;
+        const T* from = values + k + r * cols;
         for (std::size_t c = c0; c < c1; ++c) dest[c * rows + row + r] = from[c];
       }
     }
@@ -571,8 +614,8 @@ std::unique_ptr<Gpt> CheckpointLoader::finish() {
 }
 
 std::unique_ptr<Gpt> load_checkpoint(const std::uint8_t* bytes, std::size_t size, const ConfigFields& overrides,
-                                     const std::string& config_json) {
-  CheckpointLoader loader(bytes, size, size, overrides, config_json);
+                                     const std::string& config_json, Precision precision) {
+  CheckpointLoader loader(bytes, size, size, overrides, config_json, precision);
   for (std::size_t i = 0; i < loader.copies().size(); ++i) {
     const TensorCopy& c = loader.copies()[i];
     loader.write(i, 0, bytes + c.begin, static_cast<std::size_t>(c.end - c.begin));

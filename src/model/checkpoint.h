@@ -70,14 +70,21 @@ struct TensorCopy {
   std::size_t offset = 0;            // the destination's first float in the parameters
   int rows = 0, cols = 0;            // a Conv1D weight stored (rows, cols) = (in, out), written (cols, rows); 0: as is
   bool compare = false;              // the second of lm_head.weight and wte: checked equal to the first, not written
+  std::size_t entry = 0;             // the destination's index in the ParamTable's entries
 };
 
 class CheckpointLoader {
  public:
   // header: the file's first `available` bytes (≥ 8 + N); file_size as parse_safetensors_header
   // takes it; config_json: the text of a config.json, or empty.
+  // precision: how the model keeps its weights (gpt.h); kF16 rounds every matrix value to the
+  // nearest half as it is written (a value beyond ±65504 is an error naming the tensor and the
+  // element) and keeps vectors float32. f32_budget (bytes): kF32 turns into kF16 when the weights
+  // as float32 (4 bytes × parameters) would take more (the engine's weights: 'auto').
   CheckpointLoader(const std::uint8_t* header, std::size_t available, std::uint64_t file_size,
-                   const ConfigFields& overrides, const std::string& config_json);
+                   const ConfigFields& overrides, const std::string& config_json, Precision precision = Precision::kF32,
+                   double f32_budget = kNoBudget);
+  static constexpr double kNoBudget = std::numeric_limits<double>::infinity();
 
   const ModelConfig& config() const { return model_->config(); }
   CheckpointLayout layout() const { return layout_; }
@@ -106,15 +113,17 @@ class CheckpointLoader {
     std::size_t carried = 0;  // bytes of a value split between two writes
   };
   std::vector<Progress> progress_;
-  std::vector<float> decoded_;  // one slice's values, decoded
+  std::vector<float> decoded_;          // one slice's values, decoded
+  std::vector<std::uint16_t> rounded_;  // and rounded to halves (kF16)
   void convert(std::size_t copy, std::uint64_t first_element, const std::uint8_t* bytes, std::size_t count);
-  static void transpose_into(float* dest, const float* values, std::size_t first, std::size_t n, std::size_t rows,
+  template <typename T>
+  static void transpose_into(T* dest, const T* values, std::size_t first, std::size_t n, std::size_t rows,
                              std::size_t cols);
 };
 
 // The model of a safetensors file held in memory (both layouts, as above).
 std::unique_ptr<Gpt> load_checkpoint(const std::uint8_t* bytes, std::size_t size, const ConfigFields& overrides,
-                                     const std::string& config_json = "");
+                                     const std::string& config_json = "", Precision precision = Precision::kF32);
 
 // The parameters of `table` from a safetensors file (table.total() floats in its layout): the
 // loader above with every config field given by the table, so every parameter must be present

@@ -7,11 +7,13 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "core/head.h"
 #include "core/messages.h"
 #include "core/threads.h"
 #include "core/torch_random.h"
+#include "kernels/half.h"
 #include "kernels/kernels.h"
 #include "kernels/train_kernels.h"
 #include "model/layers.h"
@@ -53,6 +55,7 @@ struct ReferenceLayers {
   static constexpr auto gelu_backward = gelu_backward_ref<Real>;
   static constexpr auto gelu_tanh_forward = gelu_tanh_forward_ref<Real>;
   static constexpr auto gelu_tanh_backward = gelu_tanh_backward_ref<Real>;
+  static constexpr auto linear_forward_f16 = linear_forward_f16_ref;
 };
 struct SimdLayers {
   static constexpr auto linear_forward = linear_forward_simd;
@@ -61,6 +64,7 @@ struct SimdLayers {
   static constexpr auto gelu_backward = gelu_backward_simd;
   static constexpr auto gelu_tanh_forward = gelu_tanh_forward_simd;
   static constexpr auto gelu_tanh_backward = gelu_tanh_backward_simd;
+  static constexpr auto linear_forward_f16 = linear_forward_f16_simd;
 };
 
 // One table: a layer family's kernels (GELU in chunks over the pool), one head's passes over
@@ -77,7 +81,8 @@ constexpr GptKernelsOf<Real> table_of(const KernelTableOf<Real>* heads,
           tiled_forward,
           tiled_backward,
           gelu_forward<Real, Layers::gelu_tanh_forward>,
-          gelu_backward<Real, Layers::gelu_tanh_backward>};
+          gelu_backward<Real, Layers::gelu_tanh_backward>,
+          std::is_same_v<Real, float> ? Layers::linear_forward_f16 : nullptr};
 }
 
 const GptKernels kGptReference = table_of<float, ReferenceLayers<float>>(&kReferenceKernels);
@@ -543,9 +548,79 @@ Gpt::Gpt(const ModelConfig& config, std::uint64_t seed) : table_(config) {
   init_params(params_.data(), table_, torch_fill(generator));
 }
 
-Gpt::Gpt(const ModelConfig& config, ZeroParams) : table_(config) { params_.assign(table_.total(), 0.0f); }
+Gpt::Gpt(const ModelConfig& config, ZeroParams, Precision precision) : table_(config), precision_(precision) {
+  if (precision == Precision::kF32) {
+    params_.assign(table_.total(), 0.0f);
+    return;
+  }
+  halves_.assign(table_.total(), 0);
+  std::size_t floats = 0;
+  for (const ParamEntry& e : table_.entries()) {
+    vector_offsets_.push_back(floats);
+    if (e.shape.size() == 1) floats += e.size;
+  }
+  vectors_.assign(floats, 0.0f);
+}
+
+void Gpt::require_f32(const char* what) const {
+  if (precision_ == Precision::kF32) return;
+  throw Error(std::string(what) +
+              ": this model keeps its weights as F16 (opened with weights: 'f16'), which only runs inference "
+              "(trace, generation sessions, the interpretability tools); open it with weights: 'f32' for this");
+}
+
+std::size_t Gpt::weight_bytes() const {
+  return params_.size() * sizeof(float) + halves_.size() * sizeof(std::uint16_t) + vectors_.size() * sizeof(float);
+}
+
+bool Gpt::in_out(const ParamEntry& e) const {
+  return precision_ == Precision::kF16 && e.shape.size() == 2 && e.offset != table_.wte().offset &&
+         e.offset != table_.wpe().offset;
+}
+
+Gpt::WeightRef Gpt::weight(const ParamEntry& e) const {
+  if (precision_ == Precision::kF32) return {params_.data() + e.offset, nullptr};
+  if (e.shape.size() == 1) return {vector(&e), nullptr};
+  return {nullptr, halves_.data() + e.offset, in_out(e)};
+}
+
+const float* Gpt::vector(const ParamEntry* e) const { return const_cast<Gpt*>(this)->vector(e); }
+
+float* Gpt::vector(const ParamEntry* e) {
+  if (!e) return nullptr;
+  if (precision_ == Precision::kF32) return params_.data() + e->offset;
+  if (e->shape.size() != 1) throw Error("parameter " + e->name + ": a matrix, kept as F16 (not a float32 vector)");
+  const std::vector<ParamEntry>& entries = table_.entries();
+  if (e < entries.data() || e >= entries.data() + entries.size()) {
+    throw Error("parameter " + e->name + ": an entry of another model's table");
+  }
+  return vectors_.data() + vector_offsets_[static_cast<std::size_t>(e - entries.data())];
+}
+
+void Gpt::read_row(const ParamEntry& e, int row, float* out) const {
+  const std::size_t C = static_cast<std::size_t>(e.shape.back()), at = e.offset + static_cast<std::size_t>(row) * C;
+  if (precision_ == Precision::kF32) {
+    std::copy(params_.data() + at, params_.data() + at + C, out);
+  } else if (in_out(e)) {  // row `row` of (O, C) is column `row` of the (C, O) kept
+    const std::size_t O = static_cast<std::size_t>(e.shape[0]);
+    const std::uint16_t* column = halves_.data() + e.offset + static_cast<std::size_t>(row);
+    for (std::size_t i = 0; i < C; ++i) out[i] = kernels::f16_to_f32_ref(column[i * O]);
+  } else {
+    kernels::f16_to_f32_ref(out, halves_.data() + at, C);
+  }
+}
+
+void linear_forward(const GptKernels& K, float* y, const float* x, Gpt::WeightRef w, const float* b, int N, int I,
+                    int O) {
+  if (w.f16) {
+    K.linear_forward_f16(y, x, w.f16, b, N, I, O, w.in_out);
+  } else {
+    K.linear_forward(y, x, w.f32, b, N, I, O);
+  }
+}
 
 void Gpt::prepare_training(const char* what) {
+  require_f32(what);
   validate_for_training(config(), what);
   if (grads_.size() != table_.total()) grads_.assign(table_.total(), 0.0f);
 }
@@ -585,6 +660,7 @@ void Gpt::check(const Batch& batch) const {
 }
 
 float Gpt::forward(const Batch& batch, const ForwardOptions& options) {
+  require_f32("forward");
   check(batch);
   const bool dropping = options.training && config().dropout > 0.0;
   const Kernel kernel = resolve_kernel(kernel_, batch.T, dropping);

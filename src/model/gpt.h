@@ -78,6 +78,9 @@ struct GptKernelsOf {
   // GPT-2's tanh GELU (config.gelu = Gelu::kTanh), in place of gelu_forward / gelu_backward.
   void (*gelu_tanh_forward)(Real* y, const Real* x, std::ptrdiff_t n);
   void (*gelu_tanh_backward)(Real* dx, const Real* dy, const Real* x, std::ptrdiff_t n);
+  // linear_forward over F16 weights (Precision::kF16) of the same family; null in double.
+  void (*linear_forward_f16)(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
+                             bool in_out);
 };
 using GptKernels = GptKernelsOf<float>;
 
@@ -204,6 +207,21 @@ struct ForwardOptions {
 // PyTorch 1.13's CPU generator (TorchGenerator), in init_params' order.
 InitFill torch_fill(TorchGenerator& generator);
 
+// How a model keeps its weight matrices (the tensors of rank 2: wte, wpe and every linear
+// layer's weight) in memory:
+//   kF32  float32, 4 bytes a weight: everything (training included) runs on them;
+//   kF16  IEEE halves (kernels/half.h), 2 bytes a weight: read from a checkpoint by rounding
+//         each float32 to the nearest half (an F16 file's values exactly; a BF16 file's through
+//         float32), and converted back exactly as the kernels read them (while packing the
+//         products' panels, and the embedding's rows as they are gathered), so every sum still
+//         runs in float32. LayerNorm and bias vectors stay float32 (they are small). Inference
+//         only: the cached forward (inference.h) and interpret.h's tools; training, forward()
+//         and the float32 parameter buffer refuse with an error naming the precision.
+// IEEE F16 rather than BF16: its 10 mantissa bits against BF16's 7 make each weight's rounding
+// error 8 times smaller, and GPT-2's weights sit well inside F16's range (±65504; a checkpoint
+// with a larger weight is refused by name); HF's GPT-2 files are F32 and convert either way.
+enum class Precision { kF32, kF16 };
+
 class Gpt {
  public:
   // Validates the config; parameters start as GPT(config) after torch.manual_seed(seed).
@@ -211,12 +229,43 @@ class Gpt {
   // Validates the config; parameters start at zero, to be filled by the caller (a checkpoint
   // being loaded), with none of the initialisation's random draws.
   struct ZeroParams {};
-  Gpt(const ModelConfig& config, ZeroParams);
+  Gpt(const ModelConfig& config, ZeroParams, Precision precision = Precision::kF32);
+
+  Precision precision() const { return precision_; }
+  // attn::Error "<what>: …" naming the precision unless the weights are float32 (training, the
+  // float32 parameter buffer, forward()).
+  void require_f32(const char* what) const;
+  // Bytes the weights take in memory (params.h's table at 4 or 2 bytes a weight, the float32
+  // vectors of an F16 model included).
+  std::size_t weight_bytes() const;
+
+  // A weight as the kernels read it: float32 (f32) or halves (f16), one of the two set.
+  struct WeightRef {
+    const float* f32 = nullptr;
+    const std::uint16_t* f16 = nullptr;
+    bool in_out = false;  // f16 kept transposed, (in, out): in_out() below
+  };
+  // kF16 keeps the blocks' linear weights (c_attn, c_proj, c_fc, the MLP's c_proj) transposed,
+  // (in, out) as Hugging Face's Conv1D stores them, which one token's products read along rows
+  // (kernels::gemm_row_f16_simd, no transposes); wte and wpe stay (rows, C).
+  bool in_out(const ParamEntry& e) const;
+  // Any entry's values as they are kept (an F16 model's vectors are float32: f32 set).
+  WeightRef weight(const ParamEntry& e) const;
+  // The float32 values of an entry of rank 1 (LayerNorm, biases) in either precision, or of any
+  // entry in kF32; null for null.
+  const float* vector(const ParamEntry* e) const;
+  float* vector(const ParamEntry* e);
+  // kF16: the halves, table().total() of them at the table's offsets (vectors' slots unused;
+  // in_out() entries transposed).
+  std::vector<std::uint16_t>& halves() { return halves_; }
+  const std::vector<std::uint16_t>& halves() const { return halves_; }
+  // Row `row` of a rank-2 entry as float32 (C values into out).
+  void read_row(const ParamEntry& e, int row, float* out) const;
 
   const ModelConfig& config() const { return table_.config(); }
   const ParamTable& table() const { return table_; }
   std::vector<float>& params() { return params_; }
-  const std::vector<float>& params() const { return params_; }
+  const std::vector<float>& params() const { return params_; }  // empty in kF16
   // The gradient buffer (table().total() floats) exists once training starts (backward, or
   // Trainer::step): a model that is only run holds its weights alone. Empty before.
   std::vector<float>& grads() { return grads_; }
@@ -246,6 +295,10 @@ class Gpt {
  private:
   ParamTable table_;
   std::vector<float> params_, grads_;
+  Precision precision_ = Precision::kF32;
+  std::vector<std::uint16_t> halves_;        // kF16: every entry's slot, the matrices' used
+  std::vector<float> vectors_;               // kF16: the rank-1 entries, float32, back to back
+  std::vector<std::size_t> vector_offsets_;  // kF16: per entry, its first float in vectors_
   Kernel kernel_ = Kernel::kAuto;
   Kernel last_kernel_ = Kernel::kSimd;
   GptActivations acts_;
@@ -254,6 +307,11 @@ class Gpt {
   std::vector<int> tokens_, targets_;  // the last forward's batch, for backward
   bool has_targets_ = false;
 };
+
+// y (N, O) = x (N, I) · wᵀ + b with w as the model keeps it: K.linear_forward over float32,
+// K.linear_forward_f16 over halves.
+void linear_forward(const GptKernels& K, float* y, const float* x, Gpt::WeightRef w, const float* b, int N, int I,
+                    int O);
 
 // ---------------------------------------------------------------------------------------------
 // Training

@@ -131,8 +131,9 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
   const KernelTable& products = *K_.attention;
   const bool tiled = P == 0 && K_.tiled_forward != nullptr;
   const float alpha = static_cast<float>(1.0 / std::sqrt(static_cast<double>(hs)));  // 1/√hs
-  const float* params = model_.params().data();
-  auto param = [params](const ParamEntry* e) -> const float* { return e ? params + e->offset : nullptr; };
+  // vectors as float32; the weight matrices as the model keeps them (float32 or F16)
+  auto param = [this](const ParamEntry* e) -> const float* { return model_.vector(e); };
+  auto weight = [this](const ParamEntry* e) { return model_.weight(*e); };
   const std::size_t nC = static_cast<std::size_t>(n) * C, cap = static_cast<std::size_t>(capacity_);
 
   x_.resize(nC), a_.resize(nC), qkv_.resize(3 * nC), y_.resize(nC), mid_.resize(nC);
@@ -187,8 +188,12 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
   if (edits && edits->stream) {
     std::copy(edits->stream, edits->stream + nC, x_.begin());
   } else {
-    embedding_forward_ref<float>(x_.data(), tokens, param(&table.wte()),
-                                 param(&table.wpe()) + static_cast<std::size_t>(P) * C, 1, n, C);
+    const Gpt::WeightRef wte = weight(&table.wte()), wpe = weight(&table.wpe());
+    if (wte.f16) {
+      embedding_forward_f16(x_.data(), tokens, wte.f16, wpe.f16 + static_cast<std::size_t>(P) * C, 1, n, C);
+    } else {
+      embedding_forward_ref<float>(x_.data(), tokens, wte.f32, wpe.f32 + static_cast<std::size_t>(P) * C, 1, n, C);
+    }
   }
   keep_residual(first, x_.data());
 
@@ -208,7 +213,7 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
       a = a_.data();
     }
     timed(linear_ms,
-          [&] { K_.linear_forward(qkv_.data(), a, param(E.c_attn_weight), param(E.c_attn_bias), n, C, 3 * C); });
+          [&] { linear_forward(K_, qkv_.data(), a, weight(E.c_attn_weight), param(E.c_attn_bias), n, C, 3 * C); });
 
     timed(attention_ms, [&] {
       for (int h = 0; h < H; ++h) {
@@ -285,8 +290,8 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
     keep(request.z, out.z, l, y_.data());
     // 8. c_proj (into mid, or a without the MLP);  9. residual: x + z
     timed(linear_ms, [&] {
-      K_.linear_forward(cfg.mlp ? mid_.data() : a_.data(), y_.data(), param(E.attn_proj_weight),
-                        param(E.attn_proj_bias), n, C, C);
+      linear_forward(K_, cfg.mlp ? mid_.data() : a_.data(), y_.data(), weight(E.attn_proj_weight),
+                     param(E.attn_proj_bias), n, C, C);
     });
     if (cfg.mlp) {
       residual_forward_ref<float>(mid_.data(), x_.data(), mid_.data(), static_cast<long long>(nC));
@@ -299,11 +304,11 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
         a2 = a_.data();
       }
       timed(linear_ms,
-            [&] { K_.linear_forward(fc_.data(), a2, param(E.c_fc_weight), param(E.c_fc_bias), n, C, 4 * C); });
+            [&] { linear_forward(K_, fc_.data(), a2, weight(E.c_fc_weight), param(E.c_fc_bias), n, C, 4 * C); });
       (cfg.gelu == Gelu::kTanh ? K_.gelu_tanh_forward : K_.gelu_forward)(act_.data(), fc_.data(),
                                                                          static_cast<std::ptrdiff_t>(4 * nC));
       timed(linear_ms, [&] {
-        K_.linear_forward(x_.data(), act_.data(), param(E.mlp_proj_weight), param(E.mlp_proj_bias), n, 4 * C, C);
+        linear_forward(K_, x_.data(), act_.data(), weight(E.mlp_proj_weight), param(E.mlp_proj_bias), n, 4 * C, C);
       });
       keep(request.mlp_out, out.mlp_out, l, x_.data());
       residual_forward_ref<float>(x_.data(), mid_.data(), x_.data(), static_cast<long long>(nC));
@@ -324,7 +329,7 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
       h = a_.data();
     }
     out.logits.resize(static_cast<std::size_t>(rows) * V);
-    timed(linear_ms, [&] { K_.linear_forward(out.logits.data(), h, param(&table.wte()), nullptr, rows, C, V); });
+    timed(linear_ms, [&] { linear_forward(K_, out.logits.data(), h, weight(&table.wte()), nullptr, rows, C, V); });
   }
   if (first == 0) length_ = K;  // from a block above 0 the cache below was not filled
   if (clock) {

@@ -257,18 +257,20 @@ void attribute_logit(LogitAttribution& out, const Gpt& model, const int* tokens,
   request.logits = LogitRows::kLast;
   const SequenceCapture clean = run(model, tokens, n, request, kernel);
 
-  const float* params = model.params().data();
-  auto param = [params](const ParamEntry* e) -> const float* { return e ? params + e->offset : nullptr; };
-  const float* wte = param(&table.wte());
-  const float* ln_w = cfg.layer_norm ? param(table.ln_f_weight()) : nullptr;
-  const float* ln_b = cfg.layer_norm ? param(table.ln_f_bias()) : nullptr;
+  auto param = [&model](const ParamEntry* e) -> const float* { return model.vector(e); };
+  const float* ln_w = cfg.layer_norm ? model.vector(table.ln_f_weight()) : nullptr;
+  const float* ln_b = cfg.layer_norm ? model.vector(table.ln_f_bias()) : nullptr;
+  // W_U's rows of the two tokens (wte, tied), as float32 in either precision
+  std::vector<float> row(static_cast<std::size_t>(C)), other_row(row.size());
+  model.read_row(table.wte(), token, row.data());
+  if (other >= 0) model.read_row(table.wte(), other, other_row.data());
   const std::size_t nC = static_cast<std::size_t>(n) * C, pC = static_cast<std::size_t>(p) * C;
 
   // The unembedding direction u = W_U[c] − W_U[c′], and d = ln_f.weight ⊙ u (C)
   std::vector<double> u(static_cast<std::size_t>(C)), d(u.size());
   for (int i = 0; i < C; ++i) {
-    u[i] = wte[static_cast<std::size_t>(token) * C + i];
-    if (other >= 0) u[i] -= wte[static_cast<std::size_t>(other) * C + i];
+    u[i] = row[static_cast<std::size_t>(i)];
+    if (other >= 0) u[i] -= other_row[static_cast<std::size_t>(i)];
     d[i] = ln_w ? ln_w[i] * u[i] : u[i];
   }
   // The frozen scale: √(var + eps) of the clean stream at p (biased variance, as LayerNorm)
@@ -302,9 +304,13 @@ void attribute_logit(LogitAttribution& out, const Gpt& model, const int* tokens,
   out.heads.resize(static_cast<std::size_t>(L) * H);
   if (cfg.mlp) out.mlps.resize(static_cast<std::size_t>(L));
   std::vector<double> biases(static_cast<std::size_t>(C), 0.0);
+  std::vector<float> w_o_rows(static_cast<std::size_t>(C) * C), embedding_row(static_cast<std::size_t>(C));
   for (int l = 0; l < L; ++l) {
     const BlockEntries& E = table.block(l);
-    const float* w_o = param(E.attn_proj_weight);  // (C, C): (out, in), head h's inputs are columns h·hs …
+    // W_O (C, C): (out, in), head h's inputs are columns h·hs …; as float32 in either precision
+    for (int o = 0; o < C; ++o)
+      model.read_row(*E.attn_proj_weight, o, w_o_rows.data() + static_cast<std::size_t>(o) * C);
+    const float* w_o = w_o_rows.data();
     const float* z = clean.z.data() + static_cast<std::size_t>(l) * nC + pC;
     for (int h = 0; h < H; ++h) {
       // head (l, h)'s result: r[o] = Σ_j W_O[o, h·hs + j] · z[h·hs + j]
@@ -326,8 +332,10 @@ void attribute_logit(LogitAttribution& out, const Gpt& model, const int* tokens,
       total += a;
     }
   }
-  const double embed = of_floats(wte + static_cast<std::size_t>(tokens[p]) * C);
-  const double pos_embed = of_floats(param(&table.wpe()) + pC);
+  model.read_row(table.wte(), tokens[p], embedding_row.data());
+  const double embed = of_floats(embedding_row.data());
+  model.read_row(table.wpe(), p, embedding_row.data());
+  const double pos_embed = of_floats(embedding_row.data());
   r = biases;
   const double attention_bias = attribution();
   total += embed + pos_embed + attention_bias;
@@ -385,10 +393,9 @@ void logit_lens(LogitLens& out, const Gpt& model, const int* tokens, int T, cons
   // Passes 14–15 of the forward (inference.h) on any rows of the stream, with the kernels its last
   // row's logits were computed with (so the lens after the last block is the model's logits).
   const GptKernels& K = gpt_kernels(resolve_kernel(options.kernel, n, false));
-  const float* params = model.params().data();
-  const float* ln_w = cfg.layer_norm ? params + table.ln_f_weight()->offset : nullptr;
-  const float* ln_b = cfg.layer_norm && table.ln_f_bias() ? params + table.ln_f_bias()->offset : nullptr;
-  const float* wte = params + table.wte().offset;
+  const float* ln_w = cfg.layer_norm ? model.vector(table.ln_f_weight()) : nullptr;
+  const float* ln_b = cfg.layer_norm && table.ln_f_bias() ? model.vector(table.ln_f_bias()) : nullptr;
+  const Gpt::WeightRef wte = model.weight(table.wte());
   constexpr int kRows = 16;  // rows unembedded at once: (16, V) of logits
   std::vector<float> x(static_cast<std::size_t>(kRows) * C), normed(x.size()),
       logits(static_cast<std::size_t>(kRows) * V);
@@ -406,7 +413,7 @@ void logit_lens(LogitLens& out, const Gpt& model, const int* tokens, int T, cons
         layernorm_forward_ref<float>(normed.data(), nullptr, nullptr, x.data(), ln_w, ln_b, m, C, cfg.layer_norm_eps);
         h = normed.data();
       }
-      K.linear_forward(logits.data(), h, wte, nullptr, m, C, V);
+      linear_forward(K, logits.data(), h, wte, nullptr, m, C, V);
       for (int i = 0; i < m; ++i)
         use(r0 + static_cast<std::size_t>(i), logits.data() + static_cast<std::size_t>(i) * V);
     }

@@ -10,6 +10,7 @@
 #include "core/attention.h"
 #include "core/threads.h"
 #include "kernels/gemm.h"
+#include "kernels/half.h"
 #include "kernels/kernels.h"
 #include "kernels/train_kernels.h"
 
@@ -77,8 +78,42 @@ void linear_forward_simd(float* y, const float* x, const float* w, const float* 
   parallel_for(t.count(), 2.0 * N * I * O, [&](int tile) {
     const int n0 = tile / t.col_tiles * t.rows, o0 = tile % t.col_tiles * t.cols;
     const int rows = std::min(t.rows, N - n0), cols = std::min(t.cols, O - o0);
+    if (N == 1) {  // one token: the unpacked one-row product
+      kernels::gemm_row_simd(y + o0, {x, I, 1}, {w + static_cast<ptrdiff_t>(o0) * I, 1, I}, b ? b + o0 : nullptr, false,
+                             I, cols);
+      return;
+    }
     kernels::gemm_simd(y + static_cast<ptrdiff_t>(n0) * O + o0, O, {x + static_cast<ptrdiff_t>(n0) * I, I, 1},
                        {w + static_cast<ptrdiff_t>(o0) * I, 1, I}, b ? b + o0 : nullptr, false, rows, I, cols);
+  });
+}
+
+void linear_forward_f16_ref(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
+                            bool in_out) {
+  // y: (N, O), x: (N, I), w: (O, I) halves, or (I, O) when in_out; b: (O) or null — linear_forward_ref's loops
+  const kernels::MatrixOf<std::uint16_t> wt =
+      in_out ? kernels::MatrixOf<std::uint16_t>{w, O, 1} : kernels::MatrixOf<std::uint16_t>{w, 1, I};
+  kernels::gemm_f16_ref(y, O, {x, I, 1}, wt, b, false, N, I, O);
+}
+
+void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
+                             bool in_out) {
+  // linear_forward_simd's tiles, each kernels::gemm_f16_simd (w's halves converted while packed)
+  if (N <= 0 || O <= 0) return;
+  const Tiling t = tile_product(N, O, I);
+  parallel_for(t.count(), 2.0 * N * I * O, [&](int tile) {
+    const int n0 = tile / t.col_tiles * t.rows, o0 = tile % t.col_tiles * t.cols;
+    const int rows = std::min(t.rows, N - n0), cols = std::min(t.cols, O - o0);
+    // wᵀ's columns o0 … : w's rows, or the (I, O) layout's columns
+    const kernels::MatrixOf<std::uint16_t> wt =
+        in_out ? kernels::MatrixOf<std::uint16_t>{w + o0, O, 1}
+               : kernels::MatrixOf<std::uint16_t>{w + static_cast<ptrdiff_t>(o0) * I, 1, I};
+    if (N == 1) {
+      kernels::gemm_row_f16_simd(y + o0, {x, I, 1}, wt, b ? b + o0 : nullptr, false, I, cols);
+      return;
+    }
+    kernels::gemm_f16_simd(y + static_cast<ptrdiff_t>(n0) * O + o0, O, {x + static_cast<ptrdiff_t>(n0) * I, I, 1}, wt,
+                           b ? b + o0 : nullptr, false, rows, I, cols);
   });
 }
 
@@ -215,6 +250,17 @@ void embedding_forward_ref(Real* x, const int* idx, const Real* wte, const Real*
     const Real* pos = wpe + t * C;
     // 1. gather the token's row and the position's row, and add them
     for (ptrdiff_t c = 0; c < C; ++c) x[bt * C + c] = tok[c] + pos[c];
+  }
+}
+
+void embedding_forward_f16(float* x, const int* idx, const std::uint16_t* wte, const std::uint16_t* wpe, int B, int T,
+                           int C) {
+  // x: (B, T, C); idx: (B, T); wte: (V, C) halves; wpe: (≥ T, C) halves
+  for (ptrdiff_t bt = 0; bt < static_cast<ptrdiff_t>(B) * T; ++bt) {
+    const ptrdiff_t t = bt % T;
+    const std::uint16_t* tok = wte + static_cast<ptrdiff_t>(idx[bt]) * C;
+    const std::uint16_t* pos = wpe + t * C;
+    for (ptrdiff_t c = 0; c < C; ++c) x[bt * C + c] = kernels::f16_to_f32_ref(tok[c]) + kernels::f16_to_f32_ref(pos[c]);
   }
 }
 

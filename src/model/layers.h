@@ -42,6 +42,15 @@ namespace attn::model {
 template <typename Real>
 void linear_forward_ref(Real* y, const Real* x, const Real* w, const Real* b, int N, int I, int O);
 void linear_forward_simd(float* y, const float* x, const float* w, const float* b, int N, int I, int O);
+// The same with w's elements IEEE halves (a model whose weights are kept as F16, gpt.h's
+// Precision), converted exactly as they are read (kernels::gemm_f16_*): equal bit for bit to
+// linear_forward_ref / linear_forward_simd over w converted to float32 first. in_out: w is kept
+// transposed, (I, O) — as Hugging Face's Conv1D stores it — which one token's product reads
+// along its rows without transposing (kernels::gemm_row_f16_simd).
+void linear_forward_f16_ref(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
+                            bool in_out);
+void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
+                             bool in_out);
 
 // dx (N, I) += dy (N, O) · w (O, I);  dw (O, I) += dyᵀ · x;  db (O) += Σ_rows dy.
 // Any of dx, dw, db may be null (not wanted).
@@ -99,6 +108,10 @@ using kernels::gelu_tanh_forward_simd;
 // x (B, T, C); idx (B, T) in [0, V); wte (V, C); wpe (≥ T, C): row t is position t.
 template <typename Real>
 void embedding_forward_ref(Real* x, const int* idx, const Real* wte, const Real* wpe, int B, int T, int C);
+// The same over halves (F16 weights), each row converted as it is gathered: x = f32(wte row) +
+// f32(wpe row), the float32 sum of the exact values, as embedding_forward_ref over converted tables.
+void embedding_forward_f16(float* x, const int* idx, const std::uint16_t* wte, const std::uint16_t* wpe, int B, int T,
+                           int C);
 // Scatter-add: dwte[idx[b, t]] += dx[b, t], dwpe[t] += dx[b, t]; either may be null.
 template <typename Real>
 void embedding_backward_ref(Real* dwte, Real* dwpe, const Real* dx, const int* idx, int B, int T, int C);

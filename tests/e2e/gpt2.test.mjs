@@ -74,3 +74,53 @@ test('Gpt2_FirefoxOpensACheckpointFromAUrlAndFromAChosenFile', async () => {
     await browser.close();
   }
 });
+
+test('Gpt2_ChromiumKeepsTheWeightsAsF16WithTheSameTopTenNextTokensAsF32', async () => {
+  // The float32 fixture opened twice from the chosen file, weights 'f32' and 'f16': the top 10
+  // next tokens are the same tokens at every position, in the same order but for near ties, and
+  // the logits within tests/cpp/model/inference_test.cpp's stated tolerance (2e-3·max|logits|).
+  const browser = await launchBrowser();
+  try {
+    const { page, problems } = await openPage(browser, server.url + 'tests/e2e/pages/gpt2.html');
+    await page.setInputFiles('#checkpoint', path.join(FIXTURES, reference.cases.f32.file));
+    const got = await page.evaluate(
+      async ({ config, tokens }) => {
+        const engine = await window.enginePromise;
+        const file = document.getElementById('checkpoint').files[0];
+        const out = {};
+        for (const weights of ['f32', 'f16']) {
+          const model = await engine.openModel(file, { config, weights, sliceBytes: 4096 });
+          const logits = model.trace(tokens, { logits: 'all' }).logits.data;
+          const V = model.config.vocabSize;
+          out[weights] = {
+            kept: model.weights.precision,
+            logits: Array.from(logits),
+            top: tokens.map((_, t) => Array.from(engine.nextToken(logits.subarray(t * V, (t + 1) * V)).topTokens)),
+          };
+          model.dispose();
+        }
+        return out;
+      },
+      { config, tokens: reference.tokens.data },
+    );
+    assert.equal(got.f32.kept, 'f32');
+    assert.equal(got.f16.kept, 'f16');
+    const a = got.f32.logits,
+      b = got.f16.logits;
+    const V = reference.config.vocab_size;
+    const tolerance = 2e-3 * a.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+    const largest = a.reduce((m, v, i) => Math.max(m, Math.abs(v - b[i])), 0);
+    assert.ok(largest > 0 && largest <= tolerance, `largest |F16 − F32| ${largest}, tolerance ${tolerance}`);
+    got.f32.top.forEach((ta, t) => {
+      const tb = got.f16.top[t];
+      const sorted = (x) => [...x].sort((p, q) => p - q);
+      assert.deepEqual(sorted(ta), sorted(tb), `position ${t}`);
+      ta.forEach((token, i) => {
+        if (token !== tb[i]) assert.ok(Math.abs(a[t * V + token] - a[t * V + tb[i]]) <= 2 * tolerance, `${t}, ${i}`);
+      });
+    });
+    assert.deepEqual(problems, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -29,6 +29,7 @@ const OTHER_CALLS = [
   'modelOpenWrite',
   'modelOpenFinish',
   'modelOpenCancel',
+  'modelWeights',
   'modelDelete',
   'modelConfig',
   'modelSteps',

@@ -623,6 +623,20 @@ export interface LoadOptions extends Partial<Omit<ModelConfig, 'seed'>> {
    * 4·n_embd, scale_attn_by_inverse_layer_idx, cross-attention) is an AttentionError naming it.
    */
   config?: string | object | Uint8Array | ArrayBuffer | Blob;
+  /**
+   * How the model keeps its weight matrices in memory. 'f32': float32, 4 bytes a weight.
+   * 'f16': IEEE halves, 2 bytes a weight (GPT-2 small: 249 MB of weights instead of 498 MB),
+   * each rounded to the nearest half as it is read (an F16 file's values exactly) and converted
+   * back exactly as the kernels read it, so sums still run in float32; LayerNorm and bias vectors
+   * stay float32. An F16 model runs inference only — trace(), generation sessions and the
+   * interpretability tools; step(), evaluate(), logits(), params(), setParams() and
+   * toSafetensors() throw an AttentionError naming the precision. A weight beyond F16's range
+   * (±65504) is an AttentionError naming the tensor. 'auto' (the default): 'f16' where float32
+   * would not fit the memory left (4 GiB of wasm32 less what the engine holds, and half of
+   * navigator.deviceMemory where the browser reports it, less 128 MB for the engine), else 'f32'.
+   * model.weights says which was chosen.
+   */
+  weights?: 'f32' | 'f16' | 'auto';
 }
 
 export interface OpenOptions extends LoadOptions {
@@ -642,6 +656,8 @@ export interface OpenOptions extends LoadOptions {
 export interface Model {
   /** The config as created or loaded. */
   readonly config: Readonly<Required<ModelConfig>>;
+  /** How the weights are kept (LoadOptions.weights) and the bytes they take in the engine's memory. */
+  readonly weights: { precision: 'f32' | 'f16'; bytes: number };
   /**
    * The attention kernel of every forward and backward pass: 'auto' (the default: 'simd', or
    * 'tiled' from 128 tokens when no attention dropout needs the weights), or one of the others

@@ -367,7 +367,7 @@ function makeEngine(module, { maxThreads = 1, singleThreadReason = null } = {}) 
       openModel: Boolean(modelMethods && abi.calls.modelOpen),
     }),
 
-    ...(modelMethods && abi.calls.modelCreate ? modelMethods(abi, limits) : withoutModels),
+    ...(modelMethods && abi.calls.modelCreate ? modelMethods(abi, limits, () => module.heapBytes()) : withoutModels),
 
     /** PyTorch's CPU generator after torch.manual_seed(seed); see engine.d.ts. */
     torchGenerator(seed = 0) {

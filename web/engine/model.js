@@ -164,6 +164,12 @@ class Model {
     return this.#config;
   }
 
+  /** How the weights are kept: {precision: 'f32' | 'f16', bytes} (see engine.d.ts). */
+  get weights() {
+    const { weights, bytes } = this.#abi.call('modelWeights', { model: this.#live('weights') }).report;
+    return { precision: weights, bytes };
+  }
+
   /** The attention kernel of every forward and backward pass (see engine.d.ts). */
   get kernel() {
     return this.#abi.call('modelKernel', { model: this.#live('kernel') }).report.kernel;
@@ -484,6 +490,39 @@ const loadKeys = (abi) => new Set([...configKeys(abi), 'config']);
 const overrides = ({ seed, ...c }) => c;
 const utf8 = (text) => new TextEncoder().encode(text);
 
+// How a loaded model keeps its weights (src/model/gpt.h's Precision): 'f32', 'f16' (half the
+// memory, inference only) or 'auto' (the default): F16 where the weights as float32 would not fit
+// the memory left — what wasm32 can still address (4 GiB less what the engine holds now, the old
+// model included while a new one opens) and half of navigator.deviceMemory where the browser
+// tells it — less RUNTIME_BYTES for the engine's working buffers. The core decides once it knows
+// the parameter count (modelOpen's `budget`).
+const WEIGHTS = ['f32', 'f16', 'auto'];
+const WASM_LIMIT_BYTES = 4 * 1024 ** 3;
+const RUNTIME_BYTES = 128e6; // web/lib/hub/memory.js's measure of the engine beyond its weights
+const DEVICE_SHARE = 0.5;
+
+/** The `weights` option checked: 'f32', 'f16' or 'auto' (undefined: 'auto'). */
+function weightsOf(value) {
+  if (value === undefined) return 'auto';
+  if (!WEIGHTS.includes(value))
+    throw new AttentionError(`weights: expected 'f32', 'f16' or 'auto', got ${describe(value)}`, 'weights');
+  return value;
+}
+
+/** Bytes float32 weights may take for 'auto': see WEIGHTS above. */
+export function weightsBudget(heapBytes, deviceMemoryGB) {
+  let budget = WASM_LIMIT_BYTES - heapBytes - RUNTIME_BYTES;
+  if (Number.isFinite(deviceMemoryGB) && deviceMemoryGB > 0)
+    budget = Math.min(budget, deviceMemoryGB * 1024 ** 3 * DEVICE_SHARE - heapBytes - RUNTIME_BYTES);
+  return Math.max(0, budget);
+}
+
+// The calls' weights and budget arguments for a `weights` option.
+function precisionArguments(weights, heapBytes) {
+  const deviceMemory = globalThis.navigator?.deviceMemory;
+  return { weights, budget: weights === 'auto' ? weightsBudget(heapBytes(), deviceMemory) : NaN };
+}
+
 /** A new nanoGPT-compatible model, initialised as PyTorch's GPT(config) after torch.manual_seed(seed). */
 function createModel(abi, limits, config) {
   return guarded('createModel', (context) => {
@@ -494,18 +533,19 @@ function createModel(abi, limits, config) {
 }
 
 /** A model from a safetensors file (bytes): nanoGPT's layout or Hugging Face's GPT-2; see engine.d.ts. */
-function loadModel(abi, limits, bytes, options) {
+function loadModel(abi, limits, heapBytes, bytes, options) {
   return guarded('loadModel', (context) => {
     context.reading = 'bytes';
     const data = bytes instanceof Uint8Array ? bytes : bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : null;
     if (!data) throw new AttentionError(`bytes: expected a Uint8Array or ArrayBuffer, got ${describe(bytes)}`, 'bytes');
     if (data.length > MAX_FILE_BYTES)
       throw new AttentionError(`bytes: ${data.length} bytes; at most ${MAX_FILE_BYTES}`, 'bytes');
-    const own = ownArguments(context, options, 'overrides', loadKeys(abi));
-    const { config, ...c } = checkModelConfig(own, limits.model, false);
+    const own = ownArguments(context, options, 'overrides', new Set([...loadKeys(abi), 'weights']));
+    const { config, weights, ...c } = checkModelConfig(own, limits.model, false);
+    const precision = precisionArguments(weightsOf(weights), heapBytes);
     context.reading = 'config';
     const text = utf8(configTextSync(config));
-    const { report } = abi.call('modelLoad', { ...overrides(c), file: data, config: text });
+    const { report } = abi.call('modelLoad', { ...overrides(c), ...precision, file: data, config: text });
     return new Model(abi, report.model, c.seed ?? 0);
   });
 }
@@ -518,14 +558,23 @@ function openOptions(abi, limits, options) {
       context,
       options,
       'options',
-      new Set([...loadKeys(abi), 'onProgress', 'signal', 'sliceBytes']),
+      new Set([...loadKeys(abi), 'onProgress', 'signal', 'sliceBytes', 'weights']),
     );
-    const { onProgress, signal, sliceBytes, config, ...fields } = own;
+    const { onProgress, signal, sliceBytes, config, weights, ...fields } = own;
+    context.reading = 'weights';
+    const precision = weightsOf(weights);
     const slice = sliceBytes === undefined ? DEFAULT_SLICE : integerIn(sliceBytes, 'sliceBytes', 1, MAX_SLICE);
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       throw new AttentionError(`onProgress: expected a function, got ${describe(onProgress)}`, 'onProgress');
     }
-    return { c: overrides(checkModelConfig(fields, limits.model, false)), slice, onProgress, signal, config };
+    return {
+      c: overrides(checkModelConfig(fields, limits.model, false)),
+      slice,
+      onProgress,
+      signal,
+      config,
+      precision,
+    };
   } catch (error) {
     throw asAttentionError(error, context.reading);
   }
@@ -535,8 +584,8 @@ function openOptions(abi, limits, options) {
  * A model read slice by slice from bytes, a Blob or File, a URL or {size, read(offset,
  * length)}: nanoGPT's layout or Hugging Face's GPT-2; see engine.d.ts.
  */
-async function openModel(abi, limits, source, options) {
-  const { c, slice, onProgress, signal, config: configOption } = openOptions(abi, limits, options);
+async function openModel(abi, limits, heapBytes, source, options) {
+  const { c, slice, onProgress, signal, config: configOption, precision } = openOptions(abi, limits, options);
   const check = () => {
     if (signal?.aborted) throw new AttentionError('signal: openModel was aborted', 'signal');
   };
@@ -555,7 +604,13 @@ async function openModel(abi, limits, source, options) {
     header.set(first);
     header.set(await reader.read(8, n), 8);
     check();
-    const opened = abi.call('modelOpen', { ...c, header, config, fileSize });
+    const opened = abi.call('modelOpen', {
+      ...c,
+      ...precisionArguments(precision, heapBytes),
+      header,
+      config,
+      fileSize,
+    });
     loader = opened.report.loader;
     const { fileEnd } = opened.report;
     const [begins, ends] = opened.tensors.map((t) => t.copy());
@@ -611,11 +666,11 @@ function nextToken(abi, logits, options) {
  * engine.createModel, loadModel, openModel and nextToken over the whole engine's model calls
  * (`abi`, abi.js's); `limits` is engine.limits.
  */
-export function modelMethods(abi, limits) {
+export function modelMethods(abi, limits, heapBytes = () => 0) {
   return {
     createModel: (config) => createModel(abi, limits, config),
-    loadModel: (bytes, options = {}) => loadModel(abi, limits, bytes, options),
-    openModel: (source, options = {}) => openModel(abi, limits, source, options),
+    loadModel: (bytes, options = {}) => loadModel(abi, limits, heapBytes, bytes, options),
+    openModel: (source, options = {}) => openModel(abi, limits, heapBytes, source, options),
     nextToken: (logits, options = {}) => nextToken(abi, logits, options),
   };
 }

@@ -154,7 +154,13 @@ export function modelKey(spec) {
     ([k, v]) => (k === 'jsonUrl' || k === 'gpt2Url' || k === 'name') && typeof v === 'string',
   );
   if (typeof spec.source !== 'string' || !url(spec.config) || !tokenizerByUrl) return null;
-  return JSON.stringify({ source: spec.source, config: spec.config ?? null, heads: spec.heads ?? null, tokenizer: t });
+  return JSON.stringify({
+    source: spec.source,
+    config: spec.config ?? null,
+    heads: spec.heads ?? null,
+    weights: spec.weights ?? null,
+    tokenizer: t,
+  });
 }
 
 /** The tokenizer a spec names: a tokenizer.json, vocab.json + merges.txt, a URL, or GPT-2's own. */
@@ -205,7 +211,9 @@ class ModelRequests {
 
   /**
    * spec: {name, source (bytes, Blob/File, URL string), config? (config.json text or Blob),
-   *        heads?, tokenizer?: {json | vocab + merges | jsonUrl | gpt2Url, name}, about?}
+   *        heads?, tokenizer?: {json | vocab + merges | jsonUrl | gpt2Url, name}, about?,
+   *        weights?: 'f32' | 'f16' | 'auto' (engine.openModel's; the info's `weights` says
+   *        which precision was kept and its bytes)}
    * The model and tokenizer on screen stay until the new ones are both ready.
    */
   async open(spec, { progress } = {}) {
@@ -225,6 +233,7 @@ class ModelRequests {
       about: spec.about || '',
       config: c,
       parameters: parameterCount(c),
+      weights: this.#model.weights,
       tokenizer: { name: this.#tokenizer.name, size: this.#tokenizer.vocabSize },
     };
     return this.#info;
@@ -532,6 +541,7 @@ async function loadModel(engine, spec, progress) {
       progress({ loaded, total });
     };
   }
+  if (spec.weights !== undefined) options.weights = spec.weights;
   const model = await engine.openModel(spec.source, options);
   let tokenizer;
   try {

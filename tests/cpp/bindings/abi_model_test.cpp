@@ -331,4 +331,53 @@ TEST(AbiModel, ACheckpointReadInSlicesIsTheModelOfTheWholeFile) {
   AbiCall("modelDelete").set("model", handle).run();
 }
 
+TEST(AbiModel, WeightsChooseTheModelsPrecisionAndModelWeightsReportsIt) {
+  const int handle = handle_of(small_model().run());
+  const std::vector<std::uint8_t> file = AbiCall("modelExport").set("model", handle).run().tensor("file").bytes();
+  const auto weights = [](int m) { return AbiCall("modelWeights").set("model", m).run().report; };
+  const auto load = [&](const std::string& choice, double budget) {
+    AbiCall c("modelLoad");
+    c.blob("file", file.data(), file.size()).choice("weights", choice);
+    if (!std::isnan(budget)) c.set("budget", budget);
+    return c.run();
+  };
+  const double f32_bytes = weights(handle).at("bytes");
+  EXPECT_EQ(weights(handle).at("weights"), 0);  // "f32", the precision enum's first
+  const int f16 = handle_of(load("f16", NAN));
+  EXPECT_EQ(weights(f16).at("weights"), 1);        // "f16"
+  EXPECT_LT(weights(f16).at("bytes"), f32_bytes);  // 2 bytes a weight; this tiny model is mostly vectors (float32)
+  EXPECT_EQ(
+      AbiCall("modelParams").set("model", f16).run().error.rfind("params: this model keeps its weights as F16", 0), 0u);
+  // auto: F16 when float32 exceeds the budget, F32 when it fits; no budget is an error naming it
+  const int small_budget = handle_of(load("auto", f32_bytes - 1));
+  const int enough = handle_of(load("auto", f32_bytes));
+  EXPECT_EQ(weights(small_budget).at("weights"), 1);
+  EXPECT_EQ(weights(enough).at("weights"), 0);
+  EXPECT_EQ(load("auto", NAN).error.rfind("budget:", 0), 0u);
+  // modelOpen takes the same arguments
+  const Reply length = AbiCall("modelHeaderLength").blob("head", file.data(), 8).set("fileSize", file.size()).run();
+  const std::size_t n = static_cast<std::size_t>(length.report.at("length"));
+  const Reply opened = AbiCall("modelOpen")
+                           .blob("header", file.data(), 8 + n)
+                           .set("fileSize", static_cast<double>(file.size()))
+                           .choice("weights", "f16")
+                           .run();
+  ASSERT_FALSE(opened.failed) << opened.error;
+  const int loader = static_cast<int>(opened.report.at("loader"));
+  const std::vector<double> begins = opened.tensor("begins").doubles(), ends = opened.tensor("ends").doubles();
+  for (std::size_t i = 0; i < begins.size(); ++i) {
+    const Reply w = AbiCall("modelOpenWrite")
+                        .set("loader", loader)
+                        .set("copy", static_cast<double>(i))
+                        .set("offset", 0)
+                        .blob("bytes", file.data() + static_cast<std::size_t>(begins[i]),
+                              static_cast<std::size_t>(ends[i] - begins[i]))
+                        .run();
+    ASSERT_FALSE(w.failed) << w.error;
+  }
+  const int opened_f16 = handle_of(AbiCall("modelOpenFinish").set("loader", loader).run());
+  EXPECT_EQ(weights(opened_f16).at("weights"), 1);
+  for (int m : {handle, f16, small_budget, enough, opened_f16}) AbiCall("modelDelete").set("model", m).run();
+}
+
 }  // namespace

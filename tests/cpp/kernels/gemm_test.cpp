@@ -16,9 +16,11 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/gemm.h"
+#include "kernels/half.h"
 
 namespace attn::kernels {
 namespace {
@@ -132,6 +134,102 @@ TEST(Gemm, AnElementIsTheSameInAnyBlockOfTheProduct) {
                 false, m, K, n);
     }
   EXPECT_EQ(std::memcmp(whole.data(), tiled.data(), whole.size() * sizeof(float)), 0);
+}
+
+// gemm_f16_simd and gemm_f16_ref against gemm_ref over b's halves converted to float32 first:
+// the conversion is exact and the sums' order the same, so all three agree bit for bit. b's
+// halves are a float32 vector rounded (f32_to_f16_ref), with a subnormal, a zero and a −0 among
+// them so the conversion's special cases reach the products.
+::testing::AssertionResult F16EqualsRefOverConvertedB(const Case& k) {
+  const unsigned seed = static_cast<unsigned>(k.M * 31 + k.K * 7 + k.N * 3 + k.offset);
+  const std::size_t ldc = static_cast<std::size_t>(k.N + k.pad);
+  const int o = k.offset;
+  const std::vector<float> a = random_vector(static_cast<std::size_t>(k.M) * k.K + o, seed);
+  const std::vector<float> b32 = random_vector(static_cast<std::size_t>(k.K) * k.N + o, seed + 1);
+  std::vector<std::uint16_t> b16(b32.size());
+  for (std::size_t i = 0; i < b32.size(); ++i) b16[i] = f32_to_f16_ref(b32[i]);
+  b16[b16.size() / 2] = 0x0001;  // the smallest subnormal
+  b16[b16.size() / 3] = 0x8000;  // −0
+  std::vector<float> b(b16.size());
+  f16_to_f32_ref(b.data(), b16.data(), b16.size());
+  const std::vector<float> bias = random_vector(static_cast<std::size_t>(k.N) + o, seed + 2);
+  const std::vector<float> c0 = random_vector(static_cast<std::size_t>(k.M) * ldc + o, seed + 3);
+  const MatrixOf<float> am =
+      k.a_transposed ? MatrixOf<float>{a.data() + o, 1, k.M} : MatrixOf<float>{a.data() + o, k.K, 1};
+  const MatrixOf<float> bm =
+      k.b_transposed ? MatrixOf<float>{b.data() + o, 1, k.K} : MatrixOf<float>{b.data() + o, k.N, 1};
+  const MatrixOf<std::uint16_t> bh = k.b_transposed ? MatrixOf<std::uint16_t>{b16.data() + o, 1, k.K}
+                                                    : MatrixOf<std::uint16_t>{b16.data() + o, k.N, 1};
+  const float* bp = k.bias ? bias.data() + o : nullptr;
+  std::vector<float> want = c0, simd = c0, ref = c0;
+  gemm_ref<float>(want.data() + o, static_cast<std::ptrdiff_t>(ldc), am, bm, bp, k.accumulate, k.M, k.K, k.N);
+  gemm_f16_simd(simd.data() + o, static_cast<std::ptrdiff_t>(ldc), am, bh, bp, k.accumulate, k.M, k.K, k.N);
+  gemm_f16_ref(ref.data() + o, static_cast<std::ptrdiff_t>(ldc), am, bh, bp, k.accumulate, k.M, k.K, k.N);
+  for (const auto* got : {&simd, &ref}) {
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (std::memcmp(&want[i], &(*got)[i], sizeof(float)) != 0) {
+        return ::testing::AssertionFailure() << describe(k) << (got == &simd ? " f16 simd" : " f16 ref") << ": element "
+                                             << i << " " << (*got)[i] << ", gemm_ref over float32 " << want[i];
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(GemmRow, OneRowEqualsRefBitForBitForEveryLayoutSizeAndOffset) {
+  // gemm_row_simd (and its F16 form) against gemm_ref over one row: every K and N of the sweep
+  // and GPT-2's widths, b's columns contiguous (the unpacked path) or not (gemm_simd's),
+  // misaligned operands, with and without bias, accumulating or not.
+  std::vector<int> Ks(std::begin(kSizes), std::end(kSizes)), Ns = Ks;
+  Ks.insert(Ks.end(), {768, 3072});
+  Ns.insert(Ns.end(), {33, 150, 2304});
+  for (int K : Ks)
+    for (int N : Ns)
+      for (int layout = 0; layout < 2; ++layout)
+        for (int mode = 0; mode < 4; ++mode) {
+          const bool bt = layout == 0;  // b transposed: its columns contiguous
+          const int o = (K + N + mode) % 4;
+          const std::vector<float> a = random_vector(static_cast<std::size_t>(K) + o, K + N);
+          const std::vector<float> b32 = random_vector(static_cast<std::size_t>(K) * N + o, K * 3 + N);
+          std::vector<std::uint16_t> b16(b32.size());
+          for (std::size_t i = 0; i < b32.size(); ++i) b16[i] = f32_to_f16_ref(b32[i]);
+          std::vector<float> bh(b16.size());
+          f16_to_f32_ref(bh.data(), b16.data(), b16.size());
+          const std::vector<float> bias = random_vector(static_cast<std::size_t>(N) + o, N);
+          const std::vector<float> c0 = random_vector(static_cast<std::size_t>(N) + o, N + 5);
+          const float* bp = (mode & 1) ? bias.data() + o : nullptr;
+          const bool acc = (mode & 2) != 0;
+          const MatrixOf<float> am{a.data() + o, K, 1};
+          const auto of = [&](const auto* data) {
+            using T = std::remove_cv_t<std::remove_pointer_t<decltype(data)>>;
+            return bt ? MatrixOf<T>{data + o, 1, K} : MatrixOf<T>{data + o, N, 1};
+          };
+          std::vector<float> want = c0, got = c0, want16 = c0, got16 = c0;
+          gemm_ref<float>(want.data() + o, N, am, of(b32.data()), bp, acc, 1, K, N);
+          gemm_row_simd(got.data() + o, am, of(b32.data()), bp, acc, K, N);
+          gemm_ref<float>(want16.data() + o, N, am, of(bh.data()), bp, acc, 1, K, N);
+          gemm_row_f16_simd(got16.data() + o, am, of(b16.data()), bp, acc, K, N);
+          EXPECT_EQ(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)), 0)
+              << "K=" << K << " N=" << N << (bt ? " bT" : " b") << " mode " << mode;
+          EXPECT_EQ(std::memcmp(want16.data(), got16.data(), want16.size() * sizeof(float)), 0)
+              << "f16 K=" << K << " N=" << N << (bt ? " bT" : " b") << " mode " << mode;
+        }
+}
+
+TEST(GemmF16, SimdAndRefEqualTheFloat32ProductOfTheConvertedHalvesBitForBit) {
+  for (int M : kSizes)
+    for (int K : kSizes)
+      for (int N : kSizes)
+        for (int layout = 0; layout < 4; ++layout) {
+          const int mode = (M + K + N + layout) % 4, offset = (M + 2 * K + N) % 4;
+          EXPECT_TRUE(F16EqualsRefOverConvertedB(
+              {M, K, N, (layout & 1) != 0, (layout & 2) != 0, (mode & 1) != 0, (mode & 2) != 0, offset, K % 3}));
+        }
+  // GPT-2's shapes: one row (a generated token) and 16, K = 768 and 3072, across column blocks,
+  // and two bands of rows (a row-major b packed whole).
+  for (int M : {1, 16})
+    for (int K : {768, 3072}) EXPECT_TRUE(F16EqualsRefOverConvertedB({M, K, 150, false, true, true, false, 1, 0}));
+  EXPECT_TRUE(F16EqualsRefOverConvertedB({40, 3072, 67, false, false, true, false, 2, 1}));
 }
 
 }  // namespace

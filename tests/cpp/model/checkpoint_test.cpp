@@ -20,6 +20,7 @@
 
 #include "core/torch_random.h"
 #include "gpt2_fixture.h"
+#include "kernels/half.h"
 #include "model/checkpoint.h"
 #include "model/gpt.h"
 #include "model/inference.h"
@@ -55,6 +56,106 @@ TEST(Gpt2Checkpoint, EveryLayoutAndDtypeComputesTorchsLogits) {
   }
   EXPECT_EQ(cases, 4);
   std::printf("  [gpt2] logits of 4 files × 4 kernels: worst error %.2g of max|logits|\n", compare.worst);
+}
+
+TEST(Gpt2CheckpointF16, AnF16FileKeptAsF16ComputesTorchsLogitsOfItsWeights) {
+  // The F16 file's values are halves already: kept as F16 they are exact, so the logits are
+  // torch's for that file (float32 compute) within ScaledCompare's tolerance, for every kernel.
+  const json& c = reference().at("cases").at("f16");
+  const Bytes file = read_bytes(c.at("file").get<std::string>());
+  std::unique_ptr<Gpt> model =
+      load_checkpoint(file.data(), file.size(), {}, read_text(c.at("config_json").get<std::string>()), Precision::kF16);
+  EXPECT_EQ(model->precision(), Precision::kF16);
+  const std::vector<int> tokens = fixture_tokens();
+  CaptureRequest request;
+  request.logits = LogitRows::kAll;
+  request.qkv = request.scores = request.weights = request.residual = false;
+  ScaledCompare compare;
+  for (Kernel kernel : {Kernel::kReference, Kernel::kEigen, Kernel::kSimd, Kernel::kTiled}) {
+    compare(std::string("f16 kept as F16 (") + kernel_name(kernel) + ")",
+            trace_sequence(*model, tokens, request, kernel).logits, attn_test::json_floats(c.at("logits")));
+  }
+  std::printf("  [gpt2] F16 file kept as F16, 4 kernels: worst error %.2g of max|logits|\n", compare.worst);
+}
+
+TEST(Gpt2CheckpointF16, MatricesAreTheNearestHalvesAndVectorsStayFloat32) {
+  const json& c = reference().at("cases").at("f32");
+  const Bytes file = read_bytes(c.at("file").get<std::string>());
+  const std::string config = read_text(c.at("config_json").get<std::string>());
+  std::unique_ptr<Gpt> f32 = load_checkpoint(file.data(), file.size(), {}, config);
+  std::unique_ptr<Gpt> f16 = load_checkpoint(file.data(), file.size(), {}, config, Precision::kF16);
+  std::size_t differ = 0, matrices = 0, vectors = 0;
+  for (const ParamEntry& e : f16->table().entries()) {
+    const float* want = f32->params().data() + e.offset;
+    if (e.shape.size() == 2) {  // read back row by row (the linear weights are kept (in, out))
+      ++matrices;
+      const std::size_t cols = static_cast<std::size_t>(e.shape[1]);
+      std::vector<float> row(cols);
+      for (int r = 0; r < e.shape[0]; ++r) {
+        f16->read_row(e, r, row.data());
+        for (std::size_t i = 0; i < cols; ++i)
+          differ += row[i] != kernels::f16_to_f32_ref(kernels::f32_to_f16_ref(want[r * cols + i]));
+      }
+    } else {
+      ++vectors;
+      const float* got = f16->vector(&e);
+      differ += std::memcmp(got, want, e.size * sizeof(float)) != 0;
+    }
+  }
+  EXPECT_EQ(differ, 0u);
+  EXPECT_GT(matrices, 0u);
+  EXPECT_GT(vectors, 0u);
+  // 2 bytes a weight, plus the float32 vectors, against 4 bytes a weight
+  std::size_t vector_floats = 0;
+  for (const ParamEntry& e : f32->table().entries()) vector_floats += e.shape.size() == 1 ? e.size : 0;
+  EXPECT_EQ(f32->weight_bytes(), f32->table().total() * 4);
+  EXPECT_EQ(f16->weight_bytes(), f32->table().total() * 2 + vector_floats * 4);
+  // Read in slices of odd lengths (values split across writes), the same halves.
+  CheckpointLoader loader(file.data(), file.size(), file.size(), {}, config, Precision::kF16);
+  for (std::size_t i = 0; i < loader.copies().size(); ++i) {
+    const TensorCopy& copy = loader.copies()[i];
+    for (std::uint64_t at = copy.begin; at < copy.end; at += 7)
+      loader.write(i, at - copy.begin, file.data() + at,
+                   static_cast<std::size_t>(std::min<std::uint64_t>(7, copy.end - at)));
+  }
+  EXPECT_EQ(loader.finish()->halves(), f16->halves());
+  // nanoGPT's layout ((out, in) weights, transposed into (in, out) on the way in): the same halves
+  const std::vector<std::uint8_t> nano = export_safetensors(f32->table(), f32->params().data());
+  EXPECT_EQ(load_checkpoint(nano.data(), nano.size(), {}, config, Precision::kF16)->halves(), f16->halves());
+  // 'auto': float32 when 4 bytes a parameter fit the budget, else F16
+  CheckpointLoader fits(file.data(), file.size(), file.size(), {}, config, Precision::kF32,
+                        static_cast<double>(f32->table().total()) * 4);
+  CheckpointLoader short_of(file.data(), file.size(), file.size(), {}, config, Precision::kF32,
+                            static_cast<double>(f32->table().total()) * 4 - 1);
+  for (CheckpointLoader* l : {&fits, &short_of})
+    for (std::size_t i = 0; i < l->copies().size(); ++i)
+      l->write(i, 0, file.data() + l->copies()[i].begin,
+               static_cast<std::size_t>(l->copies()[i].end - l->copies()[i].begin));
+  EXPECT_EQ(fits.finish()->precision(), Precision::kF32);
+  EXPECT_EQ(short_of.finish()->precision(), Precision::kF16);
+}
+
+TEST(Gpt2CheckpointF16, AWeightBeyondF16sRangeAndTrainingAreRefusedNamingThem) {
+  const json& c = reference().at("cases").at("f32");
+  const Bytes file = read_bytes(c.at("file").get<std::string>());
+  const std::string config = read_text(c.at("config_json").get<std::string>());
+  std::unique_ptr<Gpt> f32 = load_checkpoint(file.data(), file.size(), {}, config);
+  const ParamEntry& w = f32->table().at("transformer.h.1.mlp.c_fc.weight");
+  f32->params()[w.offset + 5] = 70000.0f;
+  const std::vector<std::uint8_t> big = export_safetensors(f32->table(), f32->params().data());
+  EXPECT_TRUE(ThrowsNaming([&] { load_checkpoint(big.data(), big.size(), {}, config, Precision::kF16); },
+                           {"transformer.h.1.mlp.c_fc.weight", "element 5", "70000", "F16", "weights: 'f32'"}));
+  EXPECT_NO_THROW(load_checkpoint(big.data(), big.size(), {}, config));
+
+  std::unique_ptr<Gpt> f16 = load_checkpoint(file.data(), file.size(), {}, config, Precision::kF16);
+  const std::vector<int> tokens = fixture_tokens();
+  std::vector<int> targets(tokens.begin() + 1, tokens.end());
+  targets.push_back(0);
+  const Batch batch{tokens.data(), targets.data(), 1, static_cast<int>(tokens.size())};
+  Trainer trainer(*f16);
+  EXPECT_TRUE(ThrowsNaming([&] { trainer.step(batch, {}); }, {"step", "F16", "weights: 'f32'"}));
+  EXPECT_TRUE(ThrowsNaming([&] { f16->forward(batch); }, {"forward", "F16"}));
+  EXPECT_TRUE(f16->params().empty());
 }
 
 TEST(Gpt2Checkpoint, TraceHoldsTorchsQKVScoresWeightsAndResidualStream) {

@@ -6,16 +6,21 @@
 // Legend: T tokens, C n_embd, H n_head, hs head size, V vocab_size, L n_layer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "core/torch_random.h"
 #include "gpt2_fixture.h"
+#include "kernels/half.h"
+#include "model/checkpoint.h"
 #include "model/gpt.h"
 #include "model/inference.h"
+#include "model/interpret.h"
 #include "test_util.h"
 
 namespace attn::model {
@@ -219,6 +224,126 @@ TEST(GenerationSession, StepsCountTheirMultiplyAddsFromTheShapes) {
   EXPECT_EQ(session.step(7).token, 7);
   EXPECT_EQ(session.tokens(), (std::vector<int>{1, 2, 3, s.token, 7}));
   EXPECT_TRUE(ThrowsNaming([&] { session.step(211); }, {"token: 211"}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Weights kept as F16 (gpt.h's Precision)
+
+// The fixture's float32 file opened as float32 and as F16, and a float32 model holding the F16
+// model's exact weights (every matrix value rounded to the nearest half and back).
+struct F16Models {
+  std::unique_ptr<Gpt> f32, f16, rounded;
+  F16Models() {
+    const json& c = reference().at("cases").at("f32");
+    const Bytes file = read_bytes(c.at("file").get<std::string>());
+    const std::string config = read_text(c.at("config_json").get<std::string>());
+    f32 = load_checkpoint(file.data(), file.size(), {}, config);
+    f16 = load_checkpoint(file.data(), file.size(), {}, config, Precision::kF16);
+    rounded = load_checkpoint(file.data(), file.size(), {}, config);
+    for (const ParamEntry& e : rounded->table().entries()) {
+      if (e.shape.size() != 2) continue;
+      float* v = rounded->params().data() + e.offset;
+      for (std::size_t i = 0; i < e.size; ++i) v[i] = kernels::f16_to_f32_ref(kernels::f32_to_f16_ref(v[i]));
+    }
+  }
+};
+
+SequenceCapture trace_all(const Gpt& model, const std::vector<int>& tokens, Kernel kernel) {
+  CaptureRequest everything;
+  everything.logits = LogitRows::kAll;
+  everything.after_attention = everything.z = everything.mlp_out = true;
+  return trace_sequence(model, tokens, everything, kernel);
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+TEST(F16Weights, TraceEqualsTheFloat32ModelOfTheRoundedWeightsBitForBit) {
+  // Tolerance zero: the F16 kernels convert each half exactly and sum in the same order as the
+  // float32 kernels (kernels/gemm_test.cpp), so every captured tensor has the same bits.
+  const F16Models m;
+  const std::vector<int> tokens = fixture_tokens();
+  for (Kernel kernel : {Kernel::kReference, Kernel::kSimd, Kernel::kTiled}) {
+    const SequenceCapture half = trace_all(*m.f16, tokens, kernel), want = trace_all(*m.rounded, tokens, kernel);
+    EXPECT_TRUE(same_bits(half.logits, want.logits)) << kernel_name(kernel);
+    EXPECT_TRUE(same_bits(half.residual, want.residual)) << kernel_name(kernel);
+    EXPECT_TRUE(same_bits(half.mlp_out, want.mlp_out)) << kernel_name(kernel);
+    for (std::size_t l = 0; l < want.attention.size(); ++l) {
+      EXPECT_TRUE(same_bits(half.attention[l].weights, want.attention[l].weights)) << kernel_name(kernel) << l;
+      EXPECT_TRUE(same_bits(half.attention[l].q, want.attention[l].q)) << kernel_name(kernel) << l;
+    }
+  }
+  // Generation one token at a time draws the same tokens as well.
+  GenerateOptions options;
+  options.seed = 7, options.top_k = 20;
+  GenerationSession a(*m.f16, {1, 2, 3}, options), b(*m.rounded, {1, 2, 3}, options);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(a.step().token, b.step().token) << "step " << i;
+  EXPECT_TRUE(same_bits(a.logits(), b.logits()));
+}
+
+TEST(F16Weights, TopTenNextTokensEqualFloat32sAndLogitsStayWithinTheStatedTolerance) {
+  // The F16 model's logits against the float32 model's at every position of the fixture's
+  // sentence. Rounding a weight to a half changes it by at most 2^−11 of itself (4.9e-4); a
+  // logit is a chain of dot products through 2 blocks, each term's change bounded by that
+  // fraction of the term, so |Δ| ≤ 2^−11 · Σ|terms| along the chain. We state the bound as
+  // 2e-3 · max|logits| (4 × 2^−11: the terms' sum a few times the largest logit), and
+  // print the largest difference measured. The top 10 next tokens (by probability, ties to the
+  // smaller id) must be the same tokens at every position, in the same order except where two of
+  // them are a near tie: float32 logits closer than twice the tolerance, which F16's rounding may
+  // swap (it does on the fixture: tokens 108 and 5 at position 11, 0.006 apart).
+  const F16Models m;
+  const std::vector<int> tokens = fixture_tokens();
+  const int V = m.f32->config().vocab_size, T = static_cast<int>(tokens.size());
+  const SequenceCapture full = trace_all(*m.f32, tokens, Kernel::kSimd),
+                        half = trace_all(*m.f16, tokens, Kernel::kSimd);
+  double scale = 0.0, largest = 0.0;
+  for (float v : full.logits) scale = std::max(scale, std::fabs(static_cast<double>(v)));
+  for (std::size_t i = 0; i < full.logits.size(); ++i)
+    largest = std::max(largest, std::fabs(static_cast<double>(half.logits[i]) - full.logits[i]));
+  const double tolerance = 2e-3 * scale;
+  EXPECT_LE(largest, tolerance);
+  int swapped = 0;
+  for (int t = 0; t < T; ++t) {
+    const float* a = full.logits.data() + static_cast<std::size_t>(t) * V;
+    const float* b = half.logits.data() + static_cast<std::size_t>(t) * V;
+    SamplingOptions plain;
+    const std::vector<int> top_a = top_tokens(next_token_probs(a, V, plain), 10);
+    const std::vector<int> top_b = top_tokens(next_token_probs(b, V, plain), 10);
+    std::vector<int> set_a = top_a, set_b = top_b;
+    std::sort(set_a.begin(), set_a.end());
+    std::sort(set_b.begin(), set_b.end());
+    EXPECT_EQ(set_a, set_b) << "position " << t;
+    for (std::size_t i = 0; i < top_a.size() && i < top_b.size(); ++i) {
+      if (top_a[i] == top_b[i]) continue;
+      ++swapped;
+      EXPECT_LE(std::fabs(a[top_a[i]] - a[top_b[i]]), 2 * tolerance)
+          << "position " << t << ", rank " << i << ": tokens " << top_a[i] << " and " << top_b[i];
+    }
+  }
+  std::printf("  [f16] top-10 ranks differing between near ties: %d of %d\n", swapped, 10 * T);
+  std::printf("  [f16] largest logit difference F16 − F32: %.3g (max|logits| %.3g, %.2g of it)\n", largest, scale,
+              largest / scale);
+}
+
+TEST(F16Weights, TheInterpretabilityToolsReadF16Weights) {
+  // The logit lens and direct logit attribution read W_U, W_O and the embeddings as the model
+  // keeps them: on the F16 model they equal the rounded float32 model's.
+  const F16Models m;
+  const std::vector<int> tokens = fixture_tokens();
+  const int T = static_cast<int>(tokens.size());
+  LogitLens lens_a, lens_b;
+  logit_lens(lens_a, *m.f16, tokens.data(), T);
+  logit_lens(lens_b, *m.rounded, tokens.data(), T);
+  EXPECT_EQ(lens_a.top_tokens, lens_b.top_tokens);
+  EXPECT_TRUE(same_bits(lens_a.top_probs, lens_b.top_probs));
+  LogitAttribution dla_a, dla_b;
+  attribute_logit(dla_a, *m.f16, tokens.data(), T, T - 1, 5, 9);
+  attribute_logit(dla_b, *m.rounded, tokens.data(), T, T - 1, 5, 9);
+  EXPECT_TRUE(same_bits(dla_a.heads, dla_b.heads));
+  EXPECT_EQ(dla_a.embed, dla_b.embed);
+  EXPECT_EQ(dla_a.pos_embed, dla_b.pos_embed);
+  EXPECT_EQ(dla_a.total, dla_b.total);
 }
 
 }  // namespace

@@ -73,6 +73,7 @@ test('the description names every header field, call and enum engine.js uses, wi
     'modelSteps',
     'modelTrace',
     'modelTraceLayer',
+    'modelWeights',
     'nextToken',
     'pca',
     'project',

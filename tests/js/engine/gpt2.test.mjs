@@ -354,3 +354,54 @@ test('trace afterAttention splits each block into its attention branch and its M
   }
   model.dispose();
 });
+
+test('weights: f16 keeps the matrices as halves: the same top-10 next tokens as f32, inference only', async () => {
+  // Tolerance on the logits: tests/cpp/model/inference_test.cpp's (F16Weights), where it is
+  // stated: |F16 − F32| ≤ 2e-3 · max|logits|; the top 10 are the same tokens at every position,
+  // in the same order but for near ties (float32 logits within twice the tolerance).
+  const bytes = file('gpt2_tiny.safetensors');
+  const f32 = engine.loadModel(bytes, { config, weights: 'f32' });
+  const f16 = await engine.openModel(new Blob([bytes]), { config, weights: 'f16', sliceBytes: 999 });
+  assert.deepEqual(f32.weights.precision, 'f32');
+  assert.deepEqual(f16.weights.precision, 'f16');
+  const params = f32.config.vocabSize * 32 + f32.config.contextLength * 32 + 2 * (12 * 32 * 32 + 13 * 32) + 2 * 32;
+  assert.equal(f32.weights.bytes, params * 4);
+  assert.ok(f16.weights.bytes < 0.53 * f32.weights.bytes, `${f16.weights.bytes} of ${f32.weights.bytes}`);
+  const a = f32.trace(tokens, { logits: 'all' }).logits.data;
+  const b = f16.trace(tokens, { logits: 'all' }).logits.data;
+  const scale = a.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  const tolerance = 2e-3 * scale;
+  let largest = 0;
+  for (let i = 0; i < a.length; i++) largest = Math.max(largest, Math.abs(a[i] - b[i]));
+  assert.ok(largest <= tolerance, `largest logit difference ${largest} > ${tolerance}`);
+  for (let t = 0; t < tokens.length; t++) {
+    const top = (logits) => engine.nextToken(logits.subarray(t * V, (t + 1) * V)).topTokens;
+    const [ta, tb] = [top(a), top(b)];
+    assert.deepEqual(
+      [...ta].sort((x, y) => x - y),
+      [...tb].sort((x, y) => x - y),
+      `position ${t}`,
+    );
+    for (let i = 0; i < 10; i++) {
+      if (ta[i] !== tb[i])
+        assert.ok(Math.abs(a[t * V + ta[i]] - a[t * V + tb[i]]) <= 2 * tolerance, `near tie at ${t}`);
+    }
+  }
+  // a session generates on F16 weights; training and the float32 buffer are refused by name
+  const session = f16.session([1, 2, 3], { seed: 3 });
+  assert.equal(typeof session.step().token, 'number');
+  session.dispose();
+  throwsNaming(() => f16.params(), 'params', /F16/);
+  throwsNaming(() => f16.logits(tokens), 'logits', /F16/);
+  throwsNaming(
+    () => f16.step({ tokens: tokens.slice(0, 4), targets: tokens.slice(1, 5), batch: 1, context: 4 }),
+    'step',
+    /F16.*weights: 'f32'/,
+  );
+  // 'auto' on this machine's engine: float32 fits
+  const auto = engine.loadModel(bytes, { config });
+  assert.equal(auto.weights.precision, 'f32');
+  throwsNaming(() => engine.loadModel(bytes, { config, weights: 'half' }), 'weights', /'f32', 'f16' or 'auto'/);
+  await rejectsNaming(engine.openModel(bytes, { config, weights: 16 }), 'weights');
+  for (const m of [f32, f16, auto]) m.dispose();
+});

@@ -1,0 +1,248 @@
+// Speed a reader feels (a benchmark, not a test): GPT-2 small's shapes (random weights from a
+// seed, Hugging Face's layout: bench/gpt2_checkpoint.mjs), with 1 and 2 threads and the weights
+// kept as F32 and as F16 (openModel's `weights`):
+//   open → first picture  the checkpoint already kept (a Blob on disk, as the browser's OPFS
+//                         copy is) opened with engine.openModel, then the trace the page draws
+//                         its first attention picture from (16 tokens, every layer's attention)
+//   forward, T = 16       one trace of a 16-token sentence, nothing captured but the last logits
+//   generation            tokens per second, one token at a time with the KV cache
+//                         (model.session, temperature 0: each step also computes the top 10 and
+//                         the new token's attention row, as the page shows them)
+// against onnxruntime-web (WASM, the same thread count) on the same weights and the same graph
+// with past key values (bench/onnx_gpt2.mjs gpt2DecoderWithPast: the decoder-with-past graph
+// transformers.js runs for GPT-2), one token per run, greedy (argmax in JavaScript), its presents
+// fed back as the next run's past. The first 8 greedy tokens of both are compared.
+//
+//   node bench/gpt2_generate.mjs             writes bench/results/gpt2-generate-<date>.md
+//   node bench/gpt2_generate.mjs --tokens 32 --threads 1,2 --weights f32,f16 --no-ort
+//   node bench/gpt2_generate.mjs --browser   the same in Debian's Chromium (--out to name the file)
+//
+// Node runs the same WASM engines the browsers run (Node 20's V8); the machine's load average is
+// recorded with the results.
+import { existsSync, mkdirSync, openAsBlob, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { loadEngine } from '../web/engine/engine.js';
+import { GPT2_SMALL, ensureCheckpoint } from './gpt2_checkpoint.mjs';
+import { gpt2DecoderWithPast } from './onnx_gpt2.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const argv = process.argv.slice(2);
+const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const STEPS = Number(option('--tokens', '32'));
+const THREADS = option('--threads', '1,2').split(',').map(Number);
+const WEIGHTS = option('--weights', 'f32,f16').split(',');
+const log = (s) => process.stderr.write(s + '\n');
+const { vocabSize: V, layers: L, heads: H, width: C } = GPT2_SMALL;
+const PROMPT = Array.from({ length: 16 }, (_, i) => (i * 7919 + 13) % V);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const loadStart = os.loadavg()[0];
+
+const file = ensureCheckpoint('f32');
+
+// --browser: the same measurements in Debian's Chromium, on a cross-origin isolated page (the
+// threaded engine; onnxruntime-web's threads), the checkpoint fetched into a Blob first (a model
+// already kept), the ONNX graph written to build-bench/ and fetched by the page.
+if (argv.includes('--browser')) {
+  const { launchBrowser, serveStatic } = await import('../tests/e2e/helpers.mjs');
+  const root = path.resolve(here, '..');
+  const graphFile = path.join(root, 'build-bench', 'gpt2-small-with-past.onnx');
+  if (!existsSync(graphFile))
+    writeFileSync(graphFile, gpt2DecoderWithPast(readTensors(file), { V, C, H, L, eps: 1e-5 }).bytes);
+  const server = await serveStatic(root, { isolate: true });
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage();
+    page.on('console', (m) => log(`page: ${m.text()}`));
+    await page.goto(server.url + 'tests/e2e/pages/gpt2.html');
+    const reply = await page.evaluate(
+      (params) =>
+        new Promise((resolve) => {
+          const worker = new Worker(params.worker, { type: 'module' });
+          worker.onmessage = (event) => resolve(event.data);
+          worker.onerror = (event) => resolve({ error: event.message || 'the worker failed to start' });
+          worker.postMessage(params);
+        }),
+      {
+        worker: server.url + 'bench/gpt2_generate_worker.mjs',
+        checkpoint: server.url + 'build-bench/gpt2-small-f32.safetensors',
+        graph: server.url + 'build-bench/gpt2-small-with-past.onnx',
+        ort: server.url + 'node_modules/onnxruntime-web/dist/ort.wasm.min.mjs',
+        engineUrl: server.url + 'web/engine/engine.js',
+        prompt: PROMPT,
+        steps: STEPS,
+        threadsList: THREADS,
+        weightsList: WEIGHTS,
+        shape: { V, L, H, C },
+        ortOff: argv.includes('--no-ort'),
+      },
+    );
+    if (reply.error) throw new Error(reply.error);
+    const result = reply.result;
+    report(
+      result.rows,
+      result.greedy,
+      result.notes,
+      `Chromium ${browser.version ? await browser.version() : ''}`.trim(),
+    );
+  } finally {
+    await browser.close();
+    server.close();
+  }
+  process.exit(0);
+}
+
+// The file's F32 tensors by GPT2Model's names.
+function readTensors(checkpoint) {
+  const bytes = readFileSync(checkpoint);
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  const tensors = {};
+  for (const [name, t] of Object.entries(header)) {
+    if (name === '__metadata__' || t.dtype !== 'F32') continue;
+    const [b, e] = t.data_offsets;
+    tensors[name] = new Float32Array(new Uint8Array(bytes.subarray(8 + n + b, 8 + n + e)).buffer);
+  }
+  return tensors;
+}
+
+const engine = await loadEngine({ threads: 'auto' });
+log(`engine: up to ${engine.maxThreads ?? '?'} threads`);
+const rows = [];
+const greedy = {};
+
+for (const weights of WEIGHTS) {
+  engine.threads = 1;
+  const blob = await openAsBlob(file);
+  const t0 = performance.now();
+  const model = await engine.openModel(blob, { heads: H, weights });
+  model.trace(PROMPT); // every layer's q, k, v, scores and weights: the first picture
+  const firstPicture = performance.now() - t0;
+  log(`${weights}: open → first picture ${firstPicture.toFixed(0)} ms (kept ${model.weights.precision})`);
+  for (const threads of THREADS) {
+    engine.threads = threads;
+    const quiet = { qkv: false, scores: false, weights: false, residual: false };
+    model.trace(PROMPT, quiet);
+    const forward = [];
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      model.trace(PROMPT, quiet);
+      forward.push(performance.now() - t);
+    }
+    const session = model.session(PROMPT, { temperature: 0 });
+    const tokens = [session.step().token]; // warm-up
+    const t = performance.now();
+    for (let i = 0; i < STEPS; i++) tokens.push(session.step().token);
+    const perToken = (performance.now() - t) / STEPS;
+    session.dispose();
+    greedy[weights] = tokens;
+    rows.push({
+      who: 'ours',
+      weights,
+      threads,
+      firstPicture: threads === 1 ? firstPicture : null,
+      forward: median(forward),
+      perToken,
+    });
+    log(
+      `ours ${weights} ${threads} thread(s): forward ${median(forward).toFixed(1)} ms, ${perToken.toFixed(1)} ms/token`,
+    );
+  }
+  model.dispose();
+}
+
+const notes = [];
+if (!argv.includes('--no-ort')) {
+  const ort = await import('onnxruntime-web');
+  ort.env.wasm.proxy = false;
+  const { bytes: graph } = gpt2DecoderWithPast(readTensors(file), { V, C, H, L, eps: 1e-5 });
+  for (const threads of THREADS) {
+    try {
+      ort.env.wasm.numThreads = threads;
+      const session = await ort.InferenceSession.create(graph, {
+        executionProviders: ['wasm'],
+        graphOptimizationLevel: 'all',
+      });
+      const empty = new Float32Array(0);
+      let past = {};
+      for (let l = 0; l < L; l++) {
+        past[`past_key_${l}`] = new ort.Tensor('float32', empty, [H, 0, C / H]);
+        past[`past_value_${l}`] = new ort.Tensor('float32', empty, [H, 0, C / H]);
+      }
+      let position = 0;
+      const step = async (token) => {
+        const out = await session.run({
+          ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(token)), [1]),
+          position: new ort.Tensor('int64', BigInt64Array.of(BigInt(position++)), [1]),
+          ...past,
+        });
+        past = {};
+        for (let l = 0; l < L; l++) {
+          past[`past_key_${l}`] = out[`present_key_${l}`];
+          past[`past_value_${l}`] = out[`present_value_${l}`];
+        }
+        const logits = out.logits.data;
+        let best = 0;
+        for (let v = 1; v < V; v++) if (logits[v] > logits[best]) best = v;
+        return best;
+      };
+      let next;
+      for (const token of PROMPT) next = await step(token); // prefill, one token per run
+      const tokens = [next];
+      next = await step(next); // warm-up (ours also steps once before timing)
+      tokens.push(next);
+      const t = performance.now();
+      for (let i = 0; i < STEPS; i++) tokens.push((next = await step(next)));
+      const perToken = (performance.now() - t) / STEPS;
+      greedy.ort = tokens;
+      rows.push({ who: `onnxruntime-web ${ort.env.versions?.web ?? ''}`.trim(), weights: 'f32', threads, perToken });
+      log(`onnxruntime-web ${threads} thread(s): ${perToken.toFixed(1)} ms/token`);
+      await session.release();
+    } catch (error) {
+      notes.push(`onnxruntime-web ${threads} thread(s): ${String(error.message).split('\n')[0]}`);
+      log(notes.at(-1));
+    }
+  }
+}
+
+report(rows, greedy, notes, `Node ${process.versions.node} (the same WASM engines as the browsers)`);
+
+function report(rows, greedy, notes, where) {
+  const agree = (a, b) => (a && b ? a.slice(0, 8).every((t, i) => t === b[i]) : null);
+  const date = new Date().toISOString().slice(0, 10);
+  const load = `${loadStart.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end`;
+  const ortRow = (threads) => rows.find((r) => r.who.startsWith('onnxruntime') && r.threads === threads);
+  const lines = [
+    `# GPT-2 small: open → first picture, forward, generation with the KV cache — ${where}, ${date}`,
+    '',
+    `Random weights in GPT-2 small's exact layout (bench/gpt2_checkpoint.mjs, F32 file), ${where}, ` +
+      `${os.cpus()[0]?.model ?? '?'}, ${os.cpus().length} cores; load average ${load} (the machine is shared with ` +
+      `other jobs: numbers are noisy). Generation: ${STEPS} tokens after a 16-token prompt, one at a time, greedy; ours ` +
+      `through model.session (each step also computes the top 10 and the new token's attention row), ` +
+      `onnxruntime-web through the decoder-with-past graph of bench/onnx_gpt2.mjs, the same thread count.`,
+    '',
+    '| who | weights | threads | open → first picture (ms) | forward, T = 16 (ms) | ms per token | tokens/s | onnxruntime-web ms per token ÷ ours |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const o = ortRow(r.threads);
+    lines.push(
+      `| ${r.who} | ${r.weights.toUpperCase()} | ${r.threads} | ${r.firstPicture ? r.firstPicture.toFixed(0) : '—'} | ` +
+        `${r.forward ? r.forward.toFixed(1) : '—'} | ${r.perToken.toFixed(1)} | ${(1000 / r.perToken).toFixed(1)} | ` +
+        `${r.who === 'ours' && o ? (o.perToken / r.perToken).toFixed(2) + '×' : '—'} |`,
+    );
+  }
+  lines.push(
+    '',
+    `Greedy tokens, the first 8: ours F32 ${JSON.stringify(greedy.f32?.slice(0, 8))}, ours F16 ` +
+      `${JSON.stringify(greedy.f16?.slice(0, 8))}, onnxruntime-web ${JSON.stringify(greedy.ort?.slice(0, 8))} ` +
+      `(ours F32 and onnxruntime-web agree: ${agree(greedy.f32, greedy.ort)}).`,
+  );
+  if (notes.length) lines.push('', 'Problems:', ...notes.map((n) => `- ${n}`));
+  const text = lines.join('\n') + '\n';
+  process.stdout.write(text);
+  mkdirSync(path.join(here, 'results'), { recursive: true });
+  writeFileSync(path.join(here, 'results', option('--out', `gpt2-generate-${date}.md`)), text);
+}

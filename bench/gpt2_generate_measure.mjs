@@ -1,0 +1,109 @@
+// The browser's side of bench/gpt2_generate.mjs --browser, run in a module Web Worker (the
+// threaded engine waits for its threads, which only a worker may do): what the Node run measures.
+export async function measure({
+  checkpoint,
+  graph,
+  ort: ortUrl,
+  engineUrl,
+  prompt,
+  steps,
+  threadsList,
+  weightsList,
+  shape,
+  ortOff,
+}) {
+  const { V, L, H, C } = shape;
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const rows = [],
+    greedy = {},
+    notes = [];
+  const { loadEngine } = await import(engineUrl);
+  const engine = await loadEngine({ threads: 'auto' });
+  const blob = await (await fetch(checkpoint)).blob();
+  for (const weights of weightsList) {
+    engine.threads = 1;
+    const t0 = performance.now();
+    const model = await engine.openModel(blob, { heads: H, weights });
+    model.trace(prompt);
+    const firstPicture = performance.now() - t0;
+    for (const threads of threadsList) {
+      engine.threads = threads;
+      const quiet = { qkv: false, scores: false, weights: false, residual: false };
+      model.trace(prompt, quiet);
+      const forward = [];
+      for (let i = 0; i < 5; i++) {
+        const t = performance.now();
+        model.trace(prompt, quiet);
+        forward.push(performance.now() - t);
+      }
+      const session = model.session(prompt, { temperature: 0 });
+      const tokens = [session.step().token];
+      const t = performance.now();
+      for (let i = 0; i < steps; i++) tokens.push(session.step().token);
+      const perToken = (performance.now() - t) / steps;
+      session.dispose();
+      greedy[weights] = tokens;
+      rows.push({
+        who: 'ours',
+        weights,
+        threads,
+        firstPicture: threads === 1 ? firstPicture : null,
+        forward: median(forward),
+        perToken,
+      });
+      console.log(`ours ${weights} ${threads}: ${perToken.toFixed(1)} ms/token`);
+    }
+    model.dispose();
+  }
+  if (!ortOff) {
+    const ort = await import(ortUrl);
+    ort.env.wasm.proxy = false;
+    ort.env.wasm.wasmPaths = ortUrl.slice(0, ortUrl.lastIndexOf('/') + 1);
+    const bytes = new Uint8Array(await (await fetch(graph)).arrayBuffer());
+    for (const threads of threadsList) {
+      try {
+        ort.env.wasm.numThreads = threads;
+        const session = await ort.InferenceSession.create(bytes, {
+          executionProviders: ['wasm'],
+          graphOptimizationLevel: 'all',
+        });
+        let past = {};
+        for (let l = 0; l < L; l++) {
+          past[`past_key_${l}`] = new ort.Tensor('float32', new Float32Array(0), [H, 0, C / H]);
+          past[`past_value_${l}`] = new ort.Tensor('float32', new Float32Array(0), [H, 0, C / H]);
+        }
+        let position = 0;
+        const step = async (token) => {
+          const out = await session.run({
+            ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(token)), [1]),
+            position: new ort.Tensor('int64', BigInt64Array.of(BigInt(position++)), [1]),
+            ...past,
+          });
+          past = {};
+          for (let l = 0; l < L; l++) {
+            past[`past_key_${l}`] = out[`present_key_${l}`];
+            past[`past_value_${l}`] = out[`present_value_${l}`];
+          }
+          const logits = out.logits.data;
+          let best = 0;
+          for (let v = 1; v < V; v++) if (logits[v] > logits[best]) best = v;
+          return best;
+        };
+        let next;
+        for (const token of prompt) next = await step(token);
+        const tokens = [next];
+        tokens.push((next = await step(next)));
+        const t = performance.now();
+        for (let i = 0; i < steps; i++) tokens.push((next = await step(next)));
+        const perToken = (performance.now() - t) / steps;
+        greedy.ort = tokens;
+        rows.push({ who: `onnxruntime-web ${ort.env.versions?.web ?? ''}`.trim(), weights: 'f32', threads, perToken });
+        console.log(`ort ${threads}: ${perToken.toFixed(1)} ms/token`);
+        await session.release();
+      } catch (error) {
+        notes.push(`onnxruntime-web ${threads} thread(s): ${String(error?.message ?? error).split('\n')[0]}`);
+      }
+    }
+  }
+  return { rows, greedy, notes };
+}

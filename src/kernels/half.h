@@ -1,0 +1,57 @@
+// IEEE binary16 ("F16", "half") weights: the reference conversions both ways, and a run of halves
+// to float32 by the reference and by f32x4 (simd::load_f16). Weights kept as F16 in memory are
+// converted to float32 as the kernels read them (gemm.h's gemm_f16_*: while packing B's panels),
+// so every product runs in float32 on the exact values of the halves.
+//
+// Legend: n values. A half is 1 sign bit, 5 exponent bits (bias 15), 10 mantissa bits: normals
+// 2^−14 … 65504, subnormals down to 2^−24, every one exact in float32.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace attn::kernels {
+
+// A half as float32, exactly (inf and NaN kept, NaN's payload too).
+inline float f16_to_f32_ref(std::uint16_t h) {
+  const std::uint32_t sign = (h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu, mantissa = h & 0x3ffu;
+  if (exponent == 0) {  // zero or subnormal: mantissa · 2^−24
+    const float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-8f;
+    return sign ? -magnitude : magnitude;
+  }
+  const std::uint32_t bits =
+      exponent == 31 ? sign | 0x7f800000u | (mantissa << 13) : sign | ((exponent + 112) << 23) | (mantissa << 13);
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// A float32 rounded to the nearest half, ties to even (IEEE's default rounding, numpy's and
+// torch's .half()): |f| ≥ 65520 becomes ±inf, |f| ≤ 2^−25 ±0; NaN stays a (quiet) NaN.
+inline std::uint16_t f32_to_f16_ref(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const std::uint32_t sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  const std::uint32_t e = ax >> 23;  // float32's biased exponent
+  if (ax > 0x7f800000u) return static_cast<std::uint16_t>(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));  // NaN
+  if (e >= 143) return static_cast<std::uint16_t>(sign | 0x7c00u);  // ≥ 2^16 (inf included): inf
+  if (e < 113) {                                           // below 2^−14: a subnormal half (units of 2^−24) or zero
+    if (e < 102) return static_cast<std::uint16_t>(sign);  // below 2^−25: zero
+    const std::uint32_t m = (ax & 0x7fffffu) | 0x800000u, shift = 126 - e;  // value = m·2^(e−150)
+    std::uint32_t q = m >> shift;
+    const std::uint32_t rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (q & 1u))) ++q;  // may carry into the smallest normal: right
+    return static_cast<std::uint16_t>(sign | q);
+  }
+  std::uint32_t h = ((e - 112) << 10) | ((ax >> 13) & 0x3ffu);
+  const std::uint32_t rem = ax & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;  // a carry rounds up the exponent (to inf past 65504)
+  return static_cast<std::uint16_t>(sign | h);
+}
+
+// out (n) = the halves in (n) as float32.
+void f16_to_f32_ref(float* out, const std::uint16_t* in, std::size_t n);
+void f16_to_f32_simd(float* out, const std::uint16_t* in, std::size_t n);
+
+}  // namespace attn::kernels
