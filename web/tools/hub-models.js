@@ -86,7 +86,9 @@ export function createHubModels({ storage = globalThis.navigator?.storage, optio
     async fetch(model, { alsoHeld = 0 } = {}) {
       current?.download.cancel();
       const store = await storeOf();
-      const download = createDownload({ ...options, model, store, alsoHeld, askPersist: false });
+      // The engine holds weights as F32 or F16 (weights: 'f16', issue 31): a model that fits only
+      // as F16 is downloaded and opened as F16.
+      const download = createDownload({ precisions: [4, 2], ...options, model, store, alsoHeld, askPersist: false });
       const spec = download.state.spec;
       const label = hubLabel(spec);
       const place = hubPlace(spec.endpoint);
@@ -106,6 +108,7 @@ export function createHubModels({ storage = globalThis.navigator?.storage, optio
         return {
           spec: {
             ...openSpecOf(result, { name: label }),
+            weights: result.fit?.choice?.bytesPerWeight === 2 ? 'f16' : 'auto',
             about: result.fromStore
               ? `opened from this browser’s store (downloaded from ${place})`
               : `downloaded from ${place} and kept in this browser`,

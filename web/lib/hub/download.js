@@ -67,7 +67,7 @@ export const PHASES = Object.freeze(['idle', 'checking', 'downloading', 'stored'
  * @param {{endpoint?, repo, revision?}} options.model which model (urls.js parseModelInput gives it)
  * @param {object} options.store from openModelStore
  * @param {Function} [options.fetch] globalThis.fetch
- * @param {number[]} [options.precisions] bytes per weight the engine can hold weights in ([4] today)
+ * @param {number[]} [options.precisions] bytes per weight the engine may hold weights in (default [4]; the page's hub-models passes [4, 2]: F32 or F16)
  * @param {number} [options.deviceMemoryGB] navigator.deviceMemory by default
  * @param {number} [options.alsoHeld] bytes of the model on screen, held while this one opens
  * @param {boolean} [options.ignoreDeviceMemory] the reader chose to try anyway

@@ -1,0 +1,52 @@
+// Unit tests of web/tools/hub-models.js, the page's downloads from the Hub, against the fake Hub
+// (tests/helpers/fake-hub.mjs): the precision a model is opened in follows the memory prediction
+// (lib/hub/memory.js) — F32 where it fits, F16 where only that fits, a refusal naming both where
+// neither does.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHubModels } from '../../../web/tools/hub-models.js';
+import { DEVICE_SHARE, memoryNeed } from '../../../web/lib/hub/memory.js';
+import { bytes, fakeHub } from '../../helpers/fake-hub.mjs';
+
+const ENDPOINT = 'https://hub.test';
+const REPO = 'someone/tiny-gpt2';
+const CONFIG = {
+  model_type: 'gpt2',
+  architectures: ['GPT2LMHeadModel'],
+  vocab_size: 512,
+  n_positions: 64,
+  n_layer: 2,
+  n_head: 2,
+  n_embd: 32,
+};
+const files = () => ({
+  'config.json': JSON.stringify(CONFIG),
+  'tokenizer.json': '{"model": {"type": "BPE"}}',
+  'model.safetensors': bytes(25000),
+});
+const models = (hub, deviceMemoryGB) =>
+  createHubModels({
+    storage: undefined,
+    options: { fetch: hub.fetch, sleep: async () => {}, watcher: { since: () => [] }, deviceMemoryGB },
+  });
+
+test('HubModels_AModelIsOpenedInF16OnlyWhereOnlyF16Fits', async () => {
+  const hub = fakeHub(files(), {}, REPO);
+  const roomy = await models(hub, undefined).fetch({ endpoint: ENDPOINT, repo: REPO });
+  assert.equal(roomy.spec.weights, 'auto', 'no limit: the engine chooses (F32 for a model this size)');
+  const n = roomy.sizes.parameters;
+  assert.ok(Number.isSafeInteger(n) && n > 0, `parameters ${n}`);
+  // A device whose share holds the model as F16 but not as F32.
+  const between = (memoryNeed(n, 4) + memoryNeed(n, 2)) / 2 / (1024 ** 3 * DEVICE_SHARE);
+  const tight = await models(fakeHub(files(), {}, REPO), between).fetch({ endpoint: ENDPOINT, repo: REPO });
+  assert.equal(tight.spec.weights, 'f16');
+  // Less than F16 needs: refused before the weights are asked for, naming both precisions.
+  const small = memoryNeed(n, 2) / 2 / (1024 ** 3 * DEVICE_SHARE);
+  const tiny = fakeHub(files(), {}, REPO);
+  await assert.rejects(models(tiny, small).fetch({ endpoint: ENDPOINT, repo: REPO }), (e) => {
+    assert.equal(e.reason, 'memory');
+    assert.match(e.message, /as F32: more than half of this device's memory/);
+    return true;
+  });
+  assert.ok(!tiny.calls.some((c) => c.url.includes('model.safetensors')), 'the weights were never asked for');
+});
