@@ -182,6 +182,11 @@ async function openSection(contextOptions = {}) {
   await o.page.goto(`${server.url}index.html`);
   await o.page.evaluate(() => window.__explorer.ready);
   await o.page.locator(`${SECTION} .ae-gpt-interpret`).scrollIntoViewIfNeeded();
+  // The tools and the bank measure are one click deeper: open them, as a reader would.
+  await o.page.evaluate((sel) => {
+    for (const d of document.querySelectorAll(`${sel} details.ae-gpt-tools, ${sel} details.ae-gpt-senses`))
+      d.open = true;
+  }, SECTION);
   await settled(o.page);
   return o;
 }

@@ -35,6 +35,8 @@ import { endpointOf, DEFAULT_ENDPOINT } from '../lib/hub/index.js';
 
 const TEXT = {
   title: 'A real language model',
+  tools: 'What a head does: knock one out, see what each part writes toward the prediction, read the layers',
+  senses: 'Does the model tell the two “bank”s apart? Measured against the baseline, layer by layer',
   intro:
     'Everything so far ran on hand-set numbers and tiny models. Here is a real language model running on a sentence you type: the same attention, every number computed in your browser. The line below says which model it is and where it came from.',
   roles: 'What each head does, measured (runs the model on a text and on random sequences)',
@@ -192,14 +194,18 @@ export function render(section, app) {
     onPicker: () => section.querySelector('.ae-gpt-about')?.scrollIntoView({ block: 'center' }),
   });
   fig.rolesText = () => gptOf().sentence + ' ' + gptOf().bank.a + ' ' + gptOf().bank.b;
-  fig.knockout = knockout.render(interpretBox, {
+  // The tools one click deeper (the opening above says what they found): the page stays within
+  // its height (issue 30) and a post's whole-section figure stays readable.
+  const tools = h(doc, 'details', { class: 'ae-details ae-gpt-tools' }, h(doc, 'summary', {}, TEXT.tools));
+  interpretBox.append(tools);
+  fig.knockout = knockout.render(tools, {
     ...ctx,
     onChoose: choose,
     onSweep: () => interpret.startSweep(),
     onCancel: () => interpret.cancelSweep(),
   });
-  fig.attribution = attributionView.render(interpretBox, ctx);
-  fig.lens = lensView.render(interpretBox, ctx);
+  fig.attribution = attributionView.render(tools, ctx);
+  fig.lens = lensView.render(tools, ctx);
   fig.interpret = interpret;
   const [nextColumn, kvColumn] = pair('ae-gpt-writing');
   fig.next = nextToken.render(part(nextColumn, 'next'), {
@@ -221,7 +227,7 @@ export function render(section, app) {
     word: DEFAULT_SENSES.word,
     senses: DEFAULT_SENSES.senses.map((s) => ({ name: s.name, sentences: [...s.sentences] })),
   };
-  const senseBox = h(doc, 'div', { class: 'ae-gpt-senses' });
+  const senseBox = h(doc, 'details', { class: 'ae-details ae-gpt-senses' }, h(doc, 'summary', {}, TEXT.senses));
   part(section, null).append(senseBox);
   fig.senseChart = senseChart.render(senseBox, {
     ...ctx,
