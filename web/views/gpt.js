@@ -26,7 +26,7 @@ import * as lensView from './gpt/lens.js';
 import * as senseChart from './gpt/sense-chart.js';
 import * as openingView from './gpt/opening.js';
 import { defaultLearn } from '../lib/learn/learn-state.js';
-import { openingClaims } from '../lib/real/interpret.js';
+import { choosePrediction, openingClaims } from '../lib/real/interpret.js';
 import { createInterpretRun } from '../lib/real/interpret-run.js';
 import { DEFAULT_SENSES } from '../lib/real/sense-separation.js';
 import { foldOnPhone } from '../ui/fold.js';
@@ -218,12 +218,7 @@ function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, ctx })
   // prediction and the head that changes it most (interpret-run.js).
   fig.prediction = { position: undefined, token: undefined, layer: undefined, head: undefined, mode: 'zero' };
   const choose = (patch) => {
-    const p = fig.prediction;
-    if ('position' in patch) Object.assign(p, { position: patch.position, token: -1 });
-    if ('token' in patch && patch.token >= 0) p.token = patch.token;
-    if ('layer' in patch) Object.assign(p, { layer: patch.layer, head: p.head ?? interpret.choice?.head ?? 0 });
-    if ('head' in patch) Object.assign(p, { head: patch.head, layer: p.layer ?? interpret.choice?.layer ?? 0 });
-    if ('mode' in patch) p.mode = patch.mode;
+    Object.assign(fig.prediction, choosePrediction(fig.prediction, patch, interpret.choice));
     drawInterpret(app, run, interpret, fig, true);
   };
   // Shown with the whole section (not yet a part of their own: lib/real/gpt-parts.js).

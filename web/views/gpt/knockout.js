@@ -7,7 +7,7 @@
 import { h, setOptions, uid } from '../../ui/dom.js';
 import { colorScale, legendFor } from '../../lib/colormaps.js';
 import { fmt } from '../../lib/format.js';
-import { ablationClaim, headName, sweepClaim } from '../../lib/real/interpret.js';
+import { ablationClaim, comparisonScale, headName, sweepClaim } from '../../lib/real/interpret.js';
 
 // A token's text as the chips show it (spaces as ␣).
 const shown = (text) => text.replace(/ /g, '␣');
@@ -158,7 +158,7 @@ function renderBars(doc, { onChoose }) {
     claim.dataset.before = String(a.probs[choice.token]);
     claim.dataset.after = String(a.ablatedProbs[choice.token]);
     barsCaption.textContent = TEXT.barsLabel(pieces[choice.position].display.replace(/ /g, '␣'));
-    const max = Math.max(...a.rows.map((r) => Math.max(r.clean, r.ablated))) || 1;
+    const max = comparisonScale(a.rows);
     bars.replaceChildren(...a.rows.map((r) => bar(doc, r, { max, chosen: r.id === choice.token, onChoose })));
     loss.textContent = TEXT.loss(a);
   };
