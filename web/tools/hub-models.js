@@ -23,6 +23,69 @@ export function hubLabel({ repo, revision = 'main' }) {
 export const hubPlace = (endpoint) => (!endpoint || endpoint === DEFAULT_ENDPOINT ? 'Hugging Face' : endpoint);
 
 /**
+ * createHubModels's fetch: one download from start to its end, shown through hub.set while it is
+ * hub's current one. `hub`: {storeOf, options, set, refresh, current: {get, set}}.
+ */
+async function fetchModel(hub, model, alsoHeld) {
+  const { set } = hub;
+  hub.current.get()?.download.cancel();
+  const store = await hub.storeOf();
+  // The engine holds weights as F32 or F16 (weights: 'f16', issue 31): a model that fits only
+  // as F16 is downloaded and opened as F16.
+  const download = createDownload({ precisions: [4, 2], ...hub.options, model, store, alsoHeld, askPersist: false });
+  const spec = download.state.spec;
+  const label = hubLabel(spec);
+  const place = hubPlace(spec.endpoint);
+  const mine = { download, label, spec };
+  hub.current.set(mine);
+  const isMine = () => hub.current.get() === mine;
+  const show = (s) => isMine() && set({ active: { label, place, ...s } });
+  const off = download.subscribe(show);
+  set({ error: null });
+  show(download.state);
+  try {
+    const result = await download.start();
+    if (!result.fromStore && store.kept)
+      store.persist().then(
+        (persist) => set({ persist }),
+        () => {},
+      );
+    return {
+      spec: {
+        ...openSpecOf(result, { name: label }),
+        weights: result.fit?.choice?.bytesPerWeight === 2 ? 'f16' : 'auto',
+        about: result.fromStore
+          ? `opened from this browser’s store (downloaded from ${place})`
+          : `downloaded from ${place} and kept in this browser`,
+      },
+      fetched: result.fetched,
+      fromStore: result.fromStore,
+      sizes: result.sizes,
+    };
+  } catch (error) {
+    // Nothing worth resuming of a repository this page cannot open: its config.json goes too.
+    if (DEAD_ENDS.has(error?.reason)) await store.remove(spec).catch(() => {});
+    if (isMine() && error?.reason !== 'cancelled')
+      set({
+        error: {
+          label,
+          reason: error?.reason ?? 'http',
+          message: error?.message ?? String(error),
+          files: error?.files,
+        },
+      });
+    throw error;
+  } finally {
+    off();
+    if (isMine()) {
+      hub.current.set(null);
+      set({ active: null });
+    }
+    hub.refresh();
+  }
+}
+
+/**
  * @param {{storage?: StorageManager, options?: object}} deps  options: passed to createDownload
  *   (the tests shorten the waits)
  */
@@ -60,6 +123,13 @@ export function createHubModels({ storage = globalThis.navigator?.storage, optio
     }
   }
 
+  const hub = {
+    storeOf,
+    options,
+    set,
+    refresh,
+    current: { get: () => current, set: (c) => (current = c) },
+  };
   return {
     get state() {
       return state;
@@ -83,62 +153,7 @@ export function createHubModels({ storage = globalThis.navigator?.storage, optio
      * host opens (openSpecOf: Blobs read from the store) and {fetched, fromStore}. A download under
      * way is cancelled first. `alsoHeld`: bytes of the model on screen (the memory prediction).
      */
-    async fetch(model, { alsoHeld = 0 } = {}) {
-      current?.download.cancel();
-      const store = await storeOf();
-      // The engine holds weights as F32 or F16 (weights: 'f16', issue 31): a model that fits only
-      // as F16 is downloaded and opened as F16.
-      const download = createDownload({ precisions: [4, 2], ...options, model, store, alsoHeld, askPersist: false });
-      const spec = download.state.spec;
-      const label = hubLabel(spec);
-      const place = hubPlace(spec.endpoint);
-      const mine = { download, label, spec };
-      current = mine;
-      const show = (s) => current === mine && set({ active: { label, place, ...s } });
-      const off = download.subscribe(show);
-      set({ error: null });
-      show(download.state);
-      try {
-        const result = await download.start();
-        if (!result.fromStore && store.kept)
-          store.persist().then(
-            (persist) => set({ persist }),
-            () => {},
-          );
-        return {
-          spec: {
-            ...openSpecOf(result, { name: label }),
-            weights: result.fit?.choice?.bytesPerWeight === 2 ? 'f16' : 'auto',
-            about: result.fromStore
-              ? `opened from this browser’s store (downloaded from ${place})`
-              : `downloaded from ${place} and kept in this browser`,
-          },
-          fetched: result.fetched,
-          fromStore: result.fromStore,
-          sizes: result.sizes,
-        };
-      } catch (error) {
-        // Nothing worth resuming of a repository this page cannot open: its config.json goes too.
-        if (DEAD_ENDS.has(error?.reason)) await store.remove(spec).catch(() => {});
-        if (current === mine && error?.reason !== 'cancelled')
-          set({
-            error: {
-              label,
-              reason: error?.reason ?? 'http',
-              message: error?.message ?? String(error),
-              files: error?.files,
-            },
-          });
-        throw error;
-      } finally {
-        off();
-        if (current === mine) {
-          current = null;
-          set({ active: null });
-        }
-        refresh();
-      }
-    },
+    fetch: (model, { alsoHeld = 0 } = {}) => fetchModel(hub, model, alsoHeld),
     /** Stops the download under way (what arrived stays kept, to resume). */
     cancel() {
       current?.download.cancel();

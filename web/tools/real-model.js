@@ -16,9 +16,8 @@ export function realModelOf(app) {
   return app.shared('real-model', () => createRealModel(app));
 }
 
-function createRealModel(app) {
-  const host = createModelHost({ engine: async () => app.engine, makeWorker: app.modelWorker });
-  // The reader's thread count reaches the model's worker, which says what it runs on.
+/** The reader's thread count reaches the model's worker, which says what it runs on; returns stop. */
+function followThreads(app, host) {
   const threads = threadSettingOf(app);
   const applyThreads = () =>
     host.call('threads', threads.chosen).then(
@@ -26,20 +25,15 @@ function createRealModel(app) {
       () => {},
     );
   applyThreads();
-  const stopThreads = threads.subscribe((kind) => kind === 'chosen' && applyThreads());
-  const listeners = new Set();
-  let key = null; // the spec of the model open (or opening)
-  let opening = null;
-  let info = null;
-  let error = null;
-  let hub = null; // the Hub's downloads and the kept models (made on first use)
-  let fetching = false; // a model of the Hub downloads (or opens) while the one on screen stays
-  const notify = () => listeners.forEach((f) => f());
-  const hubOf = () => (hub ??= createHubModels(app.hubOptions ?? {}));
-  // The model on screen's weights as F32: held beside the next one while it opens.
-  const held = () => (info?.parameters ?? 0) * 4;
-  // An open's progress: {name, url (when downloaded from one), loaded, total, bytesPerSecond,
-  // percent, secondsLeft}, or null when no open is reading weights.
+  return threads.subscribe((kind) => kind === 'chosen' && applyThreads());
+}
+
+/**
+ * The host's opens with their progress: `open(spec)` calls the host; `loading` is the progress of
+ * the open reading weights, {name, url (when downloaded from one), loaded, total, bytesPerSecond,
+ * percent, secondsLeft}, or null when no open is reading weights. `notify()` on each step.
+ */
+function trackLoading(host, notify) {
   let loading = null;
   let meter = null;
   let loadingOf = null; // the spec being opened
@@ -56,55 +50,139 @@ function createRealModel(app) {
     };
     notify();
   };
-  const hostOpen = (s) => {
-    loadingOf = { name: s.name, url: typeof s.source === 'string' ? s.source : null };
-    loading = null;
-    meter = speedMeter();
-    return host.call('open', s).finally(() => {
-      loadingOf = null;
+  return {
+    get loading() {
+      return loading;
+    },
+    open(s) {
+      loadingOf = { name: s.name, url: typeof s.source === 'string' ? s.source : null };
       loading = null;
-    });
-  };
-
-  // spec: what the host opens, or a function giving a promise of it (a download first).
-  async function open(spec, specKey) {
-    key = specKey;
-    error = null;
-    notify();
-    const run = (typeof spec === 'function' ? spec() : Promise.resolve(spec)).then(hostOpen).then(
-      (opened) => {
-        if (key === specKey) info = opened;
-        return opened;
-      },
-      (err) => {
-        if (key === specKey) error = err;
-        throw err;
-      },
-    );
-    opening = run;
-    run
-      .catch(() => {})
-      .finally(() => {
-        if (opening === run) opening = null;
-        notify();
+      meter = speedMeter();
+      return host.call('open', s).finally(() => {
+        loadingOf = null;
+        loading = null;
       });
-    return run;
-  }
+    },
+  };
+}
+
+/** What the host opens for the state's model {kind: 'url', url, config?, heads?, tokenizer?}. */
+function urlSpec(app, m) {
+  return {
+    name: m.url.split('/').pop() || m.url,
+    about: `opened from ${m.url}`,
+    source: new URL(m.url, app.doc.baseURI).href,
+    config: m.config ? { url: new URL(m.config, app.doc.baseURI).href } : undefined,
+    heads: m.heads,
+    tokenizer: m.tokenizer
+      ? { jsonUrl: new URL(m.tokenizer, app.doc.baseURI).href }
+      : { gpt2Url: app.modelFiles.gpt2Tokenizer() },
+  };
+}
+
+/** What the host opens for the project's own model. */
+function shippedSpec(app) {
+  return {
+    name: 'brown-wordnet',
+    about: ABOUT_SHIPPED,
+    source: app.modelFiles.model(),
+    tokenizer: { jsonUrl: app.modelFiles.tokenizer() },
+  };
+}
+
+/** What the host opens for files the reader picked (see openFiles). */
+function filesSpec(app, files, heads) {
+  const tokenizer = files.tokenizerJson
+    ? { json: files.tokenizerJson, name: files.tokenizerJson.name }
+    : files.vocab || files.merges
+      ? { vocab: files.vocab, merges: files.merges }
+      : { gpt2Url: app.modelFiles.gpt2Tokenizer() };
+  return {
+    name: files.model.name,
+    about: `opened from ${files.model.name} on this computer`,
+    source: files.model,
+    config: files.config,
+    heads,
+    tokenizer,
+  };
+}
+
+/**
+ * Opens a model as `st`'s (the real model's {key, opening, info, error}) model `specKey`: spec is
+ * what the host opens, or a function giving a promise of it (a download first).
+ */
+function openAs(st, spec, specKey, { hostOpen, notify }) {
+  st.key = specKey;
+  st.error = null;
+  notify();
+  const run = (typeof spec === 'function' ? spec() : Promise.resolve(spec)).then(hostOpen).then(
+    (opened) => {
+      if (st.key === specKey) st.info = opened;
+      return opened;
+    },
+    (err) => {
+      if (st.key === specKey) st.error = err;
+      throw err;
+    },
+  );
+  st.opening = run;
+  run
+    .catch(() => {})
+    .finally(() => {
+      if (st.opening === run) st.opening = null;
+      notify();
+    });
+  return run;
+}
+
+/**
+ * What the host opens for a model of the Hub the state names, read from the browser's store; a
+ * consent error when it is not kept (its weights are downloaded only on the reader's click).
+ * held(): the bytes of the model on screen.
+ */
+async function keptHubSpec(hub, m, held) {
+  const where = { endpoint: m.endpoint, repo: m.repo, revision: m.revision };
+  if (!(await hub.isKept(where)))
+    throw Object.assign(new Error(`${hubLabel(where)} is not kept in this browser yet`), {
+      name: 'HubError',
+      reason: 'consent',
+      model: m,
+    });
+  return (await hub.fetch(where, { alsoHeld: held() })).spec;
+}
+
+function createRealModel(app) {
+  const host = createModelHost({ engine: async () => app.engine, makeWorker: app.modelWorker });
+  const stopThreads = followThreads(app, host);
+  const listeners = new Set();
+  // key: the spec of the model open (or opening); opening: the promise of an open under way.
+  const st = { key: null, opening: null, info: null, error: null };
+  let hub = null; // the Hub's downloads and the kept models (made on first use)
+  let fetching = false; // a model of the Hub downloads (or opens) while the one on screen stays
+  const notify = () => listeners.forEach((f) => f());
+  const hubOf = () => (hub ??= createHubModels(app.hubOptions ?? {}));
+  // The model on screen's weights as F32: held beside the next one while it opens.
+  const held = () => (st.info?.parameters ?? 0) * 4;
+  const load = trackLoading(host, notify);
+  const hostOpen = load.open;
+
+  const open = (spec, specKey) => openAs(st, spec, specKey, { hostOpen, notify });
+  const again = () => st.opening || (st.info ? Promise.resolve(st.info) : Promise.reject(st.error));
 
   return {
     host,
     get info() {
-      return info;
+      return st.info;
     },
     get error() {
-      return error;
+      return st.error;
     },
     get opening() {
-      return Boolean(opening);
+      return Boolean(st.opening);
     },
     /** An open's progress reading the weights (downloading them, for a model-url), or null. */
     get loading() {
-      return loading;
+      return load.loading;
     },
     /** True while openHub downloads or opens a model (the one on screen stays meanwhile). */
     get fetching() {
@@ -122,47 +200,14 @@ function createRealModel(app) {
     ensure(state) {
       const m = (state.gpt || defaultGpt()).model;
       // A file the reader opened stays open; a link cannot carry it (the project's model opens).
-      if (m.kind === 'file' && key?.startsWith('file:'))
-        return opening || (info ? Promise.resolve(info) : Promise.reject(error));
+      if (m.kind === 'file' && st.key?.startsWith('file:')) return again();
       const specKey = JSON.stringify(m.kind === 'file' ? { kind: 'shipped' } : m);
-      if (specKey === key) return opening || (info ? Promise.resolve(info) : Promise.reject(error));
+      if (specKey === st.key) return again();
       // A model of the Hub named by the state (a link, the element's model attribute) opens from
       // the browser's store; its weights are downloaded only on the reader's click (openHub): a
       // consent error says so, and the view offers the button.
-      if (m.kind === 'hub')
-        return open(async () => {
-          const where = { endpoint: m.endpoint, repo: m.repo, revision: m.revision };
-          if (!(await hubOf().isKept(where)))
-            throw Object.assign(new Error(`${hubLabel(where)} is not kept in this browser yet`), {
-              name: 'HubError',
-              reason: 'consent',
-              model: m,
-            });
-          return (await hubOf().fetch(where, { alsoHeld: held() })).spec;
-        }, specKey);
-      if (m.kind === 'url')
-        return open(
-          {
-            name: m.url.split('/').pop() || m.url,
-            about: `opened from ${m.url}`,
-            source: new URL(m.url, app.doc.baseURI).href,
-            config: m.config ? { url: new URL(m.config, app.doc.baseURI).href } : undefined,
-            heads: m.heads,
-            tokenizer: m.tokenizer
-              ? { jsonUrl: new URL(m.tokenizer, app.doc.baseURI).href }
-              : { gpt2Url: app.modelFiles.gpt2Tokenizer() },
-          },
-          specKey,
-        );
-      return open(
-        {
-          name: 'brown-wordnet',
-          about: ABOUT_SHIPPED,
-          source: app.modelFiles.model(),
-          tokenizer: { jsonUrl: app.modelFiles.tokenizer() },
-        },
-        specKey,
-      );
+      if (m.kind === 'hub') return open(() => keptHubSpec(hubOf(), m, held), specKey);
+      return open(m.kind === 'url' ? urlSpec(app, m) : shippedSpec(app), specKey);
     },
     /**
      * Downloads a model of the Hub ({kind: 'hub', endpoint, repo, revision}, as sanitizeGpt
@@ -172,12 +217,12 @@ function createRealModel(app) {
      */
     async openHub(m, { onOpen } = {}) {
       const specKey = JSON.stringify(m);
-      if (specKey === key && info && !opening) {
+      if (specKey === st.key && st.info && !st.opening) {
         onOpen?.();
-        return info;
+        return st.info;
       }
       fetching = true;
-      error = null;
+      st.error = null;
       notify();
       try {
         const got = await hubOf().fetch(
@@ -188,11 +233,11 @@ function createRealModel(app) {
         try {
           opened = await hostOpen(got.spec);
         } catch (err) {
-          error = err; // the host kept the model on screen
+          st.error = err; // the host kept the model on screen
           throw err;
         }
-        key = specKey;
-        info = opened;
+        st.key = specKey;
+        st.info = opened;
         onOpen?.();
         return opened;
       } finally {
@@ -205,22 +250,7 @@ function createRealModel(app) {
      * (File objects), with `heads` when there is no config. The model on screen stays if this fails.
      */
     openFiles(files, heads) {
-      const tokenizer = files.tokenizerJson
-        ? { json: files.tokenizerJson, name: files.tokenizerJson.name }
-        : files.vocab || files.merges
-          ? { vocab: files.vocab, merges: files.merges }
-          : { gpt2Url: app.modelFiles.gpt2Tokenizer() };
-      return open(
-        {
-          name: files.model.name,
-          about: `opened from ${files.model.name} on this computer`,
-          source: files.model,
-          config: files.config,
-          heads,
-          tokenizer,
-        },
-        `file:${files.model.name}:${files.model.size}:${Math.random()}`,
-      );
+      return open(filesSpec(app, files, heads), `file:${files.model.name}:${files.model.size}:${Math.random()}`);
     },
     call: (op, ...args) => host.call(op, ...args),
     dispose: () => {

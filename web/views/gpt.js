@@ -26,7 +26,7 @@ import * as lensView from './gpt/lens.js';
 import * as senseChart from './gpt/sense-chart.js';
 import * as openingView from './gpt/opening.js';
 import { defaultLearn } from '../lib/learn/learn-state.js';
-import { openingClaims } from '../lib/real/interpret.js';
+import { choosePrediction, openingClaims } from '../lib/real/interpret.js';
 import { createInterpretRun } from '../lib/real/interpret-run.js';
 import { DEFAULT_SENSES } from '../lib/real/sense-separation.js';
 import { foldOnPhone } from '../ui/fold.js';
@@ -82,10 +82,60 @@ export function render(section, app) {
         fig.pick.update({ info: real.info, error: real.error, opening: real.opening, loading: real.loading });
     },
   });
+  // What the parts below share: `folds.big`, on a phone, the enlarged head's fold (a pick opens it).
+  const v = { doc, app, real, run, fig, part, gptOf, setGpt, redraw, ctx: { doc, app }, folds: { big: null } };
 
-  const ctx = { doc, app };
   section.append(h(doc, 'h2', { class: 'ae-prose' }, TEXT.title));
   part(section, null).append(h(doc, 'p', { class: 'ae-prose' }, TEXT.intro));
+  fig.pick = mountPicker(part(section, 'pick'), v);
+  section.append(status);
+  fig.tokens = tokensView.render(part(section, 'tokens'), {
+    ...v.ctx,
+    onSentence: (sentence) => {
+      // The box stops typing at its limit; pasted-in-by-script text is refused here, by name.
+      if (sentence.length < 1 || sentence.length > GPT_LIMITS.sentenceChars) {
+        status.textContent = TEXT.tooLong(sentence.length);
+        redraw();
+        return;
+      }
+      setGpt({ sentence });
+    },
+  });
+  const [gridColumn, enlargedColumn] = mountPictures(section, v);
+  const rolesPart = mountRoles(section, v, () => shown);
+  mountInterpret(section, v);
+  const [, kvColumn] = mountWriting(section, v);
+  mountSenses(section, v);
+  fig.bank = bankChart.render(part(section, 'bank'), { ...v.ctx, onBank: (b) => setGpt({ bank: b }) });
+  // On a phone: the sentence, every head, the next token and the bank example; the exports, the
+  // enlarged head's numbers (wider than a phone) and the KV cache one tap deeper.
+  foldOnPhone(app, 'Save the pictures (PNG, SVG)', [gridColumn.querySelector('.ae-gpt-export')]);
+  v.folds.big = foldOnPhone(app, 'One head enlarged, with its numbers', [enlargedColumn]);
+  foldOnPhone(app, 'Generating one token at a time, with a KV cache', [kvColumn]);
+
+  // The model opens once the section comes near the screen (the whole engine is loaded by then).
+  const near = whenNear(app.win, section, () => run.run().then(rolesPart), { margin: '300px 0px' });
+  const unsubscribe = real.subscribe(() => {
+    // Once the section is on screen and its model opening, the status says so.
+    if (real.opening && status.textContent === TEXT.loading) status.textContent = TEXT.opening;
+    redraw();
+  });
+  return {
+    update() {
+      shown = parts.show(app.state.view);
+      if (!near.started) return redraw();
+      run.run().then(() => (run.compareBank(), rolesPart()));
+    },
+    destroy() {
+      near.stop();
+      unsubscribe();
+    },
+  };
+}
+
+// The model picker, wired to the real model: a model of the Hub opens (and goes in the state once
+// open), files open, or the project's own model comes back.
+function mountPicker(parent, { app, real, run, gptOf, setGpt, redraw, ctx }) {
   const pageEndpoint = hubEndpointOf(app);
   // The Hub's endpoint: the model's own when the state names one of the Hub (the element's
   // hf-endpoint, a link), else the page's setting (?hf-endpoint=…).
@@ -93,7 +143,7 @@ export function render(section, app) {
     const m = gptOf().model;
     return m.kind === 'hub' ? m.endpoint : pageEndpoint;
   };
-  fig.pick = picker.render(part(section, 'pick'), {
+  return picker.render(parent, {
     ...ctx,
     hub: real.hub,
     endpoint,
@@ -115,38 +165,34 @@ export function render(section, app) {
     },
     onShipped: () => setGpt({ model: { kind: 'shipped' } }),
   });
-  section.append(status);
-  fig.tokens = tokensView.render(part(section, 'tokens'), {
-    ...ctx,
-    onSentence: (sentence) => {
-      // The box stops typing at its limit; pasted-in-by-script text is refused here, by name.
-      if (sentence.length < 1 || sentence.length > GPT_LIMITS.sentenceChars) {
-        status.textContent = TEXT.tooLong(sentence.length);
-        redraw();
-        return;
-      }
-      setGpt({ sentence });
-    },
-  });
-  // Side by side where there is room: every head beside the one enlarged, the next token beside
-  // the generation that appends it (one column on a phone).
-  const pair = (cls) => {
-    const left = h(doc, 'div', { class: 'ae-gpt-col' });
-    const right = h(doc, 'div', { class: 'ae-gpt-col' });
-    section.append(h(doc, 'div', { class: `ae-gpt-pair ${cls}` }, left, right));
-    return [left, right];
-  };
-  const [gridColumn, enlargedColumn] = pair('ae-gpt-pictures');
-  let bigFold = null; // on a phone, the enlarged head folds: a pick opens it
+}
+
+// Side by side where there is room (one column on a phone): returns the two columns.
+function pairIn(doc, section, cls) {
+  const left = h(doc, 'div', { class: 'ae-gpt-col' });
+  const right = h(doc, 'div', { class: 'ae-gpt-col' });
+  section.append(h(doc, 'div', { class: `ae-gpt-pair ${cls}` }, left, right));
+  return [left, right];
+}
+
+// Every head (with the exports below it) beside the one enlarged; returns the two columns.
+function mountPictures(section, { doc, real, fig, part, setGpt, ctx, folds }) {
+  const [gridColumn, enlargedColumn] = pairIn(doc, section, 'ae-gpt-pictures');
   fig.grid = headGrid.render(part(gridColumn, 'grid'), {
     ...ctx,
     onPick: (layer, head) => {
-      if (bigFold) bigFold.open = true;
+      if (folds.big) folds.big.open = true;
       setGpt({ layer, head, picture: 'head' });
     },
   });
   fig.saving = exportsView.render(part(gridColumn, null), { doc, stem: () => real.info?.name || 'model' });
   fig.big = enlarged.render(part(enlargedColumn, 'big'), { doc, onPicture: (picture) => setGpt({ picture }) });
+  return [gridColumn, enlargedColumn];
+}
+
+// What each head does, measured when its box opens. Returns rolesPart(): a figure of the roles
+// part measures them at once, once (the whole section: when the box opens). shown(): the parts.
+function mountRoles(section, { doc, run, part, ctx }, shown) {
   const rolesBox = h(doc, 'details', { class: 'ae-details ae-gpt-roles' }, h(doc, 'summary', {}, TEXT.roles));
   const roleView = roles.render(rolesBox, ctx);
   rolesBox.addEventListener(
@@ -154,14 +200,17 @@ export function render(section, app) {
     () => rolesBox.open && run.measureRoles().then((r) => r && roleView.update({ roles: r })),
   );
   part(section, 'roles').append(rolesBox);
-  // A figure of the roles part measures them at once, once (the whole section: when the box opens).
   let rolesOpened = false;
-  const rolesPart = () => {
-    if (!rolesOpened && !shown.whole && shown.figures.has('roles')) rolesOpened = rolesBox.open = true;
+  return () => {
+    if (!rolesOpened && !shown().whole && shown().figures.has('roles')) rolesOpened = rolesBox.open = true;
   };
-  // What a head does (issue 32): the chosen prediction and head, knocked out, attributed, read
-  // layer by layer. The head is the section's (the grid's choice); the prediction is these
-  // figures' own. Their answers redraw only them.
+}
+
+// What a head does (issue 32): the chosen prediction and head, knocked out, attributed, read
+// layer by layer. The head is the section's (the grid's choice); the prediction is these
+// figures' own. Their answers redraw only them.
+function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, ctx }) {
+  const { store } = app;
   const interpret = createInterpretRun({
     call: (op, ...args) => real.call(op, ...args),
     config: () => real.info.config,
@@ -171,12 +220,7 @@ export function render(section, app) {
   // prediction and the head that changes it most (interpret-run.js).
   fig.prediction = { position: undefined, token: undefined, layer: undefined, head: undefined, mode: 'zero' };
   const choose = (patch) => {
-    const p = fig.prediction;
-    if ('position' in patch) Object.assign(p, { position: patch.position, token: -1 });
-    if ('token' in patch && patch.token >= 0) p.token = patch.token;
-    if ('layer' in patch) Object.assign(p, { layer: patch.layer, head: p.head ?? interpret.choice?.head ?? 0 });
-    if ('head' in patch) Object.assign(p, { head: patch.head, layer: p.layer ?? interpret.choice?.layer ?? 0 });
-    if ('mode' in patch) p.mode = patch.mode;
+    Object.assign(fig.prediction, choosePrediction(fig.prediction, patch, interpret.choice));
     drawInterpret(app, run, interpret, fig, true);
   };
   // Shown with the whole section (not yet a part of their own: lib/real/gpt-parts.js).
@@ -207,7 +251,11 @@ export function render(section, app) {
   fig.attribution = attributionView.render(tools, ctx);
   fig.lens = lensView.render(tools, ctx);
   fig.interpret = interpret;
-  const [nextColumn, kvColumn] = pair('ae-gpt-writing');
+}
+
+// The next token beside the generation that appends it (with its KV cache); returns the columns.
+function mountWriting(section, { doc, real, run, fig, part, gptOf, setGpt, ctx }) {
+  const [nextColumn, kvColumn] = pairIn(doc, section, 'ae-gpt-writing');
   fig.next = nextToken.render(part(nextColumn, 'next'), {
     ...ctx,
     onOptions: (patch) => setGpt(patch),
@@ -221,8 +269,12 @@ export function render(section, app) {
     onStep: (count) => run.generate(count),
     onReset: () => run.resetGeneration(),
   });
-  // The bank example measured right (lib/real/sense-separation.js), its sentences editable; then
-  // the raw cosine of two uses, which the measure corrects.
+  return [nextColumn, kvColumn];
+}
+
+// The bank example measured right (lib/real/sense-separation.js), its sentences editable; then
+// (the bank chart, after it) the raw cosine of two uses, which the measure corrects.
+function mountSenses(section, { doc, fig, part, ctx }) {
   fig.sensesSpec = {
     word: DEFAULT_SENSES.word,
     senses: DEFAULT_SENSES.senses.map((s) => ({ name: s.name, sentences: [...s.sentences] })),
@@ -233,34 +285,9 @@ export function render(section, app) {
     ...ctx,
     onMeasure: (spec) => {
       fig.sensesSpec = spec;
-      interpret.measureSenses(spec);
+      fig.interpret.measureSenses(spec);
     },
   });
-  fig.bank = bankChart.render(part(section, 'bank'), { ...ctx, onBank: (b) => setGpt({ bank: b }) });
-  // On a phone: the sentence, every head, the next token and the bank example; the exports, the
-  // enlarged head's numbers (wider than a phone) and the KV cache one tap deeper.
-  foldOnPhone(app, 'Save the pictures (PNG, SVG)', [gridColumn.querySelector('.ae-gpt-export')]);
-  bigFold = foldOnPhone(app, 'One head enlarged, with its numbers', [enlargedColumn]);
-  foldOnPhone(app, 'Generating one token at a time, with a KV cache', [kvColumn]);
-
-  // The model opens once the section comes near the screen (the whole engine is loaded by then).
-  const near = whenNear(app.win, section, () => run.run().then(rolesPart), { margin: '300px 0px' });
-  const unsubscribe = real.subscribe(() => {
-    // Once the section is on screen and its model opening, the status says so.
-    if (real.opening && status.textContent === TEXT.loading) status.textContent = TEXT.opening;
-    redraw();
-  });
-  return {
-    update() {
-      shown = parts.show(app.state.view);
-      if (!near.started) return redraw();
-      run.run().then(() => (run.compareBank(), rolesPart()));
-    },
-    destroy() {
-      near.stop();
-      unsubscribe();
-    },
-  };
 }
 
 // The page's Hub endpoint: ?hf-endpoint=<url> (as huggingface_hub's HF_ENDPOINT), else Hugging

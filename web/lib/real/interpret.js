@@ -66,6 +66,25 @@ export function comparisonRows(probs, ablatedProbs, k, candidate = -1) {
     .sort((a, b) => b.clean - a.clean || a.id - b.id);
 }
 
+/** The bars' full width: the largest probability of the rows, clean or knocked out (1 if all are 0). */
+export const comparisonScale = (rows) => Math.max(...rows.map((r) => Math.max(r.clean, r.ablated))) || 1;
+
+/**
+ * The knock-out figures' prediction {position, token, layer, head, mode} after the reader's
+ * change `patch` (any of those fields): a new position drops the candidate (token -1: the
+ * run picks one), a token < 0 is ignored, a layer or head alone keeps the other (else takes the
+ * run's `choice`, else 0). Returns a new object; other fields of `p` are kept.
+ */
+export function choosePrediction(p, patch, choice) {
+  const q = { ...p };
+  if ('position' in patch) Object.assign(q, { position: patch.position, token: -1 });
+  if ('token' in patch && patch.token >= 0) q.token = patch.token;
+  if ('layer' in patch) Object.assign(q, { layer: patch.layer, head: q.head ?? choice?.head ?? 0 });
+  if ('head' in patch) Object.assign(q, { head: patch.head, layer: q.layer ?? choice?.layer ?? 0 });
+  if ('mode' in patch) q.mode = patch.mode;
+  return q;
+}
+
 /**
  * The knock-out's sentence. a: the host's ablate answer ({layer, head, mode, probs,
  * ablatedProbs, loss, ablatedLoss}); token: the candidate; text(id): a token's text.

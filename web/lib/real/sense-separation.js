@@ -235,3 +235,18 @@ export function senseSeparation(uses, { word = DEFAULT_SENSES.word } = {}) {
     verdict: { outcome: best.outcome, layer: best.layer, sentence: VERDICT_TEXT[best.outcome](word, best) },
   };
 }
+
+/**
+ * What the sense chart draws of a measure (senseSeparation's result): per layer [layer, value] of
+ * the same-sense and different-sense cosines above the baseline, and a y range in tenths that
+ * holds them, 0 and at least 0.1.
+ * @returns {{same: number[][], different: number[][], y0: number, y1: number}}
+ */
+export function senseChartSeries(result) {
+  const same = result.layers.map((m) => [m.layer, m.corrected.same]);
+  const different = result.layers.map((m) => [m.layer, m.corrected.different]);
+  const values = [...same, ...different].map(([, v]) => v);
+  const y0 = Math.floor(Math.min(0, ...values) * 10) / 10;
+  const y1 = Math.ceil(Math.max(0.1, ...values) * 10) / 10;
+  return { same, different, y0, y1 };
+}

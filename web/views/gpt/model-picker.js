@@ -62,6 +62,38 @@ export function render(
 ) {
   const about = h(doc, 'p', { class: 'ae-gpt-about', 'aria-live': 'polite' });
   const message = h(doc, 'p', { class: 'ae-learn-message ae-gpt-model-message', role: 'alert', hidden: true });
+  const say = (text) => {
+    message.hidden = !text;
+    message.textContent = text || '';
+  };
+  const filePicker = renderFilePicker(doc, { onFiles, onShipped, say });
+  const hubPart = hub ? renderHub(doc, { hub, endpoint, onHub, say, choose }) : null;
+  const loading = renderLoading(doc);
+  const consent = renderConsent(doc, { onHub });
+  parent.append(about, message, loading.el, consent.el);
+  if (hubPart) parent.append(hubPart.el);
+  if (showFiles) parent.append(filePicker.el);
+  function updateAbout({ info, error, opening, loading: l }) {
+    loading.update(l);
+    if (opening && !info) about.textContent = TEXT.opening;
+    else if (info) about.textContent = describeModel(info);
+    consent.update(error);
+    // A download's failure (a HubError) is said by the Hub's part, once.
+    const shown = error && !(hub && error.name === 'HubError') ? error : null;
+    say(shown ? `Could not open the model: ${shown.message}${info ? ' (the model on screen stays).' : ''}` : null);
+  }
+  return { say, update: updateAbout };
+}
+
+/** The line saying what is open: its name, shape, size and where it came from. */
+function describeModel(info) {
+  const c = info.config;
+  return `${info.name}: ${c.layers} layers × ${c.heads} heads, width ${c.width}, context ${c.contextLength} tokens, vocabulary ${c.vocabSize}, ${fmt(info.parameters / 1e6, 2)} million parameters — ${info.about}.`;
+}
+
+// The checkpoint from this computer: model.safetensors, config.json, the tokenizer's files, the
+// head count, and the way back to the project's own model. Calls onFiles(files, heads).
+function renderFilePicker(doc, { onFiles, onShipped, say }) {
   const input = (label, accept, key) => {
     const id = uid('gpt');
     const el = h(doc, 'input', { type: 'file', id, accept, class: `ae-gpt-file-${key}` });
@@ -106,8 +138,23 @@ export function render(
     TEXT.load,
   );
   const back = h(doc, 'button', { type: 'button', class: 'ae-btn', onclick: () => onShipped() }, TEXT.shipped);
-  const hubPart = hub ? renderHub(doc, { hub, endpoint, onHub, say, choose }) : null;
-  // An open reading its weights (a model-url downloading, a kept model read from the disk).
+  const el = h(
+    doc,
+    'details',
+    { class: 'ae-details ae-gpt-open' },
+    h(doc, 'summary', {}, TEXT.open),
+    h(doc, 'p', { class: 'ae-help' }, TEXT.files),
+    model.field,
+    config.field,
+    tokenizer.field,
+    h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: headsId }, TEXT.heads), ' ', heads),
+    h(doc, 'div', { class: 'ae-row' }, load, back),
+  );
+  return { el };
+}
+
+// An open reading its weights (a model-url downloading, a kept model read from the disk).
+function renderLoading(doc) {
   const loadWhat = h(doc, 'p', { class: 'ae-gpt-loading-what' });
   const loadBar = h(doc, 'progress', {
     class: 'ae-gpt-progress-bar ae-gpt-loading-bar',
@@ -115,7 +162,7 @@ export function render(
     'aria-label': 'Read',
   });
   const loadLine = h(doc, 'p', { class: 'ae-gpt-loading-text', 'aria-live': 'polite' });
-  const loadBox = h(
+  const el = h(
     doc,
     'div',
     { class: 'ae-gpt-loading', role: 'group', 'aria-label': 'Opening the model', hidden: true },
@@ -123,7 +170,22 @@ export function render(
     loadBar,
     loadLine,
   );
-  // A model of the Hub the state names but this browser does not keep: downloaded on a click.
+  const update = (loading) => {
+    el.hidden = !loading;
+    if (!loading) return;
+    loadWhat.textContent = loading.url ? TEXT.loadingUrl(loading) : TEXT.loadingFile(loading);
+    if (loading.percent !== null) loadBar.value = loading.percent;
+    loadLine.textContent = describeProgress({
+      bytes: loading.loaded,
+      total: loading.total,
+      bytesPerSecond: loading.bytesPerSecond,
+    });
+  };
+  return { el, update };
+}
+
+// A model of the Hub the state names but this browser does not keep: downloaded on a click.
+function renderConsent(doc, { onHub }) {
   const consentText = h(doc, 'span', {});
   let consentModel = null;
   const consentGo = h(
@@ -132,52 +194,13 @@ export function render(
     { type: 'button', class: 'ae-btn ae-gpt-consent-go', onclick: () => consentModel && onHub?.(consentModel) },
     'Download and open it',
   );
-  const consent = h(doc, 'p', { class: 'ae-gpt-consent', hidden: true }, consentText, ' ', consentGo);
-  parent.append(about, message, loadBox, consent);
-  if (hubPart) parent.append(hubPart.el);
-  if (!showFiles) return { say, update: (u) => updateAbout(u) };
-  parent.append(
-    h(
-      doc,
-      'details',
-      { class: 'ae-details ae-gpt-open' },
-      h(doc, 'summary', {}, TEXT.open),
-      h(doc, 'p', { class: 'ae-help' }, TEXT.files),
-      model.field,
-      config.field,
-      tokenizer.field,
-      h(doc, 'div', { class: 'ae-ctl' }, h(doc, 'label', { for: headsId }, TEXT.heads), ' ', heads),
-      h(doc, 'div', { class: 'ae-row' }, load, back),
-    ),
-  );
-  function say(text) {
-    message.hidden = !text;
-    message.textContent = text || '';
-  }
-  function updateAbout({ info, error, opening, loading }) {
-    loadBox.hidden = !loading;
-    if (loading) {
-      loadWhat.textContent = loading.url ? TEXT.loadingUrl(loading) : TEXT.loadingFile(loading);
-      if (loading.percent !== null) loadBar.value = loading.percent;
-      loadLine.textContent = describeProgress({
-        bytes: loading.loaded,
-        total: loading.total,
-        bytesPerSecond: loading.bytesPerSecond,
-      });
-    }
-    if (opening && !info) about.textContent = TEXT.opening;
-    else if (info) {
-      const c = info.config;
-      about.textContent = `${info.name}: ${c.layers} layers × ${c.heads} heads, width ${c.width}, context ${c.contextLength} tokens, vocabulary ${c.vocabSize}, ${fmt(info.parameters / 1e6, 2)} million parameters — ${info.about}.`;
-    }
+  const el = h(doc, 'p', { class: 'ae-gpt-consent', hidden: true }, consentText, ' ', consentGo);
+  const update = (error) => {
     consentModel = error?.reason === 'consent' ? error.model : null;
-    consent.hidden = !consentModel;
+    el.hidden = !consentModel;
     if (consentModel) consentText.textContent = TEXT.consent(consentModel);
-    // A download's failure (a HubError) is said by the Hub's part, once.
-    const shown = error && !(hub && error.name === 'HubError') ? error : null;
-    say(shown ? `Could not open the model: ${shown.message}${info ? ' (the model on screen stays).' : ''}` : null);
-  }
-  return { say, update: updateAbout };
+  };
+  return { el, update };
 }
 
 // The Hub's part: the presets, the repository field, the progress bar with Cancel, the failure,
@@ -188,6 +211,36 @@ function renderHub(doc, { hub, endpoint, onHub, say, choose }) {
     say(null);
     onHub?.({ kind: 'hub', ...model });
   };
+  const chooser = renderChooser(doc, { base, ask, say });
+  const progress = renderProgress(doc, hub);
+  const failure = h(doc, 'p', { class: 'ae-learn-message ae-gpt-hub-error', role: 'alert', hidden: true });
+  const kept = renderKept(doc, { hub, base, ask, say });
+  // Without `choose` (a figure), only the download's progress and its failure are shown.
+  const el = h(
+    doc,
+    'div',
+    { class: 'ae-gpt-hub' },
+    ...(choose ? chooser.els : []),
+    progress.el,
+    failure,
+    ...(choose ? [kept.el] : []),
+  );
+
+  const draw = (s) => {
+    chooser.update(s.active);
+    progress.update(s.active);
+    failure.hidden = !s.error;
+    failure.textContent = s.error ? TEXT.failed(s.error) : '';
+    kept.update(s);
+  };
+  hub.subscribe(draw);
+  draw(hub.state);
+  if (choose) hub.refresh();
+  return { el };
+}
+
+// The Hub's presets and the repository field; disabled while a download is under way.
+function renderChooser(doc, { base, ask, say }) {
   const intro = h(doc, 'p', { class: 'ae-help ae-gpt-hub-intro' });
   const presets = PRESETS.map((p) =>
     h(
@@ -230,6 +283,15 @@ function renderHub(doc, { hub, endpoint, onHub, say, choose }) {
     repoInput,
     h(doc, 'button', { type: 'submit', class: 'ae-btn ae-gpt-repo-go' }, TEXT.repoGo),
   );
+  const update = (active) => {
+    intro.textContent = TEXT.hub(hubPlace(base()));
+    for (const b of [...presets, form.querySelector('button')]) b.disabled = Boolean(active);
+  };
+  return { els: [intro, h(doc, 'div', { class: 'ae-row ae-gpt-presets' }, ...presets), form], update };
+}
+
+// The download under way: what, a progress bar, a line of numbers, Cancel.
+function renderProgress(doc, hub) {
   const what = h(doc, 'p', { class: 'ae-gpt-progress-what' });
   const bar = h(doc, 'progress', { class: 'ae-gpt-progress-bar', max: 100, 'aria-label': 'Downloaded' });
   const line = h(doc, 'p', { class: 'ae-gpt-progress-text', 'aria-live': 'polite' });
@@ -239,7 +301,7 @@ function renderHub(doc, { hub, endpoint, onHub, say, choose }) {
     { type: 'button', class: 'ae-btn ae-gpt-cancel', onclick: () => hub.cancel() },
     TEXT.cancel,
   );
-  const progress = h(
+  const el = h(
     doc,
     'div',
     { class: 'ae-gpt-progress', role: 'group', 'aria-label': 'Download', hidden: true },
@@ -247,93 +309,86 @@ function renderHub(doc, { hub, endpoint, onHub, say, choose }) {
     bar,
     h(doc, 'div', { class: 'ae-row' }, line, cancel),
   );
-  const failure = h(doc, 'p', { class: 'ae-learn-message ae-gpt-hub-error', role: 'alert', hidden: true });
+  const update = (a) => {
+    el.hidden = !a;
+    if (!a) return;
+    const sizes = a.phase === 'downloading' && a.total ? `: ${a.file}, ${formatBytes(a.total)}` : '';
+    what.textContent = `${TEXT.what(a)}${sizes}`;
+    if (a.phase === 'downloading' && a.percent !== null) bar.value = a.percent;
+    else bar.removeAttribute('value'); // indeterminate while checking
+    line.textContent = a.retry
+      ? TEXT.retry(a.retry)
+      : a.phase === 'downloading'
+        ? describeProgress(a)
+        : a.phase === 'stored'
+          ? TEXT.stored
+          : TEXT.checking(a.file);
+    cancel.disabled = a.phase === 'stored';
+  };
+  return { el, update };
+}
+
+// The models kept in this browser (each with Open and Remove) and the storage they take.
+function renderKept(doc, { hub, base, ask, say }) {
   const keptSummary = h(doc, 'summary', {});
   const keptList = h(doc, 'ul', { class: 'ae-gpt-kept-list' });
   const storage = h(doc, 'p', { class: 'ae-help ae-gpt-storage' });
-  const kept = h(doc, 'details', { class: 'ae-details ae-gpt-kept' }, keptSummary, keptList, storage);
-  // Without `choose` (a figure), only the download's progress and its failure are shown.
-  const el = h(
-    doc,
-    'div',
-    { class: 'ae-gpt-hub' },
-    ...(choose ? [intro, h(doc, 'div', { class: 'ae-row ae-gpt-presets' }, ...presets), form] : []),
-    progress,
-    failure,
-    ...(choose ? [kept] : []),
-  );
-
-  const draw = (s) => {
-    intro.textContent = TEXT.hub(hubPlace(base()));
-    const a = s.active;
-    progress.hidden = !a;
-    for (const b of [...presets, form.querySelector('button')]) b.disabled = Boolean(a);
-    if (a) {
-      const sizes = a.phase === 'downloading' && a.total ? `: ${a.file}, ${formatBytes(a.total)}` : '';
-      what.textContent = `${TEXT.what(a)}${sizes}`;
-      if (a.phase === 'downloading' && a.percent !== null) bar.value = a.percent;
-      else bar.removeAttribute('value'); // indeterminate while checking
-      line.textContent = a.retry
-        ? TEXT.retry(a.retry)
-        : a.phase === 'downloading'
-          ? describeProgress(a)
-          : a.phase === 'stored'
-            ? TEXT.stored
-            : TEXT.checking(a.file);
-      cancel.disabled = a.phase === 'stored';
-    }
-    failure.hidden = !s.error;
-    failure.textContent = s.error ? TEXT.failed(s.error) : '';
+  const el = h(doc, 'details', { class: 'ae-details ae-gpt-kept' }, keptSummary, keptList, storage);
+  const update = (s) => {
     const list = s.kept ?? [];
     keptSummary.textContent = TEXT.kept(
       list.length,
       list.reduce((n, k) => n + k.bytes, 0),
     );
-    keptList.replaceChildren(
-      ...list.map((k) => {
-        const spec = { endpoint: k.endpoint, repo: k.repo, revision: k.revision };
-        const weights = k.files.find((f) => f.name === 'model.safetensors');
-        const where = k.endpoint === base() ? '' : `, from ${hubPlace(k.endpoint)}`;
-        const text = k.complete
-          ? `${hubLabel(k)}: ${formatBytes(k.bytes)}${where}`
-          : `${hubLabel(k)}${where}: ${TEXT.partial(weights ?? { bytes: k.bytes })}`;
-        return h(
-          doc,
-          'li',
-          { class: 'ae-gpt-kept-item', 'data-repo': k.repo, 'data-complete': String(k.complete) },
-          h(doc, 'span', {}, text),
-          ' ',
-          h(
-            doc,
-            'button',
-            { type: 'button', class: 'ae-btn ae-gpt-kept-open', disabled: Boolean(a), onclick: () => ask(spec) },
-            k.complete ? TEXT.open2 : TEXT.repoGo,
-          ),
-          ' ',
-          h(
-            doc,
-            'button',
-            {
-              type: 'button',
-              class: 'ae-btn ae-gpt-kept-remove',
-              disabled: Boolean(a) && a.spec?.repo === k.repo,
-              'aria-label': `${TEXT.remove} ${hubLabel(k)}`,
-              onclick: () => hub.remove(spec).catch((error) => say(error.message)),
-            },
-            TEXT.remove,
-          ),
-        );
-      }),
-    );
-    const parts = [];
-    if (s.reason) parts.push(s.reason.charAt(0).toUpperCase() + s.reason.slice(1) + '.');
-    if (s.estimate) parts.push(TEXT.storage(s.estimate));
-    if (s.persist && TEXT.persist[s.persist]) parts.push(TEXT.persist[s.persist]);
+    keptList.replaceChildren(...list.map((k) => keptItem(doc, k, { hub, base: base(), active: s.active, ask, say })));
+    const parts = storageParts(s);
     storage.textContent = parts.join(' ');
     storage.hidden = parts.length === 0;
   };
-  hub.subscribe(draw);
-  draw(hub.state);
-  if (choose) hub.refresh();
-  return { el };
+  return { el, update };
+}
+
+// One kept model: what it is and its size (or how much arrived), Open (or resume), Remove.
+function keptItem(doc, k, { hub, base, active: a, ask, say }) {
+  const spec = { endpoint: k.endpoint, repo: k.repo, revision: k.revision };
+  const weights = k.files.find((f) => f.name === 'model.safetensors');
+  const where = k.endpoint === base ? '' : `, from ${hubPlace(k.endpoint)}`;
+  const text = k.complete
+    ? `${hubLabel(k)}: ${formatBytes(k.bytes)}${where}`
+    : `${hubLabel(k)}${where}: ${TEXT.partial(weights ?? { bytes: k.bytes })}`;
+  return h(
+    doc,
+    'li',
+    { class: 'ae-gpt-kept-item', 'data-repo': k.repo, 'data-complete': String(k.complete) },
+    h(doc, 'span', {}, text),
+    ' ',
+    h(
+      doc,
+      'button',
+      { type: 'button', class: 'ae-btn ae-gpt-kept-open', disabled: Boolean(a), onclick: () => ask(spec) },
+      k.complete ? TEXT.open2 : TEXT.repoGo,
+    ),
+    ' ',
+    h(
+      doc,
+      'button',
+      {
+        type: 'button',
+        class: 'ae-btn ae-gpt-kept-remove',
+        disabled: Boolean(a) && a.spec?.repo === k.repo,
+        'aria-label': `${TEXT.remove} ${hubLabel(k)}`,
+        onclick: () => hub.remove(spec).catch((error) => say(error.message)),
+      },
+      TEXT.remove,
+    ),
+  );
+}
+
+// The sentences about the storage: why models are not kept, the estimate, persistence.
+function storageParts(s) {
+  const parts = [];
+  if (s.reason) parts.push(s.reason.charAt(0).toUpperCase() + s.reason.slice(1) + '.');
+  if (s.estimate) parts.push(TEXT.storage(s.estimate));
+  if (s.persist && TEXT.persist[s.persist]) parts.push(TEXT.persist[s.persist]);
+  return parts;
 }

@@ -6,6 +6,7 @@
 import { h, uid } from '../../ui/dom.js';
 import { createLossChart } from '../../ui/loss-chart.js';
 import { fmt } from '../../lib/format.js';
+import { senseChartSeries } from '../../lib/real/sense-separation.js';
 
 const TEXT = {
   title: 'The same word in different senses, measured against the baseline',
@@ -77,73 +78,76 @@ export function render(parent, { doc, onMeasure }) {
   const quiet = (el) => el.getRootNode?.().activeElement !== el;
   return {
     update({ spec, senses }) {
-      if (fields.length !== spec.senses.length) {
-        boxes.replaceChildren();
-        fields.length = 0;
-        for (const s of spec.senses) {
-          const id = uid('sense');
-          const area = h(doc, 'textarea', {
-            id,
-            rows: s.sentences.length,
-            class: 'ae-sense-sentences',
-            spellcheck: 'false',
-          });
-          boxes.append(
-            h(doc, 'div', { class: 'ae-sense-field' }, h(doc, 'label', { for: id }, TEXT.sense(s.name)), area),
-          );
-          fields.push({ name: s.name, area });
-        }
-      }
+      if (fields.length !== spec.senses.length) buildFields(doc, boxes, fields, spec);
       if (quiet(word)) word.value = spec.word;
       spec.senses.forEach((s, i) => quiet(fields[i].area) && (fields[i].area.value = s.sentences.join('\n')));
       message.hidden = !senses?.error;
       message.textContent = senses?.error ? `Could not measure: ${senses.error}` : '';
       const r = senses?.result;
       if (!r) return;
-      const same = r.layers.map((m) => [m.layer, m.corrected.same]);
-      const different = r.layers.map((m) => [m.layer, m.corrected.different]);
-      const values = [...same, ...different].map(([, v]) => v);
-      const y0 = Math.floor(Math.min(0, ...values) * 10) / 10;
-      const y1 = Math.ceil(Math.max(0.1, ...values) * 10) / 10;
+      const { same, different, y0, y1 } = senseChartSeries(r);
       chart.update({ same, different }, { x: r.layers.length - 1, y: y1, y0 });
       verdict.textContent = r.verdict.sentence;
       verdict.dataset.outcome = r.verdict.outcome;
       verdict.dataset.layers = JSON.stringify(
         r.layers.map((m) => [m.same, m.different, m.baseline.mean, m.z, m.nearest.correct]),
       );
-      table.replaceChildren(
-        h(doc, 'caption', {}, TEXT.nearest),
-        h(
-          doc,
-          'thead',
-          {},
-          h(
-            doc,
-            'tr',
-            {},
-            h(doc, 'th', { scope: 'col' }, 'layer'),
-            h(doc, 'th', { scope: 'col' }, 'same − different'),
-            h(doc, 'th', { scope: 'col' }, '× baseline spread'),
-            h(doc, 'th', { scope: 'col' }, 'nearest right'),
-          ),
-        ),
-        h(
-          doc,
-          'tbody',
-          {},
-          ...r.layers.map((m) =>
-            h(
-              doc,
-              'tr',
-              { class: m.layer === r.verdict.layer ? 'ae-sense-best' : null },
-              h(doc, 'th', { scope: 'row' }, TEXT.layer(m.layer)),
-              h(doc, 'td', {}, fmt(m.separation, 3)),
-              h(doc, 'td', {}, fmt(m.z, 2)),
-              h(doc, 'td', {}, `${m.nearest.correct} / ${m.nearest.total} (chance ${fmt(100 * m.nearest.chance, 0)}%)`),
-            ),
-          ),
-        ),
-      );
+      drawTable(doc, table, r);
     },
   };
+}
+
+// A box of sentences per sense (fields: [{name, area}], rebuilt in place).
+function buildFields(doc, boxes, fields, spec) {
+  boxes.replaceChildren();
+  fields.length = 0;
+  for (const s of spec.senses) {
+    const id = uid('sense');
+    const area = h(doc, 'textarea', {
+      id,
+      rows: s.sentences.length,
+      class: 'ae-sense-sentences',
+      spellcheck: 'false',
+    });
+    boxes.append(h(doc, 'div', { class: 'ae-sense-field' }, h(doc, 'label', { for: id }, TEXT.sense(s.name)), area));
+    fields.push({ name: s.name, area });
+  }
+}
+
+// The nearest-neighbour table: per layer the separation, its size against the baseline's spread,
+// and how often the nearest other use has the same sense (the verdict's layer marked).
+function drawTable(doc, table, r) {
+  table.replaceChildren(
+    h(doc, 'caption', {}, TEXT.nearest),
+    h(
+      doc,
+      'thead',
+      {},
+      h(
+        doc,
+        'tr',
+        {},
+        h(doc, 'th', { scope: 'col' }, 'layer'),
+        h(doc, 'th', { scope: 'col' }, 'same − different'),
+        h(doc, 'th', { scope: 'col' }, '× baseline spread'),
+        h(doc, 'th', { scope: 'col' }, 'nearest right'),
+      ),
+    ),
+    h(
+      doc,
+      'tbody',
+      {},
+      ...r.layers.map((m) =>
+        h(
+          doc,
+          'tr',
+          { class: m.layer === r.verdict.layer ? 'ae-sense-best' : null },
+          h(doc, 'th', { scope: 'row' }, TEXT.layer(m.layer)),
+          h(doc, 'td', {}, fmt(m.separation, 3)),
+          h(doc, 'td', {}, fmt(m.z, 2)),
+          h(doc, 'td', {}, `${m.nearest.correct} / ${m.nearest.total} (chance ${fmt(100 * m.nearest.chance, 0)}%)`),
+        ),
+      ),
+    ),
+  );
 }

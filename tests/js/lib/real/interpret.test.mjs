@@ -9,7 +9,9 @@ import {
   ablationClaim,
   attributionClaim,
   attributionParts,
+  choosePrediction,
   comparisonRows,
+  comparisonScale,
   headName,
   lensClaim,
   lensPositions,
@@ -211,3 +213,34 @@ test('Interpret_TheOpeningNamesTheClearestPreviousTokenHeadAndSaysWhetherThereIs
   assert.equal(found.hasInduction, true);
   assert.match(found.induction, /^L4H1 has an induction score of 0\.45/);
 });
+
+test('Interpret_TheBarsScaleIsTheLargestProbabilityCleanOrKnockedOut', () => {
+  assert.equal(
+    comparisonScale([
+      { clean: 0.2, ablated: 0.5 },
+      { clean: 0.3, ablated: 0.1 },
+    ]),
+    0.5,
+  );
+  assert.equal(comparisonScale([{ clean: 0.4, ablated: 0.1 }]), 0.4);
+  assert.equal(comparisonScale([{ clean: 0, ablated: 0 }]), 1);
+});
+
+test('Interpret_ChoosingAPredictionKeepsWhatTheReaderDidNotChange', () => {
+  const start = { ids: '1,2', position: 3, token: 7, layer: undefined, head: undefined, mode: 'zero' };
+  // A new position drops the candidate; the rest stays, and the input is not changed.
+  assert.deepEqual(choosePrediction(start, { position: 1, token: -1 }, null), { ...start, position: 1, token: -1 });
+  assert.equal(start.position, 3);
+  // A candidate < 0 is ignored; one ≥ 0 is taken.
+  assert.deepEqual(choosePrediction(start, { token: -1 }, null), start);
+  assert.equal(choosePrediction(start, { token: 4 }, null).token, 4);
+  // A layer alone takes the run's head, else 0; a head alone the run's layer, else 0.
+  assert.deepEqual(pick(choosePrediction(start, { layer: 2 }, { layer: 5, head: 6 })), [2, 6]);
+  assert.deepEqual(pick(choosePrediction(start, { layer: 2 }, null)), [2, 0]);
+  assert.deepEqual(pick(choosePrediction(start, { head: 3 }, { layer: 5, head: 6 })), [5, 3]);
+  assert.deepEqual(pick(choosePrediction({ ...start, layer: 1, head: 1 }, { head: 3 }, { layer: 5, head: 6 })), [1, 3]);
+  // Both at once (a cell of the sweep): both taken.
+  assert.deepEqual(pick(choosePrediction(start, { layer: 2, head: 3 }, { layer: 5, head: 6 })), [2, 3]);
+  assert.equal(choosePrediction(start, { mode: 'mean' }, null).mode, 'mean');
+});
+const pick = (p) => [p.layer, p.head];

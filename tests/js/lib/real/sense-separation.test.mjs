@@ -6,7 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { senseSeparation, DEFAULT_SENSES, SENSE_THRESHOLDS } from '../../../../web/lib/real/sense-separation.js';
+import {
+  senseSeparation,
+  senseChartSeries,
+  DEFAULT_SENSES,
+  SENSE_THRESHOLDS,
+} from '../../../../web/lib/real/sense-separation.js';
 
 const bank = JSON.parse(readFileSync(new URL('../../../fixtures/interpret/bank.json', import.meta.url), 'utf8'));
 
@@ -199,4 +204,27 @@ test('SenseSeparation_BadInputIsRefusedNamingIt', () => {
     residual: { shape: [1, 2, 3], data: new Float32Array([1, 0, 0, 0, 1, 0]) },
   }));
   refuses(bare, 'uses', /0 pairs of unrelated tokens for the baseline; at least 2 are needed/);
+});
+
+test('SenseSeparation_ChartSeriesArePerLayerWithARangeInTenthsHoldingZero', () => {
+  const layer = (l, same, different) => ({ layer: l, corrected: { same, different } });
+  const up = senseChartSeries({ layers: [layer(0, 0.01, 0.02), layer(1, 0.34, -0.01), layer(2, 0.21, 0.05)] });
+  assert.deepEqual(up.same, [
+    [0, 0.01],
+    [1, 0.34],
+    [2, 0.21],
+  ]);
+  assert.deepEqual(up.different, [
+    [0, 0.02],
+    [1, -0.01],
+    [2, 0.05],
+  ]);
+  assert.equal(up.y0, -0.1);
+  assert.equal(up.y1, 0.4);
+  // All small and positive: the range still holds 0 and reaches 0.1.
+  const flat = senseChartSeries({ layers: [layer(0, 0.02, 0.01), layer(1, 0.03, 0)] });
+  assert.equal(flat.y0, 0);
+  assert.equal(flat.y1, 0.1);
+  // Negative beyond a tenth: floored to the tenth below.
+  assert.equal(senseChartSeries({ layers: [layer(0, -0.25, -0.3)] }).y0, -0.3);
 });
