@@ -354,8 +354,12 @@ test('Teach_APhoneGetsTheStoryWithTheEngineeringFoldedNothingClippedAndAMuchShor
     });
     await drawAll(page);
     // The real model's numbers arrive after its worker has opened it.
-    for (const s of ['gpt', 'next'])
-      await page.waitForSelector(`section[data-section="${s}"] .ae-gpt-bar`, { timeout: 60000 });
+    // (The next-token bars: the knock-out figure, folded, draws bars of its own.)
+    for (const sel of [
+      'section[data-section="gpt"] .ae-gpt-writing .ae-gpt-bar',
+      'section[data-section="next"] .ae-gpt-bar',
+    ])
+      await page.waitForSelector(sel, { timeout: 60000 });
     await page.waitForTimeout(500);
     const r = await page.evaluate(phoneReport);
     console.log(
