@@ -55,9 +55,11 @@ const BUDGET = {
   'fig-learn-text': 520,
   'fig-model': 1400,
   'fig-notebook': 600,
-  'fig-gpt': 3100,
+  // The whole real-model section: 3,298 px when measured, with the opening's findings about its
+  // heads (issue 32; the tools themselves one click deeper) — a post that wants less names parts.
+  'fig-gpt': 3400,
   // Two of the real model's parts (view="gpt-heads, gpt-head"): 1,116 px when measured, where
-  // the whole section is 2,966 px.
+  // the whole section is 3,298 px.
   'fig-gpt-parts': 1300,
   'fig-next': 1400,
   'fig-pets': 1100,

@@ -2,6 +2,17 @@
 // tests/js/tools/hub-models.test.mjs): a fetch that answers like the Hub's resolve URLs and
 // listing API, and fails on request.
 
+/** A GPT-2 config.json of a tiny model (2 layers, 2 heads, 32 wide, 512 tokens). */
+export const TINY_GPT2_CONFIG = Object.freeze({
+  model_type: 'gpt2',
+  architectures: ['GPT2LMHeadModel'],
+  vocab_size: 512,
+  n_positions: 64,
+  n_layer: 2,
+  n_head: 2,
+  n_embd: 32,
+});
+
 export const bytes = (n, seed = 7) => Uint8Array.from({ length: n }, (_, i) => (i * 131 + seed) & 255);
 
 /**

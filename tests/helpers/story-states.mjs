@@ -3,7 +3,11 @@
 // that look at different things, 1/2/4 heads, the causal mask on and off, an added word, an edited
 // weight, the temperature's extremes, projections off, one sentence alone. Built with the page's
 // own transitions (lib/state.js, lib/presets.js), so they are states the controls produce.
+import assert from 'node:assert/strict';
 import { addToken, addWord, defaultState, setValue } from '../../web/lib/state.js';
+import { computeAll } from '../../web/lib/compute.js';
+import { focusView } from '../../web/lib/focus.js';
+import { fmt } from '../../web/lib/format.js';
 import { TWO_HEADS, withHeads, withNotebookWeights, withPreset } from '../../web/lib/presets.js';
 
 const opt = (s, o) => ({ ...s, options: { ...s.options, ...o } });
@@ -41,3 +45,22 @@ export function storyStates(examples) {
 
 /** Every number written in a sentence, as written ("0.86", "1.000", "−0.25"). */
 export const numbersIn = (text) => text.match(/[−-]?\d+\.\d+/g) ?? [];
+
+/**
+ * Runs f(name, state, results, view) for every story state: the engine's results for it
+ * (lib/compute.js computeAll) and the focused sentence's view (lib/focus.js focusView).
+ */
+export function eachStoryState(engine, states, f) {
+  for (const [name, state] of Object.entries(states)) {
+    const results = computeAll(engine, state);
+    f(name, state, results, focusView(state, results));
+  }
+}
+
+/** Every number of `matrix` as the page writes it (`digits` decimals). */
+export const allShown = (matrix, digits = 3) => new Set(matrix.flat().map((v) => fmt(v, digits)));
+
+/** Every number `text` says is one of those `shown`. */
+export function assertOnScreen(text, shown, what) {
+  for (const n of numbersIn(text)) assert.ok(shown.has(n), `${what}: ${n} is not on screen: ${text}`);
+}

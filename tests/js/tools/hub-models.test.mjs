@@ -6,19 +6,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHubModels } from '../../../web/tools/hub-models.js';
 import { DEVICE_SHARE, memoryNeed } from '../../../web/lib/hub/memory.js';
-import { bytes, fakeHub } from '../../helpers/fake-hub.mjs';
+import { bytes, fakeHub, TINY_GPT2_CONFIG } from '../../helpers/fake-hub.mjs';
 
 const ENDPOINT = 'https://hub.test';
 const REPO = 'someone/tiny-gpt2';
-const CONFIG = {
-  model_type: 'gpt2',
-  architectures: ['GPT2LMHeadModel'],
-  vocab_size: 512,
-  n_positions: 64,
-  n_layer: 2,
-  n_head: 2,
-  n_embd: 32,
-};
+const CONFIG = TINY_GPT2_CONFIG;
 const files = () => ({
   'config.json': JSON.stringify(CONFIG),
   'tokenizer.json': '{"model": {"type": "BPE"}}',

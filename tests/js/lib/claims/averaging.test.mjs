@@ -4,10 +4,8 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../../../../web/engine/engine.js';
-import { computeAll, averagingNested, maxAbsDiff } from '../../../../web/lib/compute.js';
-import { focusView } from '../../../../web/lib/focus.js';
-import { fmt } from '../../../../web/lib/format.js';
-import { storyStates, numbersIn } from '../../../helpers/story-states.mjs';
+import { averagingNested, maxAbsDiff } from '../../../../web/lib/compute.js';
+import { storyStates, eachStoryState, allShown, assertOnScreen } from '../../../helpers/story-states.mjs';
 import { averagingClaim } from '../../../../web/lib/claims/averaging.js';
 
 let engine, states;
@@ -15,16 +13,7 @@ before(async () => {
   engine = await loadEngine();
   states = storyStates(engine.examples());
 });
-const each = (f) => {
-  for (const [name, state] of Object.entries(states)) {
-    const results = computeAll(engine, state);
-    f(name, state, results, focusView(state, results));
-  }
-};
-const allShown = (matrix, digits = 3) => new Set(matrix.flat().map((v) => fmt(v, digits)));
-const assertOnScreen = (text, shown, what) => {
-  for (const n of numbersIn(text)) assert.ok(shown.has(n), `${what}: ${n} is not on screen: ${text}`);
-};
+const each = (f) => eachStoryState(engine, states, f);
 
 test('Averaging_TheThreeFormsAgreeAndTheLastRowIsTheAverageShown', () => {
   each((name, state, results) => {

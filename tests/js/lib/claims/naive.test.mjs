@@ -4,10 +4,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadEngine } from '../../../../web/engine/engine.js';
-import { computeAll } from '../../../../web/lib/compute.js';
-import { focusView } from '../../../../web/lib/focus.js';
-import { fmt } from '../../../../web/lib/format.js';
-import { storyStates, numbersIn } from '../../../helpers/story-states.mjs';
+import { storyStates, eachStoryState, allShown, assertOnScreen } from '../../../helpers/story-states.mjs';
 import { naiveClaim } from '../../../../web/lib/claims/naive.js';
 
 let engine, states;
@@ -15,16 +12,7 @@ before(async () => {
   engine = await loadEngine();
   states = storyStates(engine.examples());
 });
-const each = (f) => {
-  for (const [name, state] of Object.entries(states)) {
-    const results = computeAll(engine, state);
-    f(name, state, results, focusView(state, results));
-  }
-};
-const allShown = (matrix, digits = 3) => new Set(matrix.flat().map((v) => fmt(v, digits)));
-const assertOnScreen = (text, shown, what) => {
-  for (const n of numbersIn(text)) assert.ok(shown.has(n), `${what}: ${n} is not on screen: ${text}`);
-};
+const each = (f) => eachStoryState(engine, states, f);
 
 test('Naive_TheSelfMatchCountAndTheRowAreTheScoresShown', () => {
   each((name, state, results, f) => {

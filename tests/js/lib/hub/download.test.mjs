@@ -7,20 +7,12 @@ import assert from 'node:assert/strict';
 import { createDownload, openSpecOf, parseContentRange } from '../../../../web/lib/hub/download.js';
 import { memoryBackend, openModelStore } from '../../../../web/lib/hub/store.js';
 import { HubError } from '../../../../web/lib/hub/errors.js';
-import { bytes, fakeHub as fakeHubOf } from '../../../helpers/fake-hub.mjs';
+import { bytes, fakeHub as fakeHubOf, TINY_GPT2_CONFIG } from '../../../helpers/fake-hub.mjs';
 
 const fakeHub = (files, script = {}) => fakeHubOf(files, script, REPO);
 const ENDPOINT = 'https://hub.test';
 const REPO = 'someone/tiny-gpt2';
-const CONFIG = {
-  model_type: 'gpt2',
-  architectures: ['GPT2LMHeadModel'],
-  vocab_size: 512,
-  n_positions: 64,
-  n_layer: 2,
-  n_head: 2,
-  n_embd: 32,
-};
+const CONFIG = TINY_GPT2_CONFIG;
 const defaults = (hub, store, extra = {}) => ({
   model: { endpoint: ENDPOINT, repo: REPO },
   store,
