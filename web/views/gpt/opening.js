@@ -29,13 +29,16 @@ export function render(parent, { doc, onLearn, onPicker }) {
     { type: 'button', class: 'ae-link ae-gpt-opening-picker', onclick: onPicker },
     TEXT.picker,
   );
-  const where = h(doc, 'p', { class: 'ae-row ae-gpt-opening-where', hidden: true }, learn, picker);
-  parent.append(h(doc, 'h3', { class: 'ae-prose' }, TEXT.title), head, induction, where);
+  // Where to see an induction head, on the sentence's own line (the page's height budget).
+  const inductionText = h(doc, 'span', {});
+  const where = h(doc, 'span', { class: 'ae-gpt-opening-where', hidden: true }, ' ', learn, ' ', picker);
+  induction.append(inductionText, where);
+  parent.append(h(doc, 'h3', { class: 'ae-prose' }, TEXT.title), head, induction);
   return {
     update({ claims }) {
       if (!claims) return;
       head.textContent = claims.head;
-      induction.textContent = claims.induction;
+      inductionText.textContent = claims.induction;
       where.hidden = claims.hasInduction;
     },
   };
