@@ -332,6 +332,8 @@ test('Interpret_AGpt2CheckpointShowsTheEnginesNumbers', async () => {
   await page.goto(server.url + name);
   await page.evaluate(() => customElements.whenDefined('attention-explorer'));
   const inside = (s) => `attention-explorer >> ${s}`;
+  // The tools are one click deeper: open them, as a reader would.
+  await page.click(inside('details.ae-gpt-tools > summary'), { timeout: 60000 });
   await page.waitForSelector(inside('.ae-lens-cell'), { timeout: 60000 });
   await page.waitForFunction(
     () => {
