@@ -31,7 +31,8 @@ const SHOTS = path.join(ROOT, 'tests', 'e2e', 'screenshots');
 // 522 with the Hub's presets, repository field and kept list),
 // tokens 287 / 338, heads 551 / 605, one head 741 / 822, roles 911 / 1,517 (four tables, one per
 // row on a phone), next token 633 / 804, KV cache 301 / 460 (486 / 724 with a token generated),
-// bank chart 752 / 1,033. The "[ measured ]" lines this test prints say today's.
+// bank chart 752 / 1,033, the tools 2,182 / 2,806 (three figures), the bank measure 1,050 / 1,645.
+// The "[ measured ]" lines this test prints say today's.
 const BUDGET = {
   700: {
     'gpt-picker': 400,
@@ -42,6 +43,8 @@ const BUDGET = {
     'gpt-next': 750,
     'gpt-kv': 580,
     'gpt-bank': 870,
+    'gpt-tools': 2400,
+    'gpt-senses': 1200,
   },
   390: {
     'gpt-picker': 600,
@@ -52,6 +55,8 @@ const BUDGET = {
     'gpt-next': 950,
     'gpt-kv': 850,
     'gpt-bank': 1200,
+    'gpt-tools': 3200,
+    'gpt-senses': 1800,
   },
 };
 
@@ -123,6 +128,26 @@ const sectionsShown = (page) =>
   page.$eval('attention-explorer', (el) =>
     [...el.shadowRoot.querySelectorAll('[data-section]')].filter((s) => !s.hidden).map((s) => s.dataset.section),
   );
+/** The logit lens's cells and the tools' sentences, once the knock-out has its answers. */
+async function toolsNumbers(page) {
+  await page.waitForSelector(inside('.ae-lens-cell'), { timeout: 60000 });
+  await page.waitForFunction(
+    () =>
+      document
+        .querySelector('attention-explorer')
+        .shadowRoot.querySelector('.ae-gpt-interpret')
+        ?.getAttribute('aria-busy') === 'false',
+    null,
+    { timeout: 60000 },
+  );
+  return page.$eval('attention-explorer', (el) => {
+    const r = el.shadowRoot;
+    return {
+      lens: [...r.querySelectorAll('.ae-lens-cell')].map((c) => [c.dataset.token, c.dataset.p]),
+      claims: [...r.querySelectorAll('.ae-gpt-tools .ae-claim')].map((p) => p.textContent),
+    };
+  });
+}
 const heightOf = (page) => page.$eval('attention-explorer', (el) => Math.round(el.getBoundingClientRect().height));
 const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-6 + 1e-6 * Math.abs(b), `${what}: ${a} vs ${b}`);
 
@@ -249,6 +274,35 @@ const CHECKS = {
       assert.match(await page.textContent(inside('.ae-gpt-macs')), new RegExp(`against ${K} keys`));
     },
   },
+  'gpt-tools': {
+    // Alone, the tools are open at once; their numbers are the whole section's (which
+    // tests/e2e/interpret.test.mjs checks against the engine).
+    ready: '.ae-lens-cell',
+    async check(page) {
+      assert.equal(await page.getAttribute(inside('details.ae-gpt-tools'), 'open'), '');
+      const mine = await toolsNumbers(page);
+      const whole = await open('view="gpt"');
+      await whole.page.click(inside('details.ae-gpt-tools > summary'));
+      const theirs = await toolsNumbers(whole.page);
+      await whole.context.close();
+      assert.ok(mine.lens.length > 0, 'the lens has cells');
+      assert.deepEqual(mine, theirs);
+    },
+  },
+  'gpt-senses': {
+    ready: '.ae-sense-verdict[data-layers]',
+    async check(page) {
+      assert.equal(await page.getAttribute(inside('details.ae-gpt-senses'), 'open'), '');
+      const read = (p) => p.getAttribute(inside('.ae-sense-verdict'), 'data-layers');
+      const whole = await open('view="gpt"');
+      await whole.page.click(inside('details.ae-gpt-senses > summary'));
+      await whole.page.waitForSelector(inside('.ae-sense-verdict[data-layers]'), { timeout: 30000 });
+      const [mine, theirs] = [await read(page), await read(whole.page)];
+      await whole.context.close();
+      assert.ok(JSON.parse(mine).length > 0, 'a value per layer');
+      assert.equal(mine, theirs);
+    },
+  },
   'gpt-bank': {
     ready: '.ae-gpt-bank-claim[data-cosines]',
     async check(page) {
@@ -353,12 +407,12 @@ test('GptParts_TheWholeGptViewShowsEveryPartTheIntroductionAndTheExportsAsBefore
   await page.waitForSelector(inside(CHECKS['gpt-bank'].ready), { timeout: 30000 });
   const shown = await partsShown(page);
   assert.deepEqual(shown.filter((p) => p !== 'whole').sort(), GPT_PARTS.map((p) => p.figure).sort());
-  // What belongs to no part: the introduction, the exports, and (issue 32) what a head does and
-  // the bank example measured right, not yet parts of their own.
+  // What belongs to no part: the introduction, the exports, and (issue 32) the opening's findings
+  // about the model's heads.
   assert.equal(
     shown.filter((p) => p === 'whole').length,
-    4,
-    'the introduction, the exports and the two interpretability boxes',
+    3,
+    'the introduction, the exports and the opening’s findings',
   );
   assert.ok(await page.isVisible(inside('.ae-gpt-export')), 'the exports');
   // Its numbers as before; the roles wait for the reader (the box closed), the status is the run's.

@@ -121,9 +121,14 @@ test('Teach_TheContentsListEverySectionInPageOrderAndTheOverviewLinksFollowTheRe
   // … and "you are here" follows the section on screen.
   const here = async (id) => {
     await page.evaluate((s) => document.querySelector(`section[data-section="${s}"]`).scrollIntoView(), id);
-    await page.waitForFunction((s) => document.querySelector('.ae-sec-overview').dataset.here === s, id, {
-      timeout: 5000,
-    });
+    // The bar and the map both follow the reader (the map draws on its own frame).
+    await page.waitForFunction(
+      (s) =>
+        document.querySelector('.ae-sec-overview').dataset.here === s &&
+        document.querySelector('section[data-section="map"]').dataset.here === s,
+      id,
+      { timeout: 5000 },
+    );
     return page.evaluate(() =>
       [...document.querySelectorAll('.ae-map-box[aria-current]')].map((b) => b.className.split(' ')[1]),
     );

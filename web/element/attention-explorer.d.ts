@@ -42,6 +42,8 @@ export type ExplorerView =
   | 'gpt-next'
   | 'gpt-kv'
   | 'gpt-bank'
+  | 'gpt-tools'
+  | 'gpt-senses'
   | 'gpt-picker'
   | 'notebook';
 

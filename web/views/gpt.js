@@ -223,11 +223,11 @@ function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, ctx })
     Object.assign(fig.prediction, choosePrediction(fig.prediction, patch, interpret.choice));
     drawInterpret(app, run, interpret, fig, true);
   };
-  // Shown with the whole section (not yet a part of their own: lib/real/gpt-parts.js).
+  // The opening's findings with the whole section; the tools, a part of their own (gpt-tools).
   const interpretBox = h(doc, 'div', { class: 'ae-gpt-interpret' });
-  part(section, null).append(interpretBox);
+  section.append(interpretBox);
   fig.interpretBox = interpretBox;
-  fig.opening = openingView.render(interpretBox, {
+  fig.opening = openingView.render(part(interpretBox, null), {
     doc,
     onLearn: app.sections?.some((s) => s.id === 'learn')
       ? () => {
@@ -241,7 +241,8 @@ function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, ctx })
   // The tools one click deeper (the opening above says what they found): the page stays within
   // its height (issue 30) and a post's whole-section figure stays readable.
   const tools = h(doc, 'details', { class: 'ae-details ae-gpt-tools' }, h(doc, 'summary', {}, TEXT.tools));
-  interpretBox.append(tools);
+  part(interpretBox, 'tools').append(tools);
+  fig.toolsBox = tools;
   fig.knockout = knockout.render(tools, {
     ...ctx,
     onChoose: choose,
@@ -280,7 +281,8 @@ function mountSenses(section, { doc, fig, part, ctx }) {
     senses: DEFAULT_SENSES.senses.map((s) => ({ name: s.name, sentences: [...s.sentences] })),
   };
   const senseBox = h(doc, 'details', { class: 'ae-details ae-gpt-senses' }, h(doc, 'summary', {}, TEXT.senses));
-  part(section, null).append(senseBox);
+  part(section, 'senses').append(senseBox);
+  fig.senseBox = senseBox;
   fig.senseChart = senseChart.render(senseBox, {
     ...ctx,
     onMeasure: (spec) => {
@@ -340,7 +342,12 @@ function draw(app, real, run, fig, shown) {
   // A new sentence opens on its own prediction (the head chosen stays).
   const ids = Array.from(picture.ids).join();
   if (fig.prediction.ids !== ids) Object.assign(fig.prediction, { ids, position: undefined, token: undefined });
-  if (shown.whole) drawInterpret(app, run, fig.interpret, fig, true);
+  // A figure of the tools or the bank measure alone shows them open (the whole section: a click).
+  if (!shown.whole) {
+    if (on('tools')) fig.toolsBox.open = true;
+    if (on('senses')) fig.senseBox.open = true;
+  }
+  if (shown.whole || on('tools') || on('senses')) drawInterpret(app, run, fig.interpret, fig, true);
 }
 
 // A mean ablation's reference text: the bank measure's default sentences, both senses.

@@ -19,6 +19,8 @@ export const GPT_PARTS = Object.freeze(
     { view: 'gpt-next', figure: 'next', needs: ['run'] },
     { view: 'gpt-kv', figure: 'kv', needs: ['run'] },
     { view: 'gpt-bank', figure: 'bank', needs: ['bank'] },
+    { view: 'gpt-tools', figure: 'tools', needs: ['run'] },
+    { view: 'gpt-senses', figure: 'senses', needs: ['run'] },
   ].map(Object.freeze),
 );
 
