@@ -13,7 +13,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveStatic, launchBrowser, openPage } from './helpers.mjs';
-import { safetensors } from './hostile-models.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import {
   ablationClaim,
@@ -25,6 +24,7 @@ import {
 } from '../../web/lib/real/interpret.js';
 import { modelRequests } from '../../web/tools/model-host.js';
 import { defaultGpt } from '../../web/lib/real/gpt-state.js';
+import { hfGpt2Checkpoint } from '../helpers/gpt2-checkpoint.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIST = path.join(ROOT, 'dist');
@@ -36,44 +36,7 @@ const shipped = engine.loadModel(fs.readFileSync(path.join(ROOT, 'web/models/bro
 // A GPT-2-family checkpoint as Hugging Face saves it: GPT-2's vocabulary, 2 layers of 4 heads at
 // width 32, random weights from a seed.
 function gpt2Checkpoint() {
-  const [V, P, C, L] = [50257, 64, 32, 2];
-  let seed = 777;
-  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32 - 0.5) * 0.2;
-  const tensor = (shape, fill) => {
-    const data = new Float32Array(shape.reduce((a, b) => a * b, 1)).map(() => fill ?? random());
-    return { dtype: 'F32', shape, bytes: Buffer.from(data.buffer) };
-  };
-  const t = { 'transformer.wte.weight': tensor([V, C]), 'transformer.wpe.weight': tensor([P, C]) };
-  for (let l = 0; l < L; l++) {
-    const p = `transformer.h.${l}.`;
-    Object.assign(t, {
-      [`${p}ln_1.weight`]: tensor([C], 1),
-      [`${p}ln_1.bias`]: tensor([C], 0),
-      [`${p}attn.c_attn.weight`]: tensor([C, 3 * C]),
-      [`${p}attn.c_attn.bias`]: tensor([3 * C]),
-      [`${p}attn.c_proj.weight`]: tensor([C, C]),
-      [`${p}attn.c_proj.bias`]: tensor([C]),
-      [`${p}ln_2.weight`]: tensor([C], 1),
-      [`${p}ln_2.bias`]: tensor([C], 0),
-      [`${p}mlp.c_fc.weight`]: tensor([C, 4 * C]),
-      [`${p}mlp.c_fc.bias`]: tensor([4 * C]),
-      [`${p}mlp.c_proj.weight`]: tensor([4 * C, C]),
-      [`${p}mlp.c_proj.bias`]: tensor([C]),
-    });
-  }
-  t['transformer.ln_f.weight'] = tensor([C], 1);
-  t['transformer.ln_f.bias'] = tensor([C], 0);
-  const config = {
-    model_type: 'gpt2',
-    activation_function: 'gelu_new',
-    layer_norm_epsilon: 1e-5,
-    n_positions: P,
-    n_embd: C,
-    n_head: 4,
-    n_layer: L,
-    vocab_size: V,
-  };
-  return { model: safetensors(t), config: JSON.stringify(config) };
+  return hfGpt2Checkpoint({ width: 32, layers: 2, heads: 4, seed: 777, scale: 0.2 });
 }
 
 let root, server, browser, gpt2;

@@ -15,7 +15,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveStatic, launchBrowser, launchFirefox, openPage, takeDownload } from './helpers.mjs';
 import { decodeState } from '../../web/lib/share.js';
-import { safetensors, HOSTILE_MODELS, HOSTILE_TOKENIZERS, SHIPPED_MODEL } from './hostile-models.mjs';
+import { HOSTILE_MODELS, HOSTILE_TOKENIZERS, SHIPPED_MODEL } from './hostile-models.mjs';
+import { hfGpt2Checkpoint } from '../helpers/gpt2-checkpoint.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DIST = path.join(ROOT, 'dist');
@@ -25,54 +26,14 @@ const SECTION = 'section[data-section="gpt"]';
 // Conv1D weights (in, out)), GPT-2's vocabulary, 2 layers of 2 heads at width 16, random weights
 // from a seed: what a blogger's model-url points at, small enough for a test.
 function tinyGpt2() {
-  const V = 50257,
-    P = 64,
-    C = 16,
-    L = 2;
-  let seed = 12345;
-  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32 - 0.5) * 0.04;
-  const tensor = (shape, fill) => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    const data = new Float32Array(n);
-    for (let i = 0; i < n; i++) data[i] = fill ?? random();
-    return { dtype: 'F32', shape, bytes: Buffer.from(data.buffer) };
-  };
-  const t = {
-    'transformer.wte.weight': tensor([V, C]),
-    'transformer.wpe.weight': tensor([P, C]),
-  };
-  for (let l = 0; l < L; l++) {
-    const p = `transformer.h.${l}.`;
-    Object.assign(t, {
-      [`${p}ln_1.weight`]: tensor([C], 1),
-      [`${p}ln_1.bias`]: tensor([C], 0),
-      [`${p}attn.c_attn.weight`]: tensor([C, 3 * C]),
-      [`${p}attn.c_attn.bias`]: tensor([3 * C]),
-      [`${p}attn.c_proj.weight`]: tensor([C, C]),
-      [`${p}attn.c_proj.bias`]: tensor([C]),
-      [`${p}ln_2.weight`]: tensor([C], 1),
-      [`${p}ln_2.bias`]: tensor([C], 0),
-      [`${p}mlp.c_fc.weight`]: tensor([C, 4 * C]),
-      [`${p}mlp.c_fc.bias`]: tensor([4 * C]),
-      [`${p}mlp.c_proj.weight`]: tensor([4 * C, C]),
-      [`${p}mlp.c_proj.bias`]: tensor([C]),
-    });
-  }
-  t['transformer.ln_f.weight'] = tensor([C], 1);
-  t['transformer.ln_f.bias'] = tensor([C], 0);
-  const config = {
-    architectures: ['GPT2LMHeadModel'],
-    model_type: 'gpt2',
-    activation_function: 'gelu_new',
-    layer_norm_epsilon: 1e-5,
-    n_ctx: P,
-    n_positions: P,
-    n_embd: C,
-    n_head: 2,
-    n_layer: L,
-    vocab_size: V,
-  };
-  return { model: safetensors(t), config: JSON.stringify(config) };
+  return hfGpt2Checkpoint({
+    width: 16,
+    layers: 2,
+    heads: 2,
+    seed: 12345,
+    scale: 0.04,
+    config: { architectures: ['GPT2LMHeadModel'], n_ctx: 64 },
+  });
 }
 
 let root, server, browser;
