@@ -117,6 +117,20 @@ async function elementPage(page, body) {
  * the sections themselves, and the audits compare whole figures.
  */
 async function stillness(page) {
+  // The real model's section has drawn its heads and its tools have their answers.
+  await page.waitForFunction(
+    () =>
+      [...document.querySelectorAll('attention-explorer')].every((el) => {
+        const gpt = el.shadowRoot?.querySelector('section[data-section="gpt"]:not([hidden])');
+        return (
+          !gpt ||
+          (gpt.querySelector('.ae-gpt-tile') &&
+            gpt.querySelector('.ae-gpt-interpret')?.getAttribute('aria-busy') === 'false')
+        );
+      }),
+    null,
+    { timeout: 60000 },
+  );
   const count = () =>
     page.evaluate(() =>
       [...document.querySelectorAll('attention-explorer')]

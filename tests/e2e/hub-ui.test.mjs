@@ -184,7 +184,7 @@ test('one click: progress while the model on screen stays, then its heads; a rel
     (sel) => /openai-community\/gpt2/.test(document.querySelector(`${sel} .ae-gpt-about`)?.textContent ?? ''),
     SECTION,
     {
-      timeout: 30000,
+      timeout: 60000,
     },
   );
   await again.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, SECTION);

@@ -243,6 +243,7 @@ function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, ctx })
   const tools = h(doc, 'details', { class: 'ae-details ae-gpt-tools' }, h(doc, 'summary', {}, TEXT.tools));
   part(interpretBox, 'tools').append(tools);
   fig.toolsBox = tools;
+  tools.addEventListener('toggle', () => tools.open && drawInterpret(app, run, interpret, fig, true));
   fig.knockout = knockout.render(tools, {
     ...ctx,
     onChoose: choose,
@@ -275,7 +276,7 @@ function mountWriting(section, { doc, real, run, fig, part, gptOf, setGpt, ctx }
 
 // The bank example measured right (lib/real/sense-separation.js), its sentences editable; then
 // (the bank chart, after it) the raw cosine of two uses, which the measure corrects.
-function mountSenses(section, { doc, fig, part, ctx }) {
+function mountSenses(section, { doc, app, run, fig, part, ctx }) {
   fig.sensesSpec = {
     word: DEFAULT_SENSES.word,
     senses: DEFAULT_SENSES.senses.map((s) => ({ name: s.name, sentences: [...s.sentences] })),
@@ -283,6 +284,7 @@ function mountSenses(section, { doc, fig, part, ctx }) {
   const senseBox = h(doc, 'details', { class: 'ae-details ae-gpt-senses' }, h(doc, 'summary', {}, TEXT.senses));
   part(section, 'senses').append(senseBox);
   fig.senseBox = senseBox;
+  senseBox.addEventListener('toggle', () => senseBox.open && drawInterpret(app, run, fig.interpret, fig));
   fig.senseChart = senseChart.render(senseBox, {
     ...ctx,
     onMeasure: (spec) => {
@@ -358,11 +360,18 @@ const REFERENCE = DEFAULT_SENSES.senses.flatMap((s) => s.sentences).join(' ');
 function drawInterpret(app, run, interpret, fig, ask = false) {
   const picture = run.picture;
   if (!picture) return;
-  interpret.measureSenses(fig.sensesSpec);
-  fig.senseChart.update({ spec: fig.sensesSpec, senses: interpret.senses });
+  // What is folded is not computed: the bank measure and the tools run once their box is open.
+  if (fig.senseBox.open) {
+    interpret.measureSenses(fig.sensesSpec);
+    fig.senseChart.update({ spec: fig.sensesSpec, senses: interpret.senses });
+  }
   interpret.measureRoles(fig.rolesText());
   const roles = interpret.roles;
   fig.opening.update({ claims: roles && openingClaims(roles, roles.tokens) });
+  if (!fig.toolsBox.open) {
+    fig.interpretBox.setAttribute('aria-busy', String(!roles));
+    return;
+  }
   const asked = () => {
     const { ids, ...choice } = fig.prediction;
     interpret.choose(picture.ids, { ...choice, reference: REFERENCE });
