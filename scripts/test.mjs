@@ -161,13 +161,11 @@ const suites = {
       const parts = [...perBrowser].sort(([a], [b]) => a.localeCompare(b)).map(([name, n]) => `${name} ${n}`);
       return parts.length ? parts.join(', ') : undefined;
     },
-    // Three files at a time (most of a browser test's time is waiting for a page, a worker or a
-    // model: 918 s of tests took 506 s two at a time on 2 cores), except the files that measure
-    // time itself, which run one at a time afterwards: the threads file (what a second core gives;
-    // beside another browser Firefox's threaded engine was starved once, a 186 s protocol
-    // timeout) and Learn's (the page stays responsive while training; the pace a reader watches).
+    // Two files at a time (598 s one at a time here, 356 s two at a time), except the threads
+    // file, which runs alone afterwards: it measures what a second core gives, and beside another
+    // browser Firefox's threaded engine was starved once (a 186 s protocol timeout).
     run: () => {
-      const alone = ['tests/e2e/threads.test.mjs', 'tests/e2e/learn.test.mjs'];
+      const alone = ['tests/e2e/threads.test.mjs'];
       const nodeTest = (concurrency, files) => [
         'node',
         [
@@ -183,7 +181,7 @@ const suites = {
       const files = testFiles('tests/e2e');
       return sequence([
         nodeTest(
-          availableParallelism() >= 2 ? 3 : 1,
+          availableParallelism() >= 2 ? 2 : 1,
           files.filter((f) => !alone.includes(f)),
         ),
         nodeTest(

@@ -231,7 +231,13 @@ test('Teach_ThePlanesLabelsNeverOverlapALabelALineOrAPointInAnyPresetAtAnyWidth'
   let checked = 0;
   for (const width of [1280, 700, 390])
     for (const colorScheme of ['light', 'dark']) {
-      const { page, context, problems } = await open({ viewport: { width, height: 800 }, colorScheme });
+      // Reduced motion: the labels land at once (the test checks where they land, not how they
+      // move; under load a 0.4 s transition can outlast any fixed wait).
+      const { page, context, problems } = await open({
+        viewport: { width, height: 800 },
+        colorScheme,
+        reducedMotion: 'reduce',
+      });
       await page.locator('section[data-section="plane"]').scrollIntoViewIfNeeded();
       await page.waitForSelector('.ae-plane-label', { state: 'attached' });
       for (const [name, state] of Object.entries(states)) {
