@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { loadEngine } from '../web/engine/engine.js';
 import { GPT2_SMALL, ensureCheckpoint } from './gpt2_checkpoint.mjs';
 import { gpt2DecoderWithPast } from './onnx_gpt2.mjs';
+import { greedyDecoder } from './onnx_greedy.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -41,28 +42,7 @@ const onnx = await ort.InferenceSession.create(gpt2DecoderWithPast(tensors, { V,
   graphOptimizationLevel: 'all',
 });
 async function ortGenerator() {
-  let past = {};
-  for (let l = 0; l < L; l++) {
-    past[`past_key_${l}`] = new ort.Tensor('float32', new Float32Array(0), [H, 0, C / H]);
-    past[`past_value_${l}`] = new ort.Tensor('float32', new Float32Array(0), [H, 0, C / H]);
-  }
-  let position = 0;
-  const step = async (token) => {
-    const out = await onnx.run({
-      ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(token)), [1]),
-      position: new ort.Tensor('int64', BigInt64Array.of(BigInt(position++)), [1]),
-      ...past,
-    });
-    past = {};
-    for (let l = 0; l < L; l++) {
-      past[`past_key_${l}`] = out[`present_key_${l}`];
-      past[`past_value_${l}`] = out[`present_value_${l}`];
-    }
-    const logits = out.logits.data;
-    let best = 0;
-    for (let v = 1; v < V; v++) if (logits[v] > logits[best]) best = v;
-    return best;
-  };
+  const step = greedyDecoder(ort, onnx, { L, H, C, V });
   let next;
   for (const token of PROMPT) next = await step(token);
   return { step, first: next };

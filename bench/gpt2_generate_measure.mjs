@@ -1,5 +1,6 @@
 // The browser's side of bench/gpt2_generate.mjs --browser, run in a module Web Worker (the
 // threaded engine waits for its threads, which only a worker may do): what the Node run measures.
+import { greedyDecoder } from './onnx_greedy.mjs';
 export async function measure({
   checkpoint,
   graph,
@@ -67,28 +68,7 @@ export async function measure({
           executionProviders: ['wasm'],
           graphOptimizationLevel: 'all',
         });
-        let past = {};
-        for (let l = 0; l < L; l++) {
-          past[`past_key_${l}`] = new ort.Tensor('float32', new Float32Array(0), [H, 0, C / H]);
-          past[`past_value_${l}`] = new ort.Tensor('float32', new Float32Array(0), [H, 0, C / H]);
-        }
-        let position = 0;
-        const step = async (token) => {
-          const out = await session.run({
-            ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(token)), [1]),
-            position: new ort.Tensor('int64', BigInt64Array.of(BigInt(position++)), [1]),
-            ...past,
-          });
-          past = {};
-          for (let l = 0; l < L; l++) {
-            past[`past_key_${l}`] = out[`present_key_${l}`];
-            past[`past_value_${l}`] = out[`present_value_${l}`];
-          }
-          const logits = out.logits.data;
-          let best = 0;
-          for (let v = 1; v < V; v++) if (logits[v] > logits[best]) best = v;
-          return best;
-        };
+        const step = greedyDecoder(ort, session, { L, H, C, V });
         let next;
         for (const token of prompt) next = await step(token);
         const tokens = [next];
