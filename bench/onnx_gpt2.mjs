@@ -91,11 +91,12 @@ function tensor(name, dims, data, type = FLOAT) {
   return t.push(fInt(2, type), fStr(8, name), fBytes(9, raw));
 }
 
-export function gpt2Model(weights, { T, V, C, H, L, eps }) {
-  const hs = C / H;
+// What both graphs are built with: their nodes, initializers and outputs, and helpers that add
+// a node (its output named after the op), a named graph output, an initializer, a weight by its
+// checkpoint name, a float scalar and an int64 vector.
+function graphBuilder(weights, outputs = []) {
   const nodes = [];
   const inits = [];
-  const outputs = [];
   let n = 0;
   const node = (op, inputs, attrs = []) => {
     const out = `${op}_${n++}`;
@@ -118,6 +119,12 @@ export function gpt2Model(weights, { T, V, C, H, L, eps }) {
   const weight = (name, dims) => init(name, dims, weights[name]);
   const scalar = (name, x) => init(name, [], Float32Array.of(x));
   const ints = (name, values) => init(name, [values.length], BigInt64Array.from(values.map(BigInt)), INT64);
+  return { nodes, inits, outputs, node, output, init, weight, scalar, ints };
+}
+
+export function gpt2Model(weights, { T, V, C, H, L, eps }) {
+  const hs = C / H;
+  const { nodes, inits, outputs, node, output, init, weight, scalar, ints } = graphBuilder(weights);
 
   // constants
   scalar('half', 0.5);
@@ -221,34 +228,13 @@ export function gpt2Model(weights, { T, V, C, H, L, eps }) {
 // attends to every key. The same weights and ops as gpt2Model.
 export function gpt2DecoderWithPast(weights, { V, C, H, L, eps }) {
   const hs = C / H;
-  const nodes = [];
-  const inits = [];
   const inputs = [
     ['ids', [1], INT64],
     ['position', [1], INT64],
   ];
-  const outputs = [['logits', [1, V]]];
-  let n = 0;
-  const node = (op, ins, attrs = []) => {
-    const out = `${op}_${n++}`;
-    const m = new Bytes();
-    for (const i of ins) m.push(fStr(1, i));
-    m.push(fStr(2, out), fStr(3, out), fStr(4, op));
-    for (const a of attrs) m.push(a);
-    nodes.push(m);
-    return out;
-  };
-  const output = (value, name, dims) => {
-    nodes.push(new Bytes().push(fStr(1, value), fStr(2, name), fStr(3, name), fStr(4, 'Identity')));
-    outputs.push([name, dims]);
-  };
-  const init = (name, dims, data, type = FLOAT) => {
-    inits.push(tensor(name, dims, data, type));
-    return name;
-  };
-  const weight = (name, dims) => init(name, dims, weights[name]);
-  const scalar = (name, x) => init(name, [], Float32Array.of(x));
-  const ints = (name, values) => init(name, [values.length], BigInt64Array.from(values.map(BigInt)), INT64);
+  const { nodes, inits, outputs, node, output, init, weight, scalar, ints } = graphBuilder(weights, [
+    ['logits', [1, V]],
+  ]);
   scalar('half', 0.5);
   scalar('one', 1);
   scalar('three', 3);
