@@ -7,6 +7,7 @@ import { h } from '../../ui/dom.js';
 import { colorScale, legendFor, textColorFor } from '../../lib/colormaps.js';
 import { fmt } from '../../lib/format.js';
 import { lensClaim } from '../../lib/real/interpret.js';
+import { announceWhenScrolling } from '../../ui/scroll-region.js';
 
 const TEXT = {
   title: 'The prediction forming, layer by layer (the logit lens)',
@@ -25,7 +26,9 @@ const TEXT = {
  */
 export function render(parent, { doc }) {
   const claim = h(doc, 'p', { class: 'ae-claim ae-lens-claim', 'aria-live': 'polite' });
-  const scroller = h(doc, 'div', { class: 'ae-lens-scroll', tabindex: 0, role: 'region', 'aria-label': TEXT.title });
+  // The page's scrolling box: a labelled region in the tab order only while it scrolls.
+  const scroller = h(doc, 'div', { class: 'ae-hm-scroll ae-lens-scroll' });
+  announceWhenScrolling(scroller, () => TEXT.title);
   const table = h(doc, 'table', { class: 'ae-lens-table' });
   scroller.append(table);
   const legend = h(doc, 'p', { class: 'ae-legend ae-lens-legend' });
