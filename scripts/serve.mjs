@@ -8,6 +8,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'";
+// The page's own policy (web/index.html's meta says the same; tests/js/serve.test.mjs checks
+// it): the strict one, and the Hugging Face Hub and its CDN for GPT-2 in one click (README).
+export const PAGE_CSP = `${CSP}; connect-src 'self' https://huggingface.co https://*.hf.co`;
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic } from './serve.mjs';
+import { serveStatic, PAGE_CSP } from './serve.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 execFileSync('node', [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
@@ -12,8 +12,9 @@ execFileSync('node', [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
 const first = Number(process.env.PORT || 8080);
 for (let port = first; port < first + 20; port++) {
   try {
-    // Cross-origin isolated, so Learn and the real model train and run on every core (README "Threads").
-    const { url } = await serveStatic(join(root, 'web'), { port, isolate: true });
+    // Cross-origin isolated, so Learn and the real model train and run on every core (README
+    // "Threads"); the page's policy, which lets it download GPT-2 from the Hub.
+    const { url } = await serveStatic(join(root, 'web'), { port, isolate: true, csp: PAGE_CSP });
     console.log(`attention-explorer is running at ${url}  (Ctrl+C to stop)`);
     break;
   } catch (error) {
