@@ -132,7 +132,9 @@ TEST(AbiInterpret, SweepBlockByBlockGivesTheWholeSweepsBits) {
       const std::vector<float> lp = r.tensor("ablatedLogProb").floats(), lo = r.tensor("ablatedLoss").floats();
       for (int h = 0; h < H; ++h) log_probs[l * H + h] = lp[l * H + h], losses[l * H + h] = lo[l * H + h];
       for (int other = 0; other < L; ++other)
-        if (other != l) EXPECT_TRUE(std::isnan(lp[other * H])) << c.name << " block " << other << " not swept";
+        if (other != l) {
+          EXPECT_TRUE(std::isnan(lp[other * H])) << c.name << " block " << other << " not swept";
+        }
     }
     expect_same(log_probs, want.ablated_log_prob, std::string(c.name) + " log p");
     expect_same(losses, want.ablated_loss, std::string(c.name) + " loss");
