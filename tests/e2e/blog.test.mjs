@@ -19,6 +19,7 @@ import {
   launchFirefox,
   openFirefoxPage,
   recordProblems,
+  ensureDist,
 } from './helpers.mjs';
 import { SECTIONS } from '../../web/views/sections.js';
 import { sectionShown, NEAR_MARGIN } from '../../web/shell/scheduler.js';
@@ -119,6 +120,7 @@ const NUMBERS =
 let sent = [];
 let server, browser;
 before(async () => {
+  ensureDist();
   assert.ok(fs.existsSync(path.join(DIST, 'examples/blog.html')), 'dist/ is built (node scripts/build.mjs)');
   fs.mkdirSync(SHOTS, { recursive: true });
   server = await serveStatic(DIST, { csp: CSP, onResponse: (r) => sent.push(r) });

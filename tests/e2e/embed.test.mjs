@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
+import { launchBrowser, serveStatic, openPage, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { elementSnippet } from '../../web/tools/embed-dialog.js';
 import { defaultState, VIEWS } from '../../web/lib/state.js';
@@ -23,11 +22,7 @@ let browser;
 let engine;
 
 test.before(async () => {
-  // (npm test built it before any suite ran: rebuilding here would rewrite files under the feet
-  // of the browser tests running beside this one; ATTN_BUILT says so.)
-  if (!process.env.ATTN_BUILT) {
-    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-dist.mjs')], { cwd: ROOT, stdio: 'pipe' });
-  }
+  ensureDist();
   server = await serveStatic(DIST);
   browser = await launchBrowser();
   engine = await loadEngine();

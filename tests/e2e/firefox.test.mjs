@@ -9,9 +9,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { launchFirefox, openFirefoxPage, serveStatic, takeDownload, CSP } from './helpers.mjs';
+import { launchFirefox, openFirefoxPage, serveStatic, takeDownload, CSP, ensureDist } from './helpers.mjs';
 import { defaultState } from '../../web/lib/state.js';
 import { readPNG } from '../../web/lib/png.js';
 import { heatmapLayout } from '../../web/lib/heatmap-image.js';
@@ -40,12 +39,7 @@ let downloads;
 let engine;
 
 test.before(async () => {
-  // dist/ from the current sources, as embed.test.mjs does (esbuild, about a second).
-  // (npm test built it before any suite ran: rebuilding here would rewrite files under the feet
-  // of the browser tests running beside this one; ATTN_BUILT says so.)
-  if (!process.env.ATTN_BUILT) {
-    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-dist.mjs')], { cwd: ROOT, stdio: 'pipe' });
-  }
+  ensureDist();
   downloads = fs.mkdtempSync(path.join(os.tmpdir(), 'ae-firefox-downloads-'));
   web = await serveStatic(path.join(ROOT, 'web'));
   dist = await serveStatic(path.join(ROOT, 'dist'));
@@ -79,10 +73,13 @@ const readTable = (page, rootSelector, tableSelector) =>
     tableSelector,
   );
 
-/** Opens the explorer page (at `hash`) and waits until it has rendered. */
-async function openExplorer(hash = '') {
+/**
+ * Opens the explorer page at `hash` and waits until it has rendered: the built one (dist/, as
+ * `npm start` serves it) unless `from` is web (web/'s modules, for a test that imports one).
+ */
+async function openExplorer(hash = '', from = dist) {
   const opened = await openFirefoxPage(browser, null, { downloadDir: downloads });
-  const response = await opened.page.goto(web.url + hash);
+  const response = await opened.page.goto(from.url + hash);
   assert.equal(response.headers()['content-security-policy'], CSP);
   await opened.page.evaluate(() => window.__explorer.ready);
   return opened;
@@ -170,7 +167,7 @@ for (const [where, server] of [
 }
 
 test('Exports_PngSvgCsvDownloadAndParseBackToThePageNumbers', async () => {
-  const { page, problems, context } = await openExplorer();
+  const { page, problems, context } = await openExplorer('', web); // it imports tools/export-menu.js
   const figure = 'figure:has(table[data-matrix="weights"][data-context="river"])';
   await page.waitForSelector(`${figure} details.ae-export summary`);
   await page.click(`${figure} details.ae-export summary`);
@@ -241,7 +238,7 @@ test('Learn_TrainsATaskWithTheSameNumbersAsNode', async () => {
     defaults,
   );
   const { page, problems, context } = await openFirefoxPage(browser, null);
-  await page.goto(`${web.url}#${hash}`);
+  await page.goto(`${dist.url}#${hash}`);
   await page.evaluate(() => window.__explorer.ready);
   await page.evaluate(() => document.querySelector('section[data-section="learn"]').scrollIntoView());
   await page.waitForFunction(

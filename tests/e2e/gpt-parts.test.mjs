@@ -12,9 +12,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchBrowser, openPage, CSP } from './helpers.mjs';
+import { serveStatic, launchBrowser, openPage, CSP, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { modelRequests } from '../../web/tools/model-host.js';
 import { defaultGpt } from '../../web/lib/real/gpt-state.js';
@@ -63,8 +62,7 @@ const BUDGET = {
 let root, server, browser, expected;
 const sent = [];
 before(async () => {
-  if (!process.env.ATTN_BUILT)
-    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-dist.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  ensureDist();
   fs.mkdirSync(SHOTS, { recursive: true });
   // dist/ as a blog serves it, plus the test's pages beside it.
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'ae-gpt-parts-'));

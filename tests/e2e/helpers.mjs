@@ -1,7 +1,30 @@
 // Shared browser-test helpers: a static file server for web/, a headless Debian Chromium
 // (playwright-core) and a headless Firefox ESR (puppeteer-core, WebDriver BiDi).
 // Used by every tests/e2e/*.test.mjs.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+
+/**
+ * The explorer page as `npm start` serves it and as it ships: dist/ (index.html, embed.html, the
+ * element and one script per page; scripts/build-dist.mjs). The browser tests open it rather than
+ * web/'s ~180 modules, which `npm run dev` serves: a cold load of the built page took 1.8 to 2.4
+ * core-seconds here, web/'s 3.0 to 4.0 (the same page; most browser tests open it many times).
+ */
+export const PAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist');
+
+/**
+ * Builds dist/ from the current sources (scripts/build-dist.mjs: esbuild, about a second) for a
+ * test file run alone, so it tests what web/ says now. Not under `npm test` (ATTN_BUILT), which
+ * built it before any suite ran: rebuilding there would rewrite files under the feet of the
+ * browser tests running beside.
+ */
+export function ensureDist() {
+  if (process.env.ATTN_BUILT) return;
+  const root = path.dirname(PAGE_DIR);
+  execFileSync(process.execPath, [path.join(root, 'scripts/build-dist.mjs')], { cwd: root, stdio: 'pipe' });
+}
 
 /**
  * A failed request as a problem, unless it was cancelled: a download the page stopped on

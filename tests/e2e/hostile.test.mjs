@@ -1,4 +1,4 @@
-// Hostile input in the browser: the explorer page (web/index.html) and the <attention-explorer>
+// Hostile input in the browser: the explorer page (dist/index.html, as `npm start` serves it) and the <attention-explorer>
 // element take token names from the URL hash, attributes, inline JSON, the host API and the
 // edit box. Markup-like names (`<img src=x onerror=alert(1)>`, `</script>`, `javascript:`),
 // bidi overrides and zero-width characters must render as inert text: no handler runs, no
@@ -12,7 +12,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchBrowser, CSP, openEditor } from './helpers.mjs';
+import { serveStatic, launchBrowser, CSP, openEditor, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState } from '../../web/lib/state.js';
 import { encodeState } from '../../web/lib/share.js';
@@ -46,6 +46,7 @@ const HOSTILE_NO_SPACE = [
 
 let server, browser, defaults;
 before(async () => {
+  ensureDist();
   server = await serveStatic(ROOT);
   browser = await launchBrowser();
   defaults = defaultState((await loadEngine()).examples());
@@ -89,11 +90,12 @@ async function newPage() {
   return { context, page, problems };
 }
 
-// An HTML page hosting elements, served from the test server's origin with the strict CSP header.
-async function elementPage(page, body) {
+// An HTML page hosting elements, served from the test server's origin with the strict CSP header:
+// the built element (dist/, as the README's embedding loads it) unless `src` says otherwise.
+async function elementPage(page, body, { src = '/dist/attention-explorer.js' } = {}) {
   const url = `${server.url}__hostile/${Math.random().toString(36).slice(2)}.html`;
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>hostile</title>
-<script type="module" src="/web/element/attention-explorer.js"></script></head><body>${body}</body></html>`;
+<script type="module" src="${src}"></script></head><body>${body}</body></html>`;
   await page.route(url, (route) =>
     route.fulfill({
       status: 200,
@@ -275,7 +277,7 @@ function plainState(count) {
 }
 
 async function openExplorer(page, hash = '') {
-  await page.goto(`${server.url}web/index.html${hash}`);
+  await page.goto(`${server.url}dist/index.html${hash}`);
   await page.evaluate(() => window.__explorer.ready);
   await page.waitForFunction(() => document.querySelectorAll('#app table[data-matrix]').length > 0);
   await settle(page);
@@ -637,7 +639,10 @@ test(`Page_${SOAK_CHANGES}StateChangesLeaveTheWasmHeapTheJsHeapAndTheDomFlat`, a
 
 test(`Element_${SOAK_CHANGES}SetStateChangesLeaveTheWasmHeapTheJsHeapAndTheDomFlat`, async () => {
   const { context, page, problems } = await newPage();
-  await elementPage(page, '<attention-explorer example="both" controls="full" view="all"></attention-explorer>');
+  // web/'s modules: the test reads the heap of the very engine module the element imports.
+  await elementPage(page, '<attention-explorer example="both" controls="full" view="all"></attention-explorer>', {
+    src: '/web/element/attention-explorer.js',
+  });
   await page.evaluate(async () => {
     const { loadEngine } = await import('/web/engine/engine.js');
     window.__hostileEngine = await loadEngine(); // the same shared instance the element uses

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CSP, launchBrowser, launchFirefox, openFirefoxPage, openPage, serveStatic } from './helpers.mjs';
+import { CSP, launchBrowser, launchFirefox, openFirefoxPage, openPage, serveStatic, ensureDist } from './helpers.mjs';
 import { startHfStandin, tinyGpt2, vocabAndMerges } from '../helpers/hf-standin.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -30,6 +30,7 @@ const GPT2 = 'openai-community/gpt2';
 let hub, tiny, root, server, strict, browser;
 
 before(async () => {
+  ensureDist();
   hub = await startHfStandin();
   tiny = tinyGpt2(); // 2 layers × 2 heads
   hub.addRepo(GPT2, { files: tiny.files });

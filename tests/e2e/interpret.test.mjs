@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchBrowser, openPage } from './helpers.mjs';
+import { serveStatic, launchBrowser, openPage, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import {
   ablationClaim,
@@ -41,6 +41,7 @@ function gpt2Checkpoint() {
 
 let root, server, browser, gpt2;
 before(async () => {
+  ensureDist();
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'ae-interpret-'));
   for (const name of fs.readdirSync(DIST)) fs.symlinkSync(path.join(DIST, name), path.join(root, name));
   fs.mkdirSync(path.join(root, 'models'));

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
+import { launchBrowser, serveStatic, openPage, PAGE_DIR, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState } from '../../web/lib/state.js';
 import { encodeState } from '../../web/lib/share.js';
@@ -26,7 +26,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
 let server, browser, engine, defaults;
 test.before(async () => {
-  server = await serveStatic(path.join(ROOT, 'web'));
+  ensureDist();
+  server = await serveStatic(PAGE_DIR);
   browser = await launchBrowser();
   engine = await loadEngine();
   defaults = defaultState(engine.examples());

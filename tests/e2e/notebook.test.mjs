@@ -5,11 +5,8 @@
 // reproduced, and their views say so. Seed 001's dropout mask ([66]) came from an MKL build.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
+import { launchBrowser, serveStatic, openPage, PAGE_DIR, ensureDist } from './helpers.mjs';
 
-const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web');
 const NI = -Infinity;
 
 // [notebook, cell, tensor shown, printed values, decimals]
@@ -428,7 +425,8 @@ const PRINTED = [
 
 let server, browser;
 test.before(async () => {
-  server = await serveStatic(WEB);
+  ensureDist();
+  server = await serveStatic(PAGE_DIR);
   browser = await launchBrowser();
 });
 test.after(async () => {

@@ -1,12 +1,13 @@
-// Browser tests of the explorer page (web/index.html) in Debian's Chromium via playwright-core.
-// Run: node --test tests/e2e/page.test.mjs   (needs web/engine/attention_engine.* and web/vendor/:
+// Browser tests of the explorer page in Debian's Chromium via playwright-core: the built page
+// (dist/index.html, as `npm start` serves it), and web/'s modules where a test imports one.
+// Run: node --test tests/e2e/page.test.mjs   (needs dist/ and web/engine/attention_engine.*:
 // `node scripts/build.mjs`). Screenshots go to tests/e2e/screenshots/ (git-ignored).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchBrowser, openPage, openEditor } from './helpers.mjs';
+import { serveStatic, launchBrowser, openPage, openEditor, PAGE_DIR, ensureDist } from './helpers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const WEB = path.join(ROOT, 'web');
@@ -49,24 +50,27 @@ const SEED_WQ = [
   [0, 0],
 ];
 
-let server, browser;
+let server, dev, browser; // dev: web/ as `npm run dev` serves it
 before(async () => {
+  ensureDist();
   for (const f of ['engine/attention_engine.mjs', 'engine/attention_engine.wasm', 'vendor/d3-scale-chromatic.js']) {
     assert.ok(fs.existsSync(path.join(WEB, f)), `web/${f} is missing: run \`node scripts/build.mjs\` first`);
   }
   fs.mkdirSync(SHOTS, { recursive: true });
-  server = await serveStatic(WEB);
+  server = await serveStatic(PAGE_DIR);
+  dev = await serveStatic(WEB);
   browser = await launchBrowser();
 });
 after(async () => {
   await browser?.close();
   await server?.close();
+  await dev?.close();
 });
 
 /** Opens the page and waits until the explorer has rendered. */
-async function open(contextOptions = {}, hash = '') {
+async function open(contextOptions = {}, hash = '', { from = server } = {}) {
   const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 }, ...contextOptions });
-  await o.page.goto(server.url + hash);
+  await o.page.goto(from.url + hash);
   await o.page.evaluate(() => window.__explorer.ready);
   return o;
 }
@@ -596,7 +600,8 @@ for (const [scheme, width] of [
 }
 
 test('MountExplorer_RendersIntoAShadowRootOnlyTheViewsAskedFor', async () => {
-  const { page, problems, context } = await open();
+  // web/shell/explorer.js, imported as a module: the page `npm run dev` serves.
+  const { page, problems, context } = await open({}, '', { from: dev });
   const r = await page.evaluate(async () => {
     const { mountExplorer } = await import('./shell/explorer.js');
     const { engine, store } = window.__explorer;

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchBrowser, launchFirefox, openPage, takeDownload } from './helpers.mjs';
+import { serveStatic, launchBrowser, launchFirefox, openPage, takeDownload, ensureDist } from './helpers.mjs';
 import { decodeState } from '../../web/lib/share.js';
 import { HOSTILE_MODELS, HOSTILE_TOKENIZERS, SHIPPED_MODEL } from './hostile-models.mjs';
 import { hfGpt2Checkpoint } from '../helpers/gpt2-checkpoint.mjs';
@@ -38,6 +38,7 @@ function tinyGpt2() {
 
 let root, server, browser;
 before(async () => {
+  ensureDist();
   // dist/ as a host serves it, plus a folder of a blogger's model files.
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'ae-real-'));
   for (const name of fs.readdirSync(DIST)) fs.symlinkSync(path.join(DIST, name), path.join(root, name));

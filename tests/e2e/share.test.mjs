@@ -1,13 +1,13 @@
-// Browser tests of sharing by link: the main page (web/index.html) restores an edited state
+// Browser tests of sharing by link: the main page (dist/index.html, built from web/) restores an edited state
 // exactly from its URL; Back/Forward move between states; hostile or malformed hashes show a
 // visible notice, render token names as inert text, and never blank the page. The same for the
-// iframe view (web/embed.html). attachHashSync() (web/tools/hash-sync.js) is tested on a fixture.
+// iframe view (dist/embed.html). attachHashSync() (web/tools/hash-sync.js) is tested on a fixture.
 // Run: node --test tests/e2e/share.test.mjs
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
+import { launchBrowser, serveStatic, openPage, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState } from '../../web/lib/state.js';
 import { encodeState, LIMITS } from '../../web/lib/share.js';
@@ -19,6 +19,7 @@ let browser;
 let defaults;
 
 test.before(async () => {
+  ensureDist();
   server = await serveStatic(ROOT);
   browser = await launchBrowser();
   defaults = defaultState((await loadEngine()).examples());
@@ -28,8 +29,9 @@ test.after(async () => {
   await server?.close();
 });
 
-const PAGE = () => `${server.url}web/index.html`;
-const EMBED = () => `${server.url}web/embed.html`;
+// The built page and iframe view (dist/, as `npm start` serves them).
+const PAGE = () => `${server.url}dist/index.html`;
+const EMBED = () => `${server.url}dist/embed.html`;
 
 /** Opens the main page at a hash and waits until it has drawn. */
 async function openExplorer(hash = '') {

@@ -1,4 +1,4 @@
-// The page as a story (issue 30, web/index.html in Chromium): its first screen shows attention
+// The page as a story (issue 30; the built page, dist/index.html, in Chromium): its first screen shows attention
 // picking out the context word with a sentence the numbers on screen support; the notebook's
 // own weights are a click away and reproduce it; every computed sentence is true of the numbers
 // on screen in many states (heads 1/2/4, the mask, each preset, an added word, an edited
@@ -7,20 +7,18 @@
 // of one layer, then the block, then the model; the mask and the temperature say what they are.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveStatic, launchBrowser, openPage } from './helpers.mjs';
+import { serveStatic, launchBrowser, openPage, PAGE_DIR, ensureDist } from './helpers.mjs';
 import { encodeState } from '../../web/lib/share.js';
 import { defaultState } from '../../web/lib/state.js';
 import { loadEngine } from '../../web/engine/engine.js';
 import { headColor } from '../../web/lib/palette.js';
 import { parseColor } from '../../web/lib/colormaps.js';
 import { storyStates, numbersIn } from '../helpers/story-states.mjs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
 let server, browser, defaults, states;
 before(async () => {
-  server = await serveStatic(WEB);
+  ensureDist();
+  server = await serveStatic(PAGE_DIR);
   browser = await launchBrowser();
   const engine = await loadEngine();
   defaults = defaultState(engine.examples());

@@ -12,7 +12,6 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import {
   launchBrowser,
@@ -22,6 +21,7 @@ import {
   recordProblems,
   serveStatic,
   CSP,
+  ensureDist,
 } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState } from '../../web/lib/state.js';
@@ -42,10 +42,7 @@ const TOKENS = Array.from({ length: 48 }, (_, i) => (i * 7919 + 13) % 4000);
 let isolated, plain, strictDist, chromium, firefox, engine, reference;
 
 test.before(async () => {
-  // dist/ from the current sources, as embed.test.mjs does (esbuild, about a second).
-  if (!process.env.ATTN_BUILT) {
-    execFileSync(process.execPath, [path.join(ROOT, 'scripts/build-dist.mjs')], { cwd: ROOT, stdio: 'pipe' });
-  }
+  ensureDist();
   isolated = await serveStatic(ROOT, { isolate: true });
   plain = await serveStatic(ROOT);
   strictDist = await serveStatic(path.join(ROOT, 'dist'), { isolate: true, cspAll: true });
@@ -181,11 +178,11 @@ test('Threads_ACountOutsideOneToTheCoresIsRefusedNamingThreads', async () => {
 
 const SECTION = 'section[data-section="learn"]';
 const STATUS = `${SECTION} .ae-learn-status`;
-/** The page (web/) on the text task's Learn section and the engineers' panel. */
+/** The built page (dist/, as `npm start` serves it) on the text task's Learn section and the engineers' panel. */
 async function openLearnPage(server) {
   const defaults = defaultState(engine.examples());
   const hash = encodeState({ ...defaults, view: ['all'], learn: defaultLearn(TASK) }, defaults);
-  const { page, problems } = await openPage(await browserOf.chromium(), server.url + 'web/#' + hash, {
+  const { page, problems } = await openPage(await browserOf.chromium(), server.url + 'dist/index.html#' + hash, {
     viewport: { width: 1280, height: 900 },
   });
   await page.evaluate(() => window.__explorer.ready);

@@ -6,9 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launchBrowser, serveStatic, openPage } from './helpers.mjs';
+import { launchBrowser, serveStatic, openPage, PAGE_DIR, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState, notebookState } from '../../web/lib/state.js';
 import { encodeState } from '../../web/lib/share.js';
@@ -17,10 +15,10 @@ import { readPNG } from '../../web/lib/png.js';
 import { MAX_STROKE } from '../../web/lib/lines-image.js';
 import { parseCSV } from '../helpers/csv.mjs';
 
-const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../web');
 let server, browser, engine, defaults, notebook;
 test.before(async () => {
-  server = await serveStatic(WEB);
+  ensureDist();
+  server = await serveStatic(PAGE_DIR);
   browser = await launchBrowser();
   engine = await loadEngine();
   defaults = defaultState(engine.examples());
@@ -179,7 +177,7 @@ test('Lines_TheElementShowsThePictureAloneWithViewLines', async () => {
   await page.route('**/lines-element.html', (route) =>
     route.fulfill({
       contentType: 'text/html',
-      body: '<!doctype html><meta charset="utf-8"><script type="module" src="/element/attention-explorer.js"></script><attention-explorer view="lines" controls="none" example="finance"></attention-explorer>',
+      body: '<!doctype html><meta charset="utf-8"><script type="module" src="/attention-explorer.js"></script><attention-explorer view="lines" controls="none" example="finance"></attention-explorer>',
     }),
   );
   await page.goto(server.url + 'lines-element.html');
@@ -273,8 +271,7 @@ test('Plane_TheTwoBanksLandApartWithAttentionAndTogetherThroughTheLinearLayer', 
 });
 
 test('Plane_TheElementLoadsTheWholeEngineBesideItForThePlane', async () => {
-  const root = path.resolve(WEB, '..');
-  const dist = await serveStatic(path.join(root, 'dist'));
+  const dist = await serveStatic(PAGE_DIR);
   const { page, context, problems } = await openPage(browser, null);
   await page.route('**/plane-element.html', (route) =>
     route.fulfill({
