@@ -178,7 +178,16 @@ const suites = {
           ...files,
         ],
       ];
-      const files = testFiles('tests/e2e');
+      // The longest files start first, so the two lanes end together rather than one long file
+      // running alone at the end (each took over a minute of a core here; the rest follow by name).
+      const LONGEST = ['blog', 'teach', 'page', 'hostile', 'learn', 'gpt-parts', 'story', 'hub-ui', 'share'];
+      const rank = (f) => {
+        const i = LONGEST.indexOf(f.replace(/^.*\/|\.test\.mjs$/g, ''));
+        return i === -1 ? LONGEST.length : i;
+      };
+      const files = testFiles('tests/e2e').sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+      for (const name of LONGEST)
+        if (!files.includes(`tests/e2e/${name}.test.mjs`)) throw new Error(`test: LONGEST names no file ${name}`);
       return sequence([
         nodeTest(
           availableParallelism() >= 2 ? 2 : 1,

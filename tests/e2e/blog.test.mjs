@@ -238,26 +238,30 @@ for (const scheme of ['light', 'dark']) {
         `view="${v}" is on the page`,
       );
 
-    // The training figure trains to its steps and reaches its task's goal.
-    await page.locator('#fig-learn').scrollIntoViewIfNeeded();
-    await page.waitForFunction(
-      () =>
-        document.querySelector('#fig-learn').shadowRoot.querySelector('.ae-learn-status')?.dataset.reportStep === '600',
-      null,
-      { timeout: 60000 },
-    );
-    const learned = await page.evaluate(() => {
-      const el = document.querySelector('#fig-learn');
-      const status = el.shadowRoot.querySelector('.ae-learn-status').dataset;
-      return {
-        accuracy: Number(status.accuracy),
-        task: el.state.learn.task,
-        height: el.getBoundingClientRect().height,
-      };
-    });
-    assert.equal(learned.task, 'reverse');
-    assert.ok(learned.accuracy >= 0.98, `reverse reached ${learned.accuracy}`);
-    assert.ok(learned.height <= BUDGET['fig-learn'], `the trained figure is ${learned.height} px`);
+    // The training figure trains to its steps and reaches its task's goal (in the light post: the
+    // run is the same in either theme, and the dark walk above saw it start).
+    if (scheme === 'light') {
+      await page.locator('#fig-learn').scrollIntoViewIfNeeded();
+      await page.waitForFunction(
+        () =>
+          document.querySelector('#fig-learn').shadowRoot.querySelector('.ae-learn-status')?.dataset.reportStep ===
+          '600',
+        null,
+        { timeout: 60000 },
+      );
+      const learned = await page.evaluate(() => {
+        const el = document.querySelector('#fig-learn');
+        const status = el.shadowRoot.querySelector('.ae-learn-status').dataset;
+        return {
+          accuracy: Number(status.accuracy),
+          task: el.state.learn.task,
+          height: el.getBoundingClientRect().height,
+        };
+      });
+      assert.equal(learned.task, 'reverse');
+      assert.ok(learned.accuracy >= 0.98, `reverse reached ${learned.accuracy}`);
+      assert.ok(learned.height <= BUDGET['fig-learn'], `the trained figure is ${learned.height} px`);
+    }
 
     // The post's font and colours reach the figures (custom properties; the font by inheritance).
     const look = await page.evaluate(() => {

@@ -119,15 +119,19 @@ async function elementPage(page, body, { src = '/dist/attention-explorer.js' } =
  * the sections themselves, and the audits compare whole figures.
  */
 async function stillness(page) {
-  // The real model's section has drawn its heads and its tools have their answers.
+  // The real model's section has drawn its heads and its tools have their answers; Learn's
+  // training worker has answered, so its heads' pictures are drawn (each a worker's answer away,
+  // which under load can outlast the stillness below).
   await page.waitForFunction(
     () =>
       [...document.querySelectorAll('attention-explorer')].every((el) => {
         const gpt = el.shadowRoot?.querySelector('section[data-section="gpt"]:not([hidden])');
+        const learn = el.shadowRoot?.querySelector('section[data-section="learn"]:not([hidden])');
         return (
-          !gpt ||
-          (gpt.querySelector('.ae-gpt-tile') &&
-            gpt.querySelector('.ae-gpt-interpret')?.getAttribute('aria-busy') === 'false')
+          (!gpt ||
+            (gpt.querySelector('.ae-gpt-tile') &&
+              gpt.querySelector('.ae-gpt-interpret')?.getAttribute('aria-busy') === 'false')) &&
+          (!learn || learn.querySelector('.ae-learn-cell'))
         );
       }),
     null,
@@ -190,6 +194,7 @@ function audit(page, tokens) {
       }
     }
     const tags = {};
+    const where = {};
     const handlers = [];
     const urls = [];
     for (const el of elements) {
@@ -212,6 +217,9 @@ function audit(page, tokens) {
         ].includes(el.localName)
       ) {
         tags[el.localName] = (tags[el.localName] || 0) + 1;
+        // Where it is (its section and class), for a failure to say which figure differs.
+        const place = `${el.closest('[data-section]')?.dataset.section ?? '-'} ${el.getAttribute('class') ?? ''}`;
+        (where[el.localName] ??= {})[place] = (where[el.localName][place] ?? 0) + 1;
       }
       for (const a of el.attributes) {
         if (/^on/i.test(a.name)) handlers.push(`${el.localName}[${a.name}]`);
@@ -229,6 +237,7 @@ function audit(page, tokens) {
     });
     return {
       tags,
+      where,
       handlers,
       urls,
       shown,
@@ -249,7 +258,8 @@ function assertInert(result, baseline, where, tokens) {
     assert.equal(
       result.tags[tag] || 0,
       baseline.tags[tag] || 0,
-      `${where}: <${tag}> count differs from the same page with plain names`,
+      `${where}: <${tag}> count differs from the same page with plain names: ` +
+        `${JSON.stringify(result.where[tag])} against ${JSON.stringify(baseline.where[tag])}`,
     );
   }
   if (tokens) {

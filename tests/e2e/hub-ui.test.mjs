@@ -86,6 +86,36 @@ after(async () => {
 
 const about = (page) => page.textContent(`${SECTION} .ae-gpt-about`);
 const tiles = (page) => page.locator(`${SECTION} .ae-gpt-tile`).count();
+/**
+ * Waits until the section's introduction matches `pattern`; on timeout, fails saying what the
+ * section showed instead (its introduction, notices and progress line) and the page's console.
+ */
+async function untilAbout(page, pattern, timeout) {
+  const consoleLines = [];
+  const record = (m) => consoleLines.push(`${m.type()}: ${m.text()}`);
+  page.on('console', record);
+  try {
+    await page.waitForFunction(
+      ([sel, source]) => new RegExp(source).test(document.querySelector(`${sel} .ae-gpt-about`)?.textContent ?? ''),
+      [SECTION, pattern.source],
+      { timeout },
+    );
+  } catch (error) {
+    const shown = await page.evaluate((sel) => {
+      const text = (q) => [...document.querySelectorAll(`${sel} ${q}`)].map((el) => el.textContent.trim());
+      return {
+        about: text('.ae-gpt-about'),
+        notices: text('.ae-notice:not([hidden])'),
+        progress: text('.ae-gpt-progress'),
+      };
+    }, SECTION);
+    throw new Error(
+      `${error.message}\nthe section showed ${JSON.stringify(shown)}; console ${JSON.stringify(consoleLines)}`,
+    );
+  } finally {
+    page.off('console', record);
+  }
+}
 const gptModel = (page) => page.evaluate(() => window.__explorer.store.get().gpt?.model ?? { kind: 'shipped' });
 
 /** The page with the section drawn on the project's own model. */
@@ -181,13 +211,7 @@ test('one click: progress while the model on screen stays, then its heads; a rel
   await again.goto(url);
   await again.evaluate(() => window.__explorer.ready);
   await again.locator(SECTION).scrollIntoViewIfNeeded();
-  await again.waitForFunction(
-    (sel) => /openai-community\/gpt2/.test(document.querySelector(`${sel} .ae-gpt-about`)?.textContent ?? ''),
-    SECTION,
-    {
-      timeout: 60000,
-    },
-  );
+  await untilAbout(again, /openai-community\/gpt2/, 60000);
   await again.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, SECTION);
   assert.match(await about(again), /opened from this browser’s store/);
   assert.equal(hub.bytesServed, 0);
