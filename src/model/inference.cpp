@@ -40,6 +40,85 @@ int index_in(const std::vector<int>& list, int value) {
   return at != list.end() && *at == value ? static_cast<int>(at - list.begin()) : -1;
 }
 
+// The edits' first block and heads name blocks that run and heads that exist; from a block above
+// 0 the stream is given and the cache is empty (L blocks of H heads, P tokens cached).
+void check_edits(const ForwardEdits& edits, int L, int H, int P) {
+  const int first = edits.first_layer;
+  if (first < 0 || first > L) {
+    throw Error("first_layer: expected 0 ≤ first_layer ≤ n_layer = " + std::to_string(L) + ", got " +
+                std::to_string(first));
+  }
+  if (first > 0 && !edits.stream) throw Error("stream: required (n, C) when first_layer > 0");
+  if (first > 0 && P > 0) {
+    throw Error("first_layer: a forward from block " + std::to_string(first) + " needs an empty cache; " +
+                std::to_string(P) + " tokens are cached");
+  }
+  for (std::size_t i = 0; i < edits.heads.size(); ++i) {
+    const ForwardEdits::Head& e = edits.heads[i];
+    const std::string at = "heads[" + std::to_string(i) + "]";
+    if (e.layer < first || e.layer >= L) {
+      throw Error(at + ".layer: expected " + std::to_string(first) + " ≤ layer < n_layer = " + std::to_string(L) +
+                  " (the blocks that run), got " + std::to_string(e.layer));
+    }
+    if (e.head < 0 || e.head >= H) {
+      throw Error(at + ".head: expected 0 ≤ head < n_head = " + std::to_string(H) + ", got " + std::to_string(e.head));
+    }
+  }
+}
+
+// Pass 7b: the edits' heads of block l, replaced in the merged heads y (n, C) before c_proj —
+// by their value (hs) or by zeros.
+void replace_heads(float* y, const ForwardEdits& edits, int l, int n, int C, int hs) {
+  for (const ForwardEdits::Head& e : edits.heads) {
+    if (e.layer != l) continue;
+    for (int i = 0; i < n; ++i) {
+      float* row = y + static_cast<std::size_t>(i) * C + static_cast<std::size_t>(e.head) * hs;
+      if (e.value) {
+        std::copy(e.value, e.value + hs, row);
+      } else {
+        std::fill(row, row + hs, 0.0f);
+      }
+    }
+  }
+}
+
+// An empty capture of n rows over K keys, its buffers sized for what `request` asks of the
+// chosen layers and heads (L blocks, width C, head size hs).
+SequenceCapture empty_capture(const CaptureRequest& request, const std::vector<int>& layers,
+                              const std::vector<int>& heads, int n, int K, int L, int C, int hs) {
+  const std::size_t nC = static_cast<std::size_t>(n) * C;
+  SequenceCapture out;
+  out.rows = n, out.keys = K, out.layers = layers, out.heads = heads;
+  if (request.qkv || request.scores || request.weights) {
+    out.attention.resize(layers.size());
+    const std::size_t Hc = heads.size();
+    for (SequenceCapture::Layer& c : out.attention) {
+      if (request.qkv) {
+        c.q.resize(Hc * n * hs), c.k.resize(Hc * K * hs), c.v.resize(Hc * K * hs);
+      }
+      if (request.scores) c.scores.resize(Hc * n * K);
+      if (request.weights) c.weights.resize(Hc * n * K);
+    }
+  }
+  if (request.residual) out.residual.resize(static_cast<std::size_t>(L + 1) * nC);
+  if (request.after_attention) out.after_attention.resize(static_cast<std::size_t>(L) * nC);
+  if (request.z) out.z.resize(static_cast<std::size_t>(L) * nC);
+  if (request.mlp_out) out.mlp_out.resize(static_cast<std::size_t>(L) * nC);
+  return out;
+}
+
+// A capture beyond kMaxCaptureFloats is refused, naming what it would hold.
+void check_capture_size(const ModelConfig& cfg, const std::vector<int>& layers, const std::vector<int>& heads, int n,
+                        int K, const CaptureRequest& request) {
+  const long long floats = capture_floats(cfg, n, K, request);
+  if (floats > kMaxCaptureFloats) {
+    throw Error("capture: " + std::to_string(layers.size()) + " layers × " + std::to_string(heads.size()) +
+                " heads over " + std::to_string(n) + " × " + std::to_string(K) + " tokens need " +
+                std::to_string(floats) + " floats; at most " + std::to_string(kMaxCaptureFloats) +
+                " (2^26): ask for fewer layers or heads, or leave out scores and weights");
+  }
+}
+
 }  // namespace
 
 long long capture_floats(const ModelConfig& c, int rows, int keys, const CaptureRequest& r) {
@@ -90,78 +169,26 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
   check_tokens(tokens, n, V, "tokens");
   if (request.mlp_out && !cfg.mlp) throw Error("mlp_out: this model has no MLP (mlp = false)");
   const int first = edits ? edits->first_layer : 0;
-  if (edits) {
-    if (first < 0 || first > L) {
-      throw Error("first_layer: expected 0 ≤ first_layer ≤ n_layer = " + std::to_string(L) + ", got " +
-                  std::to_string(first));
-    }
-    if (first > 0 && !edits->stream) throw Error("stream: required (n, C) when first_layer > 0");
-    if (first > 0 && P > 0) {
-      throw Error("first_layer: a forward from block " + std::to_string(first) + " needs an empty cache; " +
-                  std::to_string(P) + " tokens are cached");
-    }
-    for (std::size_t i = 0; i < edits->heads.size(); ++i) {
-      const ForwardEdits::Head& e = edits->heads[i];
-      const std::string at = "heads[" + std::to_string(i) + "]";
-      if (e.layer < first || e.layer >= L) {
-        throw Error(at + ".layer: expected " + std::to_string(first) + " ≤ layer < n_layer = " + std::to_string(L) +
-                    " (the blocks that run), got " + std::to_string(e.layer));
-      }
-      if (e.head < 0 || e.head >= H) {
-        throw Error(at + ".head: expected 0 ≤ head < n_head = " + std::to_string(H) + ", got " +
-                    std::to_string(e.head));
-      }
-    }
-  }
+  if (edits) check_edits(*edits, L, H, P);
   const std::vector<int> layers = chosen(request.layers, L, "layers");
   const std::vector<int> heads = chosen(request.heads, H, "heads");
   const int K = P + n;
-  const long long floats = capture_floats(cfg, n, K, request);
-  if (floats > kMaxCaptureFloats) {
-    throw Error("capture: " + std::to_string(layers.size()) + " layers × " + std::to_string(heads.size()) +
-                " heads over " + std::to_string(n) + " × " + std::to_string(K) + " tokens need " +
-                std::to_string(floats) + " floats; at most " + std::to_string(kMaxCaptureFloats) +
-                " (2^26): ask for fewer layers or heads, or leave out scores and weights");
-  }
+  check_capture_size(cfg, layers, heads, n, K, request);
 
   // P = 0 runs gpt.h's square pass 6 (tiled by kAuto's rule unless a head's scores or weights
   // are kept); P > 0 the rectangle, with the f32x4 products unless the reference was asked for.
   Kernel resolved = P == 0 ? resolve_kernel(kernel_, n, false) : kernel_ == Kernel::kAuto ? Kernel::kSimd : kernel_;
   const GptKernels& K_ = gpt_kernels(resolved);
-  const KernelTable& products = *K_.attention;
-  const bool tiled = P == 0 && K_.tiled_forward != nullptr;
-  const float alpha = static_cast<float>(1.0 / std::sqrt(static_cast<double>(hs)));  // 1/√hs
+  const AttendPlan plan{&K_, P == 0 && K_.tiled_forward != nullptr,
+                        static_cast<float>(1.0 / std::sqrt(static_cast<double>(hs))), P, K};  // alpha = 1/√hs
   // vectors as float32; the weight matrices as the model keeps them (float32 or F16)
   auto param = [this](const ParamEntry* e) -> const float* { return model_.vector(e); };
   auto weight = [this](const ParamEntry* e) { return model_.weight(*e); };
-  const std::size_t nC = static_cast<std::size_t>(n) * C, cap = static_cast<std::size_t>(capacity_);
+  const std::size_t nC = static_cast<std::size_t>(n) * C;
 
-  x_.resize(nC), a_.resize(nC), qkv_.resize(3 * nC), y_.resize(nC), mid_.resize(nC);
-  q_.resize(static_cast<std::size_t>(n) * hs), head_out_.resize(q_.size());
-  fc_.resize(cfg.mlp ? 4 * nC : 0), act_.resize(fc_.size());
-  if (P == 0) {
-    square_.resize(static_cast<std::size_t>(n) * n), lse_.resize(static_cast<std::size_t>(n));
-  } else {
-    rows_.resize(static_cast<std::size_t>(n) * K);
-  }
+  size_scratch(n, K);
 
-  out = SequenceCapture{};
-  out.rows = n, out.keys = K, out.layers = layers, out.heads = heads;
-  if (request.qkv || request.scores || request.weights) {
-    out.attention.resize(layers.size());
-    const std::size_t Hc = heads.size();
-    for (SequenceCapture::Layer& c : out.attention) {
-      if (request.qkv) {
-        c.q.resize(Hc * n * hs), c.k.resize(Hc * K * hs), c.v.resize(Hc * K * hs);
-      }
-      if (request.scores) c.scores.resize(Hc * n * K);
-      if (request.weights) c.weights.resize(Hc * n * K);
-    }
-  }
-  if (request.residual) out.residual.resize(static_cast<std::size_t>(L + 1) * nC);
-  if (request.after_attention) out.after_attention.resize(static_cast<std::size_t>(L) * nC);
-  if (request.z) out.z.resize(static_cast<std::size_t>(L) * nC);
-  if (request.mlp_out) out.mlp_out.resize(static_cast<std::size_t>(L) * nC);
+  out = empty_capture(request, layers, heads, n, K, L, C, hs);
   // Timing, when asked: what runs inside a `timed` call counts towards one of the totals.
   const auto clock = request.clock_ms;
   const double started = clock ? clock() : 0.0;
@@ -173,13 +200,7 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
   };
   double& linear_ms = out.timings.linear_ms;
   double& attention_ms = out.timings.attention_ms;
-  auto keep_residual = [&](int after, const float* x) {
-    if (request.residual) std::copy(x, x + nC, out.residual.begin() + static_cast<std::ptrdiff_t>(after * nC));
-  };
-  auto keep_after_attention = [&](int l, const float* x) {
-    if (request.after_attention)
-      std::copy(x, x + nC, out.after_attention.begin() + static_cast<std::ptrdiff_t>(l * nC));
-  };
+  // The stream (n, C) at slot l of a capture the request asks for (residual: slot = blocks passed).
   auto keep = [&](bool asked, std::vector<float>& into, int l, const float* x) {
     if (asked) std::copy(x, x + nC, into.begin() + static_cast<std::ptrdiff_t>(l * nC));
   };
@@ -195,12 +216,10 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
       embedding_forward_ref<float>(x_.data(), tokens, wte.f32, wpe.f32 + static_cast<std::size_t>(P) * C, 1, n, C);
     }
   }
-  keep_residual(first, x_.data());
+  keep(request.residual, out.residual, first, x_.data());
 
   for (int l = first; l < L; ++l) {
     const BlockEntries& E = table.block(l);
-    float* kc = k_[static_cast<std::size_t>(l)].data();
-    float* vc = v_[static_cast<std::size_t>(l)].data();
     const int li = index_in(layers, l);
     SequenceCapture::Layer* kept =
         li >= 0 && !out.attention.empty() ? &out.attention[static_cast<std::size_t>(li)] : nullptr;
@@ -215,78 +234,9 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
     timed(linear_ms,
           [&] { linear_forward(K_, qkv_.data(), a, weight(E.c_attn_weight), param(E.c_attn_bias), n, C, 3 * C); });
 
-    timed(attention_ms, [&] {
-      for (int h = 0; h < H; ++h) {
-        // 5. split: q (n, hs); this head's k and v rows [P, P + n) into the cache
-        float* kh = kc + static_cast<std::size_t>(h) * cap * hs;
-        float* vh = vc + static_cast<std::size_t>(h) * cap * hs;
-        for (int i = 0; i < n; ++i) {
-          const float* row = qkv_.data() + static_cast<std::size_t>(i) * 3 * C + static_cast<std::size_t>(h) * hs;
-          std::copy(row, row + hs, q_.data() + static_cast<std::size_t>(i) * hs);
-          std::copy(row + C, row + C + hs, kh + static_cast<std::size_t>(P + i) * hs);
-          std::copy(row + 2 * C, row + 2 * C + hs, vh + static_cast<std::size_t>(P + i) * hs);
-        }
-        const int hi = kept ? index_in(heads, h) : -1;
-        float* keep_scores =
-            hi >= 0 && request.scores ? kept->scores.data() + static_cast<std::size_t>(hi) * n * K : nullptr;
-        float* keep_weights =
-            hi >= 0 && request.weights ? kept->weights.data() + static_cast<std::size_t>(hi) * n * K : nullptr;
-
-        // 6. attend: the n query rows against the K keys
-        if (P == 0) {
-          HeadInputs in;
-          in.q = q_.data(), in.k = kh, in.v = vh, in.alpha = alpha, in.causal = true, in.T = n, in.hk = hs, in.hv = hs;
-          if (tiled && !keep_scores && !keep_weights) {
-            K_.tiled_forward(head_out_.data(), lse_.data(), in.q, in.k, in.v, nullptr, n, hs, hs, alpha, true);
-          } else {
-            HeadIntermediates intermediates;
-            intermediates.scores = keep_scores, intermediates.weights = keep_weights;
-            head_forward(head_out_.data(), intermediates, square_.data(), in, products);
-          }
-        } else {
-          constexpr float kMinus = -std::numeric_limits<float>::infinity();
-          float* s = rows_.data();
-          // 6a. scores = q·kᵀ over every cached key;  6b. scale, and −∞ for the future
-          products.matmul_nt(s, q_.data(), kh, nullptr, n, hs, K);
-          if (keep_scores) std::copy(s, s + static_cast<std::size_t>(n) * K, keep_scores);
-          for (int i = 0; i < n; ++i)
-            for (int j = 0; j < K; ++j) {
-              float& v = s[static_cast<std::size_t>(i) * K + j];
-              v = j > P + i ? kMinus : v * alpha;
-            }
-          // 6c. softmax of each row;  6d. weights · v
-          products.softmax_rows(s, n, K, false);
-          if (keep_weights) std::copy(s, s + static_cast<std::size_t>(n) * K, keep_weights);
-          products.matmul(head_out_.data(), s, vh, nullptr, n, K, hs);
-        }
-        if (hi >= 0 && request.qkv) {
-          std::copy(q_.begin(), q_.end(), kept->q.begin() + static_cast<std::ptrdiff_t>(hi) * n * hs);
-          std::copy(kh, kh + static_cast<std::size_t>(K) * hs,
-                    kept->k.begin() + static_cast<std::ptrdiff_t>(hi) * K * hs);
-          std::copy(vh, vh + static_cast<std::size_t>(K) * hs,
-                    kept->v.begin() + static_cast<std::ptrdiff_t>(hi) * K * hs);
-        }
-        // 7. merge
-        for (int i = 0; i < n; ++i) {
-          const float* from = head_out_.data() + static_cast<std::size_t>(i) * hs;
-          std::copy(from, from + hs, y_.data() + static_cast<std::size_t>(i) * C + static_cast<std::size_t>(h) * hs);
-        }
-      }
-    });
+    timed(attention_ms, [&] { attend_heads(plan, l, n, kept, heads, request); });
     // 7b. the edits' heads, replaced before c_proj
-    if (edits) {
-      for (const ForwardEdits::Head& e : edits->heads) {
-        if (e.layer != l) continue;
-        for (int i = 0; i < n; ++i) {
-          float* row = y_.data() + static_cast<std::size_t>(i) * C + static_cast<std::size_t>(e.head) * hs;
-          if (e.value) {
-            std::copy(e.value, e.value + hs, row);
-          } else {
-            std::fill(row, row + hs, 0.0f);
-          }
-        }
-      }
-    }
+    if (edits) replace_heads(y_.data(), *edits, l, n, C, hs);
     keep(request.z, out.z, l, y_.data());
     // 8. c_proj (into mid, or a without the MLP);  9. residual: x + z
     timed(linear_ms, [&] {
@@ -295,7 +245,7 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
     });
     if (cfg.mlp) {
       residual_forward_ref<float>(mid_.data(), x_.data(), mid_.data(), static_cast<long long>(nC));
-      keep_after_attention(l, mid_.data());
+      keep(request.after_attention, out.after_attention, l, mid_.data());
       // 10. ln_2;  11. c_fc, GELU;  12. c_proj;  13. residual
       const float* a2 = mid_.data();
       if (cfg.layer_norm) {
@@ -314,9 +264,9 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
       residual_forward_ref<float>(x_.data(), mid_.data(), x_.data(), static_cast<long long>(nC));
     } else {
       residual_forward_ref<float>(x_.data(), x_.data(), a_.data(), static_cast<long long>(nC));
-      keep_after_attention(l, x_.data());
+      keep(request.after_attention, out.after_attention, l, x_.data());
     }
-    keep_residual(l + 1, x_.data());
+    keep(request.residual, out.residual, l + 1, x_.data());
   }
 
   // 14. ln_f;  15. lm_head, for the rows asked for
@@ -335,6 +285,89 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
   if (clock) {
     out.timings.measured = true;
     out.timings.total_ms = clock() - started;
+  }
+}
+
+// The scratch buffers for an append of n rows over K keys (P = K − n cached): grown, never shrunk.
+void CachedSequence::size_scratch(int n, int K) {
+  const ModelConfig& cfg = model_.config();
+  const int C = cfg.n_embd, hs = C / cfg.n_head, P = K - n;
+  const std::size_t nC = static_cast<std::size_t>(n) * C;
+  x_.resize(nC), a_.resize(nC), qkv_.resize(3 * nC), y_.resize(nC), mid_.resize(nC);
+  q_.resize(static_cast<std::size_t>(n) * hs), head_out_.resize(q_.size());
+  fc_.resize(cfg.mlp ? 4 * nC : 0), act_.resize(fc_.size());
+  if (P == 0) {
+    square_.resize(static_cast<std::size_t>(n) * n), lse_.resize(static_cast<std::size_t>(n));
+  } else {
+    rows_.resize(static_cast<std::size_t>(n) * K);
+  }
+}
+
+// Passes 5–7 of block l for the n new rows: each head's q, its k and v rows [P, P + n) into the
+// cache, attention over the K = P + n keys, and the heads merged into y_ (n, C); the chosen heads'
+// q, k, v, scores and weights into `kept` (the layer's capture, or null) as `request` asks.
+void CachedSequence::attend_heads(const AttendPlan& plan, int l, int n, SequenceCapture::Layer* kept,
+                                  const std::vector<int>& heads, const CaptureRequest& request) {
+  const ModelConfig& cfg = model_.config();
+  const int C = cfg.n_embd, H = cfg.n_head, hs = C / H, P = plan.P, K = plan.K;
+  const std::size_t cap = static_cast<std::size_t>(capacity_);
+  const KernelTable& products = *plan.kernels->attention;
+  const float alpha = plan.alpha;
+  float* kc = k_[static_cast<std::size_t>(l)].data();
+  float* vc = v_[static_cast<std::size_t>(l)].data();
+  for (int h = 0; h < H; ++h) {
+    // 5. split: q (n, hs); this head's k and v rows [P, P + n) into the cache
+    float* kh = kc + static_cast<std::size_t>(h) * cap * hs;
+    float* vh = vc + static_cast<std::size_t>(h) * cap * hs;
+    for (int i = 0; i < n; ++i) {
+      const float* row = qkv_.data() + static_cast<std::size_t>(i) * 3 * C + static_cast<std::size_t>(h) * hs;
+      std::copy(row, row + hs, q_.data() + static_cast<std::size_t>(i) * hs);
+      std::copy(row + C, row + C + hs, kh + static_cast<std::size_t>(P + i) * hs);
+      std::copy(row + 2 * C, row + 2 * C + hs, vh + static_cast<std::size_t>(P + i) * hs);
+    }
+    const int hi = kept ? index_in(heads, h) : -1;
+    float* keep_scores =
+        hi >= 0 && request.scores ? kept->scores.data() + static_cast<std::size_t>(hi) * n * K : nullptr;
+    float* keep_weights =
+        hi >= 0 && request.weights ? kept->weights.data() + static_cast<std::size_t>(hi) * n * K : nullptr;
+
+    // 6. attend: the n query rows against the K keys
+    if (P == 0) {
+      HeadInputs in;
+      in.q = q_.data(), in.k = kh, in.v = vh, in.alpha = alpha, in.causal = true, in.T = n, in.hk = hs, in.hv = hs;
+      if (plan.tiled && !keep_scores && !keep_weights) {
+        plan.kernels->tiled_forward(head_out_.data(), lse_.data(), in.q, in.k, in.v, nullptr, n, hs, hs, alpha, true);
+      } else {
+        HeadIntermediates intermediates;
+        intermediates.scores = keep_scores, intermediates.weights = keep_weights;
+        head_forward(head_out_.data(), intermediates, square_.data(), in, products);
+      }
+    } else {
+      constexpr float kMinus = -std::numeric_limits<float>::infinity();
+      float* s = rows_.data();
+      // 6a. scores = q·kᵀ over every cached key;  6b. scale, and −∞ for the future
+      products.matmul_nt(s, q_.data(), kh, nullptr, n, hs, K);
+      if (keep_scores) std::copy(s, s + static_cast<std::size_t>(n) * K, keep_scores);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < K; ++j) {
+          float& v = s[static_cast<std::size_t>(i) * K + j];
+          v = j > P + i ? kMinus : v * alpha;
+        }
+      // 6c. softmax of each row;  6d. weights · v
+      products.softmax_rows(s, n, K, false);
+      if (keep_weights) std::copy(s, s + static_cast<std::size_t>(n) * K, keep_weights);
+      products.matmul(head_out_.data(), s, vh, nullptr, n, K, hs);
+    }
+    if (hi >= 0 && request.qkv) {
+      std::copy(q_.begin(), q_.end(), kept->q.begin() + static_cast<std::ptrdiff_t>(hi) * n * hs);
+      std::copy(kh, kh + static_cast<std::size_t>(K) * hs, kept->k.begin() + static_cast<std::ptrdiff_t>(hi) * K * hs);
+      std::copy(vh, vh + static_cast<std::size_t>(K) * hs, kept->v.begin() + static_cast<std::ptrdiff_t>(hi) * K * hs);
+    }
+    // 7. merge
+    for (int i = 0; i < n; ++i) {
+      const float* from = head_out_.data() + static_cast<std::size_t>(i) * hs;
+      std::copy(from, from + hs, y_.data() + static_cast<std::size_t>(i) * C + static_cast<std::size_t>(h) * hs);
+    }
   }
 }
 

@@ -126,6 +126,18 @@ class CachedSequence {
               const ForwardEdits* edits = nullptr);
 
  private:
+  // What every head of one append shares: the kernels, whether the square pass runs tiled, 1/√hs,
+  // the P cached tokens and the K = P + n keys.
+  struct AttendPlan {
+    const GptKernels* kernels;
+    bool tiled;
+    float alpha;
+    int P, K;
+  };
+  void size_scratch(int n, int K);
+  void attend_heads(const AttendPlan& plan, int l, int n, SequenceCapture::Layer* kept, const std::vector<int>& heads,
+                    const CaptureRequest& request);
+
   const Gpt& model_;
   int capacity_ = 0, length_ = 0;
   Kernel kernel_;
