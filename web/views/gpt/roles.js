@@ -1,7 +1,8 @@
 // What each head does, measured on this model: previous-token, first-token, self (diagonal) and
 // induction scores per head (lib/head-scores.js), as four layer × head tables on the weights'
-// colour scale, and the strongest heads of each kind.
-import { h } from '../../ui/dom.js';
+// colour scale, and the strongest heads of each kind. Where the section is narrow (a phone, a
+// narrow column) one table shows at a time, the kind chosen above it (explorer.css).
+import { h, uid } from '../../ui/dom.js';
 import { createHeatmap } from '../../ui/heatmap.js';
 import { fmt } from '../../lib/format.js';
 
@@ -9,12 +10,13 @@ const TEXT = {
   title: 'What each head does, measured',
   help: 'Over a held text, the mean weight each head gives the token just before (previous), the first token (first), itself (self); and on a random sequence repeated twice, the weight from each token of the second copy to the token after its first occurrence (induction: the head copies what came next last time). Uniform attention would score about 1/(position + 1).',
   kinds: { previous: 'previous token', first: 'first token', self: 'itself', induction: 'induction' },
+  show: 'Table',
 };
 
 export function render(parent, { doc }) {
   const maps = {};
   const strongest = h(doc, 'ul', { class: 'ae-gpt-strongest' });
-  const row = h(doc, 'div', { class: 'ae-row' });
+  const row = h(doc, 'div', { class: 'ae-row ae-gpt-role-maps' });
   for (const [k, label] of Object.entries(TEXT.kinds)) {
     maps[k] = createHeatmap(doc, {
       id: `gpt-role-${k}`,
@@ -26,17 +28,46 @@ export function render(parent, { doc }) {
       digits: 2,
     });
     maps[k].el.hidden = true; // until measured
+    maps[k].el.dataset.roleKind = k;
     row.append(maps[k].el);
   }
+  // Which table a narrow section shows (CSS hides the chooser where all four fit side by side).
+  const pickName = uid('gpt-role-pick');
+  const choose = (kind) =>
+    Object.entries(maps).forEach(([k, map]) => map.el.classList.toggle('ae-role-chosen', k === kind));
+  const pick = h(
+    doc,
+    'fieldset',
+    { class: 'ae-gpt-role-pick', hidden: true },
+    h(doc, 'legend', {}, TEXT.show),
+    ...Object.entries(TEXT.kinds).map(([k, label], n) =>
+      h(
+        doc,
+        'label',
+        { class: 'ae-learn-pace' },
+        h(doc, 'input', {
+          type: 'radio',
+          name: pickName,
+          value: k,
+          checked: n === 0,
+          onchange: (e) => e.target.checked && choose(k),
+        }),
+        ` ${label}`,
+      ),
+    ),
+  );
+  choose('previous');
   parent.append(
     h(doc, 'h3', { class: 'ae-prose' }, TEXT.title),
     h(doc, 'p', { class: 'ae-help ae-prose' }, TEXT.help),
+    pick,
     row,
     strongest,
   );
   return {
     update({ roles }) {
       if (!roles) return;
+      pick.hidden = false;
       for (const [k, map] of Object.entries(maps)) {
         const s = roles.scores[k];
         map.el.hidden = false;
