@@ -49,51 +49,13 @@ void check_grad_output(const TensorView& g, const Plan& plan) {
   }
 }
 
-}  // namespace
-
-Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView& grad_output) {
-  const Plan plan = detail::validate(in, opt);
-  check_grad_output(grad_output, plan);
-  const int B = plan.B, T = plan.T, H = plan.H, rows = B * T;
-  const KernelTable& kernels = kernels_for(plan.kernel);
-  const bool tiled = plan.kernel == Kernel::kTiled;
-
-  // Forward again: the projections, each head's output (and, for the tiled kernel, its rows'
-  // log Σ exp), the merged heads.
-  std::vector<float> q_full, k_full, v_full;
-  detail::project_qkv(q_full, k_full, v_full, in, plan, kernels);
-  Tensor q = zeros({B, H, T, plan.hk}), k = zeros({B, H, T, plan.hk}), v = zeros({B, H, T, plan.hv});
-  detail::split_heads(q, q_full, plan, plan.hk);
-  detail::split_heads(k, k_full, plan, plan.hk);
-  detail::split_heads(v, v_full, plan, plan.hv);
-  const std::vector<std::uint8_t> keep = detail::dropout_mask(opt, plan);
-  const long long square = static_cast<long long>(T) * T;
-  std::vector<float> weights(tiled ? 0 : static_cast<size_t>(square)),
-      scratch(tiled ? 0 : static_cast<size_t>(2 * square));
-  std::vector<float> lse(tiled ? static_cast<size_t>(B) * H * T : 0);
-  Tensor head_out = zeros({B, H, T, plan.hv});
-  auto head_inputs = [&](int b, int h) { return detail::head_inputs(q, k, v, keep, opt, plan, b, h); };
-  // Pass 4's weights of one head, recomputed (the backward needs them; T×T for one head at a time).
-  auto forward_head = [&](int b, int h, float* out) {
-    const HeadInputs hi = head_inputs(b, h);
-    if (tiled) {
-      kernels::attention_tiled_simd(out, lse.data() + (static_cast<long long>(b) * H + h) * T, hi.q, hi.k, hi.v,
-                                    hi.key_keep, T, plan.hk, plan.hv, plan.alpha, opt.causal);
-      return;
-    }
-    HeadIntermediates kept;
-    kept.weights = weights.data();
-    head_forward(out, kept, scratch.data(), hi, kernels);
-  };
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h)
-      forward_head(b, h, head_out.data.data() + (static_cast<long long>(b) * H + h) * T * plan.hv);
-  Tensor merged;
-  detail::merge_heads(merged, head_out, plan, plan.hv);
-
-  Gradients grads;
-  // Output projection, output = merged · W_O + b_O:  d_merged = d_output · W_Oᵀ,
-  // dW_O = mergedᵀ · d_output, db_O = Σ d_output.
+// The output projection, output = merged · W_O + b_O, in reverse: d_merged = d_output · W_Oᵀ,
+// dW_O = mergedᵀ · d_output, db_O = Σ d_output (into grads); without W_O, d_merged = d_output.
+// Shapes: merged (rows, dv), d_output (rows, d_out) → d_merged (rows, dv).
+std::vector<float> output_projection_backward(Gradients& grads, const Inputs& in, const Plan& plan,
+                                              const KernelTable& kernels, const Tensor& merged,
+                                              const TensorView& grad_output) {
+  const int rows = plan.B * plan.T;
   std::vector<float> d_merged(static_cast<size_t>(rows) * plan.dv);
   if (plan.has_wo) {
     kernels.matmul_nt(d_merged.data(), grad_output.data, in.wo.data, nullptr, rows, plan.d_out, plan.dv);
@@ -104,38 +66,15 @@ Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView
   } else {
     std::copy(grad_output.data, grad_output.data + static_cast<long long>(rows) * plan.dv, d_merged.begin());
   }
-  // Merge, undone: each head's slice of d_merged.
-  Tensor d_head_out = zeros({B, H, T, plan.hv});
-  detail::split_heads(d_head_out, d_merged, plan, plan.hv);
+  return d_merged;
+}
 
-  // Each head, passes 6 … 1.
-  Tensor dq = zeros({B, H, T, plan.hk}), dk = zeros({B, H, T, plan.hk}), dv = zeros({B, H, T, plan.hv});
-  std::vector<float> out_one(tiled ? 0 : static_cast<size_t>(T) * plan.hv);
-  for (int b = 0; b < B; ++b)
-    for (int h = 0; h < H; ++h) {
-      const long long head = static_cast<long long>(b) * H + h;
-      const HeadInputs hi = head_inputs(b, h);
-      float* gq = dq.data.data() + head * T * plan.hk;
-      float* gk = dk.data.data() + head * T * plan.hk;
-      float* gv = dv.data.data() + head * T * plan.hv;
-      const float* gout = d_head_out.data.data() + head * T * plan.hv;
-      if (tiled) {
-        kernels::attention_tiled_backward_simd(gq, gk, gv, gout, hi.q, hi.k, hi.v,
-                                               head_out.data.data() + head * T * plan.hv, lse.data() + head * T,
-                                               hi.key_keep, T, plan.hk, plan.hv, plan.alpha, opt.causal);
-        continue;
-      }
-      forward_head(b, h, out_one.data());  // this head's weights back in `weights`
-      head_backward(gq, gk, gv, scratch.data(), gout, weights.data(), hi, kernels);
-    }
-
-  // Split into heads, undone: (B·T, dk) and (B·T, dv).
-  Tensor dQ, dK, dV;
-  detail::merge_heads(dQ, dq, plan, plan.hk);
-  detail::merge_heads(dK, dk, plan, plan.hk);
-  detail::merge_heads(dV, dv, plan, plan.hv);
-
-  // Projections. With none, Q = K = V = x: x's gradient is the three summed.
+// The projections in reverse, from the merged heads' gradients dQ, dK (rows, dk) and dV (rows, dv):
+// dx (rows, D) and each weight's and bias's gradient into grads. With no projection Q = K = V = x,
+// so x's gradient is the three summed.
+void projections_backward(Gradients& grads, const Inputs& in, const Plan& plan, const KernelTable& kernels,
+                          const Tensor& dQ, const Tensor& dK, const Tensor& dV) {
+  const int rows = plan.B * plan.T;
   grads.x = zeros(in.x.shape);
   float* dx = grads.x.data.data();
   const long long x_count = static_cast<long long>(rows) * plan.D;
@@ -192,6 +131,84 @@ Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView
       break;
     }
   }
+}
+
+}  // namespace
+
+Gradients attend_backward(const Inputs& in, const Options& opt, const TensorView& grad_output) {
+  const Plan plan = detail::validate(in, opt);
+  check_grad_output(grad_output, plan);
+  const int B = plan.B, T = plan.T, H = plan.H;
+  const KernelTable& kernels = kernels_for(plan.kernel);
+  const bool tiled = plan.kernel == Kernel::kTiled;
+
+  // Forward again: the projections, each head's output (and, for the tiled kernel, its rows'
+  // log Σ exp), the merged heads.
+  std::vector<float> q_full, k_full, v_full;
+  detail::project_qkv(q_full, k_full, v_full, in, plan, kernels);
+  Tensor q = zeros({B, H, T, plan.hk}), k = zeros({B, H, T, plan.hk}), v = zeros({B, H, T, plan.hv});
+  detail::split_heads(q, q_full, plan, plan.hk);
+  detail::split_heads(k, k_full, plan, plan.hk);
+  detail::split_heads(v, v_full, plan, plan.hv);
+  const std::vector<std::uint8_t> keep = detail::dropout_mask(opt, plan);
+  const long long square = static_cast<long long>(T) * T;
+  std::vector<float> weights(tiled ? 0 : static_cast<size_t>(square)),
+      scratch(tiled ? 0 : static_cast<size_t>(2 * square));
+  std::vector<float> lse(tiled ? static_cast<size_t>(B) * H * T : 0);
+  Tensor head_out = zeros({B, H, T, plan.hv});
+  auto head_inputs = [&](int b, int h) { return detail::head_inputs(q, k, v, keep, opt, plan, b, h); };
+  // Pass 4's weights of one head, recomputed (the backward needs them; T×T for one head at a time).
+  auto forward_head = [&](int b, int h, float* out) {
+    const HeadInputs hi = head_inputs(b, h);
+    if (tiled) {
+      kernels::attention_tiled_simd(out, lse.data() + (static_cast<long long>(b) * H + h) * T, hi.q, hi.k, hi.v,
+                                    hi.key_keep, T, plan.hk, plan.hv, plan.alpha, opt.causal);
+      return;
+    }
+    HeadIntermediates kept;
+    kept.weights = weights.data();
+    head_forward(out, kept, scratch.data(), hi, kernels);
+  };
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      forward_head(b, h, head_out.data.data() + (static_cast<long long>(b) * H + h) * T * plan.hv);
+  Tensor merged;
+  detail::merge_heads(merged, head_out, plan, plan.hv);
+
+  Gradients grads;
+  std::vector<float> d_merged = output_projection_backward(grads, in, plan, kernels, merged, grad_output);
+  // Merge, undone: each head's slice of d_merged.
+  Tensor d_head_out = zeros({B, H, T, plan.hv});
+  detail::split_heads(d_head_out, d_merged, plan, plan.hv);
+
+  // Each head, passes 6 … 1.
+  Tensor dq = zeros({B, H, T, plan.hk}), dk = zeros({B, H, T, plan.hk}), dv = zeros({B, H, T, plan.hv});
+  std::vector<float> out_one(tiled ? 0 : static_cast<size_t>(T) * plan.hv);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      const long long head = static_cast<long long>(b) * H + h;
+      const HeadInputs hi = head_inputs(b, h);
+      float* gq = dq.data.data() + head * T * plan.hk;
+      float* gk = dk.data.data() + head * T * plan.hk;
+      float* gv = dv.data.data() + head * T * plan.hv;
+      const float* gout = d_head_out.data.data() + head * T * plan.hv;
+      if (tiled) {
+        kernels::attention_tiled_backward_simd(gq, gk, gv, gout, hi.q, hi.k, hi.v,
+                                               head_out.data.data() + head * T * plan.hv, lse.data() + head * T,
+                                               hi.key_keep, T, plan.hk, plan.hv, plan.alpha, opt.causal);
+        continue;
+      }
+      forward_head(b, h, out_one.data());  // this head's weights back in `weights`
+      head_backward(gq, gk, gv, scratch.data(), gout, weights.data(), hi, kernels);
+    }
+
+  // Split into heads, undone: (B·T, dk) and (B·T, dv).
+  Tensor dQ, dK, dV;
+  detail::merge_heads(dQ, dq, plan, plan.hk);
+  detail::merge_heads(dK, dk, plan, plan.hk);
+  detail::merge_heads(dV, dv, plan, plan.hv);
+
+  projections_backward(grads, in, plan, kernels, dQ, dK, dV);
   return grads;
 }
 

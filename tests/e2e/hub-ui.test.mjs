@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CSP, launchBrowser, launchFirefox, openFirefoxPage, openPage, serveStatic, ensureDist } from './helpers.mjs';
 import { startHfStandin, tinyGpt2, vocabAndMerges } from '../helpers/hf-standin.mjs';
+import { decodeState } from '../../web/lib/share.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.join(ROOT, 'dist');
@@ -116,6 +117,18 @@ async function untilAbout(page, pattern, timeout) {
     page.off('console', record);
   }
 }
+/**
+ * The page's link once its hash names the model of the Hub `repo`: the hash is written in bursts
+ * after the state changes, so an earlier hash (a head picked) can still be there just after the
+ * model opened. (Playwright's page or puppeteer's.)
+ */
+async function linkNaming(page, repo) {
+  for (const deadline = Date.now() + 15000; ; await new Promise((r) => setTimeout(r, 100))) {
+    const url = page.url();
+    if (decodeState(new URL(url).hash).gpt?.model?.repo === repo) return url;
+    if (Date.now() > deadline) assert.fail(`the link never named ${repo}: ${url}`);
+  }
+}
 const gptModel = (page) => page.evaluate(() => window.__explorer.store.get().gpt?.model ?? { kind: 'shipped' });
 
 /** The page with the section drawn on the project's own model. */
@@ -204,8 +217,7 @@ test('one click: progress while the model on screen stays, then its heads; a rel
   // The second visit: the link carries the model; it opens from the store, 0 bytes fetched.
   hub.reset();
   hub.resetCounts();
-  await page.waitForFunction(() => location.hash.length > 1);
-  const url = page.url();
+  const url = await linkNaming(page, GPT2);
   await page.close();
   const again = await context.newPage();
   await again.goto(url);
@@ -589,11 +601,11 @@ test('Firefox: one click downloads and opens the model; a reload opens it from t
       {},
       SECTION,
     );
-    await page.waitForFunction(() => location.hash.length > 1);
+    const link = await linkNaming(page, GPT2);
     // The second visit: 0 bytes, 0 requests.
     hub.reset();
     hub.resetCounts();
-    await page.goto(page.url());
+    await page.goto(link);
     await page.reload();
     await page.evaluate(() => window.__explorer.ready);
     await page.evaluate((sel) => document.querySelector(sel).scrollIntoView(), SECTION);
