@@ -1,8 +1,8 @@
 // `npm start`: builds what is missing or stale, then serves the built page (dist/: one script per
 // page, as it ships) on localhost and prints the URL. `npm run dev` (--dev) serves web/ instead,
 // the plain ES modules, so an edit shows on reload with no build. PORT chooses the port (default
-// 8080, or the next free one). The page is served cross-origin
-// isolated (COOP + COEP on every response, beside the CSP), so its workers load the threaded engine.
+// 8080, or the next free one). The page is served cross-origin isolated (COOP + COEP on every
+// response, beside the CSP), so its workers load the threaded engine.
 import { execFileSync } from 'node:child_process';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';

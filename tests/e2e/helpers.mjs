@@ -1,4 +1,4 @@
-// Shared browser-test helpers: a static file server for web/, a headless Debian Chromium
+// Shared browser-test helpers: a static file server (for dist/, the built page, or web/), a headless Debian Chromium
 // (playwright-core) and a headless Firefox ESR (puppeteer-core, WebDriver BiDi).
 // Used by every tests/e2e/*.test.mjs.
 import { execFileSync } from 'node:child_process';
