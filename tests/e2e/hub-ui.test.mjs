@@ -218,6 +218,10 @@ test('one click: progress while the model on screen stays, then its heads; a rel
   hub.reset();
   hub.resetCounts();
   const url = await linkNaming(page, GPT2);
+  assert.ok(
+    new URL(url).hash.length < 2000,
+    `${new URL(url).hash.length} characters: the model named, never its weights`,
+  );
   await page.close();
   const again = await context.newPage();
   await again.goto(url);
@@ -609,12 +613,24 @@ test('Firefox: one click downloads and opens the model; a reload opens it from t
     await page.reload();
     await page.evaluate(() => window.__explorer.ready);
     await page.evaluate((sel) => document.querySelector(sel).scrollIntoView(), SECTION);
-    await page.waitForFunction(
-      (sel) =>
-        /opened from this browser’s store/.test(document.querySelector(`${sel} .ae-gpt-about`)?.textContent ?? ''),
-      { timeout: 60000 },
-      SECTION,
-    );
+    await page
+      .waitForFunction(
+        (sel) =>
+          /opened from this browser’s store/.test(document.querySelector(`${sel} .ae-gpt-about`)?.textContent ?? ''),
+        { timeout: 60000 },
+        SECTION,
+      )
+      .catch(async (error) => {
+        // What the section said instead, and the link it opened.
+        const said = await page.evaluate(
+          (sel) =>
+            ['.ae-gpt-about', '.ae-gpt-status', '.ae-gpt-consent', '.ae-gpt-hub-error']
+              .map((c) => `${c}: ${document.querySelector(`${sel} ${c}`)?.textContent}`)
+              .join('\n') + `\nhash: ${location.hash}`,
+          SECTION,
+        );
+        throw new Error(`${error.message}\n${said}`);
+      });
     await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, {}, SECTION);
     assert.equal(hub.bytesServed, 0);
     assert.deepEqual(hub.requests, []);
