@@ -2,7 +2,8 @@
 // induction scores per head (lib/head-scores.js), as four layer × head tables on the weights'
 // colour scale, and the strongest heads of each kind. Where the section is narrow (a phone, a
 // narrow column) one table shows at a time, the kind chosen above it (explorer.css).
-import { h, uid } from '../../ui/dom.js';
+import { h } from '../../ui/dom.js';
+import { radios } from '../../ui/controls.js';
 import { createHeatmap } from '../../ui/heatmap.js';
 import { fmt } from '../../lib/format.js';
 
@@ -32,30 +33,16 @@ export function render(parent, { doc }) {
     row.append(maps[k].el);
   }
   // Which table a narrow section shows (CSS hides the chooser where all four fit side by side).
-  const pickName = uid('gpt-role-pick');
   const choose = (kind) =>
     Object.entries(maps).forEach(([k, map]) => map.el.classList.toggle('ae-role-chosen', k === kind));
-  const pick = h(
-    doc,
-    'fieldset',
-    { class: 'ae-gpt-role-pick', hidden: true },
-    h(doc, 'legend', {}, TEXT.show),
-    ...Object.entries(TEXT.kinds).map(([k, label], n) =>
-      h(
-        doc,
-        'label',
-        { class: 'ae-learn-pace' },
-        h(doc, 'input', {
-          type: 'radio',
-          name: pickName,
-          value: k,
-          checked: n === 0,
-          onchange: (e) => e.target.checked && choose(k),
-        }),
-        ` ${label}`,
-      ),
-    ),
-  );
+  const pick = radios(doc, {
+    legend: TEXT.show,
+    choices: Object.entries(TEXT.kinds),
+    value: 'previous',
+    onChange: choose,
+    className: 'ae-radio ae-gpt-role-pick',
+  }).el;
+  pick.hidden = true; // until measured
   choose('previous');
   parent.append(
     h(doc, 'h3', { class: 'ae-prose' }, TEXT.title),
