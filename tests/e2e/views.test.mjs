@@ -243,6 +243,46 @@ test('Plane_TheArrowsAreQAndK', async () => {
   await context.close();
 });
 
+// Wider than two (no projections: queries and keys are the embeddings, 4 wide): the arrows are
+// the core's PCA of the head's queries and keys, computed by the shell when the numbers change
+// (views/plane.js compute), and the note says the share of the spread the engine says it keeps.
+test('Plane_VectorsWiderThanTwoAreDrawnThroughTheCoresPrincipalComponents', async () => {
+  const wide = { ...defaults, options: { ...defaults.options, projections: false } };
+  const { page, context, problems } = await openPlane(wide);
+  const trace = engine.attend(attendArgs(wide, wide.contexts.river));
+  const [q, k] = [trace.get('q')[0], trace.get('k')[0]];
+  assert.equal(q[0].length, 4, 'the state under test has dₖ = 4');
+  const pca = engine.pca({ x: [...q, ...k] });
+  const xy = pca.get('projected');
+  const arrows = await page.$$eval('section[data-section="plane"] .ae-plane-arrow', (gs) =>
+    gs.map((g) => ({
+      kind: g.dataset.kind,
+      index: Number(g.dataset.index),
+      x: Number(g.dataset.x),
+      y: Number(g.dataset.y),
+    })),
+  );
+  assert.equal(arrows.length, 6);
+  for (const a of arrows) assert.deepEqual([a.x, a.y], xy[(a.kind === 'k' ? 3 : 0) + a.index], `${a.kind}[${a.index}]`);
+  const kept = (100 * (pca.explained.data[0] + pca.explained.data[1])).toFixed(1);
+  const note = await page.locator('section[data-section="plane"] .ae-plane-figure .ae-help').first().textContent();
+  assert.match(note, new RegExp(`dₖ = 4: .* keep ${kept.replace('.', '\\.')} % of their spread`));
+  assert.match(
+    await page.locator('section[data-section="plane"] .ae-plane-figure').first().textContent(),
+    /1st principal direction/,
+  );
+  // Another head count changes the numbers: the picture follows (computed again, not kept).
+  const two = { ...wide, options: { ...wide.options, heads: 2 } };
+  await page.evaluate((s) => window.__explorer.store.set(s), two);
+  const q2 = engine.attend(attendArgs(two, two.contexts.river)).get('q')[0];
+  await page.waitForFunction(
+    (x) => Number(document.querySelector('section[data-section="plane"] .ae-plane-arrow').dataset.x) === x,
+    q2[0][0],
+  );
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('Plane_TheTwoBanksLandApartWithAttentionAndTogetherThroughTheLinearLayer', async () => {
   const { page, context } = await openPlane(defaults);
   const read = () =>

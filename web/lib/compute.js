@@ -158,16 +158,22 @@ export function resultsKey(state) {
  * The explorer's results: computeAll once per change of what they depend on (resultsKey). A
  * context the engine rejects keeps its last good result — its tokens, vectors and trace together,
  * so labels match numbers — marked {stale: true, error}, so the page never blanks.
- * @returns {{current: object|null, update(engine, state): boolean, invalidate()}}
- *   update: true when it computed (the state's numbers changed, or invalidate() was called)
+ * @returns {{current: object|null, version: number, update(engine, state): boolean, invalidate()}}
+ *   update: true when it computed (the state's numbers changed, or invalidate() was called);
+ *   version: how many times it has computed
  */
 export function createResults() {
   let key = '';
   let current = null;
   let lastGood = null;
+  let version = 0;
   return {
     get current() {
       return current;
+    },
+    /** Counts the computations: a section's own numbers (render.js) are computed again when it moves. */
+    get version() {
+      return version;
     },
     update(engine, state) {
       const next = resultsKey(state);
@@ -180,6 +186,7 @@ export function createResults() {
         }
       }
       current = r;
+      version += 1;
       if (!r.errors.length) lastGood = r;
       return true;
     },

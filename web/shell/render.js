@@ -2,6 +2,9 @@
 // numbers changed: lib/compute.js), then each section as the scheduler's plan and its loader
 // allow — a section's first drawing builds its DOM (render(section, app)), every drawing after
 // that updates it — and one view that fails never blanks the others: the notice says which.
+// A section whose module exports compute(engine, state, results) gets its own numbers from it,
+// computed here when the results change (not at every drawing) and handed to update(app, own):
+// views draw, the engine is called from here.
 import { planFrame } from './scheduler.js';
 import { missingFilesText } from './missing-files.js';
 
@@ -9,7 +12,8 @@ import { missingFilesText } from './missing-files.js';
  * @param {{parts: object[], app: object, loader: object, results: object, notices: object,
  *          tooltip: object, theme: object, win: Window, timings: object,
  *          onChange?(state), onFirstRender?(), onBuilt?(id, element)}} ctx
- *   parts: {entry, element, slot, inst, near, stale} per section in page order (the header first);
+ *   parts: {entry, element, slot, inst, near, stale, own, ownVersion} per section in page order (the
+ *   header first); own: what its module's compute gave for results version ownVersion
  *   onBuilt: a section's DOM was just built (its heading gets the map's link there)
  * @returns {(frame: {partial: boolean, onlyNear: boolean}) => {later, waiting, instances}}
  */
@@ -26,11 +30,25 @@ export function createRender({ parts, app, loader, results, notices, tooltip, th
         part.inst = part.slot.module.render(part.element, app);
         hooks.onBuilt?.(part.entry.id, part.element);
       }
-      part.inst?.update?.(app);
+      part.inst?.update?.(app, ownNumbers(part));
     } catch (err) {
       errors.push(`the ${part.entry.id} view failed: ${err.message}`);
     }
     timings.views[part.entry.id] = now() - t;
+  }
+
+  // The section's own numbers (its module's compute), once per version of the results: a section
+  // drawn again for another reason (the view, the theme, coming on screen) reuses them. The
+  // section's first drawing computes them even when they were computed before it existed.
+  function ownNumbers(part) {
+    const compute = part.slot.module.compute;
+    if (!compute || !results.current) return undefined;
+    if (part.ownVersion !== results.version) {
+      // Thrown: the view's notice says why, and it is tried again at the next drawing.
+      part.own = compute(loader.engine, app.state, results.current);
+      part.ownVersion = results.version;
+    }
+    return part.own;
   }
 
   // Text that points to another section (ui/dom.js withSection) shows only where it is shown; done

@@ -5,6 +5,7 @@
 // exports as PNG (2×, its table's numbers as CSV inside) and SVG as drawn now.
 import { h } from '../ui/dom.js';
 import { focusView } from '../lib/focus.js';
+import { toPlane, tokenPoints } from '../lib/plane.js';
 import { headClass } from '../lib/palette.js';
 import { fileStem } from '../lib/text.js';
 import { exportBar } from '../tools/export-buttons.js';
@@ -17,6 +18,27 @@ const TEXT = {
   intro:
     'With two numbers per query and key (W_Q and W_K here make them two-wide) each vector is an arrow. A score is a dot product: the length of a key’s shadow on the query’s line, times the query’s length. Pick a query to see every key’s shadow on it.',
 };
+
+/**
+ * The plane's own numbers, computed by the shell (web/shell/render.js) when the results change:
+ * the shown head's queries and keys in 2-D, and every token's vector after attention and after the
+ * plain linear layer in 2-D (through the core's PCA where they are wider than two).
+ * @returns {null | {queriesKeys: {xy, explained, projected}, outputs: {attention, linear}}}
+ *   outputs[mode]: null when no context has vectors; null while the focused context has no trace
+ */
+export function compute(engine, state, results) {
+  const f = focusView(state, results);
+  if (!f) return null;
+  const { q, k } = f.trace;
+  const plane = (mode) => {
+    const vectors = tokenPoints(results, mode).rows.map((r) => r.v);
+    return vectors.length ? toPlane(engine, vectors) : null;
+  };
+  return {
+    queriesKeys: toPlane(engine, [...q[f.head], ...k[f.head]]),
+    outputs: { attention: plane('attention'), linear: plane('linear') },
+  };
+}
 
 export function render(section, app) {
   const { doc } = app;
@@ -42,12 +64,13 @@ export function render(section, app) {
   const qk = queriesKeys.render(left, { doc, app, exports });
   const points = outputs.render(right, { doc, app, exports });
   return {
-    update() {
+    /** @param {ReturnType<typeof compute>} planes */
+    update(app, planes) {
       const f = focusView(app.state, app.results);
-      if (!f) return;
+      if (!f || !planes) return;
       left.className = `ae-plane-col ${headClass(f.head)}`; // the arrows take the shown head's colour
-      qk.update(f);
-      points.update(app.results);
+      qk.update(f, planes.queriesKeys);
+      points.update(app.results, planes.outputs);
     },
   };
 }

@@ -7,7 +7,7 @@ import { radios } from '../../ui/controls.js';
 import { createPlanePicture } from '../../ui/plane-picture.js';
 import { svgEl } from '../../ui/svg.js';
 import { fmt } from '../../lib/format.js';
-import { toPlane, planeScale, distance, tokenPoints } from '../../lib/plane.js';
+import { planeScale, distance, tokenPoints } from '../../lib/plane.js';
 import { foldOnPhone } from '../../ui/fold.js';
 
 const TEXT = {
@@ -30,18 +30,20 @@ const TEXT = {
 /**
  * @param {Element} parent
  * @param {{doc, app, exports(what, svg, table): Element}} ctx  exports: the picture's export bar
- * @returns {{update(results)}}
+ * @returns {{update(results, planes)}}  planes: {attention, linear}, every token's vector in 2-D
+ *   after each (lib/plane.js toPlane's answer, in tokenPoints' order)
  */
 export function render(parent, { doc, app, exports }) {
   let mode = 'attention';
   let shown = null;
+  let shownPlanes = null;
   const modeBox = radios(doc, {
     legend: TEXT.mode,
     choices: Object.entries(TEXT.modes),
     value: mode,
     onChange: (value) => {
       mode = value;
-      draw(shown);
+      draw(shown, shownPlanes);
     },
   });
   const note = h(doc, 'p', { class: 'ae-help ae-plane-distance', 'aria-live': 'polite' });
@@ -59,16 +61,14 @@ export function render(parent, { doc, app, exports }) {
   foldOnPhone(app, 'Export the picture', [parent.lastElementChild]);
   const dot = (cls, text) => h(doc, 'span', {}, h(doc, 'span', { class: `ae-swatch ae-plane-dot${cls}` }), text);
 
-  function draw(results) {
-    if (!results) return;
+  function draw(results, planes) {
+    if (!results || !planes) return;
     shown = results;
+    shownPlanes = planes;
     const { svg } = picture;
     const { names, rows } = tokenPoints(results, mode);
-    if (!rows.length) return;
-    const out = toPlane(
-      app.engine,
-      rows.map((r) => r.v),
-    );
+    const out = planes[mode];
+    if (!rows.length || !out) return;
     const S = planeScale(out.xy);
     svg.setAttribute('viewBox', `0 0 ${S.size} ${S.size}`);
     svg.setAttribute('aria-label', TEXT.label(TEXT.modes[mode]));

@@ -1,12 +1,12 @@
 // The plane's first picture: the focused sentence's queries and keys as arrows, and each key's
 // dot product with the chosen query drawn as its shadow on the query's line; the scores beside it
 // as a table. Vectors wider than 2 are drawn in the plane of their two principal components
-// (lib/plane.js toPlane, computed by the core), and the share of their spread it keeps is said.
+// (views/plane.js compute, by the core's PCA), and the share of their spread it keeps is said.
 import { h, uid, setOptions, fillTable } from '../../ui/dom.js';
 import { createPlanePicture } from '../../ui/plane-picture.js';
 import { svgEl } from '../../ui/svg.js';
 import { fmt } from '../../lib/format.js';
-import { toPlane, planeScale, projection, clipSegment } from '../../lib/plane.js';
+import { planeScale, projection, clipSegment } from '../../lib/plane.js';
 import { foldOnPhone } from '../../ui/fold.js';
 
 const TEXT = {
@@ -27,11 +27,12 @@ const TEXT = {
 /**
  * @param {Element} parent
  * @param {{doc, app, exports(what, svg, table): Element}} ctx  exports: the picture's export bar
- * @returns {{update(focus)}}  focus: lib/focus.js focusView
+ * @returns {{update(focus, plane)}}  focus: lib/focus.js focusView; plane: the head's queries
+ *   then keys in 2-D (lib/plane.js toPlane's answer)
  */
 export function render(parent, { doc, app, exports }) {
   const queryId = uid('q');
-  const querySel = h(doc, 'select', { id: queryId, onchange: () => draw(shown) });
+  const querySel = h(doc, 'select', { id: queryId, onchange: () => draw(shown, shownPlane) });
   const note = h(doc, 'p', { class: 'ae-help' });
   const picture = createPlanePicture(doc, 'qk');
   const table = h(doc, 'table', { class: 'ae-plane-table' });
@@ -58,10 +59,12 @@ export function render(parent, { doc, app, exports }) {
   // On a phone: the picture and its legend; the scores as a table and the exports one tap deeper.
   foldOnPhone(app, 'The scores as numbers, and exports', [table, parent.lastElementChild]);
   let shown = null;
+  let shownPlane = null;
 
-  function draw(f) {
-    if (!f) return;
+  function draw(f, plane) {
+    if (!f || !plane) return;
     shown = f;
+    shownPlane = plane;
     const { svg } = picture;
     const { trace: t, head, tokens, highlightRows } = f;
     const q = t.q[head],
@@ -79,7 +82,6 @@ export function render(parent, { doc, app, exports }) {
       tokens.map((w, n) => ({ value: n, label: `${n}: ${w}` })),
       qi,
     );
-    const plane = toPlane(app.engine, [...q, ...k]);
     const qs = plane.xy.slice(0, T),
       ks = plane.xy.slice(T);
     const S = planeScale(plane.xy);
