@@ -159,21 +159,9 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
   const ModelConfig& cfg = model_.config();
   const ParamTable& table = model_.table();
   const int C = cfg.n_embd, H = cfg.n_head, hs = C / H, V = cfg.vocab_size, L = cfg.n_layer;
-  const int P = length_;
-  // Everything checked before anything runs or changes.
-  if (!tokens) throw Error("tokens: required");
-  if (n < 1 || n > capacity_ - P) {
-    throw Error("tokens: " + std::to_string(P) + " cached + " + std::to_string(n) + " new exceed the capacity of " +
-                std::to_string(capacity_) + " tokens (expected 1 ≤ n ≤ " + std::to_string(capacity_ - P) + ")");
-  }
-  check_tokens(tokens, n, V, "tokens");
-  if (request.mlp_out && !cfg.mlp) throw Error("mlp_out: this model has no MLP (mlp = false)");
+  const int P = length_, K = P + n;
+  const auto [layers, heads] = check_append(tokens, n, request, edits);  // before anything runs or changes
   const int first = edits ? edits->first_layer : 0;
-  if (edits) check_edits(*edits, L, H, P);
-  const std::vector<int> layers = chosen(request.layers, L, "layers");
-  const std::vector<int> heads = chosen(request.heads, H, "heads");
-  const int K = P + n;
-  check_capture_size(cfg, layers, heads, n, K, request);
 
   // P = 0 runs gpt.h's square pass 6 (tiled by kAuto's rule unless a head's scores or weights
   // are kept); P > 0 the rectangle, with the f32x4 products unless the reference was asked for.
@@ -205,17 +193,7 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
     if (asked) std::copy(x, x + nC, into.begin() + static_cast<std::ptrdiff_t>(l * nC));
   };
 
-  // 1. embed: x = wte[token] + wpe[P + i] — or the edits' stream, entering block `first`
-  if (edits && edits->stream) {
-    std::copy(edits->stream, edits->stream + nC, x_.begin());
-  } else {
-    const Gpt::WeightRef wte = weight(&table.wte()), wpe = weight(&table.wpe());
-    if (wte.f16) {
-      embedding_forward_f16(x_.data(), tokens, wte.f16, wpe.f16 + static_cast<std::size_t>(P) * C, 1, n, C);
-    } else {
-      embedding_forward_ref<float>(x_.data(), tokens, wte.f32, wpe.f32 + static_cast<std::size_t>(P) * C, 1, n, C);
-    }
-  }
+  embed(tokens, n, edits);  // 1.
   keep(request.residual, out.residual, first, x_.data());
 
   for (int l = first; l < L; ++l) {
@@ -285,6 +263,46 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
   if (clock) {
     out.timings.measured = true;
     out.timings.total_ms = clock() - started;
+  }
+}
+
+// Everything an append checks before anything runs or changes (see append): the tokens, the
+// request, the edits and the capture's size; returns the layers and the heads it captures.
+std::pair<std::vector<int>, std::vector<int>> CachedSequence::check_append(const int* tokens, int n,
+                                                                           const CaptureRequest& request,
+                                                                           const ForwardEdits* edits) const {
+  const ModelConfig& cfg = model_.config();
+  const int P = length_, L = cfg.n_layer, H = cfg.n_head;
+  if (!tokens) throw Error("tokens: required");
+  if (n < 1 || n > capacity_ - P) {
+    throw Error("tokens: " + std::to_string(P) + " cached + " + std::to_string(n) + " new exceed the capacity of " +
+                std::to_string(capacity_) + " tokens (expected 1 ≤ n ≤ " + std::to_string(capacity_ - P) + ")");
+  }
+  check_tokens(tokens, n, cfg.vocab_size, "tokens");
+  if (request.mlp_out && !cfg.mlp) throw Error("mlp_out: this model has no MLP (mlp = false)");
+  if (edits) check_edits(*edits, L, H, P);
+  std::vector<int> layers = chosen(request.layers, L, "layers");
+  std::vector<int> heads = chosen(request.heads, H, "heads");
+  check_capture_size(cfg, layers, heads, n, P + n, request);
+  return {std::move(layers), std::move(heads)};
+}
+
+// 1. embed (n rows at positions P … P + n − 1, P = the cached length) into x_ (n, C):
+// x = wte[token] + wpe[P + i], from the weights as the model keeps them (float32 or F16) — or the
+// edits' stream, entering block edits->first_layer.
+void CachedSequence::embed(const int* tokens, int n, const ForwardEdits* edits) {
+  const int C = model_.config().n_embd;
+  const std::size_t at = static_cast<std::size_t>(length_) * C;
+  if (edits && edits->stream) {
+    std::copy(edits->stream, edits->stream + static_cast<std::size_t>(n) * C, x_.begin());
+    return;
+  }
+  const ParamTable& table = model_.table();
+  const Gpt::WeightRef wte = model_.weight(table.wte()), wpe = model_.weight(table.wpe());
+  if (wte.f16) {
+    embedding_forward_f16(x_.data(), tokens, wte.f16, wpe.f16 + at, 1, n, C);
+  } else {
+    embedding_forward_ref<float>(x_.data(), tokens, wte.f32, wpe.f32 + at, 1, n, C);
   }
 }
 
