@@ -160,7 +160,9 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
   const ParamTable& table = model_.table();
   const int C = cfg.n_embd, H = cfg.n_head, hs = C / H, V = cfg.vocab_size, L = cfg.n_layer;
   const int P = length_, K = P + n;
-  const auto [layers, heads] = check_append(tokens, n, request, edits);  // before anything runs or changes
+  const Captured captured = check_append(tokens, n, request, edits);  // before anything runs or changes
+  const std::vector<int>& layers = captured.layers;
+  const std::vector<int>& heads = captured.heads;
   const int first = edits ? edits->first_layer : 0;
 
   // P = 0 runs gpt.h's square pass 6 (tiled by kAuto's rule unless a head's scores or weights
@@ -268,9 +270,8 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
 
 // Everything an append checks before anything runs or changes (see append): the tokens, the
 // request, the edits and the capture's size; returns the layers and the heads it captures.
-std::pair<std::vector<int>, std::vector<int>> CachedSequence::check_append(const int* tokens, int n,
-                                                                           const CaptureRequest& request,
-                                                                           const ForwardEdits* edits) const {
+CachedSequence::Captured CachedSequence::check_append(const int* tokens, int n, const CaptureRequest& request,
+                                                      const ForwardEdits* edits) const {
   const ModelConfig& cfg = model_.config();
   const int P = length_, L = cfg.n_layer, H = cfg.n_head;
   if (!tokens) throw Error("tokens: required");

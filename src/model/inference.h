@@ -27,7 +27,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <utility>
 #include <vector>
 
 #include "core/attention.h"
@@ -135,8 +134,10 @@ class CachedSequence {
     float alpha;
     int P, K;
   };
-  std::pair<std::vector<int>, std::vector<int>> check_append(const int* tokens, int n, const CaptureRequest& request,
-                                                             const ForwardEdits* edits) const;
+  struct Captured {
+    std::vector<int> layers, heads;  // the layers and heads an append's capture keeps, in order
+  };
+  Captured check_append(const int* tokens, int n, const CaptureRequest& request, const ForwardEdits* edits) const;
   void embed(const int* tokens, int n, const ForwardEdits* edits);
   void size_scratch(int n, int K);
   void attend_heads(const AttendPlan& plan, int l, int n, SequenceCapture::Layer* kept, const std::vector<int>& heads,

@@ -245,6 +245,31 @@ test('Interpret_AnotherPositionCandidateAndHeadEachGiveTheEnginesNumbersAndTheir
       /leaves the chance/.test(document.querySelector('.ae-ko-claim').textContent),
   );
   assert.match(await page.textContent(`${SECTION} .ae-ko-reference`), /reference text for the mean/);
+  // The link carries the choice (state.gpt.prediction): opened elsewhere, the same prediction,
+  // candidate, head and mode, and the same numbers.
+  await settled(page);
+  const chosen = await shown(page);
+  const link = await page.evaluate(() => location.href);
+  const again = await openPage(browser, null, { viewport: { width: 1280, height: 900 } });
+  await again.page.goto(link);
+  await again.page.evaluate(() => window.__explorer.ready);
+  await again.page.locator(`${SECTION} .ae-gpt-interpret`).scrollIntoViewIfNeeded();
+  await again.page.evaluate((sel) => (document.querySelector(`${sel} details.ae-gpt-tools`).open = true), SECTION);
+  await settled(again.page);
+  const opened = await shown(again.page);
+  for (const k of ['ids', 'position', 'token', 'layer', 'head', 'mode', 'rows', 'claim'])
+    assert.deepEqual(opened[k], chosen[k], `the link's ${k}`);
+  assert.equal(chosen.mode, 'mean');
+  assert.deepEqual(again.problems, []);
+  await again.context.close();
+  // Another sentence opens on its own prediction; the head and the mode stay, in the link too.
+  await page.evaluate(() => {
+    const s = window.__explorer.store;
+    s.set({ gpt: { ...s.get().gpt, sentence: 'The cat sat on the mat and the dog sat on the' } });
+  });
+  await page.waitForFunction(() => window.__explorer.store.get().gpt.prediction.position === undefined);
+  const kept = await page.evaluate(() => window.__explorer.store.get().gpt.prediction);
+  assert.deepEqual(kept, { layer: chosen.layer, head: chosen.head, mode: 'mean' });
   assert.deepEqual(problems, []);
   await context.close();
 });

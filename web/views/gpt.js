@@ -8,7 +8,7 @@
 // figures (views/gpt/*.js) and draws what the run holds.
 import { h } from '../ui/dom.js';
 import { whenNear } from '../ui/on-screen.js';
-import { defaultGpt, GPT_LIMITS } from '../lib/real/gpt-state.js';
+import { defaultGpt, GPT_LIMITS, patchGpt, predictionForANewSentence } from '../lib/real/gpt-state.js';
 import { createGptRun } from '../lib/real/gpt-run.js';
 import { realModelOf } from '../tools/real-model.js';
 import * as picker from './gpt/model-picker.js';
@@ -60,7 +60,7 @@ export function render(section, app) {
   const { doc, store } = app;
   const real = realModelOf(app);
   const gptOf = () => store.get().gpt || defaultGpt();
-  const setGpt = (patch) => store.set({ gpt: { ...gptOf(), ...patch } });
+  const setGpt = (patch) => store.set({ gpt: patchGpt(gptOf(), patch) });
   const status = h(doc, 'p', { class: 'ae-help ae-gpt-status', 'aria-live': 'polite' }, TEXT.loading);
   const fig = {};
   // The parts the view names (lib/real/gpt-parts.js): each figure in a box of its own (part()).
@@ -209,18 +209,20 @@ function mountRoles(section, { doc, run, part, ctx }, shown) {
 // What a head does (issue 32): the chosen prediction and head, knocked out, attributed, read
 // layer by layer. The head is the section's (the grid's choice); the prediction is these
 // figures' own. Their answers redraw only them.
-function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, ctx }) {
+function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt, ctx }) {
   const { store } = app;
   const interpret = createInterpretRun({
     call: (op, ...args) => real.call(op, ...args),
     config: () => real.info.config,
     onChange: () => drawInterpret(app, run, interpret, fig),
   });
-  // The prediction and the head knocked out are these figures' own: left undefined, the opening
-  // prediction and the head that changes it most (interpret-run.js).
-  fig.prediction = { position: undefined, token: undefined, layer: undefined, head: undefined, mode: 'zero' };
+  // The prediction and the head knocked out are the state's (state.gpt.prediction: a link carries
+  // them); a field left out is the opening prediction and the head that changes it most
+  // (interpret-run.js).
+  fig.prediction = () => fig.predictionShown ?? gptOf().prediction ?? {};
   const choose = (patch) => {
-    Object.assign(fig.prediction, choosePrediction(fig.prediction, patch, interpret.choice));
+    const next = choosePrediction(fig.prediction(), patch, interpret.choice);
+    setGpt({ prediction: Object.fromEntries(Object.entries(next).filter(([, v]) => v !== undefined)) });
     drawInterpret(app, run, interpret, fig, true);
   };
   // The opening's findings with the whole section; the tools, a part of their own (gpt-tools).
@@ -341,9 +343,20 @@ function draw(app, real, run, fig, shown) {
       chosen,
       totals: generation.totals,
     });
-  // A new sentence opens on its own prediction (the head chosen stays).
+  // A new sentence opens on its own prediction (the head chosen stays): setGpt says so when the
+  // sentence or the model changes; other tokens under the same state (a file opened again) are
+  // caught here, and the state follows.
   const ids = Array.from(picture.ids).join();
-  if (fig.prediction.ids !== ids) Object.assign(fig.prediction, { ids, position: undefined, token: undefined });
+  const retokenized = fig.predictionIds !== undefined && fig.predictionIds !== ids;
+  fig.predictionIds = ids;
+  const p = g.prediction ?? {};
+  fig.predictionShown = null;
+  if (retokenized && (p.position !== undefined || p.token !== undefined)) {
+    fig.predictionShown = predictionForANewSentence(p);
+    queueMicrotask(() =>
+      app.store.set({ gpt: { ...(app.state.gpt || defaultGpt()), prediction: fig.predictionShown } }),
+    );
+  }
   // A figure of the tools or the bank measure alone shows them open (the whole section: a click).
   if (!shown.whole) {
     if (on('tools')) fig.toolsBox.open = true;
@@ -373,12 +386,11 @@ function drawInterpret(app, run, interpret, fig, ask = false) {
     return;
   }
   const asked = () => {
-    const { ids, ...choice } = fig.prediction;
-    interpret.choose(picture.ids, { ...choice, reference: REFERENCE });
+    interpret.choose(picture.ids, { ...fig.prediction(), reference: REFERENCE });
   };
   if (ask) asked();
   else if (interpret.sweepsUnasked && interpret.sweep.phase !== 'running') interpret.startSweep();
-  else if (interpret.sweep.phase === 'finished' && fig.prediction.head === undefined) asked();
+  else if (interpret.sweep.phase === 'finished' && fig.prediction().head === undefined) asked();
   const choice = interpret.choice;
   // Drawn only for the sentence on screen (a new one's choice is still being made).
   if (!choice || choice.ids.length !== picture.ids.length || choice.ids.some((id, i) => id !== picture.ids[i])) {

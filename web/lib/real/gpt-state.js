@@ -1,7 +1,7 @@
 // The real-model section's part of the explorer state (state.gpt): which model (the project's
 // own, or one the page or a blogger names by URL — never the weights), the sentence, the head and
-// picture on screen, the next-token options, and the two sentences of the shared-word chart. A
-// link carries it. Pure; sanitizeGpt checks an untrusted value the way lib/share.js checks the
+// picture on screen, the next-token options, the two sentences of the shared-word chart, and the
+// knock-out's chosen prediction and head (what a head does). A link carries it. Pure; sanitizeGpt checks an untrusted value the way lib/share.js checks the
 // rest (tests/js/lib/real/gpt-state.test.mjs).
 import { describe, clip } from '../text.js';
 import { endpointOf, repoIdOf, revisionOf } from '../hub/urls.js';
@@ -12,7 +12,10 @@ export const GPT_LIMITS = Object.freeze({
   wordChars: 32,
   topK: 50257,
   temperatureMax: 5,
+  tokenId: 2 ** 20, // a token id a link may name (the model refuses one beyond its vocabulary)
+  position: 4096, // a sentence's position a link may name (clamped to the sentence's tokens)
 });
+export const KNOCKOUT_MODES = Object.freeze(['zero', 'mean']);
 export const PICTURES = Object.freeze(['head', 'mean', 'rollout']);
 
 export function defaultGpt() {
@@ -30,7 +33,55 @@ export function defaultGpt() {
     topP: 1,
     seed: 0,
     bank: { a: 'He sat on the river bank.', b: 'She took the money to the bank.', word: 'bank' },
+    // What a head does: the prediction (the token after `position`, the candidate `token`; −1 the
+    // top one) and the head knocked out (`layer`, `head`, `mode`). A field left out is chosen
+    // from the numbers: the model's own best guess, the head that changes it most.
+    prediction: { mode: 'zero' },
   };
+}
+
+/** The prediction kept for another sentence: its head and mode; the position and token chosen again. */
+export const predictionForANewSentence = ({ position, token, ...kept }) => kept;
+
+/**
+ * state.gpt after `patch`: another sentence or another model (other tokens) opens on its own
+ * prediction (the head knocked out and the mode stay).
+ */
+export function patchGpt(gpt, patch) {
+  const next = { ...gpt, ...patch };
+  const otherTokens =
+    ('sentence' in patch && patch.sentence !== gpt.sentence) ||
+    ('model' in patch && JSON.stringify(patch.model) !== JSON.stringify(gpt.model));
+  if (otherTokens && !('prediction' in patch)) next.prediction = predictionForANewSentence(gpt.prediction ?? {});
+  return next;
+}
+
+// state.gpt.prediction from a link: each field checked on its own (one bad field is named and
+// left to be chosen from the numbers, the others kept).
+function sanitizePrediction(p, problems) {
+  const out = { mode: 'zero' };
+  if (!p || typeof p !== 'object' || Array.isArray(p)) {
+    problems.push(`gpt.prediction: expected {position?, token?, layer?, head?, mode?}, got ${describe(p)}`);
+    return out;
+  }
+  for (const k of Object.keys(p))
+    if (!['position', 'token', 'layer', 'head', 'mode'].includes(k))
+      problems.push(`gpt.prediction.${clip(k, 24)}: unknown field, ignored`);
+  for (const [k, lo, hi] of [
+    ['position', 0, GPT_LIMITS.position],
+    ['token', -1, GPT_LIMITS.tokenId],
+    ['layer', 0, 255],
+    ['head', 0, 255],
+  ]) {
+    if (p[k] === undefined) continue;
+    if (Number.isInteger(p[k]) && p[k] >= lo && p[k] <= hi) out[k] = p[k];
+    else problems.push(`gpt.prediction.${k}: expected a whole number in [${lo}, ${hi}], got ${describe(p[k])}`);
+  }
+  if (p.mode !== undefined) {
+    if (KNOCKOUT_MODES.includes(p.mode)) out.mode = p.mode;
+    else problems.push(`gpt.prediction.mode: expected one of ${KNOCKOUT_MODES.join(', ')}, got ${describe(p.mode)}`);
+  }
+  return out;
 }
 
 // A URL a blogger hosts: http(s), or relative to the page; no javascript:, data: or blob:.
@@ -135,6 +186,7 @@ export function sanitizeGpt(untrusted) {
     if (PICTURES.includes(untrusted.picture)) out.picture = untrusted.picture;
     else problems.push(`gpt.picture: expected one of ${PICTURES.join(', ')}, got ${describe(untrusted.picture)}`);
   }
+  if (has('prediction')) out.prediction = sanitizePrediction(untrusted.prediction, problems);
   if (has('bank')) {
     const b = untrusted.bank;
     if (!b || typeof b !== 'object' || Array.isArray(b))

@@ -3,7 +3,7 @@
 // refused by name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultGpt, sanitizeGpt, GPT_LIMITS } from '../../../../web/lib/real/gpt-state.js';
+import { defaultGpt, sanitizeGpt, patchGpt, GPT_LIMITS } from '../../../../web/lib/real/gpt-state.js';
 import { encodeState, decodeState, sanitizeState } from '../../../../web/lib/share.js';
 import { tinyState } from '../../../helpers/seed-state.mjs';
 
@@ -20,6 +20,7 @@ test('RealState_ALinkCarriesTheSentenceAndOptionsNeverTheWeights', () => {
     topP: 0.9,
     seed: 12,
     model: { kind: 'url', url: 'https://example.org/gpt2/model.safetensors', heads: 12 },
+    prediction: { position: 4, token: 262, layer: 1, head: 2, mode: 'mean' },
   };
   const state = { ...defaults, gpt };
   const round = sanitizeState(decodeState(encodeState(state, defaults)), defaults);
@@ -50,6 +51,19 @@ test('RealState_UntrustedValuesAreRefusedByName', () => {
   check({ bank: { word: 'x'.repeat(33) } }, /gpt.bank.word: expected text of 1 to 32 characters/);
   check({ bank: [] }, /gpt.bank: expected \{a, b, word\}/);
   check({ constructor: 1 }, /gpt.constructor: unknown field/);
+  check({ prediction: 3 }, /gpt.prediction: expected \{position\?, token\?, layer\?, head\?, mode\?\}/);
+  check({ prediction: { position: -1 } }, /gpt.prediction.position: expected a whole number in \[0, 4096\]/);
+  check({ prediction: { token: -2 } }, /gpt.prediction.token: expected a whole number in \[-1, 1048576\]/);
+  check({ prediction: { head: 0.5 } }, /gpt.prediction.head/);
+  check({ prediction: { layer: 256 } }, /gpt.prediction.layer/);
+  check({ prediction: { mode: 'resample' } }, /gpt.prediction.mode: expected one of zero, mean/);
+  check({ prediction: { why: 1 } }, /gpt.prediction.why: unknown field/);
+  // One bad field of the prediction is left to be chosen from the numbers; the others are kept.
+  assert.deepEqual(sanitizeGpt({ prediction: { position: 3, token: 'x', head: 1 } }).gpt.prediction, {
+    mode: 'zero',
+    position: 3,
+    head: 1,
+  });
   // What is refused falls back to the default; the rest is kept.
   const { gpt } = sanitizeGpt({ layer: 2, head: 99999, sentence: 'ok' });
   assert.equal(gpt.layer, 2);
@@ -79,4 +93,18 @@ test('RealState_AModelOfTheHubTravelsInItsOneFormAndABadOneIsRefusedByName', () 
   const defaults = tinyState();
   const state = { ...defaults, gpt: { ...defaultGpt(), model: one } };
   assert.deepEqual(sanitizeState(decodeState(encodeState(state, defaults)), defaults).state.gpt.model, one);
+});
+
+test('RealState_AnotherSentenceOrModelOpensOnItsOwnPredictionKeepingTheHeadAndMode', () => {
+  const g = { ...defaultGpt(), prediction: { position: 4, token: 262, layer: 1, head: 2, mode: 'mean' } };
+  const kept = { layer: 1, head: 2, mode: 'mean' };
+  assert.deepEqual(patchGpt(g, { sentence: 'Another one.' }).prediction, kept);
+  assert.deepEqual(patchGpt(g, { model: { kind: 'url', url: 'm.safetensors' } }).prediction, kept);
+  // The same sentence or model again, or anything else: the prediction stays.
+  assert.deepEqual(patchGpt(g, { sentence: g.sentence }).prediction, g.prediction);
+  assert.deepEqual(patchGpt(g, { model: { kind: 'shipped' } }).prediction, g.prediction);
+  assert.deepEqual(patchGpt(g, { layer: 3, head: 0, temperature: 0.5 }).prediction, g.prediction);
+  // A patch naming its own prediction wins.
+  assert.deepEqual(patchGpt(g, { sentence: 'x', prediction: { mode: 'zero' } }).prediction, { mode: 'zero' });
+  assert.equal(patchGpt(g, { sentence: 'x' }).sentence, 'x');
 });
