@@ -7,6 +7,7 @@
 // in a worker (tools/real-model.js), driven by lib/real/gpt-run.js; this file composes the
 // figures (views/gpt/*.js) and draws what the run holds.
 import { h } from '../ui/dom.js';
+import { radios } from '../ui/controls.js';
 import { whenNear } from '../ui/on-screen.js';
 import { defaultGpt, GPT_LIMITS, patchGpt, predictionForANewSentence } from '../lib/real/gpt-state.js';
 import { createGptRun } from '../lib/real/gpt-run.js';
@@ -36,6 +37,8 @@ import { endpointOf, DEFAULT_ENDPOINT } from '../lib/hub/index.js';
 const TEXT = {
   title: 'A real language model',
   tools: 'What a head does: knock one out, see what each part writes toward the prediction, read the layers',
+  toolPick: 'Tool',
+  toolNames: { knockout: 'knock out a head', attribution: 'what each part writes', lens: 'layer by layer' },
   senses: 'Does the model tell the two “bank”s apart? Measured against the baseline, layer by layer',
   intro:
     'Everything so far ran on hand-set numbers and tiny models. Here is a real language model running on a sentence you type: the same attention, every number computed in your browser. The line below says which model it is and where it came from.',
@@ -246,14 +249,30 @@ function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt
   part(interpretBox, 'tools').append(tools);
   fig.toolsBox = tools;
   tools.addEventListener('toggle', () => tools.open && drawInterpret(app, run, interpret, fig, true));
-  fig.knockout = knockout.render(tools, {
+  // Each tool in a box of its own: where the section is narrow (a phone) one shows at a time, the
+  // one chosen above them (explorer.css), as the roles' tables do.
+  const toolBox = (kind) => tools.appendChild(h(doc, 'div', { class: 'ae-gpt-tool', dataset: { tool: kind } }));
+  const chooseTool = (kind) =>
+    tools
+      .querySelectorAll('.ae-gpt-tool')
+      .forEach((b) => b.classList.toggle('ae-tool-chosen', b.dataset.tool === kind));
+  const pick = radios(doc, {
+    legend: TEXT.toolPick,
+    choices: Object.entries(TEXT.toolNames),
+    value: 'knockout',
+    onChange: chooseTool,
+    className: 'ae-radio ae-gpt-tool-pick',
+  });
+  tools.append(pick.el);
+  fig.knockout = knockout.render(toolBox('knockout'), {
     ...ctx,
     onChoose: choose,
     onSweep: () => interpret.startSweep(),
     onCancel: () => interpret.cancelSweep(),
   });
-  fig.attribution = attributionView.render(tools, ctx);
-  fig.lens = lensView.render(tools, ctx);
+  fig.attribution = attributionView.render(toolBox('attribution'), ctx);
+  fig.lens = lensView.render(toolBox('lens'), ctx);
+  chooseTool('knockout');
   fig.interpret = interpret;
 }
 
