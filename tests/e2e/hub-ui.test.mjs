@@ -251,6 +251,33 @@ test('one click: progress while the model on screen stays, then its heads; a rel
   await other.close();
 });
 
+// The opening says the project's model has no induction head and offers GPT-2 in one click: the
+// same download as the picker's preset, its progress in the picker, scrolled into view.
+test('the opening\'s "Open GPT-2 small" downloads GPT-2 from the Hub and opens it, one click', async () => {
+  hub.reset();
+  hub.resetCounts();
+  const { page, context, problems } = await openSection();
+  const button = page.locator(`${SECTION} .ae-gpt-opening-picker`);
+  await button.waitFor({ state: 'visible', timeout: 30000 });
+  assert.equal(await button.textContent(), 'Open GPT-2 small (124M) from Hugging Face');
+  assert.match(await page.textContent(`${SECTION} .ae-gpt-opening-induction`), /no induction head/i);
+  hub.set({ bytesPerSecond: 600_000 });
+  await button.click();
+  await page.waitForFunction(
+    (sel) => /model\.safetensors/.test(document.querySelector(`${sel} .ae-gpt-progress-what`)?.textContent ?? ''),
+    SECTION,
+    { timeout: 15000 },
+  );
+  // The picker, where the progress is, came into view.
+  const top = await page.$eval(`${SECTION} .ae-gpt-about`, (el) => el.getBoundingClientRect().top);
+  assert.ok(top >= 0 && top < 900, `the picker at ${top} px`);
+  await untilAbout(page, /^GPT-2 small \(openai-community\/gpt2\)/, 30000);
+  await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, SECTION);
+  assert.deepEqual(await gptModel(page), { kind: 'hub', endpoint: hub.endpoint, repo: GPT2, revision: 'main' });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('Cancel keeps the model on screen, lists the partial download, and Remove removes it', async () => {
   hub.reset();
   const { page, context } = await openSection();

@@ -32,7 +32,7 @@ import { createInterpretRun } from '../lib/real/interpret-run.js';
 import { DEFAULT_SENSES } from '../lib/real/sense-separation.js';
 import { foldOnPhone } from '../ui/fold.js';
 import { createParts } from './gpt/parts.js';
-import { endpointOf, DEFAULT_ENDPOINT } from '../lib/hub/index.js';
+import { endpointOf, DEFAULT_ENDPOINT, PRESETS } from '../lib/hub/index.js';
 
 const TEXT = {
   title: 'A real language model',
@@ -86,7 +86,24 @@ export function render(section, app) {
     },
   });
   // What the parts below share: `folds.big`, on a phone, the enlarged head's fold (a pick opens it).
-  const v = { doc, app, real, run, fig, part, gptOf, setGpt, redraw, ctx: { doc, app }, folds: { big: null } };
+  // A model of the Hub opens (and goes in the state once open): from the picker's presets and
+  // field, or the opening's "Open GPT-2" (one click). The Hub's endpoint: the model's own when the
+  // state names one of the Hub (the element's hf-endpoint, a link), else the page's (?hf-endpoint=…).
+  const pageEndpoint = hubEndpointOf(app);
+  const endpoint = () => {
+    const m = gptOf().model;
+    return m.kind === 'hub' ? m.endpoint : pageEndpoint;
+  };
+  const openHub = (model) =>
+    real.openHub(model, { onOpen: () => setGpt({ model }) }).then(
+      () => {},
+      () => redraw(),
+    );
+  const v = {
+    ...{ doc, app, real, run, fig, part, gptOf, setGpt, redraw, endpoint, openHub },
+    ctx: { doc, app },
+    folds: { big: null },
+  };
 
   section.append(h(doc, 'h2', { class: 'ae-prose' }, TEXT.title));
   part(section, null).append(h(doc, 'p', { class: 'ae-prose' }, TEXT.intro));
@@ -138,14 +155,7 @@ export function render(section, app) {
 
 // The model picker, wired to the real model: a model of the Hub opens (and goes in the state once
 // open), files open, or the project's own model comes back.
-function mountPicker(parent, { app, real, run, gptOf, setGpt, redraw, ctx }) {
-  const pageEndpoint = hubEndpointOf(app);
-  // The Hub's endpoint: the model's own when the state names one of the Hub (the element's
-  // hf-endpoint, a link), else the page's setting (?hf-endpoint=…).
-  const endpoint = () => {
-    const m = gptOf().model;
-    return m.kind === 'hub' ? m.endpoint : pageEndpoint;
-  };
+function mountPicker(parent, { app, real, run, gptOf, setGpt, redraw, endpoint, openHub, ctx }) {
   return picker.render(parent, {
     ...ctx,
     hub: real.hub,
@@ -154,12 +164,7 @@ function mountPicker(parent, { app, real, run, gptOf, setGpt, redraw, ctx }) {
     // picker part (view="gpt-picker"); elsewhere a figure shows its model.
     files: !app.embedded || app.controls === 'full' || app.state.view.includes('gpt-picker'),
     choose: !app.embedded || app.controls === 'full' || app.state.view.includes('gpt-picker'),
-    onHub: (model) => {
-      real.openHub(model, { onOpen: () => setGpt({ model }) }).then(
-        () => {},
-        () => redraw(),
-      );
-    },
+    onHub: openHub,
     onFiles: (files, heads) => {
       real.openFiles(files, heads).then(
         () => (gptOf().model.kind === 'file' ? run.run(true) : setGpt({ model: { kind: 'file' } })),
@@ -212,7 +217,7 @@ function mountRoles(section, { doc, run, part, ctx }, shown) {
 // What a head does (issue 32): the chosen prediction and head, knocked out, attributed, read
 // layer by layer. The head is the section's (the grid's choice); the prediction is these
 // figures' own. Their answers redraw only them.
-function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt, ctx }) {
+function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt, endpoint, openHub, ctx }) {
   const { store } = app;
   const interpret = createInterpretRun({
     call: (op, ...args) => real.call(op, ...args),
@@ -240,7 +245,13 @@ function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt
           app.goTo('learn');
         }
       : null,
-    onPicker: () => section.querySelector('.ae-gpt-about')?.scrollIntoView({ block: 'center' }),
+    // GPT-2 small from the Hub, as its preset in the picker opens it; the picker (its progress and
+    // Cancel, or the size to agree to first) scrolls into view.
+    gpt2: PRESETS[0],
+    onGpt2: () => {
+      openHub({ kind: 'hub', endpoint: endpoint(), repo: PRESETS[0].repo, revision: 'main' });
+      section.querySelector('.ae-gpt-about')?.scrollIntoView({ block: 'center' });
+    },
   });
   fig.rolesText = () => gptOf().sentence + ' ' + gptOf().bank.a + ' ' + gptOf().bank.b;
   // The tools one click deeper (the opening above says what they found): the page stays within

@@ -1,7 +1,7 @@
 // What the real model's "what a head does" part opens on: a named head doing a nameable thing
 // (the clearest previous-token head by the page's head scores) and, said plainly, whether the
 // model has an induction head — with where to see one when it has none (Learn's repeat task,
-// which trains one in seconds; a GPT-2 checkpoint in the model picker). The sentences are
+// which trains one in seconds; GPT-2 small from Hugging Face, opened as the picker's preset opens it). The sentences are
 // lib/real/interpret.js's (openingClaims), from the measured scores.
 import { h } from '../../ui/dom.js';
 
@@ -9,15 +9,16 @@ const TEXT = {
   title: 'What a head does, not only where it looks',
   measuring: 'Measuring what each head does…',
   learn: 'Train one in Learn (the repeat task)',
-  picker: 'Open GPT-2 (the model picker)',
+  gpt2: (p) => `Open ${p.label} (${p.parameters}) from Hugging Face`,
 };
 
 /**
  * @param {Element} parent
- * @param {{doc, onLearn?(), onPicker()}} ctx  onLearn: absent when the page has no Learn section
+ * @param {{doc, onLearn?(), gpt2: {label, parameters}, onGpt2()}} ctx  onLearn: absent when the page
+ *   has no Learn section; onGpt2: opens GPT-2 (lib/hub PRESETS' first) as the picker's preset does
  * @returns {{update({claims})}}  claims: openingClaims's, or null while measuring
  */
-export function render(parent, { doc, onLearn, onPicker }) {
+export function render(parent, { doc, onLearn, gpt2, onGpt2 }) {
   const head = h(doc, 'p', { class: 'ae-claim ae-gpt-opening-head', 'aria-live': 'polite' }, TEXT.measuring);
   const induction = h(doc, 'p', { class: 'ae-prose ae-gpt-opening-induction' });
   const learn = onLearn
@@ -26,8 +27,8 @@ export function render(parent, { doc, onLearn, onPicker }) {
   const picker = h(
     doc,
     'button',
-    { type: 'button', class: 'ae-link ae-gpt-opening-picker', onclick: onPicker },
-    TEXT.picker,
+    { type: 'button', class: 'ae-link ae-gpt-opening-picker', onclick: onGpt2 },
+    TEXT.gpt2(gpt2),
   );
   // Where to see an induction head, on the sentence's own line (the page's height budget).
   const inductionText = h(doc, 'span', {});
