@@ -17,7 +17,7 @@ import { serveStatic, launchBrowser, openPage, CSP, ensureDist } from './helpers
 import { loadEngine } from '../../web/engine/engine.js';
 import { modelRequests } from '../../web/tools/model-host.js';
 import { defaultGpt } from '../../web/lib/real/gpt-state.js';
-import { GPT_PARTS } from '../../web/lib/real/gpt-parts.js';
+import { GPT_PARTS, gptPartsOf } from '../../web/lib/real/gpt-parts.js';
 import { colorScale } from '../../web/lib/colormaps.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -31,7 +31,8 @@ const SHOTS = path.join(ROOT, 'tests', 'e2e', 'screenshots');
 // tokens 287 / 338, heads 551 / 605, one head 741 / 822, roles 911 / 1,517 (four tables, one per
 // row on a phone; since, one table at a time there, the kind chosen above it: 911 / 964), next token 633 / 804, KV cache 301 / 460 (486 / 724 with a token generated),
 // bank chart 752 / 1,033, the tools 2,182 / 2,806 (three figures; since, one at a time on a phone,
-// the tool chosen above them: 2,188 / 1,675), the bank measure 1,050 / 1,645.
+// the tool chosen above them: 2,188 / 1,675; each tool alone: knock-out 1,270 / 1,566, attribution
+// 688 / 906, lens 559 / 716), the bank measure 1,050 / 1,645.
 // The "[ measured ]" lines this test prints say today's.
 const BUDGET = {
   700: {
@@ -44,6 +45,9 @@ const BUDGET = {
     'gpt-kv': 580,
     'gpt-bank': 870,
     'gpt-tools': 2400,
+    'gpt-knockout': 1300,
+    'gpt-attribution': 800,
+    'gpt-lens': 800,
     'gpt-senses': 1200,
   },
   390: {
@@ -56,11 +60,15 @@ const BUDGET = {
     'gpt-kv': 850,
     'gpt-bank': 1200,
     'gpt-tools': 1800,
+    'gpt-knockout': 1700,
+    'gpt-attribution': 1000,
+    'gpt-lens': 900,
     'gpt-senses': 1800,
   },
 };
 
 let root, server, browser, expected;
+let toolsSeen = null; // the tools' numbers as gpt-tools showed them (its check runs first)
 const sent = [];
 before(async () => {
   ensureDist();
@@ -116,11 +124,11 @@ async function open(attrs, { width = 1280 } = {}) {
   return o;
 }
 const inside = (sel) => `attention-explorer >> ${sel}`;
-/** The parts whose boxes are on screen (data-gpt-part; 'whole': what only the whole section shows). */
+/** The parts whose boxes the view shows (data-gpt-part; 'whole': what only the whole section shows); a closed disclosure or the phone's tool chooser may still fold one. */
 const partsShown = (page) =>
   page.$eval('attention-explorer', (el) =>
     [...el.shadowRoot.querySelectorAll('[data-gpt-part]')]
-      .filter((b) => b.getClientRects().length > 0)
+      .filter((b) => b.closest('[hidden]') === null)
       .map((b) => b.dataset.gptPart),
   );
 const sectionsShown = (page) =>
@@ -299,12 +307,13 @@ const CHECKS = {
     async check(page, width) {
       assert.equal(await page.getAttribute(inside('details.ae-gpt-tools'), 'open'), '');
       const mine = await toolsNumbers(page);
+      toolsSeen = mine;
       // Where the figure is narrow, one tool at a time, the one chosen above them; wide, all three.
       const visible = () =>
         page.$eval('attention-explorer', (el) =>
           [...el.shadowRoot.querySelectorAll('.ae-gpt-tool')]
             .filter((b) => b.getClientRects().length > 0)
-            .map((b) => b.dataset.tool),
+            .map((b) => b.dataset.gptPart),
         );
       const chooser = inside('.ae-gpt-tool-pick');
       if (width === 390) {
@@ -327,6 +336,34 @@ const CHECKS = {
       assert.deepEqual(mine, theirs);
     },
   },
+  // One tool alone: its box only (no chooser), open at once, the same numbers as the three tools'.
+  ...Object.fromEntries(
+    Object.entries({ knockout: '.ae-ko-claim', attribution: '.ae-attr-claim', lens: '.ae-lens-claim' }).map(
+      ([tool, ready]) => [
+        `gpt-${tool}`,
+        {
+          ready,
+          async check(page) {
+            assert.equal(await page.getAttribute(inside('details.ae-gpt-tools'), 'open'), '');
+            const mine = await toolsNumbers(page);
+            const shownTools = await page.$eval('attention-explorer', (el) =>
+              [...el.shadowRoot.querySelectorAll('.ae-gpt-tool')]
+                .filter((b) => b.getClientRects().length > 0)
+                .map((b) => b.dataset.gptPart),
+            );
+            assert.deepEqual(shownTools, [tool]);
+            assert.equal(await page.isVisible(inside('.ae-gpt-tool-pick')), false, 'no chooser for one tool');
+            if (!toolsSeen) {
+              const whole = await open('view="gpt-tools"');
+              toolsSeen = await toolsNumbers(whole.page);
+              await whole.context.close();
+            }
+            assert.deepEqual(mine, toolsSeen);
+          },
+        },
+      ],
+    ),
+  ),
   'gpt-senses': {
     ready: '.ae-sense-verdict[data-layers]',
     async check(page) {
@@ -361,7 +398,7 @@ test('GptParts_EveryPartIsInTheTestAndHasABudget', () => {
   }
 });
 
-for (const { view, figure } of GPT_PARTS) {
+for (const { view } of GPT_PARTS) {
   test(`GptParts_${view}_AloneShowsTheEnginesNumbersNothingElseAndIsCompact`, async () => {
     const heights = {}; // as the figure first shows
     const acted = {}; // after the reader acts in it (the KV cache: one token generated)
@@ -381,7 +418,8 @@ for (const { view, figure } of GPT_PARTS) {
         ['gpt'],
         'the real model only',
       );
-      assert.deepEqual(await partsShown(page), [figure], 'this part only');
+      // This part only (with the box it is drawn in, and what is drawn inside it: lib/real/gpt-parts.js).
+      assert.deepEqual((await partsShown(page)).sort(), [...gptPartsOf([view]).figures].sort(), 'this part only');
       const column = width === 1280 ? 700 : 390;
       heights[column] = await heightOf(page);
       await CHECKS[view].check(page, width);

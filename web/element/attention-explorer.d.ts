@@ -43,6 +43,9 @@ export type ExplorerView =
   | 'gpt-kv'
   | 'gpt-bank'
   | 'gpt-tools'
+  | 'gpt-knockout'
+  | 'gpt-attribution'
+  | 'gpt-lens'
   | 'gpt-senses'
   | 'gpt-picker'
   | 'notebook';

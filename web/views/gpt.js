@@ -124,6 +124,7 @@ export function render(section, app) {
   const [gridColumn, enlargedColumn] = mountPictures(section, v);
   const rolesPart = mountRoles(section, v, () => shown);
   mountInterpret(section, v);
+  fig.syncTools(shown);
   const [, kvColumn] = mountWriting(section, v);
   mountSenses(section, v);
   fig.bank = bankChart.render(part(section, 'bank'), { ...v.ctx, onBank: (b) => setGpt({ bank: b }) });
@@ -143,6 +144,7 @@ export function render(section, app) {
   return {
     update() {
       shown = parts.show(app.state.view);
+      fig.syncTools(shown);
       if (!near.started) return redraw();
       run.run().then(() => (run.compareBank(), rolesPart()));
     },
@@ -260,13 +262,18 @@ function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt
   part(interpretBox, 'tools').append(tools);
   fig.toolsBox = tools;
   tools.addEventListener('toggle', () => tools.open && drawInterpret(app, run, interpret, fig, true));
-  // Each tool in a box of its own: where the section is narrow (a phone) one shows at a time, the
+  // Each tool a part of its own (view="gpt-knockout", "gpt-attribution", "gpt-lens"; all three:
+  // "gpt-tools"). Where the section is narrow (a phone) and shows more than one, one at a time, the
   // one chosen above them (explorer.css), as the roles' tables do.
-  const toolBox = (kind) => tools.appendChild(h(doc, 'div', { class: 'ae-gpt-tool', dataset: { tool: kind } }));
+  const toolBox = (kind) => {
+    const box = part(tools, kind);
+    box.classList.add('ae-gpt-tool');
+    return box;
+  };
   const chooseTool = (kind) =>
     tools
       .querySelectorAll('.ae-gpt-tool')
-      .forEach((b) => b.classList.toggle('ae-tool-chosen', b.dataset.tool === kind));
+      .forEach((b) => b.classList.toggle('ae-tool-chosen', b.dataset.gptPart === kind));
   const pick = radios(doc, {
     legend: TEXT.toolPick,
     choices: Object.entries(TEXT.toolNames),
@@ -283,7 +290,16 @@ function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt
   });
   fig.attribution = attributionView.render(toolBox('attribution'), ctx);
   fig.lens = lensView.render(toolBox('lens'), ctx);
-  chooseTool('knockout');
+  // The chooser offers the tools shown (none when one is), and shows the first of them.
+  fig.syncTools = (shown) => {
+    const kinds = Object.keys(TEXT.toolNames).filter((k) => shown.whole || shown.figures.has(k));
+    pick.el.hidden = kinds.length < 2;
+    pick.inputs.forEach((input) => (input.parentElement.hidden = !kinds.includes(input.value)));
+    const chosen = pick.inputs.find((input) => input.checked)?.value;
+    const kind = kinds.includes(chosen) ? chosen : kinds[0];
+    pick.sync(kind);
+    chooseTool(kind);
+  };
   fig.interpret = interpret;
 }
 

@@ -8,6 +8,9 @@
 //   needs  'run'   the sentence through the model (its tokens, every head's weights, the next token)
 //          'bank'  the shared word across the two sentences, layer by layer
 //          (none)  nothing until the reader acts (the file picker)
+//   inside a figure drawn inside another part's box: naming it shows that box with it alone in it,
+//          naming the other part shows it with everything inside it (the tools: each of the three
+//          alone, or all of them)
 
 export const GPT_PARTS = Object.freeze(
   [
@@ -20,6 +23,9 @@ export const GPT_PARTS = Object.freeze(
     { view: 'gpt-kv', figure: 'kv', needs: ['run'] },
     { view: 'gpt-bank', figure: 'bank', needs: ['bank'] },
     { view: 'gpt-tools', figure: 'tools', needs: ['run'] },
+    { view: 'gpt-knockout', figure: 'knockout', inside: 'tools', needs: ['run'] },
+    { view: 'gpt-attribution', figure: 'attribution', inside: 'tools', needs: ['run'] },
+    { view: 'gpt-lens', figure: 'lens', inside: 'tools', needs: ['run'] },
     { view: 'gpt-senses', figure: 'senses', needs: ['run'] },
   ].map(Object.freeze),
 );
@@ -36,11 +42,16 @@ export const GPT_PART_VIEWS = Object.freeze(GPT_PARTS.map((p) => p.view));
  */
 export function gptPartsOf(view) {
   const whole = view.includes('all') || view.includes('gpt');
-  const parts = GPT_PARTS.filter((p) => whole || view.includes(p.view));
-  const needs = new Set(parts.flatMap((p) => p.needs));
+  const named = GPT_PARTS.filter((p) => whole || view.includes(p.view));
+  const figures = new Set(named.map((p) => p.figure));
+  for (const p of GPT_PARTS.filter((q) => q.inside)) {
+    if (figures.has(p.inside) && named.some((q) => q.figure === p.inside)) figures.add(p.figure); // all inside it
+    if (figures.has(p.figure)) figures.add(p.inside); // its box
+  }
+  const needs = new Set(named.flatMap((p) => p.needs));
   return {
     whole,
-    figures: new Set(parts.map((p) => p.figure)),
+    figures,
     run: needs.has('run'),
     bank: needs.has('bank'),
   };

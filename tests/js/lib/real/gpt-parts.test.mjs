@@ -45,3 +45,17 @@ test('GptParts_TheWholeSectionShowsEveryPartAndAViewOfPartsOnlyThose', () => {
   for (const v of GPT_PART_VIEWS.filter((v) => v !== 'gpt-picker'))
     assert.equal(gptPartsOf([v]).figures.has('pick'), false, v);
 });
+
+test('GptParts_AToolIsAPartInsideTheToolsBoxAndTheToolsAreAllThree', () => {
+  const figures = (view) => [...gptPartsOf(view).figures].sort();
+  assert.deepEqual(figures(['gpt-tools']), ['attribution', 'knockout', 'lens', 'tools']);
+  assert.deepEqual(figures(['gpt-lens']), ['lens', 'tools'], 'the lens in its box, alone');
+  assert.deepEqual(figures(['gpt-knockout', 'gpt-attribution']), ['attribution', 'knockout', 'tools']);
+  assert.deepEqual(figures(['gpt-lens', 'gpt-tools']), ['attribution', 'knockout', 'lens', 'tools']);
+  assert.equal(gptPartsOf(['gpt-attribution']).run, true);
+  for (const p of GPT_PARTS.filter((q) => q.inside))
+    assert.ok(
+      GPT_PARTS.some((q) => q.figure === p.inside && !q.inside),
+      `${p.view} is inside a part`,
+    );
+});
