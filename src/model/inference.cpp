@@ -211,7 +211,7 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
   } else {
     const Gpt::WeightRef wte = weight(&table.wte()), wpe = weight(&table.wpe());
     if (wte.f16) {
-      embedding_forward_f16(x_.data(), tokens, wte.f16, wpe.f16 + static_cast<std::size_t>(P) * C, 1, n, C);
+      embedding_forward_f16(x_.data(), tokens, wte.f16, wpe.f16 + static_cast<std::size_t>(P) * C, 1, n, C, V);
     } else {
       embedding_forward_ref<float>(x_.data(), tokens, wte.f32, wpe.f32 + static_cast<std::size_t>(P) * C, 1, n, C);
     }
