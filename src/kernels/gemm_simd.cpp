@@ -111,6 +111,7 @@ void pack_b_block(float* panels, MatrixOf<BT> b, int K, int /*N*/, int j0, int j
 // straight pass, the last (narrower) one zero-padded to 8 columns.
 template <typename BT>
 void pack_b_block(float* panels, PanelsOf<BT> b, int K, int N, int j0, int j1) {
+  // panels: ((j1 − j0) / 8 rounded up) × (K × 8); b: (K, N) in panels (gemm.h)
   const std::size_t panel_floats = static_cast<std::size_t>(std::max(K, 1)) * kNr;
   for (int j = j0; j < j1; j += kNr, panels += panel_floats) {
     const BT* src = b.data + static_cast<std::ptrdiff_t>(j) * K;
@@ -303,6 +304,7 @@ inline f32x4 load_weights(const std::uint16_t* p) {
 template <bool kScaled, typename BT>
 void gemv_panels(float* c, const float* x, MatrixOf<float> a, const BT* b, const float* bias, bool accumulate, int K,
                  int N) {
+  // c: (1, N); x: (K), a·2^112 when kScaled; a: (1, K) strided; b: (K, N) in panels; bias: (N) or null
   const f32x4 zero = simd::zero();
   auto start = [&](int j) { return bias ? simd::load(bias + j) : zero; };
   auto finish = [&](float* out, f32x4 sum) { simd::store(out, accumulate ? simd::add(simd::load(out), sum) : sum); };
@@ -353,6 +355,7 @@ void gemv_panels(float* c, const float* x, MatrixOf<float> a, const BT* b, const
 // a·2^112 is finite and exact; otherwise the weights are scaled instead, as gemm_f16_simd does).
 template <typename BT>
 void gemv_panels_row(float* c, MatrixOf<float> a, const BT* b, const float* bias, bool accumulate, int K, int N) {
+  // c: (1, N); a: (1, K) strided; b: (K, N) in panels; bias: (N) or null
   constexpr bool kHalves = !std::is_same_v<BT, float>;
   if (!kHalves && a.cols == 1) return gemv_panels<false>(c, a.data, a, b, bias, accumulate, K, N);
   float* x = t_rows.get(static_cast<std::size_t>(std::max(K, 1)));
