@@ -6,7 +6,8 @@
 // worker), greedy, 16-token prompt; ours through model.session with weights 'f32' and 'f16',
 // onnxruntime-web through the decoder-with-past graph (bench/onnx_gpt2.mjs).
 //
-//   node bench/gpt2_generate_interleaved.mjs [--rounds 24]   appends to bench/results/gpt2-generate-<date>.md
+//   node bench/gpt2_generate_interleaved.mjs [--rounds 24] [--results name]
+//     appends to bench/results/gpt2-generate-node-<date>.md, or to bench/results/<name>-<date>.md
 import { appendFileSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,7 @@ import { greedyDecoder } from './onnx_greedy.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
 const ROUNDS = argv.includes('--rounds') ? Number(argv[argv.indexOf('--rounds') + 1]) : 24;
+const RESULTS = argv.includes('--results') ? argv[argv.indexOf('--results') + 1] : 'gpt2-generate-node';
 const { vocabSize: V, layers: L, heads: H, width: C } = GPT2_SMALL;
 const PROMPT = Array.from({ length: 16 }, (_, i) => (i * 7919 + 13) % V);
 const file = ensureCheckpoint('f32');
@@ -101,4 +103,4 @@ const text = [
   '',
 ].join('\n');
 process.stdout.write(text);
-appendFileSync(path.join(here, 'results', `gpt2-generate-node-${date}.md`), text);
+appendFileSync(path.join(here, 'results', `${RESULTS}-${date}.md`), text);

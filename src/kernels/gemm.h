@@ -56,4 +56,49 @@ void gemm_row_simd(float* c, MatrixOf<float> a, MatrixOf<float> b, const float* 
 void gemm_row_f16_simd(float* c, MatrixOf<float> a, MatrixOf<std::uint16_t> b, const float* bias, bool accumulate,
                        int K, int N);
 
+// Panels: the layout a weight is kept in for products that stream it, one token at a time
+// (an F16 model's linear weights and wte: model/gpt.h). b (K, N) — a linear layer's wᵀ, N
+// outputs and K inputs — is cut into panels of kPanel = 8 columns (outputs), each panel's K rows
+// back to back:
+//
+//   panel q            columns [8q, 8q + n_q), n_q = min(8, N − 8q) (only the last is narrower)
+//   b(p, j)            at 8q·K + p·n_q + (j − 8q), q = j / 8          (panel_index)
+//   size               K·N elements, no padding
+//
+// The panel width is the micro-kernel's (detail/micro_kernel.h): a product of many rows converts
+// a panel into its B panel with one straight pass, and one row (gemm_panels_simd with M = 1)
+// reads each panel from its first element to its last, 4 panels at a time, its 32 sums in
+// registers for the whole K loop, each weight once and no transposes. A view of columns j0 …
+// (j0 a multiple of 8) is {data + j0·K}, with N counted from j0 (every panel but the last is full,
+// so the widths agree).
+template <typename Real>
+struct PanelsOf {
+  const Real* data;
+};
+constexpr int kPanel = 8;
+inline std::size_t panel_index(int p, int j, int K, int N) {
+  const int q0 = j - j % kPanel, n = N - q0 < kPanel ? N - q0 : kPanel;
+  return static_cast<std::size_t>(q0) * K + static_cast<std::size_t>(p) * n + (j - q0);
+}
+// panels (K·N) = b (K, N) strided, in the panel layout.
+template <typename Real>
+void pack_panels(Real* panels, MatrixOf<Real> b, int K, int N) {
+  for (int j = 0; j < N; ++j)
+    for (int p = 0; p < K; ++p) panels[panel_index(p, j, K, N)] = b.data[p * b.rows + j * b.cols];
+}
+
+// c (M, N), row stride ldc:  c = [c +] (bias + a (M, K) · b (K, N)), b in panels, float32 or
+// halves (converted exactly, as gemm_f16_*; finite halves for the _simd version). In gemm_ref's
+// per-element order, so all of them equal gemm_ref over b unpacked (and converted), bit for bit.
+// _ref: the plain loops. _simd: one row streams the panels (above); more rows run gemm_simd's
+// packed micro-kernels, B's panels converted from these (a straight copy).
+void gemm_panels_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<float> b, const float* bias,
+                     bool accumulate, int M, int K, int N);
+void gemm_panels_f16_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<std::uint16_t> b, const float* bias,
+                         bool accumulate, int M, int K, int N);
+void gemm_panels_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<float> b, const float* bias,
+                      bool accumulate, int M, int K, int N);
+void gemm_panels_f16_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<std::uint16_t> b, const float* bias,
+                          bool accumulate, int M, int K, int N);
+
 }  // namespace attn::kernels

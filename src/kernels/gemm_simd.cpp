@@ -15,8 +15,10 @@
 // once per band (or all of B once, see gemm_simd), which every row block of the band (in L1)
 // runs over.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/detail/micro_kernel.h"
@@ -87,7 +89,7 @@ void pack_b_panel(float* panel, MatrixOf<BT> b, int K, int j0, int n) {
 // are contiguous are walked once, row by row, for all the panels (one pass over b's rows
 // instead of one per panel).
 template <typename BT>
-void pack_b_block(float* panels, MatrixOf<BT> b, int K, int j0, int j1) {
+void pack_b_block(float* panels, MatrixOf<BT> b, int K, int /*N*/, int j0, int j1) {
   const std::size_t panel_floats = static_cast<std::size_t>(std::max(K, 1)) * kNr;
   const int full = (j1 - j0) / kNr;  // whole panels
   if (b.cols == 1 && full > 0) {
@@ -103,6 +105,38 @@ void pack_b_block(float* panels, MatrixOf<BT> b, int K, int j0, int j1) {
     for (int q = 0; q < full; ++q) pack_b_panel(panels + q * panel_floats, b, K, j0 + q * kNr, kNr);
   }
   if (j0 + full * kNr < j1) pack_b_panel(panels + full * panel_floats, b, K, j0 + full * kNr, j1 - j0 - full * kNr);
+}
+
+// The same from b kept in panels (gemm.h; j0 a multiple of 8): each panel is converted by one
+// straight pass, the last (narrower) one zero-padded to 8 columns.
+template <typename BT>
+void pack_b_block(float* panels, PanelsOf<BT> b, int K, int N, int j0, int j1) {
+  // panels: ((j1 − j0) / 8 rounded up) × (K × 8); b: (K, N) in panels (gemm.h)
+  const std::size_t panel_floats = static_cast<std::size_t>(std::max(K, 1)) * kNr;
+  for (int j = j0; j < j1; j += kNr, panels += panel_floats) {
+    const BT* src = b.data + static_cast<std::ptrdiff_t>(j) * K;
+    const int n = std::min(kNr, N - j);
+    if (n == kNr) {
+      for (int p = 0; p < K; ++p) {
+        simd::store(panels + p * kNr, load4(src + p * kNr));
+        simd::store(panels + p * kNr + 4, load4(src + p * kNr + 4));
+      }
+    } else {
+      for (int p = 0; p < K; ++p) {
+        for (int c = 0; c < n; ++c) panels[p * kNr + c] = value(src[p * n + c]);
+        for (int c = n; c < kNr; ++c) panels[p * kNr + c] = 0.0f;
+      }
+    }
+  }
+}
+// Whether b's rows are contiguous (gemm_packed packs such a b whole when it has many rows).
+template <typename BT>
+bool rows_contiguous(MatrixOf<BT> b) {
+  return b.cols == 1;
+}
+template <typename BT>
+bool rows_contiguous(PanelsOf<BT>) {
+  return true;
 }
 
 // Packs rows [i0, i0 + mr) of a, columns [0, K), into out (K × mr): element (r, p) at p·mr + r.
@@ -251,10 +285,95 @@ void gemv_rows(float* c, MatrixOf<float> a, MatrixOf<BT> b, const float* bias, b
   }
 }
 
+// One row against b in panels (gemm.h), the shape of generating one token: c (1, N) = [c +]
+// (bias + x (1, K) · b). 4 panels (32 columns) at a time: per step of K one broadcast of x(p)
+// and 8 vectors of weights, each panel read in order from its first element to its last; the 32
+// sums live in 8 registers for the whole K loop, each in gemm_ref's order (bias first, p = 0 …
+// K − 1). x: (K) contiguous. kScaled (halves only): x holds a·2^112 and the weights are read as
+// h·2^−112 (load_f16_finite_scaled), whose products are the same reals as a·h, so the same
+// floats, with one op fewer per 4 weights; a: the row itself, for the last narrow panel.
+template <bool kScaled>
+inline f32x4 load_weights(const float* p) {
+  return simd::load(p);
+}
+template <bool kScaled>
+inline f32x4 load_weights(const std::uint16_t* p) {
+  return kScaled ? simd::load_f16_finite_scaled(p) : simd::load_f16_finite(p);
+}
+
+template <bool kScaled, typename BT>
+void gemv_panels(float* c, const float* x, MatrixOf<float> a, const BT* b, const float* bias, bool accumulate, int K,
+                 int N) {
+  // c: (1, N); x: (K), a·2^112 when kScaled; a: (1, K) strided; b: (K, N) in panels; bias: (N) or null
+  const f32x4 zero = simd::zero();
+  auto start = [&](int j) { return bias ? simd::load(bias + j) : zero; };
+  auto finish = [&](float* out, f32x4 sum) { simd::store(out, accumulate ? simd::add(simd::load(out), sum) : sum); };
+  const std::ptrdiff_t panel = static_cast<std::ptrdiff_t>(kPanel) * K;  // elements of a full panel
+  int j = 0;
+  for (; j + 4 * kPanel <= N; j += 4 * kPanel) {
+    const BT* p0 = b + j * static_cast<std::ptrdiff_t>(K);
+    const BT *p1 = p0 + panel, *p2 = p1 + panel, *p3 = p2 + panel;
+    f32x4 s0 = start(j), s1 = start(j + 4), s2 = start(j + 8), s3 = start(j + 12), s4 = start(j + 16),
+          s5 = start(j + 20), s6 = start(j + 24), s7 = start(j + 28);
+    for (int p = 0; p < K; ++p, p0 += kPanel, p1 += kPanel, p2 += kPanel, p3 += kPanel) {
+      const f32x4 xp = simd::load_splat(x + p);
+      s0 = simd::add(s0, simd::mul(xp, load_weights<kScaled>(p0)));
+      s1 = simd::add(s1, simd::mul(xp, load_weights<kScaled>(p0 + 4)));
+      s2 = simd::add(s2, simd::mul(xp, load_weights<kScaled>(p1)));
+      s3 = simd::add(s3, simd::mul(xp, load_weights<kScaled>(p1 + 4)));
+      s4 = simd::add(s4, simd::mul(xp, load_weights<kScaled>(p2)));
+      s5 = simd::add(s5, simd::mul(xp, load_weights<kScaled>(p2 + 4)));
+      s6 = simd::add(s6, simd::mul(xp, load_weights<kScaled>(p3)));
+      s7 = simd::add(s7, simd::mul(xp, load_weights<kScaled>(p3 + 4)));
+    }
+    finish(c + j, s0), finish(c + j + 4, s1), finish(c + j + 8, s2), finish(c + j + 12, s3);
+    finish(c + j + 16, s4), finish(c + j + 20, s5), finish(c + j + 24, s6), finish(c + j + 28, s7);
+  }
+  for (; j + kPanel <= N; j += kPanel) {  // the remaining full panels, one at a time
+    const BT* p0 = b + j * static_cast<std::ptrdiff_t>(K);
+    f32x4 s0 = start(j), s1 = start(j + 4);
+    for (int p = 0; p < K; ++p, p0 += kPanel) {
+      const f32x4 xp = simd::load_splat(x + p);
+      s0 = simd::add(s0, simd::mul(xp, load_weights<kScaled>(p0)));
+      s1 = simd::add(s1, simd::mul(xp, load_weights<kScaled>(p0 + 4)));
+    }
+    finish(c + j, s0), finish(c + j + 4, s1);
+  }
+  if (j < N) {  // the last panel, n < 8 columns wide: column by column, in the same order
+    const int n = N - j;
+    const BT* p0 = b + j * static_cast<std::ptrdiff_t>(K);
+    for (int col = 0; col < n; ++col) {
+      float sum = bias ? bias[j + col] : 0.0f;
+      for (int p = 0; p < K; ++p) sum += a.data[p * a.cols] * value(p0[p * n + col]);
+      c[j + col] = accumulate ? c[j + col] + sum : sum;
+    }
+  }
+}
+
+// gemv_panels with x prepared: a's row gathered into a contiguous buffer (float32 weights, when
+// a's elements are not adjacent), or scaled by 2^112 (halves, when every |a(p)| < 2^15 so that
+// a·2^112 is finite and exact; otherwise the weights are scaled instead, as gemm_f16_simd does).
 template <typename BT>
-void gemm_packed(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<BT> b, const float* bias, bool accumulate,
-                 int M, int K, int N) {
-  // c: (M, N) row stride ldc; a: (M, K), b: (K, N) strided; bias: (N) or null
+void gemv_panels_row(float* c, MatrixOf<float> a, const BT* b, const float* bias, bool accumulate, int K, int N) {
+  // c: (1, N); a: (1, K) strided; b: (K, N) in panels; bias: (N) or null
+  constexpr bool kHalves = !std::is_same_v<BT, float>;
+  if (!kHalves && a.cols == 1) return gemv_panels<false>(c, a.data, a, b, bias, accumulate, K, N);
+  float* x = t_rows.get(static_cast<std::size_t>(std::max(K, 1)));
+  bool scale = kHalves;
+  for (int p = 0; p < K; ++p) {
+    x[p] = a.data[p * a.cols];
+    if (!(std::fabs(x[p]) < 0x1.0p15f)) scale = false;  // NaN too
+  }
+  if (!scale) return gemv_panels<false>(c, x, a, b, bias, accumulate, K, N);
+  for (int p = 0; p < K; ++p) x[p] *= 0x1.0p112f;
+  gemv_panels<true>(c, x, a, b, bias, accumulate, K, N);
+}
+
+template <typename BM>
+void gemm_packed(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, BM b, const float* bias, bool accumulate, int M,
+                 int K, int N) {
+  // c: (M, N) row stride ldc; a: (M, K), b: (K, N) strided (MatrixOf) or in panels (PanelsOf);
+  // bias: (N) or null
   if (M <= 0 || N <= 0) return;
 
   K = std::max(K, 0);
@@ -267,9 +386,9 @@ void gemm_packed(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<BT> b
   // whole, once, in one pass over its rows: packed block by block it was walked, all K rows, once
   // per block and band, a TLB miss per row when K is in the thousands (dx += dy·w, K = out
   // features): measured 10–20% faster at 64 and 256 rows, and slower at 16 (one band).
-  const bool whole = b.cols == 1 && M > band && panel_floats * panels <= kWholeFloats;
+  const bool whole = rows_contiguous(b) && M > band && panel_floats * panels <= kWholeFloats;
   float* packed_b = t_panels.get(panel_floats * (whole ? panels : block));
-  if (whole) pack_b_block(packed_b, b, K, 0, N);
+  if (whole) pack_b_block(packed_b, b, K, N, 0, N);
   float* packed_a = t_rows.get(k_floats * std::min(band, (M + kMr - 1) / kMr * kMr));
   for (int r0 = 0; r0 < M; r0 += band) {  // a band of rows, packed once
     const int r1 = std::min(M, r0 + band);
@@ -277,7 +396,7 @@ void gemm_packed(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<BT> b
       pack_a_rows(packed_a + (i0 - r0) * k_floats, a, K, i0, std::min(kMr, r1 - i0));
     for (int q0 = 0; q0 < panels; q0 += block) {  // a block of columns, packed once per band
       const int q1 = std::min(panels, q0 + block);
-      if (!whole) pack_b_block(packed_b, b, K, q0 * kNr, std::min(N, q1 * kNr));
+      if (!whole) pack_b_block(packed_b, b, K, N, q0 * kNr, std::min(N, q1 * kNr));
       const float* block_b = whole ? packed_b + q0 * panel_floats : packed_b;
       for (int i0 = r0; i0 < r1; i0 += kMr) {
         const int mr = std::min(kMr, r1 - i0);
@@ -319,6 +438,18 @@ void gemm_row_f16_simd(float* c, MatrixOf<float> a, MatrixOf<std::uint16_t> b, c
   if (b.cols == 1) return gemv_rows(c, a, b, bias, accumulate, std::max(K, 0), N);
   if (b.rows != 1) return gemm_packed(c, N, a, b, bias, accumulate, 1, K, N);
   gemv_columns(c, a, b, bias, accumulate, std::max(K, 0), N);
+}
+
+void gemm_panels_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<float> b, const float* bias,
+                      bool accumulate, int M, int K, int N) {
+  if (M == 1 && N > 0) return gemv_panels_row(c, a, b.data, bias, accumulate, std::max(K, 0), N);
+  gemm_packed(c, ldc, a, b, bias, accumulate, M, K, N);
+}
+
+void gemm_panels_f16_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<std::uint16_t> b, const float* bias,
+                          bool accumulate, int M, int K, int N) {
+  if (M == 1 && N > 0) return gemv_panels_row(c, a, b.data, bias, accumulate, std::max(K, 0), N);
+  gemm_packed(c, ldc, a, b, bias, accumulate, M, K, N);
 }
 
 }  // namespace attn::kernels

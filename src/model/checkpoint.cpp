@@ -15,6 +15,7 @@
 
 #include "core/attention.h"
 #include "core/messages.h"
+#include "kernels/gemm.h"
 #include "kernels/half.h"
 #include "model/detail/json_text.h"
 #include "model/layers.h"
@@ -54,6 +55,20 @@ bool is_mask_buffer(const std::string& name) {
 }
 
 // The four weights Hugging Face's GPT-2 keeps in Conv1D's (in, out) layout.
+// values: elements first … first + n − 1 of a weight w (O, I) in the file's order — w's rows, or
+// wᵀ's (I, O) for a Conv1D weight (conv1d) — placed where a model in panels keeps them (gpt.h:
+// w(o, i) at kernels::panel_index(i, o, I, O)).
+void panels_into(std::uint16_t* dest, const std::uint16_t* values, std::size_t first, std::size_t n, int O, int I,
+                 bool conv1d) {
+  const std::size_t cols = static_cast<std::size_t>(conv1d ? O : I);
+  std::size_t r = first / cols, c = first % cols;
+  for (std::size_t k = 0; k < n; ++k) {
+    const int o = static_cast<int>(conv1d ? c : r), i = static_cast<int>(conv1d ? r : c);
+    dest[kernels::panel_index(i, o, I, O)] = values[k];
+    if (++c == cols) c = 0, ++r;
+  }
+}
+
 bool is_conv1d_weight(const std::string& name) {
   return starts_with(name, kBlockPrefix) &&
          (ends_with(name, ".attn.c_attn.weight") || ends_with(name, ".attn.c_proj.weight") ||
@@ -484,9 +499,15 @@ void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std:
         }
       }
     }
-    if (c.compare && halves) {
+    const bool panels = halves && model_->panels(entry);  // kept in panels: gpt.h
+    const int O = static_cast<int>(entry.shape[0]), I = halves ? static_cast<int>(entry.shape[1]) : 0;
+    if (c.compare && halves) {  // (lm_head is (V, C), as wte)
       for (std::size_t k = 0; k < bad; ++k) {
-        if (half_dest[base + k] != rounded_[k]) {
+        const std::size_t e = base + k;
+        const std::size_t at = panels ? kernels::panel_index(static_cast<int>(e % static_cast<std::size_t>(I)),
+                                                             static_cast<int>(e / static_cast<std::size_t>(I)), I, O)
+                                      : e;
+        if (half_dest[at] != rounded_[k]) {
           safetensors_fail("lm_head.weight differs from transformer.wte.weight at element " + std::to_string(base + k) +
                            "; GPT-2 and nanoGPT tie them (one storage), so they must be equal");
         }
@@ -509,12 +530,8 @@ void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std:
                        " (file byte " + std::to_string(c.begin + element * width) +
                        "); every parameter must be finite");
     }
-    const bool in_out = halves && model_->in_out(entry);  // kept (in, out): gpt.h
-    if (in_out && c.rows) {                               // a Conv1D weight is (in, out) already
-      std::copy(rounded_.data(), rounded_.data() + n, half_dest + base);
-    } else if (in_out) {  // nanoGPT's (out, in), transposed
-      transpose_into(half_dest, rounded_.data(), base, n, static_cast<std::size_t>(entry.shape[0]),
-                     static_cast<std::size_t>(entry.shape[1]));
+    if (panels && !c.compare) {
+      panels_into(half_dest, rounded_.data(), base, n, O, I, c.rows != 0);
     } else if (halves && c.rows) {
       transpose_into(half_dest, rounded_.data(), base, n, static_cast<std::size_t>(c.rows),
                      static_cast<std::size_t>(c.cols));

@@ -13,6 +13,7 @@
 #include "core/messages.h"
 #include "core/threads.h"
 #include "core/torch_random.h"
+#include "kernels/gemm.h"
 #include "kernels/half.h"
 #include "kernels/kernels.h"
 #include "kernels/train_kernels.h"
@@ -573,15 +574,14 @@ std::size_t Gpt::weight_bytes() const {
   return params_.size() * sizeof(float) + halves_.size() * sizeof(std::uint16_t) + vectors_.size() * sizeof(float);
 }
 
-bool Gpt::in_out(const ParamEntry& e) const {
-  return precision_ == Precision::kF16 && e.shape.size() == 2 && e.offset != table_.wte().offset &&
-         e.offset != table_.wpe().offset;
+bool Gpt::panels(const ParamEntry& e) const {
+  return precision_ == Precision::kF16 && e.shape.size() == 2 && e.offset != table_.wpe().offset;
 }
 
 Gpt::WeightRef Gpt::weight(const ParamEntry& e) const {
   if (precision_ == Precision::kF32) return {params_.data() + e.offset, nullptr};
   if (e.shape.size() == 1) return {vector(&e), nullptr};
-  return {nullptr, halves_.data() + e.offset, in_out(e)};
+  return {nullptr, halves_.data() + e.offset, panels(e)};
 }
 
 const float* Gpt::vector(const ParamEntry* e) const { return const_cast<Gpt*>(this)->vector(e); }
@@ -601,10 +601,10 @@ void Gpt::read_row(const ParamEntry& e, int row, float* out) const {
   const std::size_t C = static_cast<std::size_t>(e.shape.back()), at = e.offset + static_cast<std::size_t>(row) * C;
   if (precision_ == Precision::kF32) {
     std::copy(params_.data() + at, params_.data() + at + C, out);
-  } else if (in_out(e)) {  // row `row` of (O, C) is column `row` of the (C, O) kept
-    const std::size_t O = static_cast<std::size_t>(e.shape[0]);
-    const std::uint16_t* column = halves_.data() + e.offset + static_cast<std::size_t>(row);
-    for (std::size_t i = 0; i < C; ++i) out[i] = kernels::f16_to_f32_ref(column[i * O]);
+  } else if (panels(e)) {  // row `row` of w (O, C) is column `row` of the wᵀ (C, O) kept in panels
+    const int O = static_cast<int>(e.shape[0]), I = static_cast<int>(C);
+    const std::uint16_t* w = halves_.data() + e.offset;
+    for (int i = 0; i < I; ++i) out[i] = kernels::f16_to_f32_ref(w[kernels::panel_index(i, row, I, O)]);
   } else {
     kernels::f16_to_f32_ref(out, halves_.data() + at, C);
   }
@@ -613,7 +613,7 @@ void Gpt::read_row(const ParamEntry& e, int row, float* out) const {
 void linear_forward(const GptKernels& K, float* y, const float* x, Gpt::WeightRef w, const float* b, int N, int I,
                     int O) {
   if (w.f16) {
-    K.linear_forward_f16(y, x, w.f16, b, N, I, O, w.in_out);
+    K.linear_forward_f16(y, x, w.f16, b, N, I, O, w.panels);
   } else {
     K.linear_forward(y, x, w.f32, b, N, I, O);
   }

@@ -80,7 +80,7 @@ struct GptKernelsOf {
   void (*gelu_tanh_backward)(Real* dx, const Real* dy, const Real* x, std::ptrdiff_t n);
   // linear_forward over F16 weights (Precision::kF16) of the same family; null in double.
   void (*linear_forward_f16)(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
-                             bool in_out);
+                             bool panels);
 };
 using GptKernels = GptKernelsOf<float>;
 
@@ -243,12 +243,15 @@ class Gpt {
   struct WeightRef {
     const float* f32 = nullptr;
     const std::uint16_t* f16 = nullptr;
-    bool in_out = false;  // f16 kept transposed, (in, out): in_out() below
+    bool panels = false;  // f16 kept in panels: panels() below
   };
-  // kF16 keeps the blocks' linear weights (c_attn, c_proj, c_fc, the MLP's c_proj) transposed,
-  // (in, out) as Hugging Face's Conv1D stores them, which one token's products read along rows
-  // (kernels::gemm_row_f16_simd, no transposes); wte and wpe stay (rows, C).
-  bool in_out(const ParamEntry& e) const;
+  // kF16 keeps every weight that a product reads — the blocks' linear weights (c_attn, c_proj,
+  // c_fc, the MLP's c_proj) and wte (the LM head) — in kernels/gemm.h's panel layout: w (O, I)
+  // as wᵀ (I, O) cut into panels of 8 outputs, each panel's I rows back to back, element w(o, i)
+  // at kernels::panel_index(i, o, I, O). One token's products stream each panel from its start to
+  // its end (kernels::gemm_panels_f16_simd); read_row and the embedding gather a row from them.
+  // wpe, only gathered, stays (rows, C). The same K·N halves as (O, I): no second copy.
+  bool panels(const ParamEntry& e) const;
   // Any entry's values as they are kept (an F16 model's vectors are float32: f32 set).
   WeightRef weight(const ParamEntry& e) const;
   // The float32 values of an entry of rank 1 (LayerNorm, biases) in either precision, or of any
@@ -256,7 +259,7 @@ class Gpt {
   const float* vector(const ParamEntry* e) const;
   float* vector(const ParamEntry* e);
   // kF16: the halves, table().total() of them at the table's offsets (vectors' slots unused;
-  // in_out() entries transposed).
+  // panels() entries in panels).
   std::vector<std::uint16_t>& halves() { return halves_; }
   const std::vector<std::uint16_t>& halves() const { return halves_; }
   // Row `row` of a rank-2 entry as float32 (C values into out).

@@ -89,31 +89,28 @@ void linear_forward_simd(float* y, const float* x, const float* w, const float* 
 }
 
 void linear_forward_f16_ref(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
-                            bool in_out) {
-  // y: (N, O), x: (N, I), w: (O, I) halves, or (I, O) when in_out; b: (O) or null — linear_forward_ref's loops
-  const kernels::MatrixOf<std::uint16_t> wt =
-      in_out ? kernels::MatrixOf<std::uint16_t>{w, O, 1} : kernels::MatrixOf<std::uint16_t>{w, 1, I};
-  kernels::gemm_f16_ref(y, O, {x, I, 1}, wt, b, false, N, I, O);
+                            bool panels) {
+  // y: (N, O), x: (N, I), w: (O, I) halves, or wᵀ (I, O) in panels; b: (O) or null — linear_forward_ref's loops
+  if (panels) return kernels::gemm_panels_f16_ref(y, O, {x, I, 1}, {w}, b, false, N, I, O);
+  kernels::gemm_f16_ref(y, O, {x, I, 1}, {w, 1, I}, b, false, N, I, O);
 }
 
 void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
-                             bool in_out) {
-  // linear_forward_simd's tiles, each kernels::gemm_f16_simd (w's halves converted while packed)
+                             bool panels) {
+  // linear_forward_simd's tiles, each kernels::gemm_panels_f16_simd (one row: the panels streamed;
+  // more: converted into the micro-kernel's panels) or kernels::gemm_f16_simd over (O, I)
   if (N <= 0 || O <= 0) return;
   const Tiling t = tile_product(N, O, I);
   parallel_for(t.count(), 2.0 * N * I * O, [&](int tile) {
     const int n0 = tile / t.col_tiles * t.rows, o0 = tile % t.col_tiles * t.cols;
     const int rows = std::min(t.rows, N - n0), cols = std::min(t.cols, O - o0);
-    // wᵀ's columns o0 … : w's rows, or the (I, O) layout's columns
-    const kernels::MatrixOf<std::uint16_t> wt =
-        in_out ? kernels::MatrixOf<std::uint16_t>{w + o0, O, 1}
-               : kernels::MatrixOf<std::uint16_t>{w + static_cast<ptrdiff_t>(o0) * I, 1, I};
-    if (N == 1) {
-      kernels::gemm_row_f16_simd(y + o0, {x, I, 1}, wt, b ? b + o0 : nullptr, false, I, cols);
-      return;
-    }
-    kernels::gemm_f16_simd(y + static_cast<ptrdiff_t>(n0) * O + o0, O, {x + static_cast<ptrdiff_t>(n0) * I, I, 1}, wt,
-                           b ? b + o0 : nullptr, false, rows, I, cols);
+    float* yt = y + static_cast<ptrdiff_t>(n0) * O + o0;
+    const kernels::MatrixOf<float> xt{x + static_cast<ptrdiff_t>(n0) * I, I, 1};
+    // wᵀ's columns o0 …: a tile's first column is a multiple of 8 (tile_product's units), so a
+    // panel boundary, and its width a multiple of 8 unless it reaches O (gemm.h's column view)
+    const std::uint16_t* wt = w + static_cast<ptrdiff_t>(o0) * I;
+    if (panels) return kernels::gemm_panels_f16_simd(yt, O, xt, {wt}, b ? b + o0 : nullptr, false, rows, I, cols);
+    kernels::gemm_f16_simd(yt, O, xt, {wt, 1, I}, b ? b + o0 : nullptr, false, rows, I, cols);
   });
 }
 
@@ -254,13 +251,16 @@ void embedding_forward_ref(Real* x, const int* idx, const Real* wte, const Real*
 }
 
 void embedding_forward_f16(float* x, const int* idx, const std::uint16_t* wte, const std::uint16_t* wpe, int B, int T,
-                           int C) {
-  // x: (B, T, C); idx: (B, T); wte: (V, C) halves; wpe: (≥ T, C) halves
+                           int C, int V) {
+  // x: (B, T, C); idx: (B, T); wte: wteᵀ (C, V) halves in panels; wpe: (≥ T, C) halves
   for (ptrdiff_t bt = 0; bt < static_cast<ptrdiff_t>(B) * T; ++bt) {
     const ptrdiff_t t = bt % T;
-    const std::uint16_t* tok = wte + static_cast<ptrdiff_t>(idx[bt]) * C;
     const std::uint16_t* pos = wpe + t * C;
-    for (ptrdiff_t c = 0; c < C; ++c) x[bt * C + c] = kernels::f16_to_f32_ref(tok[c]) + kernels::f16_to_f32_ref(pos[c]);
+    // token idx's row is column idx of wteᵀ: C halves at a stride of its panel's width
+    for (int c = 0; c < C; ++c) {
+      const float tok = kernels::f16_to_f32_ref(wte[kernels::panel_index(c, idx[bt], C, V)]);
+      x[bt * C + c] = tok + kernels::f16_to_f32_ref(pos[c]);
+    }
   }
 }
 

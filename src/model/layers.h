@@ -44,13 +44,13 @@ void linear_forward_ref(Real* y, const Real* x, const Real* w, const Real* b, in
 void linear_forward_simd(float* y, const float* x, const float* w, const float* b, int N, int I, int O);
 // The same with w's elements IEEE halves (a model whose weights are kept as F16, gpt.h's
 // Precision), converted exactly as they are read (kernels::gemm_f16_*): equal bit for bit to
-// linear_forward_ref / linear_forward_simd over w converted to float32 first. in_out: w is kept
-// transposed, (I, O) — as Hugging Face's Conv1D stores it — which one token's product reads
-// along its rows without transposing (kernels::gemm_row_f16_simd).
+// linear_forward_ref / linear_forward_simd over w converted to float32 first. panels: w is kept
+// as wᵀ (I, O) in kernels/gemm.h's panels of 8 outputs, which one token's product streams
+// (kernels::gemm_panels_f16_simd); otherwise (O, I).
 void linear_forward_f16_ref(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
-                            bool in_out);
+                            bool panels);
 void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
-                             bool in_out);
+                             bool panels);
 
 // dx (N, I) += dy (N, O) · w (O, I);  dw (O, I) += dyᵀ · x;  db (O) += Σ_rows dy.
 // Any of dx, dw, db may be null (not wanted).
@@ -110,8 +110,9 @@ template <typename Real>
 void embedding_forward_ref(Real* x, const int* idx, const Real* wte, const Real* wpe, int B, int T, int C);
 // The same over halves (F16 weights), each row converted as it is gathered: x = f32(wte row) +
 // f32(wpe row), the float32 sum of the exact values, as embedding_forward_ref over converted tables.
+// wte (V, C) is kept as wteᵀ (C, V) in panels (gpt.h: it is the LM head's weight); wpe (rows, C).
 void embedding_forward_f16(float* x, const int* idx, const std::uint16_t* wte, const std::uint16_t* wpe, int B, int T,
-                           int C);
+                           int C, int V);
 // Scatter-add: dwte[idx[b, t]] += dx[b, t], dwpe[t] += dx[b, t]; either may be null.
 template <typename Real>
 void embedding_backward_ref(Real* dwte, Real* dwpe, const Real* dx, const int* idx, int B, int T, int C);

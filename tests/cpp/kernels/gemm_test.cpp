@@ -14,9 +14,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/gemm.h"
@@ -233,6 +235,89 @@ TEST(GemmF16, SimdAndRefEqualTheFloat32ProductOfTheConvertedHalvesBitForBit) {
   for (int M : {1, 16})
     for (int K : {768, 3072}) EXPECT_TRUE(F16EqualsRefOverConvertedB({M, K, 150, false, true, true, false, 1, 0}));
   EXPECT_TRUE(F16EqualsRefOverConvertedB({40, 3072, 67, false, false, true, false, 2, 1}));
+}
+
+// gemm_panels_simd and gemm_panels_ref (and their F16 forms) against gemm_ref over b unpacked
+// (and converted): the panels change where b's elements live, not the order of any sum, so all
+// agree bit for bit. N around the 8-column panel and the 32-column group of the one-row kernel
+// (a last panel narrower than 8, full panels left after the groups), one row (the streaming
+// kernel) and several (the packed micro-kernels over converted panels), a row with a value
+// beyond 2^15 (the F16 one-row kernel then scales the weights, not the row), misaligned a.
+::testing::AssertionResult PanelsEqualRef(int M, int K, int N, bool bias_on, bool accumulate, int o, float big) {
+  const unsigned seed = static_cast<unsigned>(M * 7 + K * 13 + N * 5 + o);
+  std::vector<float> a = random_vector(static_cast<std::size_t>(M) * K + o, seed);
+  if (big != 0.0f) a[o + static_cast<std::size_t>(K) / 2] = big;
+  const std::vector<float> b32 = random_vector(static_cast<std::size_t>(K) * N, seed + 1);
+  std::vector<std::uint16_t> b16(b32.size());
+  for (std::size_t i = 0; i < b32.size(); ++i) b16[i] = f32_to_f16_ref(b32[i]);
+  b16[b16.size() / 2] = 0x0001;  // the smallest subnormal
+  b16[b16.size() / 3] = 0x8000;  // −0
+  b16[b16.size() / 5] = 0x83ff;  // the largest negative subnormal
+  std::vector<float> bh(b16.size());
+  f16_to_f32_ref(bh.data(), b16.data(), b16.size());
+  // b (K, N) row-major, and the same in panels
+  std::vector<float> p32(b32.size()), ph(b32.size());
+  std::vector<std::uint16_t> p16(b16.size());
+  pack_panels(p32.data(), MatrixOf<float>{b32.data(), N, 1}, K, N);
+  pack_panels(p16.data(), MatrixOf<std::uint16_t>{b16.data(), N, 1}, K, N);
+  const std::vector<float> bias = random_vector(static_cast<std::size_t>(N), seed + 2);
+  const std::vector<float> c0 = random_vector(static_cast<std::size_t>(M) * N, seed + 3);
+  const MatrixOf<float> am{a.data() + o, K, 1};
+  const float* bp = bias_on ? bias.data() : nullptr;
+  std::vector<float> want = c0, want16 = c0;
+  gemm_ref<float>(want.data(), N, am, {b32.data(), N, 1}, bp, accumulate, M, K, N);
+  gemm_ref<float>(want16.data(), N, am, {bh.data(), N, 1}, bp, accumulate, M, K, N);
+  std::vector<float> simd = c0, ref = c0, simd16 = c0, ref16 = c0;
+  gemm_panels_simd(simd.data(), N, am, {p32.data()}, bp, accumulate, M, K, N);
+  gemm_panels_ref(ref.data(), N, am, {p32.data()}, bp, accumulate, M, K, N);
+  gemm_panels_f16_simd(simd16.data(), N, am, {p16.data()}, bp, accumulate, M, K, N);
+  gemm_panels_f16_ref(ref16.data(), N, am, {p16.data()}, bp, accumulate, M, K, N);
+  const std::pair<const std::vector<float>*, const char*> got[] = {
+      {&simd, "simd"}, {&ref, "ref"}, {&simd16, "f16 simd"}, {&ref16, "f16 ref"}};
+  for (const auto& [v, name] : got) {
+    const std::vector<float>& w = (v == &simd16 || v == &ref16) ? want16 : want;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      if (std::memcmp(&w[i], &(*v)[i], sizeof(float)) != 0) {
+        return ::testing::AssertionFailure()
+               << "M=" << M << " K=" << K << " N=" << N << " bias " << bias_on << " acc " << accumulate << " offset "
+               << o << " big " << big << " " << name << ": element " << i << " " << (*v)[i] << ", gemm_ref " << w[i];
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(GemmPanels, SimdAndRefEqualGemmRefOverTheUnpackedWeightsBitForBit) {
+  const int Ns[] = {1, 3, 7, 8, 9, 16, 17, 31, 32, 33, 40, 67, 72, 150};
+  for (int M : {1, 2, 5, 16})
+    for (int K : kSizes)
+      for (int N : Ns) {
+        const int mode = (M + K + N) % 4;
+        EXPECT_TRUE(PanelsEqualRef(M, K, N, (mode & 1) != 0, (mode & 2) != 0, (M + K) % 4, 0.0f));
+      }
+  // GPT-2's widths for one token, and a row the F16 kernel cannot scale (|a| ≥ 2^15, inf)
+  for (int K : {768, 3072}) EXPECT_TRUE(PanelsEqualRef(1, K, 2304 + 5, true, false, 1, 0.0f));
+  EXPECT_TRUE(PanelsEqualRef(1, 768, 75, true, false, 2, 40000.0f));
+  EXPECT_TRUE(PanelsEqualRef(1, 67, 75, false, true, 0, std::numeric_limits<float>::infinity()));
+  EXPECT_TRUE(PanelsEqualRef(40, 768, 75, true, false, 3, 0.0f));  // two bands of rows: panels converted whole
+}
+
+TEST(GemmPanels, AColumnViewFromAPanelBoundaryEqualsTheWholeProduct) {
+  // The threads' tiles: columns j0 … j0 + n of b in panels are {data + j0·K} with N = n when n is a
+  // multiple of 8 or the view reaches b's last column; the same bits as the whole product.
+  const int K = 37, N = 61;
+  const std::vector<float> a = random_vector(K, 1), b = random_vector(static_cast<std::size_t>(K) * N, 2);
+  std::vector<std::uint16_t> b16(b.size()), p16(b.size());
+  for (std::size_t i = 0; i < b.size(); ++i) b16[i] = f32_to_f16_ref(b[i]);
+  pack_panels(p16.data(), MatrixOf<std::uint16_t>{b16.data(), N, 1}, K, N);
+  std::vector<float> whole(N), tiled(N);
+  gemm_panels_f16_simd(whole.data(), N, {a.data(), K, 1}, {p16.data()}, nullptr, false, 1, K, N);
+  for (int j0 = 0; j0 < N; j0 += 16) {
+    const int n = std::min(16, N - j0);
+    gemm_panels_f16_simd(tiled.data() + j0, N, {a.data(), K, 1}, {p16.data() + static_cast<std::size_t>(j0) * K},
+                         nullptr, false, 1, K, n);
+  }
+  EXPECT_EQ(std::memcmp(whole.data(), tiled.data(), whole.size() * sizeof(float)), 0);
 }
 
 }  // namespace

@@ -87,7 +87,7 @@ TEST(Gpt2CheckpointF16, MatricesAreTheNearestHalvesAndVectorsStayFloat32) {
   std::size_t differ = 0, matrices = 0, vectors = 0;
   for (const ParamEntry& e : f16->table().entries()) {
     const float* want = f32->params().data() + e.offset;
-    if (e.shape.size() == 2) {  // read back row by row (the linear weights are kept (in, out))
+    if (e.shape.size() == 2) {  // read back row by row (the linear weights and wte are kept in panels)
       ++matrices;
       const std::size_t cols = static_cast<std::size_t>(e.shape[1]);
       std::vector<float> row(cols);
@@ -119,7 +119,7 @@ TEST(Gpt2CheckpointF16, MatricesAreTheNearestHalvesAndVectorsStayFloat32) {
                    static_cast<std::size_t>(std::min<std::uint64_t>(7, copy.end - at)));
   }
   EXPECT_EQ(loader.finish()->halves(), f16->halves());
-  // nanoGPT's layout ((out, in) weights, transposed into (in, out) on the way in): the same halves
+  // nanoGPT's layout ((out, in) weights where the file above has Conv1D's (in, out)): the same halves
   const std::vector<std::uint8_t> nano = export_safetensors(f32->table(), f32->params().data());
   EXPECT_EQ(load_checkpoint(nano.data(), nano.size(), {}, config, Precision::kF16)->halves(), f16->halves());
   // 'auto': float32 when 4 bytes a parameter fit the budget, else F16
@@ -570,6 +570,17 @@ TEST_P(HostileGpt2, IsRefusedWithAnErrorNamingTheProblem) {
       EXPECT_EQ(sliced_read_error(file, c.config), std::string(e.what()));
     }
   }
+}
+
+TEST(Gpt2CheckpointF16, ALmHeadDifferingFromWteIsRefusedNamingTheElementWithWteInPanels) {
+  // An F16 model keeps wte in panels (gpt.h), so the tied copy is compared at each element's place
+  // there: element 10 (row 0, column 10) differs by a factor of 2, which its half keeps.
+  auto s = specs_of(read_bytes("gpt2_tiny.safetensors"));
+  named(s, "transformer.wte.weight").data[42] ^= 0x80;  // element 10's lowest exponent bit
+  const Bytes file = build(s);
+  const std::string config = read_text("config.json");
+  EXPECT_TRUE(ThrowsNaming([&] { load_checkpoint(file.data(), file.size(), {}, config, Precision::kF16); },
+                           {"lm_head.weight differs from transformer.wte.weight at element 10"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, HostileGpt2, ::testing::ValuesIn(hostile_cases()),
