@@ -16,6 +16,7 @@
 //   node bench/gpt2_generate.mjs             writes bench/results/gpt2-generate-<date>.md
 //   node bench/gpt2_generate.mjs --tokens 32 --threads 1,2 --weights f32,f16 --no-ort
 //   node bench/gpt2_generate.mjs --browser   the same in Debian's Chromium (--out to name the file)
+//   node bench/gpt2_generate.mjs --browser firefox   the same in Debian's Firefox ESR
 //
 // Node runs the same WASM engines the browsers run (Node 20's V8); the machine's load average is
 // recorded with the results.
@@ -43,17 +44,19 @@ const loadStart = os.loadavg()[0];
 
 const file = ensureCheckpoint('f32');
 
-// --browser: the same measurements in Debian's Chromium, on a cross-origin isolated page (the
+// --browser [chromium|firefox]: the same measurements in Debian's Chromium (playwright-core) or
+// Firefox ESR (puppeteer-core over WebDriver BiDi), on a cross-origin isolated page (the
 // threaded engine; onnxruntime-web's threads), the checkpoint fetched into a Blob first (a model
 // already kept), the ONNX graph written to build-bench/ and fetched by the page.
 if (argv.includes('--browser')) {
-  const { launchBrowser, serveStatic } = await import('../tests/e2e/helpers.mjs');
+  const { launchBrowser, launchFirefox, serveStatic } = await import('../tests/e2e/helpers.mjs');
+  const firefox = option('--browser', '') === 'firefox';
   const root = path.resolve(here, '..');
   const graphFile = path.join(root, 'build-bench', 'gpt2-small-with-past.onnx');
   if (!existsSync(graphFile))
     writeFileSync(graphFile, gpt2DecoderWithPast(readTensors(file), { V, C, H, L, eps: 1e-5 }).bytes);
   const server = await serveStatic(root, { isolate: true });
-  const browser = await launchBrowser();
+  const browser = firefox ? await launchFirefox() : await launchBrowser();
   try {
     const page = await browser.newPage();
     page.on('console', (m) => log(`page: ${m.text()}`));
@@ -86,7 +89,7 @@ if (argv.includes('--browser')) {
       result.rows,
       result.greedy,
       result.notes,
-      `Chromium ${browser.version ? await browser.version() : ''}`.trim(),
+      `${firefox ? 'Firefox' : 'Chromium'} ${browser.version ? await browser.version() : ''}`.trim(),
     );
   } finally {
     await browser.close();
