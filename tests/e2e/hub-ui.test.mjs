@@ -22,6 +22,8 @@ import { fileURLToPath } from 'node:url';
 import { CSP, launchBrowser, launchFirefox, openFirefoxPage, openPage, serveStatic, ensureDist } from './helpers.mjs';
 import { startHfStandin, tinyGpt2, vocabAndMerges } from '../helpers/hf-standin.mjs';
 import { decodeState } from '../../web/lib/share.js';
+import { fromCompact } from '../../web/lib/tokenizer/index.js';
+import { defaultGpt } from '../../web/lib/real/gpt-state.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST = path.join(ROOT, 'dist');
@@ -43,6 +45,10 @@ before(async () => {
       'model.safetensors': tinyGpt2({ layers: 3, seed: 7 }).files['model.safetensors'],
     },
   });
+  // A GPT-2 with no tokenizer file (tokenizer.json and vocab.json answer 404): read with GPT-2's
+  // own encoding, the file beside the page's.
+  const { 'tokenizer.json': _, ...bare } = tinyGpt2({ vocabSize: 50257, layers: 1, seed: 5 }).files;
+  hub.addRepo('someone/gpt2-bare', { files: bare });
   hub.addRepo('someone/pickled', {
     files: { 'config.json': tiny.files['config.json'], 'pytorch_model.bin': Buffer.alloc(4096) },
   });
@@ -275,6 +281,24 @@ test('the opening\'s "Open GPT-2 small" downloads GPT-2 from the Hub and opens i
   await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, SECTION);
   assert.deepEqual(await gptModel(page), { kind: 'hub', endpoint: hub.endpoint, repo: GPT2, revision: 'main' });
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a repository without a tokenizer file opens with GPT-2's own encoding, the file beside the page", async () => {
+  hub.reset();
+  const { page, context, problems } = await openSection();
+  await page.fill(`${SECTION} .ae-gpt-repo-input`, 'someone/gpt2-bare');
+  await page.click(`${SECTION} .ae-gpt-repo-go`);
+  await untilAbout(page, /^someone\/gpt2-bare: 1 layers? × 2 heads/, 30000);
+  await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 2, SECTION);
+  const gpt2 = fromCompact(new Uint8Array(fs.readFileSync(path.join(DIST, 'attention-explorer.gpt2-tokenizer.bin'))));
+  const chips = await page.$$eval(`${SECTION} .ae-gpt-chips .ae-gpt-chip`, (cs) => cs.map((c) => Number(c.dataset.id)));
+  assert.deepEqual(chips, gpt2.encode(defaultGpt().sentence));
+  // Not a 404 on the tokenizer: the only requests that failed are the Hub's for the missing files.
+  assert.deepEqual(
+    problems.filter((p) => !/tokenizer\.json|vocab\.json|merges\.txt|status of 404/.test(p)),
+    [],
+  );
   await context.close();
 });
 

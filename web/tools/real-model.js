@@ -140,6 +140,17 @@ function openAs(st, spec, specKey, { hostOpen, notify }) {
  * consent error when it is not kept (its weights are downloaded only on the reader's click).
  * held(): the bytes of the model on screen.
  */
+/**
+ * A model of the Hub's open spec, its tokenizer completed: a repository without tokenizer.json or
+ * vocab.json + merges.txt is read with GPT-2's own encoding, from the file beside the page's
+ * (app.modelFiles), as a checkpoint opened from a URL or from disk is.
+ */
+function withTokenizer(app, spec) {
+  const t = spec.tokenizer ?? {};
+  const given = t.json !== undefined || t.vocab !== undefined || t.merges !== undefined || t.jsonUrl;
+  return given ? spec : { ...spec, tokenizer: { ...t, gpt2Url: app.modelFiles.gpt2Tokenizer() } };
+}
+
 async function keptHubSpec(hub, m, held) {
   const where = { endpoint: m.endpoint, repo: m.repo, revision: m.revision };
   if (!(await hub.isKept(where)))
@@ -206,7 +217,7 @@ function createRealModel(app) {
       // A model of the Hub named by the state (a link, the element's model attribute) opens from
       // the browser's store; its weights are downloaded only on the reader's click (openHub): a
       // consent error says so, and the view offers the button.
-      if (m.kind === 'hub') return open(() => keptHubSpec(hubOf(), m, held), specKey);
+      if (m.kind === 'hub') return open(async () => withTokenizer(app, await keptHubSpec(hubOf(), m, held)), specKey);
       return open(m.kind === 'url' ? urlSpec(app, m) : shippedSpec(app), specKey);
     },
     /**
@@ -231,7 +242,7 @@ function createRealModel(app) {
         );
         let opened;
         try {
-          opened = await hostOpen(got.spec);
+          opened = await hostOpen(withTokenizer(app, got.spec));
         } catch (err) {
           st.error = err; // the host kept the model on screen
           throw err;
