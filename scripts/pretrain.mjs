@@ -59,6 +59,8 @@ export const SETTINGS = {
   beta2: 0.99,
   'weight-decay': 0.1,
   clip: 1,
+  // wpe's starting values: nanoGPT's N(0, 0.02), or sinusoidal[:S] (row RMS S × 0.02; attn-pretrain --help).
+  'wpe-init': 'normal',
   // Every thread count gives the same weights (the core's pool); the default is the cores, at most 8.
   threads: Math.min(8, availableParallelism()),
 };
@@ -73,9 +75,14 @@ const RECORD_STEPS = 2;
 // own trials are in web/models/brown-wordnet.trials.json.
 const TRIAL_BASE = { steps: 300, warmup: 30, 'decay-steps': 300, lr: 2e-3, 'min-lr': 2e-4, batch: 12 };
 const TRIAL_EVAL = { every: 100, windows: 64 };
+// `wpe-init` starts wpe sinusoidal (row RMS S × 0.02, wte's init std being 0.02) instead of N(0, 0.02).
+// `--trials NAME,…` runs those only (each trial's result is build/trials/NAME/result.json; the
+// summary gathers every trial of TRIALS that has one).
 export const TRIALS = {
   'v8192-r0': { vocab: 8192, repeat: 0 },
   'v8192-r30': { vocab: 8192, repeat: 0.3 },
+  'v8192-r0-sin1': { vocab: 8192, repeat: 0, 'wpe-init': 'sinusoidal:1' },
+  'v8192-r0-sin3': { vocab: 8192, repeat: 0, 'wpe-init': 'sinusoidal:3' },
 };
 
 const work = join(root, 'build/pretrain');
@@ -98,14 +105,17 @@ settings.vocab = vocabSize;
 argv.forEach((a, i) => {
   if (a !== '--set') return;
   const [key, value] = String(argv[i + 1]).split('=');
-  if (!(key in SETTINGS) || key === 'vocab' || !Number.isFinite(Number(value)))
+  if (!(key in SETTINGS) || key === 'vocab' || key === 'wpe-init' || !Number.isFinite(Number(value)))
     throw new Error(`--set: expected key=number with a key of SETTINGS other than vocab, got ${argv[i + 1]}`);
   settings[key] = Number(value);
 });
+if (option('--wpe-init')) settings['wpe-init'] = option('--wpe-init');
 const ownData = vocabSize !== VOCAB_SIZE || repeat.share !== REPEAT.share || repeat.random !== REPEAT.random;
 const dataDir = ownData ? join(work, `data-v${vocabSize}-r${repeat.share}-random${repeat.random}`) : join(work, 'data');
-if (ship && (ownData || argv.includes('--set')))
-  throw new Error('pretrain: a run with --vocab, --repeat, --random or --set is not the shipped model: add --no-ship');
+if (ship && (ownData || argv.includes('--set') || settings['wpe-init'] !== SETTINGS['wpe-init']))
+  throw new Error(
+    'pretrain: a run with --vocab, --repeat, --random, --set or --wpe-init is not the shipped model: add --no-ship',
+  );
 
 const readTokens = (file) => {
   const b = readFileSync(file);
@@ -123,15 +133,17 @@ const trainArgs = (values, out, data = dataDir) => {
 if (argv.includes('--trials')) {
   run('cmake', ['--build', 'build', '--target', 'attn-pretrain', '-j2']);
   if (!existsSync(join(root, 'web/engine/attention_engine.mjs'))) run('node', ['scripts/build.mjs']);
-  const results = [];
+  const only = option('--trials')?.startsWith('--') === false ? option('--trials').split(',') : null;
+  for (const name of only ?? []) if (!(name in TRIALS)) throw new Error(`--trials: no trial named ${name}`);
   for (const [name, { vocab, repeat, random = 0, ...overrides }] of Object.entries(TRIALS)) {
+    if (only && !only.includes(name)) continue;
     const data = join(root, 'build/trials', `data-v${vocab}-r${repeat}${random ? `-random${random}` : ''}`);
     if (!existsSync(join(data, 'train.bin'))) {
       log(`trial data ${data}`);
       writeData(join(root, 'node_modules'), data, { vocabSize: vocab, repeat: { ...REPEAT, share: repeat, random } });
     }
     const out = join(root, 'build/trials', name);
-    const values = { ...SETTINGS, ...TRIAL_BASE, vocab, ...overrides };
+    const values = { ...SETTINGS, ...TRIAL_BASE, vocab, ...overrides, threads: settings.threads };
     // A trial with a final file is not run again.
     if (!existsSync(join(out, 'final-f16.safetensors'))) {
       mkdirSync(out, { recursive: true });
@@ -151,7 +163,7 @@ if (argv.includes('--trials')) {
       tokenizerText: readFileSync(join(data, 'tokenizer.json'), 'utf8'),
       heldOutText: readTokens(join(data, 'val-brown.bin')),
     });
-    results.push({
+    const result = {
       name,
       settings: { vocab, repeat, ...(random && { random }), ...overrides },
       parameters: l.parameters,
@@ -159,8 +171,13 @@ if (argv.includes('--trials')) {
       trainLoss: last.reduce((a, r) => a + r[0], 0) / last.length,
       msPerStep: l.train_seconds ? (1000 * l.train_seconds) / l.steps.length : null,
       heads,
-    });
+    };
+    writeFileSync(join(out, 'result.json'), JSON.stringify(result, null, 1) + '\n');
   }
+  const results = Object.keys(TRIALS)
+    .map((name) => join(root, 'build/trials', name, 'result.json'))
+    .filter((file) => existsSync(file))
+    .map((file) => JSON.parse(readFileSync(file, 'utf8')));
   const summary = { base: { ...SETTINGS, ...TRIAL_BASE, threads: undefined }, eval: TRIAL_EVAL, results };
   writeFileSync(join(root, 'build/trials/summary.json'), JSON.stringify(summary, null, 1) + '\n');
   for (const r of results)

@@ -330,7 +330,7 @@ function trainingSection(j) {
   return [
     '## Training',
     '',
-    `${s.steps} steps of ${s.batch} × ${c.block_size} tokens = **${j.tokensSeen.toLocaleString('en')} tokens seen** (${f(j.epochs, 2)} epochs of the training split). AdamW (β ${s.beta1}, ${s.beta2}; weight decay ${s.weight_decay} on matrices), learning rate ${s.lr} with ${s.warmup} warmup steps and cosine decay to ${s.min_lr} at step ${s.decay_steps}, gradient clipping at ${s.clip}, seed ${s.seed}, ${s.threads} thread${s.threads === 1 ? '' : 's'}. **Training time: ${f(j.trainSeconds / 60, 1)} min** of steps (${f(j.seconds / 60, 1)} min with evaluations and checkpoints) on ${j.machine}. Weights' FNV-1a hash: \`${j.weightsHash}\`.`,
+    `${s.steps} steps of ${s.batch} × ${c.block_size} tokens = **${j.tokensSeen.toLocaleString('en')} tokens seen** (${f(j.epochs, 2)} epochs of the training split). AdamW (β ${s.beta1}, ${s.beta2}; weight decay ${s.weight_decay} on matrices), learning rate ${s.lr} with ${s.warmup} warmup steps and cosine decay to ${s.min_lr} at step ${s.decay_steps}, gradient clipping at ${s.clip}, ${s.wpe_init === 'sinusoidal' ? `wpe started as sinusoids of row RMS ${f(0.02 * s.wpe_scale, 3)} (\`--wpe-init sinusoidal:${s.wpe_scale}\`), ` : ''}seed ${s.seed}, ${s.threads} thread${s.threads === 1 ? '' : 's'}. **Training time: ${f(j.trainSeconds / 60, 1)} min** of steps (${f(j.seconds / 60, 1)} min with evaluations and checkpoints) on ${j.machine}. Weights' FNV-1a hash: \`${j.weightsHash}\`.`,
     '',
     '| step | held-out loss (128 windows of val) |',
     '|---|---|',

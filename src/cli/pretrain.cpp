@@ -10,6 +10,7 @@
 //                               replays them)
 // Deterministic: the same settings and token files give the same weights bit for bit (same build).
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -38,6 +39,7 @@ const char* const kUsage =
     "  model     --vocab V --context T --layers L --heads H --width C --dropout P --bias 0|1\n"
     "  training  --seed S --batch B --steps K --lr R --min-lr R --warmup K --decay-steps K\n"
     "            --beta1 X --beta2 X --weight-decay X --clip X --threads N\n"
+    "            --wpe-init normal|sinusoidal[:S] (normal: nanoGPT's; sinusoidal: row RMS S × 0.02, S = 1)\n"
     "  output    --eval-every K (250) --eval-windows W (64) --checkpoint-every K (0: final only)\n"
     "            --record K (0) --quiet\n";
 
@@ -137,7 +139,18 @@ Cli parse(int argc, char** argv) {
       s.clip = number(flag, v);
     else if (flag == "--threads")
       s.threads = static_cast<int>(integer(flag, v, 1, 256));
-    else if (flag == "--eval-every")
+    else if (flag == "--wpe-init") {
+      if (v == "normal")
+        s.wpe_sinusoidal = 0;
+      else if (v == "sinusoidal")
+        s.wpe_sinusoidal = 1;
+      else if (v.rfind("sinusoidal:", 0) == 0) {
+        s.wpe_sinusoidal = number(flag, v.substr(11));
+        if (!(s.wpe_sinusoidal > 0) || !std::isfinite(s.wpe_sinusoidal))
+          throw Error("--wpe-init: expected sinusoidal:S with a finite S > 0, got " + v);
+      } else
+        throw Error("--wpe-init: expected normal, sinusoidal or sinusoidal:S, got '" + v + "'");
+    } else if (flag == "--eval-every")
       cli.eval_every = integer(flag, v, 1, big);
     else if (flag == "--eval-windows")
       cli.eval_windows = static_cast<int>(integer(flag, v, 0, 1 << 20));
@@ -180,7 +193,9 @@ json settings_json(const pretrain::Settings& s) {
           {"beta2", s.beta2},
           {"weight_decay", s.weight_decay},
           {"clip", s.clip},
-          {"threads", s.threads}};
+          {"threads", s.threads},
+          {"wpe_init", s.wpe_sinusoidal > 0 ? "sinusoidal" : "normal"},
+          {"wpe_scale", s.wpe_sinusoidal > 0 ? s.wpe_sinusoidal : 1.0}};
 }
 
 std::string hex64(std::uint64_t v) {
@@ -218,6 +233,7 @@ int run(const Cli& cli) {
   const std::vector<std::uint16_t> train = pretrain::read_tokens(cli.train, s.config.vocab_size);
   const std::vector<std::uint16_t> val = pretrain::read_tokens(cli.val, s.config.vocab_size);
   model::Gpt gpt(s.config, s.seed);
+  if (s.wpe_sinusoidal > 0) pretrain::init_wpe_sinusoidal(gpt, s.wpe_sinusoidal);
   model::Trainer trainer(gpt);
   const model::StepOptions options = pretrain::step_options(s);
   const std::vector<std::int64_t> val_windows = pretrain::eval_offsets(val.size(), T, cli.eval_windows);

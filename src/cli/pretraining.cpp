@@ -1,5 +1,6 @@
 #include "cli/pretraining.h"
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -24,6 +25,24 @@ model::StepOptions step_options(const Settings& s) {
   o.schedule = model::LrSchedule{true, s.lr, s.min_lr, s.warmup, s.decay_steps};
   o.seed = s.seed;
   return o;
+}
+
+void init_wpe_sinusoidal(model::Gpt& gpt, double scale) {
+  if (!std::isfinite(scale) || scale <= 0)
+    fail("init_wpe_sinusoidal: scale: expected a finite number > 0, got " + std::to_string(scale));
+  gpt.require_f32("init_wpe_sinusoidal");
+  const model::ParamEntry& e = gpt.table().wpe();
+  const int T = gpt.config().block_size, C = gpt.config().n_embd;
+  const double amplitude = scale * 0.02 * std::sqrt(2.0);
+  float* wpe = gpt.params().data() + e.offset;
+  for (int p = 0; p < T; ++p) {
+    for (int j = 0; j < C; ++j) {
+      const int i = j / 2;
+      const double angle = static_cast<double>(p) * std::pow(10000.0, -2.0 * i / C);
+      wpe[static_cast<std::size_t>(p) * C + j] =
+          static_cast<float>(amplitude * (j % 2 == 0 ? std::sin(angle) : std::cos(angle)));
+    }
+  }
 }
 
 std::uint64_t batch_seed(std::uint64_t seed, long long step) {

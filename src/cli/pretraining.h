@@ -31,7 +31,19 @@ struct Settings {
   long long warmup = 100, decay_steps = 1000;  // nanoGPT's warmup_iters, lr_decay_iters
   double beta1 = 0.9, beta2 = 0.99, weight_decay = 0.1, clip = 1.0;
   int threads = 1;
+  // wpe's starting values: 0 keeps nanoGPT's N(0, 0.02) (the default, PyTorch's init bit for bit);
+  // s > 0 overwrites it after that init with sinusoidal embeddings of row RMS s × 0.02
+  // (init_wpe_sinusoidal). wpe stays a learned table either way.
+  double wpe_sinusoidal = 0;
 };
+
+// Overwrites transformer.wpe.weight (T, C) with Vaswani et al.'s (2017, §3.5) sinusoidal position
+// embeddings, amplitude a = scale · 0.02 · √2: wpe[p, 2i] = a·sin(p·ω_i), wpe[p, 2i + 1] = a·cos(p·ω_i),
+// ω_i = 10000^(−2i/C). For even C every row's RMS is scale × 0.02, the std of nanoGPT's init of wte.
+// An offset by k positions is then a fixed rotation of each (sin, cos) pair, a linear map that
+// W_Q and W_K can learn ("attend to the previous token"). Deterministic (no random draws; computed
+// in double, rounded to float). attn::Error unless scale is finite and > 0 and the model is float32.
+void init_wpe_sinusoidal(model::Gpt& gpt, double scale);
 
 // The model step options of these settings (AdamW, decay_lr, clip, dropout seed).
 model::StepOptions step_options(const Settings& settings);

@@ -155,6 +155,64 @@ TEST(SafetensorsF16, ExportRoundsToNearestEvenAndImportsBack) {
   }
 }
 
+// --wpe-init sinusoidal:S: wpe holds Vaswani et al.'s embeddings (here computed as PyTorch's
+// tutorial does, exp(−ln 10000 · 2i / C)) with row RMS S × 0.02; nothing else of nanoGPT's init
+// changes, and the values are the same every time.
+TEST(PretrainWpeInit, SinusoidalOverwritesWpeOnlyWithTheFormulaAtTheAskedRms) {
+  model::ModelConfig config;
+  config.vocab_size = 50;
+  config.block_size = 16;
+  config.n_layer = 1;
+  config.n_head = 2;
+  config.n_embd = 8;
+  const int T = config.block_size, C = config.n_embd;
+  for (const double scale : {1.0, 2.5}) {
+    model::Gpt plain(config, 1337), sin(config, 1337), again(config, 1337);
+    init_wpe_sinusoidal(sin, scale);
+    init_wpe_sinusoidal(again, scale);
+    EXPECT_EQ(weights_hash(sin.params()), weights_hash(again.params()));
+    const model::ParamEntry& e = sin.table().wpe();
+    ASSERT_EQ(e.size, static_cast<std::size_t>(T) * C);
+    for (std::size_t k = 0; k < sin.params().size(); ++k) {
+      if (k >= e.offset && k < e.offset + e.size) continue;
+      ASSERT_EQ(float_bits(sin.params()[k]), float_bits(plain.params()[k])) << "parameter " << k << " changed";
+    }
+    const double a = scale * 0.02 * std::sqrt(2.0);
+    for (int p = 0; p < T; ++p) {
+      double sum_sq = 0;
+      for (int i = 0; i < C / 2; ++i) {
+        const double w = std::exp(-std::log(10000.0) * (2.0 * i) / C);
+        const float s0 = sin.params()[e.offset + p * C + 2 * i], c0 = sin.params()[e.offset + p * C + 2 * i + 1];
+        EXPECT_NEAR(s0, a * std::sin(p * w), 1e-6 * a) << "wpe[" << p << ", " << 2 * i << "]";
+        EXPECT_NEAR(c0, a * std::cos(p * w), 1e-6 * a) << "wpe[" << p << ", " << 2 * i + 1 << "]";
+        sum_sq += static_cast<double>(s0) * s0 + static_cast<double>(c0) * c0;
+      }
+      EXPECT_NEAR(std::sqrt(sum_sq / C), scale * 0.02, 1e-6) << "row " << p;
+    }
+    // Row 0 is (0, a, 0, a, …): sin 0, cos 0.
+    EXPECT_EQ(sin.params()[e.offset], 0.0f);
+    EXPECT_EQ(sin.params()[e.offset + 1], static_cast<float>(a));
+  }
+}
+
+TEST(PretrainWpeInit, RejectsAScaleThatIsNotPositive) {
+  model::ModelConfig config;
+  config.vocab_size = 10;
+  config.block_size = 4;
+  config.n_layer = 1;
+  config.n_head = 1;
+  config.n_embd = 4;
+  model::Gpt gpt(config, 1);
+  for (const double scale : {0.0, -1.0, std::nan("")}) {
+    try {
+      init_wpe_sinusoidal(gpt, scale);
+      FAIL() << "expected an error for scale " << scale;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("scale"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // The shipped model's run, its first steps: the batches it drew from the real data, the loss of
 // each step as float32 bits and the weights' hash after each. A change to the model's arithmetic,
 // its initialisation, the optimizer or the schedule shows here.
@@ -187,6 +245,8 @@ TEST(PretrainRecord, FirstStepsOfTheShippedRunReplayBitForBit) {
   settings.weight_decay = s["weight_decay"];
   settings.clip = s["clip"];
   model::Gpt gpt(settings.config, settings.seed);
+  // Records written before the option have no wpe_init: nanoGPT's init.
+  if (s.value("wpe_init", std::string("normal")) == "sinusoidal") init_wpe_sinusoidal(gpt, s["wpe_scale"]);
   model::Trainer trainer(gpt);
   const model::StepOptions options = step_options(settings);
   const int B = settings.batch, T = settings.config.block_size;
