@@ -106,9 +106,10 @@ async function measure(name) {
     await page.goto(pageUrl);
     await page.evaluate(() => window.__explorer.ready);
     await page.evaluate((sel) => document.querySelector(sel).scrollIntoView(), SECTION);
-    await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length > 0, SECTION, {
-      timeout: 60000,
-    });
+    // (playwright's waitForFunction takes (fn, arg, options), puppeteer's (fn, options, arg))
+    const drawn = (sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length > 0;
+    if (name === 'firefox') await page.waitForFunction(drawn, { timeout: 60000 }, SECTION);
+    else await page.waitForFunction(drawn, SECTION, { timeout: 60000 });
     const clickToPicture = await page.evaluate(
       (sel) =>
         new Promise((resolve) => {
