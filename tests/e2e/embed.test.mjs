@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { launchBrowser, serveStatic, openPage, ensureDist } from './helpers.mjs';
+import { launchBrowser, keptPages, serveStatic, openPage, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { elementSnippet } from '../../web/tools/embed-dialog.js';
 import { defaultState, VIEWS } from '../../web/lib/state.js';
@@ -19,15 +19,20 @@ const DIST = path.join(ROOT, 'dist');
 
 let server;
 let browser;
+// A test's page is a new document in a page kept for its context options (keptPages in
+// helpers.mjs), unless the test adds routes, listeners, init scripts or emulation of its own.
+let pages;
 let engine;
 
 test.before(async () => {
   ensureDist();
   server = await serveStatic(DIST);
   browser = await launchBrowser();
+  pages = keptPages(browser);
   engine = await loadEngine();
 });
 test.after(async () => {
+  await pages?.close();
   await browser?.close();
   await server?.close();
 });
@@ -35,7 +40,7 @@ test.after(async () => {
 /** Opens a dist page, waits for every element to be ready; returns {page, problems}. A figure
  * draws as it nears the viewport (as a reader scrolls to it), so one not drawn yet is scrolled to. */
 async function openElements(rel, { waitFor = 'attention-explorer' } = {}) {
-  const { page, problems, context } = await openPage(browser, null);
+  const { page, problems, context } = await pages.open(null);
   await page.goto(server.url + rel);
   await page.waitForFunction(
     (sel) => {
