@@ -92,9 +92,10 @@ export async function openPage(browser, url, contextOptions = {}) {
  * the test's `context.close()` hands the page back on about:blank, its workers and timers gone. A
  * cold page load of dist/index.html or embed.html took 1.8 to 2.1 CPU-seconds here, the same load
  * in a kept page 0.9 to 1.0: most of a new page's cost is its renderer process starting and
- * warming. Only for tests that add no listeners, routes, init scripts or emulation of their own
- * to the page and keep nothing in the browser's storage (nothing of the page's but the Hub's
- * model store does); each open() gets its own `problems`, as openPage() records them.
+ * warming. Only for tests that add no listeners, init scripts or emulation of their own to the
+ * page and keep nothing in the browser's storage (nothing of the page's but the Hub's model store
+ * does); routes a test adds go when it hands the page back. Each open() gets its own `problems`,
+ * as openPage() records them.
  * @returns {{open: (url: string, contextOptions?: object) => Promise<{page, context: {close: () => Promise<void>}, problems: string[]}>, close: () => Promise<void>}}
  */
 export function keptPages(browser) {
@@ -115,6 +116,7 @@ export function keptPages(browser) {
       const close = async () => {
         if (!k.busy) return;
         await k.page.goto('about:blank');
+        await k.page.unrouteAll({ behavior: 'ignoreErrors' });
         // Where a fresh page's pointer is: never over the next document's content.
         await k.page.mouse.move(0, 0);
         k.busy = false;

@@ -41,7 +41,7 @@ function gpt2Checkpoint() {
 
 let root, server, browser, gpt2;
 // A test's page is a new document in a page kept for its context options (keptPages in
-// helpers.mjs), unless the test adds routes, listeners, init scripts or emulation of its own.
+// helpers.mjs), unless the test adds listeners, init scripts or emulation of its own.
 let pages;
 before(async () => {
   ensureDist();

@@ -26,7 +26,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
 let server, browser, engine, defaults;
 // A test's page is a new document in a page kept for its context options (keptPages in
-// helpers.mjs), unless the test adds routes, listeners, init scripts or emulation of its own.
+// helpers.mjs), unless the test adds listeners, init scripts or emulation of its own.
 let pages;
 test.before(async () => {
   ensureDist();

@@ -425,7 +425,7 @@ const PRINTED = [
 
 let server, browser;
 // A test's page is a new document in a page kept for its context options (keptPages in
-// helpers.mjs), unless the test adds routes, listeners, init scripts or emulation of its own.
+// helpers.mjs), unless the test adds listeners, init scripts or emulation of its own.
 let pages;
 test.before(async () => {
   ensureDist();

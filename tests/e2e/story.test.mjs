@@ -17,7 +17,7 @@ import { storyStates, numbersIn } from '../helpers/story-states.mjs';
 
 let server, browser, defaults, states;
 // A test's page is a new document in a page kept for its context options (keptPages in
-// helpers.mjs), unless the test adds routes, listeners, init scripts or emulation of its own.
+// helpers.mjs), unless the test adds listeners, init scripts or emulation of its own.
 let pages;
 before(async () => {
   ensureDist();

@@ -671,7 +671,7 @@ test('Learn_AnAutoplayFigureIsWatchedAtThePaceItsSpeedAttributeSays', async () =
     ['fast', 'fast'],
     ['1', '1'],
   ]) {
-    const { page, context, problems } = await openPage(browser, null, { viewport: { width: 1280, height: 800 } });
+    const { page, context, problems } = await pages.open(null, { viewport: { width: 1280, height: 800 } });
     await page.route('**/learn-figure.html', (route) =>
       route.fulfill({ contentType: 'text/html', body: figure(speed) }),
     );

@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { launchBrowser, keptPages, serveStatic, openPage, PAGE_DIR, ensureDist } from './helpers.mjs';
+import { launchBrowser, keptPages, serveStatic, PAGE_DIR, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState, notebookState } from '../../web/lib/state.js';
 import { encodeState } from '../../web/lib/share.js';
@@ -17,7 +17,7 @@ import { parseCSV } from '../helpers/csv.mjs';
 
 let server, browser, engine, defaults, notebook;
 // A test's page is a new document in a page kept for its context options (keptPages in
-// helpers.mjs), unless the test adds routes, listeners, init scripts or emulation of its own.
+// helpers.mjs); the routes a test adds go when it hands the page back.
 let pages;
 test.before(async () => {
   ensureDist();
@@ -178,7 +178,7 @@ test('Lines_MoveSmoothlyUnlessReducedMotionIsAsked', async () => {
 });
 
 test('Lines_TheElementShowsThePictureAloneWithViewLines', async () => {
-  const { page, context, problems } = await openPage(browser, null);
+  const { page, context, problems } = await pages.open(null);
   await page.route('**/lines-element.html', (route) =>
     route.fulfill({
       contentType: 'text/html',
@@ -277,7 +277,7 @@ test('Plane_TheTwoBanksLandApartWithAttentionAndTogetherThroughTheLinearLayer', 
 
 test('Plane_TheElementLoadsTheWholeEngineBesideItForThePlane', async () => {
   const dist = await serveStatic(PAGE_DIR);
-  const { page, context, problems } = await openPage(browser, null);
+  const { page, context, problems } = await pages.open(null);
   await page.route('**/plane-element.html', (route) =>
     route.fulfill({
       contentType: 'text/html',
@@ -285,7 +285,8 @@ test('Plane_TheElementLoadsTheWholeEngineBesideItForThePlane', async () => {
     }),
   );
   const fetched = [];
-  page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+  const onRequest = (r) => fetched.push(new URL(r.url()).pathname);
+  page.on('request', onRequest);
   await page.goto(dist.url + 'plane-element.html');
   await page.waitForFunction(
     () => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('.ae-plane-point'),
@@ -306,6 +307,7 @@ test('Plane_TheElementLoadsTheWholeEngineBesideItForThePlane', async () => {
     problems.filter((p) => !/favicon/.test(p)),
     [],
   );
+  page.off('request', onRequest);
   await context.close();
   await dist.close();
 });
