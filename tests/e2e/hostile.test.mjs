@@ -52,7 +52,6 @@ before(async () => {
   defaults = defaultState((await loadEngine()).examples());
 });
 after(async () => {
-  for (const k of kept.splice(0)) await k.context.close();
   await browser?.close();
   await server?.close();
 });
@@ -75,41 +74,20 @@ function guard() {
   }
 }
 
-/**
- * A page with the guard installed and its problems recorded. The tests share such pages, each
- * test a new document in a free one (a new page cost about 1 CPU-second more here: keptPages in
- * helpers.mjs) and `context.close()` handing it back on about:blank; with `own` (the two soaks,
- * which read the heap through a CDP session of their context) a context and page of its own.
- */
-const kept = []; // {context, page, problems, busy}
-async function newPage({ own = false } = {}) {
-  let k = own ? undefined : kept.find((x) => !x.busy);
-  if (!k) {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.addInitScript(guard);
-    const page = await context.newPage();
-    const problems = [];
-    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' || /Refused|Content Security/i.test(msg.text()))
-        problems.push(`console: ${msg.text()}`);
-    });
-    page.on('dialog', (d) => {
-      problems.push(`dialog: ${d.message()}`);
-      d.dismiss().catch(() => {});
-    });
-    k = { context, page, problems };
-    if (own) return k;
-    kept.push(k);
-  }
-  k.busy = true;
-  k.problems.length = 0;
-  const close = async () => {
-    await k.page.goto('about:blank');
-    await k.page.mouse.move(0, 0);
-    k.busy = false;
-  };
-  return { context: { close }, page: k.page, problems: k.problems };
+async function newPage() {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(guard);
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || /Refused|Content Security/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
+  });
+  page.on('dialog', (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    d.dismiss().catch(() => {});
+  });
+  return { context, page, problems };
 }
 
 // An HTML page hosting elements, served from the test server's origin with the strict CSP header:
@@ -655,7 +633,7 @@ async function soak(context, page, problems, { what, target, reset, afterReset =
 }
 
 test(`Page_${SOAK_CHANGES}StateChangesLeaveTheWasmHeapTheJsHeapAndTheDomFlat`, async () => {
-  const { context, page, problems } = await newPage({ own: true });
+  const { context, page, problems } = await newPage();
   await openExplorer(page);
   const initial = await page.evaluate(() => window.__explorer.store.get());
   await soak(context, page, problems, {
@@ -670,7 +648,7 @@ test(`Page_${SOAK_CHANGES}StateChangesLeaveTheWasmHeapTheJsHeapAndTheDomFlat`, a
 });
 
 test(`Element_${SOAK_CHANGES}SetStateChangesLeaveTheWasmHeapTheJsHeapAndTheDomFlat`, async () => {
-  const { context, page, problems } = await newPage({ own: true });
+  const { context, page, problems } = await newPage();
   // web/'s modules: the test reads the heap of the very engine module the element imports.
   await elementPage(page, '<attention-explorer example="both" controls="full" view="all"></attention-explorer>', {
     src: '/web/element/attention-explorer.js',
