@@ -119,6 +119,10 @@ const NUMBERS =
 // What the server sent, in order: {method, path, status, bytes} (tests that count fetches reset it).
 let sent = [];
 let server, browser;
+// The page each scheme's walk leaves, every figure drawn, for that scheme's themed test (run
+// next), which reads its figures there rather than loading and drawing them again (it opens its
+// own page when run alone).
+const walked = new Map(); // scheme → {page, context, problems}
 before(async () => {
   ensureDist();
   assert.ok(fs.existsSync(path.join(DIST, 'examples/blog.html')), 'dist/ is built (node scripts/build.mjs)');
@@ -127,6 +131,7 @@ before(async () => {
   browser = await launchBrowser();
 });
 after(async () => {
+  for (const { context } of walked.values()) await context.close();
   await browser?.close();
   await server?.close();
 });
@@ -331,8 +336,10 @@ for (const scheme of ['light', 'dark']) {
     assert.deepEqual(violations, [], 'no CSP violations');
     assert.deepEqual(problems, [], 'no console errors or failed requests');
     assert.deepEqual(failed, [], 'no HTTP errors');
-    await context.close();
+    // Every figure drawn: the page goes on to this scheme's themed test, next.
+    walked.set(scheme, { page, context, problems });
   });
+  test(`Blog_${scheme}_AThemedPostsFiguresWearItsColoursOnEverySurface`, () => themedFigures(scheme));
 }
 
 // Before the reader scrolls, the post fetches its own files and the element's, nothing a figure
@@ -492,113 +499,118 @@ const DERIVED = {
 };
 const THEMED_FIGURES = ['fig-river', 'fig-finance', 'fig-learn-copy', 'fig-notebook', 'fig-all'];
 
-for (const scheme of ['light', 'dark'])
-  test(`Blog_${scheme}_AThemedPostsFiguresWearItsColoursOnEverySurface`, async () => {
-    const { page, context, problems } = await openPage(browser, null, {
+// Blog_<scheme>_AThemedPostsFiguresWearItsColoursOnEverySurface, run after that scheme's walk.
+async function themedFigures(scheme) {
+  // The page this scheme's walk left (the same post, viewport and theme), or a new one.
+  const walk = walked.get(scheme);
+  walked.delete(scheme);
+  const { page, context, problems } =
+    walk ??
+    (await openPage(browser, null, {
       viewport: { width: 1280, height: 900 },
       colorScheme: scheme,
-    });
-    await page.goto(server.url + 'examples/blog.html');
-    for (const id of THEMED_FIGURES) {
-      await page.locator('#' + id).scrollIntoViewIfNeeded();
-      await page.waitForFunction(
-        ([id, selector]) =>
-          [...document.getElementById(id).shadowRoot.querySelectorAll(selector)].some((x) => x.getClientRects().length),
-        [id, `${NUMBERS}, .ae-btn`],
-        { timeout: 30000 },
-      );
-    }
-    const seen = await page.evaluate((ids) => {
-      const rgb = (c) => {
-        const probe = document.createElement('i');
-        probe.style.color = c;
-        document.body.append(probe);
-        const v = getComputedStyle(probe).color;
-        probe.remove();
-        return v;
-      };
-      const post = getComputedStyle(document.documentElement);
-      const colours = {
-        bg: rgb(post.getPropertyValue('--figure-bg')),
-        fg: rgb(post.getPropertyValue('--post-fg')),
-        accent: rgb(post.getPropertyValue('--post-accent')),
-        white: 'rgb(255, 255, 255)',
-      };
-      const out = { colours, surfaces: {}, backgrounds: [] };
-      for (const id of ids) {
-        const root = document.getElementById(id).shadowRoot;
-        // Every surface's background inside the figure, with where. Not the data's colours (a
-        // heatmap cell painted by its colour map, the same in every post) nor the browser's own
-        // check boxes, radio buttons and sliders (they take the accent: accent-color).
-        for (const el of root.querySelectorAll('*')) {
-          if (!el.getClientRects().length || el.style.backgroundColor) continue;
-          if (el.matches('input[type="checkbox"], input[type="radio"], input[type="range"]')) continue;
-          const bg = getComputedStyle(el).backgroundColor;
-          if (bg !== 'rgba(0, 0, 0, 0)') out.backgrounds.push([`${id} ${el.localName}.${el.className}`, bg]);
-        }
-      }
-      const root = document.getElementById('fig-river').shadowRoot;
-      const style = (sel, prop) => getComputedStyle(root.querySelector(sel))[prop];
-      out.surfaces = {
-        card: style('.ae-card', 'backgroundColor'),
-        bar: style('.ae-bar-minimal', 'backgroundColor'),
-        cell: getComputedStyle(document.getElementById('fig-all').shadowRoot.querySelector('.ae-btn')).backgroundColor,
-        border: style('.ae-card', 'borderTopColor'),
-        muted: style('.ae-hm-table th', 'color'),
-        highlight: style('tr.ae-hl > th', 'backgroundColor'),
-        select: style('select', 'backgroundColor'),
-      };
-      // The focus ring and a link: the accent.
-      // A cell in sight in a themed figure (the bank contrast keeps its matrices one click deeper, in a
-      // closed disclosure).
-      const cell = ids
-        .flatMap((id) => [...document.getElementById(id).shadowRoot.querySelectorAll('td.ae-cell')])
-        .find((td) => td.getClientRects().length && !td.closest('details:not([open])'));
-      cell.focus();
-      out.surfaces.focus = getComputedStyle(cell).outlineColor;
-      const link = root.querySelector('.ae-root').appendChild(document.createElement('a'));
-      link.href = '#x';
-      link.textContent = 'a link';
-      out.surfaces.link = getComputedStyle(link).color;
-      link.remove();
-      return out;
-    }, THEMED_FIGURES);
-    // Colours as [r, g, b] in 0..255, whether written rgb() or color(srgb …).
-    const parse = (c) => {
-      const rgbMatch = /^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)/.exec(c);
-      if (rgbMatch) return rgbMatch.slice(1, 4).map(Number);
-      const srgb = /^color\(srgb ([\d.e-]+) ([\d.e-]+) ([\d.e-]+)/.exec(c);
-      assert.ok(srgb, `a colour: ${c}`);
-      return srgb.slice(1, 4).map((v) => Number(v) * 255);
+    }));
+  if (!walk) await page.goto(server.url + 'examples/blog.html');
+  for (const id of THEMED_FIGURES) {
+    await page.locator('#' + id).scrollIntoViewIfNeeded();
+    await page.waitForFunction(
+      ([id, selector]) =>
+        [...document.getElementById(id).shadowRoot.querySelectorAll(selector)].some((x) => x.getClientRects().length),
+      [id, `${NUMBERS}, .ae-btn`],
+      { timeout: 30000 },
+    );
+  }
+  const seen = await page.evaluate((ids) => {
+    const rgb = (c) => {
+      const probe = document.createElement('i');
+      probe.style.color = c;
+      document.body.append(probe);
+      const v = getComputedStyle(probe).color;
+      probe.remove();
+      return v;
     };
-    const hex = (c) =>
-      '#' +
-      parse(c)
-        .map((v) => Math.round(v).toString(16).padStart(2, '0'))
-        .join('');
-    const near = (a, b) => a.every((v, i) => Math.abs(v - b[i]) <= 2);
-    const post = Object.fromEntries(Object.entries(seen.colours).map(([k, v]) => [k, parse(v)]));
-    const mix = ([w, a, b]) => post[a].map((v, i) => w * v + (1 - w) * post[b][i]);
-    const derived = DERIVED[scheme];
-    for (const surface of ['card', 'cell', 'border', 'muted', 'highlight'])
-      assert.ok(
-        near(parse(seen.surfaces[surface]), mix(derived[surface])),
-        `${scheme} ${surface}: ${hex(seen.surfaces[surface])}, derived from the post: ${hex(`rgb(${mix(derived[surface]).join(',')})`)}`,
-      );
-    assert.ok(near(parse(seen.surfaces.bar), mix(derived.card)), `the controls bar is a card: ${seen.surfaces.bar}`);
-    assert.ok(near(parse(seen.surfaces.select), mix(derived.card)), `fields too: ${seen.surfaces.select}`);
-    assert.ok(near(parse(seen.surfaces.focus), post.accent), `the focus ring is the accent: ${seen.surfaces.focus}`);
-    assert.ok(near(parse(seen.surfaces.link), post.accent), `a link is the accent: ${seen.surfaces.link}`);
-    const unthemed = seen.backgrounds.filter(([, bg]) => UNTHEMED[scheme].includes(hex(bg)));
-    assert.ok(seen.backgrounds.length > 100, `${seen.backgrounds.length} backgrounds looked at`);
-    assert.deepEqual(unthemed, [], 'no surface keeps the unthemed palette');
-    for (const id of ['fig-river', 'fig-learn-copy', 'fig-all']) {
-      await page.locator('#' + id).scrollIntoViewIfNeeded();
-      await page.locator('#' + id).screenshot({ path: path.join(SHOTS, `blog-themed-${scheme}-${id}.png`) });
+    const post = getComputedStyle(document.documentElement);
+    const colours = {
+      bg: rgb(post.getPropertyValue('--figure-bg')),
+      fg: rgb(post.getPropertyValue('--post-fg')),
+      accent: rgb(post.getPropertyValue('--post-accent')),
+      white: 'rgb(255, 255, 255)',
+    };
+    const out = { colours, surfaces: {}, backgrounds: [] };
+    for (const id of ids) {
+      const root = document.getElementById(id).shadowRoot;
+      // Every surface's background inside the figure, with where. Not the data's colours (a
+      // heatmap cell painted by its colour map, the same in every post) nor the browser's own
+      // check boxes, radio buttons and sliders (they take the accent: accent-color).
+      for (const el of root.querySelectorAll('*')) {
+        if (!el.getClientRects().length || el.style.backgroundColor) continue;
+        if (el.matches('input[type="checkbox"], input[type="radio"], input[type="range"]')) continue;
+        const bg = getComputedStyle(el).backgroundColor;
+        if (bg !== 'rgba(0, 0, 0, 0)') out.backgrounds.push([`${id} ${el.localName}.${el.className}`, bg]);
+      }
     }
-    assert.deepEqual(problems, []);
-    await context.close();
-  });
+    const root = document.getElementById('fig-river').shadowRoot;
+    const style = (sel, prop) => getComputedStyle(root.querySelector(sel))[prop];
+    out.surfaces = {
+      card: style('.ae-card', 'backgroundColor'),
+      bar: style('.ae-bar-minimal', 'backgroundColor'),
+      cell: getComputedStyle(document.getElementById('fig-all').shadowRoot.querySelector('.ae-btn')).backgroundColor,
+      border: style('.ae-card', 'borderTopColor'),
+      muted: style('.ae-hm-table th', 'color'),
+      highlight: style('tr.ae-hl > th', 'backgroundColor'),
+      select: style('select', 'backgroundColor'),
+    };
+    // The focus ring and a link: the accent.
+    // A cell in sight in a themed figure (the bank contrast keeps its matrices one click deeper, in a
+    // closed disclosure).
+    const cell = ids
+      .flatMap((id) => [...document.getElementById(id).shadowRoot.querySelectorAll('td.ae-cell')])
+      .find((td) => td.getClientRects().length && !td.closest('details:not([open])'));
+    cell.focus();
+    out.surfaces.focus = getComputedStyle(cell).outlineColor;
+    const link = root.querySelector('.ae-root').appendChild(document.createElement('a'));
+    link.href = '#x';
+    link.textContent = 'a link';
+    out.surfaces.link = getComputedStyle(link).color;
+    link.remove();
+    return out;
+  }, THEMED_FIGURES);
+  // Colours as [r, g, b] in 0..255, whether written rgb() or color(srgb …).
+  const parse = (c) => {
+    const rgbMatch = /^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)/.exec(c);
+    if (rgbMatch) return rgbMatch.slice(1, 4).map(Number);
+    const srgb = /^color\(srgb ([\d.e-]+) ([\d.e-]+) ([\d.e-]+)/.exec(c);
+    assert.ok(srgb, `a colour: ${c}`);
+    return srgb.slice(1, 4).map((v) => Number(v) * 255);
+  };
+  const hex = (c) =>
+    '#' +
+    parse(c)
+      .map((v) => Math.round(v).toString(16).padStart(2, '0'))
+      .join('');
+  const near = (a, b) => a.every((v, i) => Math.abs(v - b[i]) <= 2);
+  const post = Object.fromEntries(Object.entries(seen.colours).map(([k, v]) => [k, parse(v)]));
+  const mix = ([w, a, b]) => post[a].map((v, i) => w * v + (1 - w) * post[b][i]);
+  const derived = DERIVED[scheme];
+  for (const surface of ['card', 'cell', 'border', 'muted', 'highlight'])
+    assert.ok(
+      near(parse(seen.surfaces[surface]), mix(derived[surface])),
+      `${scheme} ${surface}: ${hex(seen.surfaces[surface])}, derived from the post: ${hex(`rgb(${mix(derived[surface]).join(',')})`)}`,
+    );
+  assert.ok(near(parse(seen.surfaces.bar), mix(derived.card)), `the controls bar is a card: ${seen.surfaces.bar}`);
+  assert.ok(near(parse(seen.surfaces.select), mix(derived.card)), `fields too: ${seen.surfaces.select}`);
+  assert.ok(near(parse(seen.surfaces.focus), post.accent), `the focus ring is the accent: ${seen.surfaces.focus}`);
+  assert.ok(near(parse(seen.surfaces.link), post.accent), `a link is the accent: ${seen.surfaces.link}`);
+  const unthemed = seen.backgrounds.filter(([, bg]) => UNTHEMED[scheme].includes(hex(bg)));
+  assert.ok(seen.backgrounds.length > 100, `${seen.backgrounds.length} backgrounds looked at`);
+  assert.deepEqual(unthemed, [], 'no surface keeps the unthemed palette');
+  for (const id of ['fig-river', 'fig-learn-copy', 'fig-all']) {
+    await page.locator('#' + id).scrollIntoViewIfNeeded();
+    await page.locator('#' + id).screenshot({ path: path.join(SHOTS, `blog-themed-${scheme}-${id}.png`) });
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+}
 
 // A figure speaks of itself (issue 33): text written for the whole page that points at another
 // section ("two sections down", "Everything above", "see “Why ÷√dₖ”") appears only where that

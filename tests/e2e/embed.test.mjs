@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { launchBrowser, serveStatic, openPage, ensureDist } from './helpers.mjs';
+import { launchBrowser, keptPages, serveStatic, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { elementSnippet } from '../../web/tools/embed-dialog.js';
 import { defaultState, VIEWS } from '../../web/lib/state.js';
@@ -19,15 +19,20 @@ const DIST = path.join(ROOT, 'dist');
 
 let server;
 let browser;
+// A test's page is a new document in a page kept for its context options (keptPages in
+// helpers.mjs); the routes a test adds go when it hands the page back.
+let pages;
 let engine;
 
 test.before(async () => {
   ensureDist();
   server = await serveStatic(DIST);
   browser = await launchBrowser();
+  pages = keptPages(browser);
   engine = await loadEngine();
 });
 test.after(async () => {
+  await pages?.close();
   await browser?.close();
   await server?.close();
 });
@@ -35,7 +40,7 @@ test.after(async () => {
 /** Opens a dist page, waits for every element to be ready; returns {page, problems}. A figure
  * draws as it nears the viewport (as a reader scrolls to it), so one not drawn yet is scrolled to. */
 async function openElements(rel, { waitFor = 'attention-explorer' } = {}) {
-  const { page, problems, context } = await openPage(browser, null);
+  const { page, problems, context } = await pages.open(null);
   await page.goto(server.url + rel);
   await page.waitForFunction(
     (sel) => {
@@ -270,7 +275,7 @@ test('Csp_StrictPolicyHeaderLoadsTheElementWithoutViolations', async () => {
 });
 
 test('BadAttributesAndJson_ShowANoticeAndStillRender', async () => {
-  const { page, context } = await openPage(browser, null);
+  const { page, context } = await pages.open(null);
   const src = server.url + 'attention-explorer.js';
   await page.route('**/bad.html', (route) =>
     route.fulfill({
@@ -402,7 +407,7 @@ const BAD_ATTRIBUTES = [
 // (caption takes any text: a long one is clipped, which Presentation_FigureAndCaptionAttributes checks.)
 
 test('BadAttributes_EachShowsTheDefaultFigureAndANoticeNamingTheValueAndWhatItAccepts', async () => {
-  const { page, context } = await openPage(browser, null, { viewport: { width: 1000, height: 800 } });
+  const { page, context } = await pages.open(null, { viewport: { width: 1000, height: 800 } });
   await page.route('**/every-bad.html', (route) =>
     route.fulfill({
       contentType: 'text/html',
@@ -434,7 +439,7 @@ ${BAD_ATTRIBUTES.map(([attrs], n) => `<attention-explorer id="bad-${n}" ${attrs}
 test('Element_TheTransposeIsASuperscriptTNotTheModifierLetterU1D40', async () => {
   // "Kᵀ" in DejaVu Serif Bold reads "Kˢ": headings, captions and section names draw a superscript
   // T; the text read back (an export's title) is the sign again.
-  const { page, context } = await openPage(browser, null);
+  const { page, context } = await pages.open(null);
   await page.route('**/transpose.html', (route) =>
     route.fulfill({
       contentType: 'text/html',
@@ -522,7 +527,7 @@ test('EmbedSnippet_ReproducesAnEditedState', async () => {
   state.selected = { matrix: 'weights', row: 1, col: 0 };
   const snippet = elementSnippet(state, defaults, { src: server.url + 'attention-explorer.js' });
   assert.ok(!snippet.includes('<b>x</b>'), 'token names are escaped in the snippet');
-  const { page, context } = await openPage(browser, null);
+  const { page, context } = await pages.open(null);
   await page.route('**/snippet.html', (route) =>
     route.fulfill({ contentType: 'text/html', body: `<!doctype html><meta charset="utf-8">${snippet}` }),
   );
@@ -542,7 +547,7 @@ test('EmbedSnippet_ReproducesAnEditedState', async () => {
 });
 
 test('Iframe_ReportsItsHeightAndTheHostSizesIt', async () => {
-  const { page, context } = await openPage(browser, server.url + 'examples/iframe.html');
+  const { page, context } = await pages.open(server.url + 'examples/iframe.html');
   await page.waitForFunction(
     () =>
       document.querySelector('#frame').style.height &&
@@ -574,7 +579,7 @@ test('Iframe_ReportsItsHeightAndTheHostSizesIt', async () => {
 });
 
 test('Dist_WorksFromFileUrls', async () => {
-  const { page, problems, context } = await openPage(browser, null);
+  const { page, problems, context } = await pages.open(null);
   // The page.
   await page.goto(pathToFileURL(path.join(DIST, 'index.html')).href);
   await page.waitForFunction(() => document.querySelectorAll('table[data-matrix]').length > 5, null, {
@@ -633,7 +638,7 @@ test('Dist_ElementFileIsOneSelfContainedFileWithinTheGzipBudget', () => {
 });
 
 test('Dist_ElementRendersWithNothingButItsOwnFile', async () => {
-  const { page, context, problems } = await openPage(browser, null);
+  const { page, context, problems } = await pages.open(null);
   const others = [];
   await page.route(/\/(?!alone\.html$|attention-explorer\.js$|favicon\.ico$)[^/]*$/, (route) => {
     others.push(route.request().url());
@@ -667,7 +672,7 @@ test('Dist_AFigureWhoseFileIsMissingSaysWhichFileAndWhere', async () => {
     ['plane', 'engine.js'],
     ['learn', 'attention-explorer.learn.js'],
   ]) {
-    const { page, context } = await openPage(browser, null);
+    const { page, context } = await pages.open(null);
     await page.route(new RegExp(`/${missing.replace(/\./g, '\\.')}$`), (route) =>
       route.fulfill({ status: 404, body: 'not found' }),
     );

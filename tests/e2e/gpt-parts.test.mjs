@@ -6,6 +6,8 @@
 // stays within its height budget (each height is printed); the file picker is hidden unless named
 // and is then the only thing asked of the model; a combination draws both parts; view="gpt" is
 // the whole section as before; an unknown part name is named in the notice with the accepted ones.
+// The parts but the picker are checked as nine elements of one page per width (each element
+// checked alone: its sections, its parts, its height, its numbers), not a page each.
 // Run: node --test tests/e2e/gpt-parts.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -68,8 +70,8 @@ const BUDGET = {
 };
 
 let root, server, browser, expected;
-let toolsSeen = null; // the tools' numbers as gpt-tools showed them (its check runs first)
 const sent = [];
+const partsPages = new Map(); // width → the page of every part but the picker (partsPage below)
 before(async () => {
   ensureDist();
   fs.mkdirSync(SHOTS, { recursive: true });
@@ -102,52 +104,56 @@ before(async () => {
   expected = { encoded, trace, next, bank, step, roles };
 });
 after(async () => {
+  for (const opened of partsPages.values()) await (await opened).context.close();
   await browser?.close();
   await server?.close();
   if (root) fs.rmSync(root, { recursive: true, force: true });
 });
 
-/** A page of one element with `attrs`, in a 700 px column (or the phone's width). */
-async function open(attrs, { width = 1280 } = {}) {
+/** A page of one element with `attrs` (or of `markup`), in a 700 px column (or the phone's width). */
+async function open(attrs, { width = 1280, markup = `<attention-explorer ${attrs}></attention-explorer>` } = {}) {
   const name = `parts-${Math.random().toString(36).slice(2)}.html`;
   fs.writeFileSync(
     path.join(root, name),
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>parts</title><link rel="icon" href="favicon.svg" type="image/svg+xml"><script type="module" src="attention-explorer.js"></script>
 <style>body{margin:0}main{max-width:700px;margin:0 auto;padding:0 8px}</style></head>
-<body><main><p>A post.</p><attention-explorer ${attrs}></attention-explorer></main></body></html>`,
+<body><main><p>A post.</p>${markup}</main></body></html>`,
   );
   const o = await openPage(browser, null, { viewport: { width, height: 900 }, colorScheme: 'light' });
   await o.page.goto(server.url + name);
   await o.page.evaluate(() => customElements.whenDefined('attention-explorer'));
-  await o.page.evaluate(() => document.querySelector('attention-explorer').ready);
+  await o.page.evaluate(() => Promise.all([...document.querySelectorAll('attention-explorer')].map((el) => el.ready)));
   return o;
 }
-const inside = (sel) => `attention-explorer >> ${sel}`;
-/** The parts whose boxes the view shows (data-gpt-part; 'whole': what only the whole section shows); a closed disclosure or the phone's tool chooser may still fold one. */
-const partsShown = (page) =>
-  page.$eval('attention-explorer', (el) =>
+// Every helper below takes the element it looks into: `host`, a CSS selector (a page of one
+// element: that one; the page of every part: #part-<view>).
+const ELEMENT = 'attention-explorer';
+const inside = (sel, host = ELEMENT) => `${host} >> ${sel}`;
+/**
+ * The parts whose boxes the view shows (data-gpt-part; 'whole': what only the whole section
+ * shows); a closed disclosure or the phone's tool chooser may still fold one.
+ */
+const partsShown = (page, host = ELEMENT) =>
+  page.$eval(host, (el) =>
     [...el.shadowRoot.querySelectorAll('[data-gpt-part]')]
       .filter((b) => b.closest('[hidden]') === null)
       .map((b) => b.dataset.gptPart),
   );
-const sectionsShown = (page) =>
-  page.$eval('attention-explorer', (el) =>
+const sectionsShown = (page, host = ELEMENT) =>
+  page.$eval(host, (el) =>
     [...el.shadowRoot.querySelectorAll('[data-section]')].filter((s) => !s.hidden).map((s) => s.dataset.section),
   );
 /** The logit lens's cells and the tools' sentences, once the knock-out has its answers. */
-async function toolsNumbers(page) {
-  await page.waitForSelector(inside('.ae-lens-cell'), { timeout: 60000, state: 'attached' });
+async function toolsNumbers(page, host = ELEMENT) {
+  await page.waitForSelector(inside('.ae-lens-cell', host), { timeout: 60000, state: 'attached' });
   await page.waitForFunction(
-    () =>
-      document
-        .querySelector('attention-explorer')
-        .shadowRoot.querySelector('.ae-gpt-interpret')
-        ?.getAttribute('aria-busy') === 'false',
-    null,
+    (h) =>
+      document.querySelector(h).shadowRoot.querySelector('.ae-gpt-interpret')?.getAttribute('aria-busy') === 'false',
+    host,
     { timeout: 60000 },
   );
-  return page.$eval('attention-explorer', (el) => {
+  return page.$eval(host, (el) => {
     const r = el.shadowRoot;
     return {
       lens: [...r.querySelectorAll('.ae-lens-cell')].map((c) => [c.dataset.token, c.dataset.p]),
@@ -155,34 +161,60 @@ async function toolsNumbers(page) {
     };
   });
 }
-const heightOf = (page) => page.$eval('attention-explorer', (el) => Math.round(el.getBoundingClientRect().height));
+const heightOf = (page, host = ELEMENT) => page.$eval(host, (el) => Math.round(el.getBoundingClientRect().height));
 const close = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-6 + 1e-6 * Math.abs(b), `${what}: ${a} vs ${b}`);
+
+/**
+ * What the whole section (view="gpt") shows once the reader opens its tools and its senses: the
+ * lens's cells and the tools' sentences, and the senses' value per layer. Read from one page, once
+ * (the numbers do not depend on the width), for the parts to compare with.
+ */
+let whole;
+/** The tools whose boxes are on screen (the phone's chooser shows one of several). */
+const toolsVisible = (page, host = ELEMENT) =>
+  page.$eval(host, (el) =>
+    [...el.shadowRoot.querySelectorAll('.ae-gpt-tool')]
+      .filter((b) => b.getClientRects().length > 0)
+      .map((b) => b.dataset.gptPart),
+  );
+const wholeSection = () =>
+  (whole ??= (async () => {
+    const { page, context, problems } = await open('view="gpt"');
+    await page.click(inside('details.ae-gpt-tools > summary'));
+    const tools = await toolsNumbers(page);
+    await page.click(inside('details.ae-gpt-senses > summary'));
+    await page.waitForSelector(inside('.ae-sense-verdict[data-layers]'), { timeout: 30000 });
+    const senses = await page.getAttribute(inside('.ae-sense-verdict'), 'data-layers');
+    assert.deepEqual(problems, [], 'the whole section');
+    await context.close();
+    return { tools, senses };
+  })());
 
 // Each part: what it waits for, then its numbers against the engine's.
 const CHECKS = {
   'gpt-picker': {
     ready: '[data-gpt-part="pick"]:not([hidden])',
-    async check(page) {
+    async check(page, host = ELEMENT) {
       // Nothing is asked of the model until the reader picks a file: the shipped model's file is
       // never fetched.
       await page.waitForTimeout(500);
       assert.ok(!sent.some((r) => r.path.endsWith('.safetensors')), 'no model fetched');
-      assert.match(await page.textContent(inside('.ae-gpt-status')), /opens when/);
+      assert.match(await page.textContent(inside('.ae-gpt-status', host)), /opens when/);
     },
   },
   'gpt-tokens': {
     ready: '.ae-gpt-chip',
-    async check(page) {
-      const ids = await page.$$eval(inside('.ae-gpt-chip'), (cs) => cs.map((c) => Number(c.dataset.id)));
+    async check(page, host = ELEMENT) {
+      const ids = await page.$$eval(inside('.ae-gpt-chip', host), (cs) => cs.map((c) => Number(c.dataset.id)));
       assert.deepEqual(ids, Array.from(expected.encoded.ids));
     },
   },
   'gpt-heads': {
     ready: '.ae-gpt-tile canvas:not([width="1"])',
-    async check(page) {
+    async check(page, host = ELEMENT) {
       const { L, H, T, weights } = expected.trace;
       // Every tile's pixels: the engine's weights on the page's colour scale, the future transparent.
-      const tiles = await page.$eval('attention-explorer', (el) =>
+      const tiles = await page.$eval(host, (el) =>
         [...el.shadowRoot.querySelectorAll('.ae-gpt-tile')].map((b) => {
           const c = b.querySelector('canvas');
           return {
@@ -214,9 +246,9 @@ const CHECKS = {
   },
   'gpt-head': {
     ready: 'table[data-matrix="gpt-head"] td[data-value]',
-    async check(page) {
+    async check(page, host = ELEMENT) {
       const { T, weights } = expected.trace;
-      const rows = await page.$$eval(inside('table[data-matrix="gpt-head"] tbody tr'), (trs) =>
+      const rows = await page.$$eval(inside('table[data-matrix="gpt-head"] tbody tr', host), (trs) =>
         trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))),
       );
       assert.equal(rows.length, T);
@@ -226,12 +258,14 @@ const CHECKS = {
   'gpt-roles': {
     // A figure of this part measures the roles at once (its box opened).
     ready: 'table[data-matrix="gpt-role-previous"] td[data-value]',
-    async check(page) {
-      assert.equal(await page.getAttribute(inside('.ae-gpt-roles'), 'open'), '');
-      await page.waitForSelector(inside('table[data-matrix="gpt-role-previous"] td[data-value]'), { timeout: 30000 });
+    async check(page, host = ELEMENT) {
+      assert.equal(await page.getAttribute(inside('.ae-gpt-roles', host), 'open'), '');
+      await page.waitForSelector(inside('table[data-matrix="gpt-role-previous"] td[data-value]', host), {
+        timeout: 30000,
+      });
       const { L, H } = expected.trace;
       for (const kind of ['previous', 'first', 'self', 'induction']) {
-        const rows = await page.$$eval(inside(`table[data-matrix="gpt-role-${kind}"] tbody tr`), (trs) =>
+        const rows = await page.$$eval(inside(`table[data-matrix="gpt-role-${kind}"] tbody tr`, host), (trs) =>
           trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.value))),
         );
         assert.equal(rows.length, L, kind);
@@ -244,29 +278,29 @@ const CHECKS = {
       // Where all four tables fit they sit side by side; on a phone one shows at a time, the
       // kind the reader picks above them.
       const shownTables = () =>
-        page.$$eval('attention-explorer', ([el]) =>
+        page.$eval(host, (el) =>
           [...el.shadowRoot.querySelectorAll('table[data-matrix^="gpt-role-"]')]
             .filter((t) => t.getClientRects().length > 0)
             .map((t) => t.dataset.matrix.replace('gpt-role-', '')),
         );
-      const pick = inside('.ae-gpt-role-pick');
+      const pick = inside('.ae-gpt-role-pick', host);
       if ((await page.viewportSize()).width > 600) {
         assert.equal(await page.isVisible(pick), false, 'no chooser where the four fit');
         assert.deepEqual(await shownTables(), ['previous', 'first', 'self', 'induction']);
       } else {
         assert.deepEqual(await shownTables(), ['previous']);
-        await page.locator(inside('.ae-gpt-role-pick input[value="induction"]')).check();
+        await page.locator(inside('.ae-gpt-role-pick input[value="induction"]', host)).check();
         assert.deepEqual(await shownTables(), ['induction']);
-        await page.locator(inside('.ae-gpt-role-pick input[value="previous"]')).check();
+        await page.locator(inside('.ae-gpt-role-pick input[value="previous"]', host)).check();
         assert.deepEqual(await shownTables(), ['previous']);
       }
     },
   },
   'gpt-next': {
     ready: '[data-gpt-part="next"] .ae-gpt-bar',
-    async check(page) {
+    async check(page, host = ELEMENT) {
       // The next-token bars (the knock-out figure of the whole section draws bars of its own).
-      const bars = await page.$$eval(inside('[data-gpt-part="next"] .ae-gpt-bar'), (lis) =>
+      const bars = await page.$$eval(inside('[data-gpt-part="next"] .ae-gpt-bar', host), (lis) =>
         lis.map((li) => ({ id: Number(li.dataset.id), p: Number(li.dataset.p) })),
       );
       const { topTokens, topProbs } = expected.next;
@@ -279,48 +313,41 @@ const CHECKS = {
   },
   'gpt-kv': {
     ready: 'button.ae-gpt-step:not([disabled])',
-    async check(page) {
+    async check(page, host = ELEMENT) {
       // The first generated token and its query's weights over the keys, as the engine's step.
-      await page.waitForFunction(() =>
-        document
-          .querySelector('attention-explorer')
-          .shadowRoot.querySelector('.ae-gpt-status')
-          ?.textContent.includes('tokens through'),
+      await page.waitForFunction(
+        (h) =>
+          document.querySelector(h).shadowRoot.querySelector('.ae-gpt-status')?.textContent.includes('tokens through'),
+        host,
       );
-      await page.click(inside('button.ae-gpt-step'));
-      await page.waitForSelector(inside('table[data-matrix="gpt-kv-row"] td[data-value]'));
+      await page.click(inside('button.ae-gpt-step', host));
+      await page.waitForSelector(inside('table[data-matrix="gpt-kv-row"] td[data-value]', host));
       const s = expected.step;
-      assert.equal(await page.getAttribute(inside('.ae-gpt-generated mark'), 'title'), `id ${s.token}`);
-      const w = await page.$$eval(inside('table[data-matrix="gpt-kv-row"] tbody td'), (tds) =>
+      assert.equal(await page.getAttribute(inside('.ae-gpt-generated mark', host), 'title'), `id ${s.token}`);
+      const w = await page.$$eval(inside('table[data-matrix="gpt-kv-row"] tbody td', host), (tds) =>
         tds.map((td) => Number(td.dataset.value)),
       );
       const K = s.attention.shape[2];
       assert.equal(w.length, K);
       w.forEach((v, j) => close(v, s.attention.data[j], `layer 1 head 1 key ${j}`));
-      assert.match(await page.textContent(inside('.ae-gpt-macs')), new RegExp(`against ${K} keys`));
+      assert.match(await page.textContent(inside('.ae-gpt-macs', host)), new RegExp(`against ${K} keys`));
     },
   },
   'gpt-tools': {
     // Alone, the tools are open at once; their numbers are the whole section's (which
     // tests/e2e/interpret.test.mjs checks against the engine).
     ready: '.ae-ko-claim',
-    async check(page, width) {
-      assert.equal(await page.getAttribute(inside('details.ae-gpt-tools'), 'open'), '');
-      const mine = await toolsNumbers(page);
-      toolsSeen = mine;
+    async check(page, host = ELEMENT, width = 1280) {
+      assert.equal(await page.getAttribute(inside('details.ae-gpt-tools', host), 'open'), '');
+      const mine = await toolsNumbers(page, host);
       // Where the figure is narrow, one tool at a time, the one chosen above them; wide, all three.
-      const visible = () =>
-        page.$eval('attention-explorer', (el) =>
-          [...el.shadowRoot.querySelectorAll('.ae-gpt-tool')]
-            .filter((b) => b.getClientRects().length > 0)
-            .map((b) => b.dataset.gptPart),
-        );
-      const chooser = inside('.ae-gpt-tool-pick');
+      const visible = () => toolsVisible(page, host);
+      const chooser = inside('.ae-gpt-tool-pick', host);
       if (width === 390) {
         assert.deepEqual(await visible(), ['knockout']);
         await page.locator(chooser).getByLabel('layer by layer').check();
         assert.deepEqual(await visible(), ['lens']);
-        assert.ok(await page.locator(inside('.ae-lens-claim')).isVisible(), 'the lens says what it shows');
+        assert.ok(await page.locator(inside('.ae-lens-claim', host)).isVisible(), 'the lens says what it shows');
         await page.locator(chooser).getByLabel('what each part writes').check();
         assert.deepEqual(await visible(), ['attribution']);
         await page.locator(chooser).getByLabel('knock out a head').check();
@@ -328,37 +355,24 @@ const CHECKS = {
         assert.equal(await page.isVisible(chooser), false);
         assert.deepEqual(await visible(), ['knockout', 'attribution', 'lens']);
       }
-      const whole = await open('view="gpt"');
-      await whole.page.click(inside('details.ae-gpt-tools > summary'));
-      const theirs = await toolsNumbers(whole.page);
-      await whole.context.close();
+      const theirs = (await wholeSection()).tools;
       assert.ok(mine.lens.length > 0, 'the lens has cells');
       assert.deepEqual(mine, theirs);
     },
   },
-  // One tool alone: its box only (no chooser), open at once, the same numbers as the three tools'.
+  // One tool alone: its box only (no chooser), open at once, the same numbers as the whole section's.
   ...Object.fromEntries(
     Object.entries({ knockout: '.ae-ko-claim', attribution: '.ae-attr-claim', lens: '.ae-lens-claim' }).map(
       ([tool, ready]) => [
         `gpt-${tool}`,
         {
           ready,
-          async check(page) {
-            assert.equal(await page.getAttribute(inside('details.ae-gpt-tools'), 'open'), '');
-            const mine = await toolsNumbers(page);
-            const shownTools = await page.$eval('attention-explorer', (el) =>
-              [...el.shadowRoot.querySelectorAll('.ae-gpt-tool')]
-                .filter((b) => b.getClientRects().length > 0)
-                .map((b) => b.dataset.gptPart),
-            );
-            assert.deepEqual(shownTools, [tool]);
-            assert.equal(await page.isVisible(inside('.ae-gpt-tool-pick')), false, 'no chooser for one tool');
-            if (!toolsSeen) {
-              const whole = await open('view="gpt-tools"');
-              toolsSeen = await toolsNumbers(whole.page);
-              await whole.context.close();
-            }
-            assert.deepEqual(mine, toolsSeen);
+          async check(page, host = ELEMENT) {
+            assert.equal(await page.getAttribute(inside('details.ae-gpt-tools', host), 'open'), '');
+            const mine = await toolsNumbers(page, host);
+            assert.deepEqual(await toolsVisible(page, host), [tool]);
+            assert.equal(await page.isVisible(inside('.ae-gpt-tool-pick', host)), false, 'no chooser for one tool');
+            assert.deepEqual(mine, (await wholeSection()).tools);
           },
         },
       ],
@@ -366,27 +380,23 @@ const CHECKS = {
   ),
   'gpt-senses': {
     ready: '.ae-sense-verdict[data-layers]',
-    async check(page) {
-      assert.equal(await page.getAttribute(inside('details.ae-gpt-senses'), 'open'), '');
-      const read = (p) => p.getAttribute(inside('.ae-sense-verdict'), 'data-layers');
-      const whole = await open('view="gpt"');
-      await whole.page.click(inside('details.ae-gpt-senses > summary'));
-      await whole.page.waitForSelector(inside('.ae-sense-verdict[data-layers]'), { timeout: 30000 });
-      const [mine, theirs] = [await read(page), await read(whole.page)];
-      await whole.context.close();
+    async check(page, host = ELEMENT) {
+      assert.equal(await page.getAttribute(inside('details.ae-gpt-senses', host), 'open'), '');
+      const mine = await page.getAttribute(inside('.ae-sense-verdict', host), 'data-layers');
+      const theirs = (await wholeSection()).senses;
       assert.ok(JSON.parse(mine).length > 0, 'a value per layer');
       assert.equal(mine, theirs);
     },
   },
   'gpt-bank': {
     ready: '.ae-gpt-bank-claim[data-cosines]',
-    async check(page) {
-      const shown = JSON.parse(await page.getAttribute(inside('.ae-gpt-bank-claim'), 'data-cosines'));
+    async check(page, host = ELEMENT) {
+      const shown = JSON.parse(await page.getAttribute(inside('.ae-gpt-bank-claim', host), 'data-cosines'));
       const want = Array.from(expected.bank.cosines);
       assert.equal(shown.length, want.length);
       shown.forEach((c, l) => close(c, want[l], `cosine after layer ${l}`));
       // Only the bank comparison ran: the status says the two sentences went through the model.
-      assert.match(await page.textContent(inside('.ae-gpt-status')), /The two sentences through 4 layers/);
+      assert.match(await page.textContent(inside('.ae-gpt-status', host)), /The two sentences through 4 layers/);
     },
   },
 };
@@ -398,35 +408,55 @@ test('GptParts_EveryPartIsInTheTestAndHasABudget', () => {
   }
 });
 
+// Every part but the picker, each its own element (id part-<view>), on one page per width: the
+// parts are checked element by element, as each alone, and a page load (the element, its engine
+// and the model's worker) was most of a part's cost when each had a page of its own (about 2.3
+// CPU-seconds a page here, where one page of nine parts took 2.3). Opened by the first part test
+// at that width; each element draws as it nears the screen, as on a blog.
+function partsPage(width) {
+  if (!partsPages.has(width)) {
+    const body = GPT_PARTS.filter((p) => p.view !== 'gpt-picker')
+      .map((p) => `<attention-explorer id="part-${p.view}" view="${p.view}"></attention-explorer>`)
+      .join('\n');
+    partsPages.set(width, open(null, { width, markup: body }));
+  }
+  return partsPages.get(width);
+}
 for (const { view } of GPT_PARTS) {
   test(`GptParts_${view}_AloneShowsTheEnginesNumbersNothingElseAndIsCompact`, async () => {
     const heights = {}; // as the figure first shows
     const acted = {}; // after the reader acts in it (the KV cache: one token generated)
     for (const width of [1280, 390]) {
+      // The picker has a page of its own: nothing on it may ask for the model's file.
+      const alone = view === 'gpt-picker';
       sent.length = 0;
-      const { page, context, problems } = await open(`view="${view}"`, { width });
-      await page.waitForSelector(inside(CHECKS[view].ready), { timeout: 30000 });
+      const { page, context, problems } = alone ? await open(`view="${view}"`, { width }) : await partsPage(width);
+      const host = alone ? ELEMENT : `#part-${view}`;
+      await page.locator(host).scrollIntoViewIfNeeded();
+      await page.waitForSelector(inside(CHECKS[view].ready, host), { timeout: 30000 });
       // Measured once the model has run (or compared the sentences), as a reader first sees it.
-      if (view !== 'gpt-picker')
-        await page.waitForFunction(() =>
-          / through \d+ layers/.test(
-            document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-gpt-status').textContent,
-          ),
+      if (!alone)
+        await page.waitForFunction(
+          (h) =>
+            / through \d+ layers/.test(
+              document.querySelector(h).shadowRoot.querySelector('.ae-gpt-status').textContent,
+            ),
+          host,
         );
       assert.deepEqual(
-        (await sectionsShown(page)).filter((s) => s !== 'minimal-bar'),
+        (await sectionsShown(page, host)).filter((s) => s !== 'minimal-bar'),
         ['gpt'],
         'the real model only',
       );
       // This part only (with the box it is drawn in, and what is drawn inside it: lib/real/gpt-parts.js).
-      assert.deepEqual((await partsShown(page)).sort(), [...gptPartsOf([view]).figures].sort(), 'this part only');
+      assert.deepEqual((await partsShown(page, host)).sort(), [...gptPartsOf([view]).figures].sort(), 'this part only');
       const column = width === 1280 ? 700 : 390;
-      heights[column] = await heightOf(page);
-      await CHECKS[view].check(page, width);
-      acted[column] = await heightOf(page);
-      await page.screenshot({ path: path.join(SHOTS, `gpt-part-${view}-${column}.png`), fullPage: true });
+      heights[column] = await heightOf(page, host);
+      await CHECKS[view].check(page, host, width);
+      acted[column] = await heightOf(page, host);
+      await page.locator(host).screenshot({ path: path.join(SHOTS, `gpt-part-${view}-${column}.png`) });
       assert.deepEqual(problems, []);
-      await context.close();
+      if (alone) await context.close();
     }
     console.log(
       `# [ measured ] ${view}: ${heights[700]} px at 700 px, ${heights[390]} px at 390 px` +

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchBrowser, openPage, ensureDist } from './helpers.mjs';
+import { serveStatic, launchBrowser, keptPages, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import {
   ablationClaim,
@@ -40,6 +40,9 @@ function gpt2Checkpoint() {
 }
 
 let root, server, browser, gpt2;
+// A test's page is a new document in a page kept for its context options (keptPages in
+// helpers.mjs), unless the test adds listeners, init scripts or emulation of its own.
+let pages;
 before(async () => {
   ensureDist();
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'ae-interpret-'));
@@ -51,8 +54,10 @@ before(async () => {
   gpt2 = engine.loadModel(g.model, { config: g.config });
   server = await serveStatic(root);
   browser = await launchBrowser();
+  pages = keptPages(browser);
 });
 after(async () => {
+  await pages?.close();
   await browser?.close();
   await server?.close();
   if (root) fs.rmSync(root, { recursive: true, force: true });
@@ -142,7 +147,7 @@ const sweptAll = (page) =>
   );
 
 async function openSection(contextOptions = {}) {
-  const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 }, ...contextOptions });
+  const o = await pages.open(null, { viewport: { width: 1280, height: 900 }, ...contextOptions });
   await o.page.goto(`${server.url}index.html`);
   await o.page.evaluate(() => window.__explorer.ready);
   await o.page.locator(`${SECTION} .ae-gpt-interpret`).scrollIntoViewIfNeeded();
@@ -311,7 +316,7 @@ test('Interpret_TheSweepFillsBlockByBlockAndStopsWhenAsked', async () => {
 });
 
 test('Interpret_AGpt2CheckpointShowsTheEnginesNumbers', async () => {
-  const { page, context, problems } = await openPage(browser, null, { viewport: { width: 1000, height: 900 } });
+  const { page, context, problems } = await pages.open(null, { viewport: { width: 1000, height: 900 } });
   const name = 'element-gpt2.html';
   fs.writeFileSync(
     path.join(root, name),

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser, serveStatic, openPage, PAGE_DIR, ensureDist } from './helpers.mjs';
+import { launchBrowser, keptPages, serveStatic, openPage, PAGE_DIR, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState } from '../../web/lib/state.js';
 import { encodeState } from '../../web/lib/share.js';
@@ -25,14 +25,19 @@ import { withoutMetadata } from '../helpers/safetensors.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const AXE = path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js');
 let server, browser, engine, defaults;
+// A test's page is a new document in a page kept for its context options (keptPages in
+// helpers.mjs), unless the test adds listeners, init scripts or emulation of its own.
+let pages;
 test.before(async () => {
   ensureDist();
   server = await serveStatic(PAGE_DIR);
   browser = await launchBrowser();
+  pages = keptPages(browser);
   engine = await loadEngine();
   defaults = defaultState(engine.examples());
 });
 test.after(async () => {
+  await pages?.close();
   await browser?.close();
   await server?.close();
 });
@@ -42,7 +47,9 @@ const learnHash = (learn) => `#${encodeState({ ...defaults, view: ['learn'], lea
 
 /** Opens the page on the Learn section alone, with `learn` as its state. */
 async function openLearn(learn, { viewport = { width: 1280, height: 900 }, init = null, ...options } = {}) {
-  const o = await openPage(browser, null, { viewport, acceptDownloads: true, ...options });
+  const contextOptions = { viewport, acceptDownloads: true, ...options };
+  // A script of its own before the page's: a page of its own.
+  const o = init ? await openPage(browser, null, contextOptions) : await pages.open(null, contextOptions);
   if (init) await o.page.addInitScript(init);
   await o.page.goto(server.url + learnHash(learn));
   await o.page.evaluate(() => window.__explorer.ready);
@@ -253,7 +260,7 @@ test('Learn_ASharedLinkRetrainsToTheSameWeights', async () => {
   await page.waitForTimeout(1200); // the hash sync's burst timer
   const link = await page.evaluate(() => location.href);
   await context.close();
-  const again = await openPage(browser, link, { viewport: { width: 1280, height: 900 } });
+  const again = await pages.open(link, { viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   await again.page.evaluate(() => window.__explorer.ready);
   const restored = await reportAt(again.page, 120);
   assert.equal(restored.loss, first.loss, 'the same held-out loss, bit for bit');

@@ -5,7 +5,7 @@
 // reproduced, and their views say so. Seed 001's dropout mask ([66]) came from an MKL build.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, serveStatic, openPage, PAGE_DIR, ensureDist } from './helpers.mjs';
+import { launchBrowser, keptPages, serveStatic, PAGE_DIR, ensureDist } from './helpers.mjs';
 
 const NI = -Infinity;
 
@@ -424,12 +424,17 @@ const PRINTED = [
 ];
 
 let server, browser;
+// A test's page is a new document in a page kept for its context options (keptPages in
+// helpers.mjs), unless the test adds listeners, init scripts or emulation of its own.
+let pages;
 test.before(async () => {
   ensureDist();
   server = await serveStatic(PAGE_DIR);
   browser = await launchBrowser();
+  pages = keptPages(browser);
 });
 test.after(async () => {
+  await pages?.close();
   await browser?.close();
   await server?.close();
 });
@@ -454,7 +459,7 @@ function shown(page, cell, name) {
 
 for (const id of ['001', '002', '003']) {
   test(`Notebook_${id}_ShowsEveryNumberItPrintedInItsCell`, async () => {
-    const { page, context, problems } = await openPage(browser, null, { viewport: { width: 1280, height: 900 } });
+    const { page, context, problems } = await pages.open(null, { viewport: { width: 1280, height: 900 } });
     await page.goto(`${server.url}#${encodeURIComponent(JSON.stringify({ notebook: id, view: ['notebook'] }))}`);
     await page.evaluate(() => window.__explorer.ready);
     await page.waitForSelector('li.ae-nb-cell table', { state: 'attached', timeout: 20000 });
@@ -489,7 +494,7 @@ for (const id of ['001', '002', '003']) {
 
 test('Notebook_UnseededNotebooksSaySoAndStillRun', async () => {
   for (const id of ['000', '004']) {
-    const { page, context, problems } = await openPage(browser, null, { viewport: { width: 1280, height: 900 } });
+    const { page, context, problems } = await pages.open(null, { viewport: { width: 1280, height: 900 } });
     await page.goto(`${server.url}#${encodeURIComponent(JSON.stringify({ notebook: id, view: ['notebook'] }))}`);
     await page.evaluate(() => window.__explorer.ready);
     await page.waitForSelector('li.ae-nb-cell table', { state: 'attached', timeout: 20000 });

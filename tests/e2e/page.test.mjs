@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchBrowser, openPage, openEditor, PAGE_DIR, ensureDist } from './helpers.mjs';
+import { serveStatic, launchBrowser, keptPages, openEditor, PAGE_DIR, ensureDist } from './helpers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const WEB = path.join(ROOT, 'web');
@@ -50,7 +50,7 @@ const SEED_WQ = [
   [0, 0],
 ];
 
-let server, dev, browser; // dev: web/ as `npm run dev` serves it
+let server, dev, browser, pages; // dev: web/ as `npm run dev` serves it
 before(async () => {
   ensureDist();
   for (const f of ['engine/attention_engine.mjs', 'engine/attention_engine.wasm', 'vendor/d3-scale-chromatic.js']) {
@@ -60,17 +60,21 @@ before(async () => {
   server = await serveStatic(PAGE_DIR);
   dev = await serveStatic(WEB);
   browser = await launchBrowser();
+  pages = keptPages(browser);
 });
 after(async () => {
+  await pages?.close();
   await browser?.close();
   await server?.close();
   await dev?.close();
 });
 
-/** Opens the page and waits until the explorer has rendered. */
+/**
+ * Opens the page and waits until the explorer has rendered: a new document in a page kept for
+ * these context options (keptPages in helpers.mjs; no test here needs a browser context of its own).
+ */
 async function open(contextOptions = {}, hash = '', { from = server } = {}) {
-  const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 }, ...contextOptions });
-  await o.page.goto(from.url + hash);
+  const o = await pages.open(from.url + hash, { viewport: { width: 1280, height: 900 }, ...contextOptions });
   await o.page.evaluate(() => window.__explorer.ready);
   return o;
 }

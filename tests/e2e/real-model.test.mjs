@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchBrowser, launchFirefox, openPage, takeDownload, ensureDist } from './helpers.mjs';
+import { serveStatic, launchBrowser, keptPages, launchFirefox, takeDownload, ensureDist } from './helpers.mjs';
 import { decodeState } from '../../web/lib/share.js';
 import { HOSTILE_MODELS, HOSTILE_TOKENIZERS, SHIPPED_MODEL } from './hostile-models.mjs';
 import { hfGpt2Checkpoint } from '../helpers/gpt2-checkpoint.mjs';
@@ -37,6 +37,9 @@ function tinyGpt2() {
 }
 
 let root, server, browser;
+// A test's page is a new document in a page kept for its context options (keptPages in
+// helpers.mjs), unless the test adds listeners, init scripts or emulation of its own.
+let pages;
 before(async () => {
   ensureDist();
   // dist/ as a host serves it, plus a folder of a blogger's model files.
@@ -49,8 +52,10 @@ before(async () => {
   fs.writeFileSync(path.join(root, 'models', 'html.safetensors'), '<!doctype html><p>Not found</p>');
   server = await serveStatic(root);
   browser = await launchBrowser();
+  pages = keptPages(browser);
 });
 after(async () => {
+  await pages?.close();
   await browser?.close();
   await server?.close();
   if (root) fs.rmSync(root, { recursive: true, force: true });
@@ -61,7 +66,7 @@ const settle = (page) =>
 
 /** The page (dist/index.html) scrolled to the real model, its pictures drawn. */
 async function openSection(hash = '', contextOptions = {}) {
-  const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 }, ...contextOptions });
+  const o = await pages.open(null, { viewport: { width: 1280, height: 900 }, ...contextOptions });
   await o.page.goto(`${server.url}index.html${hash}`);
   await o.page.evaluate(() => window.__explorer.ready);
   await o.page.locator(SECTION).scrollIntoViewIfNeeded();
@@ -372,7 +377,7 @@ async function elementPage(page, body) {
 }
 
 test('RealModel_TheElementOpensAGpt2CheckpointFromItsModelUrl', async () => {
-  const { page, context, problems } = await openPage(browser, null, { viewport: { width: 900, height: 900 } });
+  const { page, context, problems } = await pages.open(null, { viewport: { width: 900, height: 900 } });
   await elementPage(
     page,
     `<attention-explorer sentence="Hello, world! The river bank." model-url="models/gpt2-tiny.safetensors" config-url="models/config.json"></attention-explorer>`,
@@ -399,7 +404,7 @@ test('RealModel_TheElementOpensAGpt2CheckpointFromItsModelUrl', async () => {
 });
 
 test('RealModel_TheElementSaysWhatIsWrongWithItsModelUrl', async () => {
-  const { page, context } = await openPage(browser, null, { viewport: { width: 900, height: 900 } });
+  const { page, context } = await pages.open(null, { viewport: { width: 900, height: 900 } });
   const inside = (sel) => `attention-explorer >> ${sel}`;
   for (const [attrs, pattern] of [
     ['model-url="models/missing.safetensors"', /HTTP 404|404/],

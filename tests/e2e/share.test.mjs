@@ -7,7 +7,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser, serveStatic, openPage, ensureDist } from './helpers.mjs';
+import { launchBrowser, serveStatic, openPage, keptPages, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState } from '../../web/lib/state.js';
 import { encodeState, LIMITS } from '../../web/lib/share.js';
@@ -17,14 +17,17 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 let server;
 let browser;
 let defaults;
+let pages; // keptPages: the tests here but the history fixture's need no browser context of their own
 
 test.before(async () => {
   ensureDist();
   server = await serveStatic(ROOT);
   browser = await launchBrowser();
+  pages = keptPages(browser);
   defaults = defaultState((await loadEngine()).examples());
 });
 test.after(async () => {
+  await pages?.close();
   await browser?.close();
   await server?.close();
 });
@@ -33,18 +36,33 @@ test.after(async () => {
 const PAGE = () => `${server.url}dist/index.html`;
 const EMBED = () => `${server.url}dist/embed.html`;
 
-/** Opens the main page at a hash and waits until it has drawn. */
+/**
+ * A kept page (keptPages in helpers.mjs) and the dialogs it raises from now on: one listener and
+ * one list a page, the list emptied for each test that opens it.
+ */
+const dialogsOf = new WeakMap(); // page → the list
+async function openWithDialogs() {
+  const opened = await pages.open(null);
+  if (!dialogsOf.has(opened.page)) {
+    const list = [];
+    dialogsOf.set(opened.page, list);
+    opened.page.on('dialog', (d) => {
+      list.push(d.message());
+      d.dismiss().catch(() => {});
+    });
+  }
+  const dialogs = dialogsOf.get(opened.page);
+  dialogs.length = 0;
+  return { ...opened, dialogs };
+}
+
+/** Opens the main page at a hash (a new document) and waits until it has drawn. */
 async function openExplorer(hash = '') {
-  const opened = await openPage(browser, null);
-  const dialogs = [];
-  opened.page.on('dialog', (d) => {
-    dialogs.push(d.message());
-    d.dismiss().catch(() => {});
-  });
+  const opened = await openWithDialogs();
   await opened.page.goto(PAGE() + hash);
   await opened.page.evaluate(() => window.__explorer.ready);
   await opened.page.waitForFunction(() => document.querySelectorAll('#app table[data-matrix]').length > 0);
-  return { ...opened, dialogs };
+  return opened;
 }
 
 function edited() {
@@ -268,12 +286,7 @@ test('HostileTokenNames_RenderAsTextOnTheMainPage', async () => {
 test('HostileHashes_OnTheIframeView', async () => {
   const cases = { ...MALFORMED, 'hostile tokens': encodeState(hostileTokenState()) };
   for (const [name, hash] of Object.entries(cases)) {
-    const { page, context } = await openPage(browser, null);
-    const dialogs = [];
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      d.dismiss().catch(() => {});
-    });
+    const { page, context, dialogs } = await openWithDialogs();
     await page.goto(`${EMBED()}#${hash}`);
     await page.evaluate(() => window.__embed.ready);
     const notice = await page.evaluate(() => {
@@ -296,7 +309,7 @@ test('HostileHashes_OnTheIframeView', async () => {
 
 test('EmbedView_ShowsTheLinkedStateWithoutPageChrome', async () => {
   const s = edited();
-  const { page, context } = await openPage(browser, `${EMBED()}#${encodeState(s, defaults)}`);
+  const { page, context } = await pages.open(`${EMBED()}#${encodeState(s, defaults)}`);
   await page.evaluate(() => window.__embed.ready);
   const out = await page.evaluate(() => ({
     header: document.querySelectorAll('.ae-header').length,

@@ -7,7 +7,7 @@
 // of one layer, then the block, then the model; the mask and the temperature say what they are.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveStatic, launchBrowser, openPage, PAGE_DIR, ensureDist } from './helpers.mjs';
+import { serveStatic, launchBrowser, keptPages, PAGE_DIR, ensureDist } from './helpers.mjs';
 import { encodeState } from '../../web/lib/share.js';
 import { defaultState } from '../../web/lib/state.js';
 import { loadEngine } from '../../web/engine/engine.js';
@@ -16,21 +16,26 @@ import { parseColor } from '../../web/lib/colormaps.js';
 import { storyStates, numbersIn } from '../helpers/story-states.mjs';
 
 let server, browser, defaults, states;
+// A test's page is a new document in a page kept for its context options (keptPages in
+// helpers.mjs), unless the test adds listeners, init scripts or emulation of its own.
+let pages;
 before(async () => {
   ensureDist();
   server = await serveStatic(PAGE_DIR);
   browser = await launchBrowser();
+  pages = keptPages(browser);
   const engine = await loadEngine();
   defaults = defaultState(engine.examples());
   states = storyStates(engine.examples());
 });
 after(async () => {
+  await pages?.close();
   await browser?.close();
   await server?.close();
 });
 
 async function open(hash = '', contextOptions = {}) {
-  const o = await openPage(browser, null, { viewport: { width: 1280, height: 800 }, ...contextOptions });
+  const o = await pages.open(null, { viewport: { width: 1280, height: 800 }, ...contextOptions });
   await o.page.goto(server.url + hash);
   await o.page.evaluate(() => window.__explorer.ready);
   return o;

@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { launchBrowser, serveStatic, openPage, PAGE_DIR, ensureDist } from './helpers.mjs';
+import { launchBrowser, keptPages, serveStatic, PAGE_DIR, ensureDist } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState, notebookState } from '../../web/lib/state.js';
 import { encodeState } from '../../web/lib/share.js';
@@ -16,15 +16,20 @@ import { MAX_STROKE } from '../../web/lib/lines-image.js';
 import { parseCSV } from '../helpers/csv.mjs';
 
 let server, browser, engine, defaults, notebook;
+// A test's page is a new document in a page kept for its context options (keptPages in
+// helpers.mjs); the routes a test adds go when it hands the page back.
+let pages;
 test.before(async () => {
   ensureDist();
   server = await serveStatic(PAGE_DIR);
   browser = await launchBrowser();
+  pages = keptPages(browser);
   engine = await loadEngine();
   defaults = defaultState(engine.examples());
   notebook = notebookState(engine.examples()); // the notebook's own weights (seed 003)
 });
 test.after(async () => {
+  await pages?.close();
   await browser?.close();
   await server?.close();
 });
@@ -32,7 +37,7 @@ test.after(async () => {
 const withOptions = (options) => ({ ...defaults, options: { ...defaults.options, ...options } });
 
 async function open(state, contextOptions = {}) {
-  const o = await openPage(browser, null, {
+  const o = await pages.open(null, {
     viewport: { width: 1280, height: 900 },
     acceptDownloads: true,
     ...contextOptions,
@@ -173,7 +178,7 @@ test('Lines_MoveSmoothlyUnlessReducedMotionIsAsked', async () => {
 });
 
 test('Lines_TheElementShowsThePictureAloneWithViewLines', async () => {
-  const { page, context, problems } = await openPage(browser, null);
+  const { page, context, problems } = await pages.open(null);
   await page.route('**/lines-element.html', (route) =>
     route.fulfill({
       contentType: 'text/html',
@@ -207,7 +212,7 @@ test('Lines_TheElementShowsThePictureAloneWithViewLines', async () => {
 // ---- the plane -------------------------------------------------------------------------------
 
 async function openPlane(state) {
-  const o = await openPage(browser, null, { viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  const o = await pages.open(null, { viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   await o.page.goto(`${server.url}#${encodeState(state, defaults)}`);
   await o.page.evaluate(() => window.__explorer.ready);
   await o.page.waitForSelector('section[data-section="plane"] .ae-plane-arrow', { state: 'attached' });
@@ -312,7 +317,7 @@ test('Plane_TheTwoBanksLandApartWithAttentionAndTogetherThroughTheLinearLayer', 
 
 test('Plane_TheElementLoadsTheWholeEngineBesideItForThePlane', async () => {
   const dist = await serveStatic(PAGE_DIR);
-  const { page, context, problems } = await openPage(browser, null);
+  const { page, context, problems } = await pages.open(null);
   await page.route('**/plane-element.html', (route) =>
     route.fulfill({
       contentType: 'text/html',
@@ -320,7 +325,8 @@ test('Plane_TheElementLoadsTheWholeEngineBesideItForThePlane', async () => {
     }),
   );
   const fetched = [];
-  page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+  const onRequest = (r) => fetched.push(new URL(r.url()).pathname);
+  page.on('request', onRequest);
   await page.goto(dist.url + 'plane-element.html');
   await page.waitForFunction(
     () => document.querySelector('attention-explorer')?.shadowRoot?.querySelector('.ae-plane-point'),
@@ -341,6 +347,7 @@ test('Plane_TheElementLoadsTheWholeEngineBesideItForThePlane', async () => {
     problems.filter((p) => !/favicon/.test(p)),
     [],
   );
+  page.off('request', onRequest);
   await context.close();
   await dist.close();
 });
