@@ -24,6 +24,7 @@ import {
 } from '../../web/lib/real/interpret.js';
 import { modelRequests } from '../../web/tools/model-host.js';
 import { defaultGpt } from '../../web/lib/real/gpt-state.js';
+import { decodeState } from '../../web/lib/share.js';
 import { hfGpt2Checkpoint } from '../helpers/gpt2-checkpoint.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -254,8 +255,15 @@ test('Interpret_AnotherPositionCandidateAndHeadEachGiveTheEnginesNumbersAndTheir
   // candidate, head and mode, and the same numbers.
   await settled(page);
   const chosen = await shown(page);
-  const link = await page.evaluate(() => location.href);
-  const again = await openPage(browser, null, { viewport: { width: 1280, height: 900 } });
+  // The hash is written in bursts after the state changes: the link once it names the choice.
+  let link;
+  for (const deadline = Date.now() + 15000; ; await new Promise((r) => setTimeout(r, 100))) {
+    link = page.url();
+    const p = decodeState(new URL(link).hash).gpt?.prediction;
+    if (p?.mode === 'mean' && p.layer === chosen.layer && p.head === chosen.head) break;
+    if (Date.now() > deadline) assert.fail(`the link never named the choice: ${JSON.stringify(p)}`);
+  }
+  const again = await pages.open(null, { viewport: { width: 1280, height: 900 } });
   await again.page.goto(link);
   await again.page.evaluate(() => window.__explorer.ready);
   await again.page.locator(`${SECTION} .ae-gpt-interpret`).scrollIntoViewIfNeeded();
