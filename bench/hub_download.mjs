@@ -7,8 +7,8 @@
 // not reachable here: this measures our code and the browser's storage over loopback, not a
 // download over the internet.
 //
-//   node bench/hub_download.mjs [chromium] [firefox]     both by default;
-//   writes bench/results/hub-download-<date>.md
+//   node bench/hub_download.mjs [chromium] [firefox] [--out NAME]     both by default;
+//   writes bench/results/hub-download-<date>.md (or NAME there)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -169,6 +169,7 @@ const lines = [
   'Bytes served include the redirects\' short bodies and the 404 answers. "Stored in" and "ready in" are the controller\'s start() to its stored state (the second time reading the kept manifest and files, no request). The engine opens the kept Blob slice by slice (engine.openModel, its default 8 MiB slices) and runs a 3-token trace. "Click → every head drawn": dist/index.html (the page as a host serves it, on the same origin), GPT-2 small\'s button clicked with the model kept, until the section names the model and draws its 144 heads on the default sentence (opened from the store in the model worker, traced, drawn).',
   '',
 ];
-const out = path.join(root, 'bench', 'results', `hub-download-${date}.md`);
+const named = process.argv.indexOf('--out');
+const out = path.join(root, 'bench', 'results', named > 0 ? process.argv[named + 1] : `hub-download-${date}.md`);
 fs.writeFileSync(out, lines.join('\n'));
 console.log(`wrote ${path.relative(root, out)}`);
