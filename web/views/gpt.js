@@ -217,8 +217,8 @@ function mountRoles(section, { doc, run, part, ctx }, shown) {
 }
 
 // What a head does (issue 32): the chosen prediction and head, knocked out, attributed, read
-// layer by layer. The head is the section's (the grid's choice); the prediction is these
-// figures' own. Their answers redraw only them.
+// layer by layer. The choice is the state's (state.gpt.prediction, in the link), apart from the
+// head the grid shows; their answers redraw only these figures.
 function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt, endpoint, openHub, ctx }) {
   const { store } = app;
   const interpret = createInterpretRun({

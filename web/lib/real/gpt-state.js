@@ -1,8 +1,9 @@
 // The real-model section's part of the explorer state (state.gpt): which model (the project's
 // own, or one the page or a blogger names by URL — never the weights), the sentence, the head and
 // picture on screen, the next-token options, the two sentences of the shared-word chart, and the
-// knock-out's chosen prediction and head (what a head does). A link carries it. Pure; sanitizeGpt checks an untrusted value the way lib/share.js checks the
-// rest (tests/js/lib/real/gpt-state.test.mjs).
+// knock-out's chosen prediction and head (what a head does). A link carries it. Pure;
+// sanitizeGpt checks an untrusted value the way lib/share.js checks the rest
+// (tests/js/lib/real/gpt-state.test.mjs).
 import { describe, clip } from '../text.js';
 import { endpointOf, repoIdOf, revisionOf } from '../hub/urls.js';
 
