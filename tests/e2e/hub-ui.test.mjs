@@ -265,7 +265,8 @@ test('the opening\'s "Open GPT-2 small" downloads GPT-2 from the Hub and opens i
   const { page, context, problems } = await openSection();
   const button = page.locator(`${SECTION} .ae-gpt-opening-picker`);
   await button.waitFor({ state: 'visible', timeout: 30000 });
-  assert.equal(await button.textContent(), 'Open GPT-2 small (124M) from Hugging Face');
+  assert.equal(await button.textContent(), 'Open GPT-2 small');
+  assert.match(await button.getAttribute('title'), /^Downloads GPT-2 small \(124M parameters\) from Hugging Face/);
   assert.match(await page.textContent(`${SECTION} .ae-gpt-opening-induction`), /no induction head/i);
   hub.set({ bytesPerSecond: 600_000 });
   await button.click();

@@ -16,7 +16,7 @@ import * as outputs from './plane/outputs.js';
 const TEXT = {
   title: 'The plane',
   intro:
-    'With two numbers per query and key (the bank example’s W_Q and W_K make them two-wide) each vector is an arrow; wider ones are drawn in the plane where they spread the most, as the note under the picture says. A score is a dot product: the length of a key’s shadow on the query’s line, times the query’s length. Pick a query to see every key’s shadow on it.',
+    'With two numbers per query and key (the bank example’s W_Q and W_K make them two-wide) each vector is an arrow. A score is a dot product: the length of a key’s shadow on the query’s line, times the query’s length. Pick a query to see every key’s shadow on it.',
 };
 
 /**

@@ -9,7 +9,9 @@ const TEXT = {
   title: 'What a head does, not only where it looks',
   measuring: 'Measuring what each head does…',
   learn: 'Train one in Learn (the repeat task)',
-  gpt2: (p) => `Open ${p.label} (${p.parameters}) from Hugging Face`,
+  gpt2: (p) => `Open ${p.label}`,
+  gpt2Title: (p) =>
+    `Downloads ${p.label} (${p.parameters} parameters) from Hugging Face and keeps it in this browser, or opens it from there`,
 };
 
 /**
@@ -27,7 +29,7 @@ export function render(parent, { doc, onLearn, gpt2, onGpt2 }) {
   const picker = h(
     doc,
     'button',
-    { type: 'button', class: 'ae-link ae-gpt-opening-picker', onclick: onGpt2 },
+    { type: 'button', class: 'ae-link ae-gpt-opening-picker', title: TEXT.gpt2Title(gpt2), onclick: onGpt2 },
     TEXT.gpt2(gpt2),
   );
   // Where to see an induction head, on the sentence's own line (the page's height budget).
