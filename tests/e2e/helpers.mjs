@@ -263,3 +263,16 @@ export async function openEditor(page) {
   await details.scrollIntoViewIfNeeded();
   if (!(await details.evaluate((d) => d.open))) await details.locator(':scope > summary').click();
 }
+
+/**
+ * axe-core's violations in one line each (rule, help, how many nodes and the first three), so a
+ * failing assert.deepEqual(axeViolations(result), []) says what and where.
+ */
+export const axeViolations = (result) =>
+  result.violations.map(
+    (v) =>
+      `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes
+        .slice(0, 3)
+        .map((n) => n.target.join(' '))
+        .join(' | ')})`,
+  );

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser, keptPages, serveStatic, openPage, PAGE_DIR, ensureDist } from './helpers.mjs';
+import { launchBrowser, keptPages, serveStatic, openPage, PAGE_DIR, ensureDist, axeViolations } from './helpers.mjs';
 import { loadEngine } from '../../web/engine/engine.js';
 import { defaultState } from '../../web/lib/state.js';
 import { encodeState } from '../../web/lib/share.js';
@@ -395,13 +395,7 @@ for (const [scheme, width] of [
       (sel) => window.axe.run(document.querySelector(sel), { resultTypes: ['violations'] }),
       SECTION,
     );
-    const summary = result.violations.map(
-      (v) =>
-        `${v.id}: ${v.help} (${v.nodes
-          .map((n) => n.target.join(' '))
-          .slice(0, 3)
-          .join(' | ')})`,
-    );
+    const summary = axeViolations(result);
     assert.deepEqual(summary, []);
     const [scroll, client] = await page.evaluate(() => [
       document.documentElement.scrollWidth,

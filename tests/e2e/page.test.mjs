@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchBrowser, keptPages, openEditor, PAGE_DIR, ensureDist } from './helpers.mjs';
+import { serveStatic, launchBrowser, keptPages, openEditor, PAGE_DIR, ensureDist, axeViolations } from './helpers.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const WEB = path.join(ROOT, 'web');
@@ -589,13 +589,7 @@ for (const [scheme, width] of [
     await page.hover(pipe('scores') + ' tbody td'); // and an open explanation
     await page.addScriptTag({ path: AXE });
     const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-    const summary = result.violations.map(
-      (v) =>
-        `${v.id}: ${v.help} (${v.nodes.length}: ${v.nodes
-          .slice(0, 3)
-          .map((n) => n.target.join(' '))
-          .join(' | ')})`,
-    );
+    const summary = axeViolations(result);
     if (width > 360)
       await page.screenshot({ path: path.join(SHOTS, scheme === 'dark' ? 'dark.png' : 'desktop.png'), fullPage: true });
     assert.deepEqual(summary, []);

@@ -12,7 +12,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchBrowser, openPage, keptPages, PAGE_DIR, ensureDist } from './helpers.mjs';
+import { serveStatic, launchBrowser, openPage, keptPages, PAGE_DIR, ensureDist, axeViolations } from './helpers.mjs';
 import { encodeState } from '../../web/lib/share.js';
 import { defaultState } from '../../web/lib/state.js';
 import { loadEngine } from '../../web/engine/engine.js';
@@ -396,17 +396,7 @@ test('Teach_APhoneGetsTheStoryWithTheEngineeringFoldedNothingClippedAndAMuchShor
   const axe = async (what) => {
     await page.waitForTimeout(300);
     const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-    assert.deepEqual(
-      result.violations.map(
-        (v) =>
-          `${v.id}: ${v.help} (${v.nodes
-            .map((n) => n.target.join(' '))
-            .slice(0, 3)
-            .join(' | ')})`,
-      ),
-      [],
-      `axe, ${what}`,
-    );
+    assert.deepEqual(axeViolations(result), [], `axe, ${what}`);
   };
   for (const colorScheme of ['light', 'dark']) {
     await theme(colorScheme);

@@ -219,10 +219,9 @@ async function openPlane(state) {
   return o;
 }
 
-test('Plane_TheArrowsAreQAndK', async () => {
-  const { page, context, problems } = await openPlane(defaults);
-  const trace = engine.attend(attendArgs(defaults, defaults.contexts.river));
-  const arrows = await page.$$eval('section[data-section="plane"] .ae-plane-arrow', (gs) =>
+// The plane's arrows as drawn: each query's and key's coordinates in the picture's data space.
+const planeArrows = (page) =>
+  page.$$eval('section[data-section="plane"] .ae-plane-arrow', (gs) =>
     gs.map((g) => ({
       kind: g.dataset.kind,
       index: Number(g.dataset.index),
@@ -230,6 +229,11 @@ test('Plane_TheArrowsAreQAndK', async () => {
       y: Number(g.dataset.y),
     })),
   );
+
+test('Plane_TheArrowsAreQAndK', async () => {
+  const { page, context, problems } = await openPlane(defaults);
+  const trace = engine.attend(attendArgs(defaults, defaults.contexts.river));
+  const arrows = await planeArrows(page);
   assert.equal(arrows.length, 6, 'three queries and three keys');
   for (const a of arrows) {
     const v = trace[a.kind].data.subarray(a.index * 2, a.index * 2 + 2);
@@ -259,14 +263,7 @@ test('Plane_VectorsWiderThanTwoAreDrawnThroughTheCoresPrincipalComponents', asyn
   assert.equal(q[0].length, 4, 'the state under test has dₖ = 4');
   const pca = engine.pca({ x: [...q, ...k] });
   const xy = pca.get('projected');
-  const arrows = await page.$$eval('section[data-section="plane"] .ae-plane-arrow', (gs) =>
-    gs.map((g) => ({
-      kind: g.dataset.kind,
-      index: Number(g.dataset.index),
-      x: Number(g.dataset.x),
-      y: Number(g.dataset.y),
-    })),
-  );
+  const arrows = await planeArrows(page);
   assert.equal(arrows.length, 6);
   for (const a of arrows) assert.deepEqual([a.x, a.y], xy[(a.kind === 'k' ? 3 : 0) + a.index], `${a.kind}[${a.index}]`);
   const kept = (100 * (pca.explained.data[0] + pca.explained.data[1])).toFixed(1);
