@@ -85,3 +85,38 @@ export function radios(doc, { legend, choices, value, onChange, className = 'ae-
     },
   };
 }
+
+/**
+ * One of several boxes at a time where the explorer is narrow (explorer.css's container query:
+ * a phone, a narrow column), all of them where it is wide: a radio group above them, shown only
+ * where narrow, chooses which. `boxes`: {value: element}, one per choice.
+ * @returns {{el: HTMLFieldSetElement, show(value), offer(values: string[])}}
+ *   show: choose `value`; offer: only these choices are offered (the group hidden for fewer than
+ *   two), and the one shown stays if offered, else the first of them
+ */
+export function narrowChooser(doc, { legend, choices, value, boxes, className = '' }) {
+  const choose = (v) => Object.entries(boxes).forEach(([k, el]) => el.classList.toggle('ae-narrow-chosen', k === v));
+  for (const el of Object.values(boxes)) el.classList.add('ae-narrow-one');
+  const group = radios(doc, {
+    legend,
+    choices,
+    value,
+    onChange: choose,
+    className: `ae-radio ae-narrow-pick ${className}`,
+  });
+  const show = (v) => {
+    group.sync(v);
+    choose(v);
+  };
+  show(value);
+  return {
+    el: group.el,
+    show,
+    offer(values) {
+      group.el.hidden = values.length < 2;
+      for (const input of group.inputs) input.parentElement.hidden = !values.includes(input.value);
+      const chosen = group.inputs.find((input) => input.checked)?.value;
+      show(values.includes(chosen) ? chosen : values[0]);
+    },
+  };
+}

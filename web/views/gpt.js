@@ -7,7 +7,7 @@
 // in a worker (tools/real-model.js), driven by lib/real/gpt-run.js; this file composes the
 // figures (views/gpt/*.js) and draws what the run holds.
 import { h } from '../ui/dom.js';
-import { radios } from '../ui/controls.js';
+import { narrowChooser } from '../ui/controls.js';
 import { whenNear } from '../ui/on-screen.js';
 import { defaultGpt, GPT_LIMITS, patchGpt, predictionForANewSentence } from '../lib/real/gpt-state.js';
 import { createGptRun } from '../lib/real/gpt-run.js';
@@ -270,36 +270,25 @@ function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt
     box.classList.add('ae-gpt-tool');
     return box;
   };
-  const chooseTool = (kind) =>
-    tools
-      .querySelectorAll('.ae-gpt-tool')
-      .forEach((b) => b.classList.toggle('ae-tool-chosen', b.dataset.gptPart === kind));
-  const pick = radios(doc, {
+  const boxes = Object.fromEntries(Object.keys(TEXT.toolNames).map((kind) => [kind, toolBox(kind)]));
+  const pick = narrowChooser(doc, {
     legend: TEXT.toolPick,
     choices: Object.entries(TEXT.toolNames),
     value: 'knockout',
-    onChange: chooseTool,
-    className: 'ae-radio ae-gpt-tool-pick',
+    boxes,
+    className: 'ae-gpt-tool-pick',
   });
-  tools.append(pick.el);
-  fig.knockout = knockout.render(toolBox('knockout'), {
+  boxes.knockout.before(pick.el);
+  fig.knockout = knockout.render(boxes.knockout, {
     ...ctx,
     onChoose: choose,
     onSweep: () => interpret.startSweep(),
     onCancel: () => interpret.cancelSweep(),
   });
-  fig.attribution = attributionView.render(toolBox('attribution'), ctx);
-  fig.lens = lensView.render(toolBox('lens'), ctx);
-  // The chooser offers the tools shown (none when one is), and shows the first of them.
-  fig.syncTools = (shown) => {
-    const kinds = Object.keys(TEXT.toolNames).filter((k) => shown.whole || shown.figures.has(k));
-    pick.el.hidden = kinds.length < 2;
-    pick.inputs.forEach((input) => (input.parentElement.hidden = !kinds.includes(input.value)));
-    const chosen = pick.inputs.find((input) => input.checked)?.value;
-    const kind = kinds.includes(chosen) ? chosen : kinds[0];
-    pick.sync(kind);
-    chooseTool(kind);
-  };
+  fig.attribution = attributionView.render(boxes.attribution, ctx);
+  fig.lens = lensView.render(boxes.lens, ctx);
+  // The chooser offers the tools shown (none when one is).
+  fig.syncTools = (shown) => pick.offer(Object.keys(TEXT.toolNames).filter((k) => shown.whole || shown.figures.has(k)));
   fig.interpret = interpret;
 }
 

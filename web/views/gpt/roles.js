@@ -3,7 +3,7 @@
 // colour scale, and the strongest heads of each kind. Where the section is narrow (a phone, a
 // narrow column) one table shows at a time, the kind chosen above it (explorer.css).
 import { h } from '../../ui/dom.js';
-import { radios } from '../../ui/controls.js';
+import { narrowChooser } from '../../ui/controls.js';
 import { createHeatmap } from '../../ui/heatmap.js';
 import { fmt } from '../../lib/format.js';
 
@@ -33,17 +33,14 @@ export function render(parent, { doc }) {
     row.append(maps[k].el);
   }
   // Which table a narrow section shows (CSS hides the chooser where all four fit side by side).
-  const choose = (kind) =>
-    Object.entries(maps).forEach(([k, map]) => map.el.classList.toggle('ae-role-chosen', k === kind));
-  const pick = radios(doc, {
+  const pick = narrowChooser(doc, {
     legend: TEXT.show,
     choices: Object.entries(TEXT.kinds),
     value: 'previous',
-    onChange: choose,
-    className: 'ae-radio ae-gpt-role-pick',
+    boxes: Object.fromEntries(Object.entries(maps).map(([k, map]) => [k, map.el])),
+    className: 'ae-gpt-role-pick',
   }).el;
   pick.hidden = true; // until measured
-  choose('previous');
   parent.append(
     h(doc, 'h3', { class: 'ae-prose' }, TEXT.title),
     h(doc, 'p', { class: 'ae-help ae-prose' }, TEXT.help),
