@@ -406,7 +406,7 @@ function trialsSection(j) {
     return [
       '## Other runs',
       '',
-      'The runs made toward a model with legible heads (issue 32), with their held-out losses and head scores: [docs/pretrained-model.md](../../docs/pretrained-model.md#toward-legible-heads-issue-32-measured-not-reached).',
+      'The runs made toward a model with legible heads (issue 32), with their held-out losses and head scores: [docs/pretrained-model.md](../../docs/pretrained-model.md#toward-legible-heads-issue-32).',
       '',
     ];
   return [

@@ -84,7 +84,7 @@ test('RealModel_TheShippedModelOnTheReadersSentence', async () => {
   // Where the model came from and its size, said in one line; it ran in a worker.
   assert.match(
     await section.locator('.ae-gpt-about').textContent(),
-    /brown-wordnet: 4 layers × 4 heads, width 128, context 128 tokens, vocabulary 4096, 1\.33 million parameters/,
+    /brown-wordnet: 4 layers × 4 heads, width 128, context 128 tokens, vocabulary 8192, 1\.86 million parameters/,
   );
   assert.match(await status(page), /tokens through 4 layers \(in a worker\)/);
   // Every layer × head: 16 tiles; the first is chosen and enlarged with its numbers.

@@ -42,11 +42,11 @@ test('RealModel_TheShippedModelOpensWithItsSizeAndTokenizer', async () => {
   const info = await requests.handle('open', [shipped()]);
   assert.deepEqual(
     [info.config.layers, info.config.heads, info.config.width, info.config.contextLength, info.config.vocabSize],
-    [4, 4, 128, 128, 4096],
+    [4, 4, 128, 128, 8192],
   );
-  // The report's count (web/models/README.md): 1,334,016 parameters, lm_head tied to wte.
-  assert.equal(info.parameters, 1334016);
-  assert.equal(info.tokenizer.size, 4096);
+  // The report's count (web/models/README.md): 1,858,304 parameters, lm_head tied to wte.
+  assert.equal(info.parameters, 1858304);
+  assert.equal(info.tokenizer.size, 8192);
   // GPT-2 small's count from its shape (124,439,808; Hugging Face's num_parameters()).
   assert.equal(parameterCount({ width: 768, vocabSize: 50257, contextLength: 1024, layers: 12, heads: 12 }), 124439808);
 });
@@ -83,7 +83,7 @@ test('RealModel_ASentenceBecomesTokensAndEveryHeadsWeights', async () => {
   }
   assert.equal(t.chosen.hs, 32);
   assert.deepEqual(Array.from(t.mean), Array.from(meanOverHeads(t.weights, 4, 4, T)));
-  assert.equal(t.logits.length, 4096);
+  assert.equal(t.logits.length, 8192);
   assert.equal(t.residual.length, 5 * T * 128, 'the stream after the embedding and every layer');
   assert.equal(t.afterAttention.length, 4 * T * 128);
 });
@@ -190,7 +190,7 @@ test('RealModel_BadInputIsRefusedByNameAndTheModelOpenStays', async () => {
     /WordPiece.*only byte-level "BPE"/,
   );
   const small = fromTokenizerJson(tokenizerText);
-  assert.equal(small.vocabSize, 4096);
+  assert.equal(small.vocabSize, 8192);
   await rejectsNaming(
     call('open', { ...shipped(), tokenizer: {} }),
     'tokenizer',
