@@ -194,7 +194,7 @@ test('RealModel_BadInputIsRefusedByNameAndTheModelOpenStays', async () => {
   await rejectsNaming(
     call('open', { ...shipped(), tokenizer: {} }),
     'tokenizer',
-    /vocabulary of 4096 tokens, not GPT-2's 50,257/,
+    /vocabulary of 8192 tokens, not GPT-2's 50,257/,
   );
   await rejectsNaming(
     call('open', { ...shipped(), tokenizer: { vocab: '{}' } }),
