@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { loadEngine } from '../../web/engine/engine.js';
 import { fromTokenizerJson } from '../../web/lib/tokenizer/load.js';
 import { headScores, inductionScores, strongestHeads } from '../../web/lib/head-scores.js';
+import { headName } from '../../web/lib/real/interpret.js';
 
 const SAMPLE_PROMPTS = ['The', 'He sat on the river bank', 'She took the money to the', 'bank:', 'In 1961, the'];
 const SAMPLE_OPTIONS = { temperature: 0.8, topK: 40 };
@@ -216,10 +217,10 @@ function uniformEntropy(from, T) {
 }
 
 function headTable(json, kind) {
-  const rows = json.heads.scores[kind].map((row, l) => `| ${l} | ${row.map((v) => f(v, 2)).join(' | ')} |`);
+  const rows = json.heads.scores[kind].map((row, l) => `| ${l + 1} | ${row.map((v) => f(v, 2)).join(' | ')} |`);
   const H = json.heads.scores[kind][0].length;
   return [
-    `| layer | ${Array.from({ length: H }, (_, h) => `head ${h}`).join(' | ')} |`,
+    `| layer | ${Array.from({ length: H }, (_, h) => `head ${h + 1}`).join(' | ')} |`,
     `|---|${'---|'.repeat(H)}`,
     ...rows,
   ].join('\n');
@@ -374,12 +375,12 @@ function samplesSection(j) {
 function headsSection(j) {
   const strongest = Object.entries(KINDS).map(
     ([k, name]) =>
-      `| ${name} | ${j.heads.strongest[k].map((h) => `L${h.layer}H${h.head} ${f(h.score, 2)}`).join(', ')} | ${f(j.heads.uniform[k], 2)} |`,
+      `| ${name} | ${j.heads.strongest[k].map((h) => `${headName(h.layer, h.head)} ${f(h.score, 2)}`).join(', ')} | ${f(j.heads.uniform[k], 2)} |`,
   );
   return [
     '## What the heads do',
     '',
-    `Scores from \`web/lib/head-scores.js\`: previous-token, first-token and self scores are the mean attention weight on that key over the query rows 1…${j.heads.text.tokens - 1} of ${j.heads.text.source}; the induction score is the mean weight from each token of the second copy of ${j.heads.induction.R} random tokens (after one \`<|endoftext|>\`, ${j.heads.induction.samples} sequences) to the token after its earlier occurrence; the same score on repeated held-out text takes ${j.heads.induction.R} tokens of held-out Brown from ${j.heads.induction.samples} places spread over the file instead of random tokens (a word that occurs twice in the passage makes its "earlier occurrence" ambiguous, so this score is a little lower for a perfect copier). A head attending uniformly would score the last column.`,
+    `Scores from \`web/lib/head-scores.js\`: previous-token, first-token and self scores are the mean attention weight on that key over the query rows 1…${j.heads.text.tokens - 1} of ${j.heads.text.source}; the induction score is the mean weight from each token of the second copy of ${j.heads.induction.R} random tokens (after one \`<|endoftext|>\`, ${j.heads.induction.samples} sequences) to the token after its earlier occurrence; the same score on repeated held-out text takes ${j.heads.induction.R} tokens of held-out Brown from ${j.heads.induction.samples} places spread over the file instead of random tokens (a word that occurs twice in the passage makes its "earlier occurrence" ambiguous, so this score is a little lower for a perfect copier). A head attending uniformly would score the last column. Heads are named as the page names them, counting from 1: L3H2 is layer 3's head 2.`,
     '',
     '| kind | strongest heads (layer, head, score) | uniform attention |',
     '|---|---|---|',
@@ -394,7 +395,7 @@ function headsSection(j) {
     '|---|---|---|---|---|',
     ...j.heads.profile.map(
       (p) =>
-        `| L${p.layer}H${p.head} | ${p.back.map((v) => f(v, 2)).join(', ')} | ${f(p.entropy, 2)} | ${f(p.maxWeight, 2)} | ${p.topKeys.map((t) => `\`${JSON.stringify(t.token).replace(/\|/g, '\\|')}\` ${f(t.share, 2)}`).join(', ')} |`,
+        `| ${headName(p.layer, p.head)} | ${p.back.map((v) => f(v, 2)).join(', ')} | ${f(p.entropy, 2)} | ${f(p.maxWeight, 2)} | ${p.topKeys.map((t) => `\`${JSON.stringify(t.token).replace(/\|/g, '\\|')}\` ${f(t.share, 2)}`).join(', ')} |`,
     ),
     '',
   ];
