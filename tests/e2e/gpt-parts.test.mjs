@@ -34,7 +34,9 @@ const SHOTS = path.join(ROOT, 'tests', 'e2e', 'screenshots');
 // row on a phone; since, one table at a time there, the kind chosen above it: 911 / 964), next token 633 / 804, KV cache 301 / 460 (486 / 724 with a token generated),
 // bank chart 752 / 1,033, the tools 2,182 / 2,806 (three figures; since, one at a time on a phone,
 // the tool chosen above them: 2,188 / 1,675; each tool alone: knock-out 1,270 / 1,566, attribution
-// 688 / 906, lens 559 / 716), the bank measure 1,050 / 1,645.
+// 688 / 906, lens 559 / 716), the bank measure 1,050 / 1,645. With the second shipped model
+// (8,192 tokens), which opens on another prediction with other sentences, the knock-out is
+// 1,339 / 1,660.
 // The "[ measured ]" lines this test prints say today's.
 const BUDGET = {
   700: {
@@ -47,7 +49,7 @@ const BUDGET = {
     'gpt-kv': 580,
     'gpt-bank': 870,
     'gpt-tools': 2400,
-    'gpt-knockout': 1300,
+    'gpt-knockout': 1400,
     'gpt-attribution': 800,
     'gpt-lens': 800,
     'gpt-senses': 1200,
@@ -529,7 +531,10 @@ test('GptParts_TheWholeGptViewShowsEveryPartTheIntroductionAndTheExportsAsBefore
   const cosines = JSON.parse(await page.getAttribute(inside('.ae-gpt-bank-claim'), 'data-cosines'));
   cosines.forEach((c, l) => close(c, expected.bank.cosines[l], `cosine after layer ${l}`));
   assert.equal(await page.getAttribute(inside('.ae-gpt-roles'), 'open'), null);
-  assert.match(await page.textContent(inside('.ae-gpt-status')), /16 tokens through 4 layers/);
+  assert.match(
+    await page.textContent(inside('.ae-gpt-status')),
+    new RegExp(`^${expected.encoded.ids.length} tokens through 4 layers`),
+  );
   console.log(`# [ measured ] gpt (the whole section): ${await heightOf(page)} px at 700 px`);
   assert.deepEqual(problems, []);
   await context.close();

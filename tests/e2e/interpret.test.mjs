@@ -199,9 +199,14 @@ test('Interpret_TheShippedModelOpensOnItsOwnBestGuessWithTheStrongestHeadKnocked
   const roles = await requests.handle('roles', [`${g.sentence} ${g.bank.a} ${g.bank.b}`]);
   const claims = openingClaims(roles, roles.tokens);
   assert.equal(await page.textContent(`${SECTION} .ae-gpt-opening-head`), claims.head);
-  // (The sentence, then where to see an induction head when this model has none.)
+  // (The sentence, then where else to see an induction head: Learn's repeat task, said as training
+  // one where this model has none and as watching one form where it has one, and GPT-2 small.)
   assert.equal(await page.textContent(`${SECTION} .ae-gpt-opening-induction > span:first-child`), claims.induction);
-  assert.equal(await page.isVisible(`${SECTION} .ae-gpt-opening-learn`), !claims.hasInduction);
+  assert.equal(
+    await page.textContent(`${SECTION} .ae-gpt-opening-learn`),
+    `${claims.hasInduction ? 'Watch one form' : 'Train one'} in Learn (the repeat task)`,
+  );
+  assert.ok(await page.isVisible(`${SECTION} .ae-gpt-opening-picker`), 'GPT-2 small, one click');
   assert.deepEqual(problems, []);
   await context.close();
 });

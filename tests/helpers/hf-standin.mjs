@@ -431,8 +431,8 @@ function safetensorsOf(tensors, value) {
 /**
  * A small GPT-2 checkpoint in Hugging Face's layout and file names (gpt2's own: no "transformer."
  * prefix, Conv1D weights (in, out), attn.bias buffers), random weights from `seed`; by default 2
- * layers of 2 heads, width 64, context 128 and the shipped model's 4,096-token vocabulary (so its
- * tokenizer.json, web/models/brown-wordnet.tokenizer.json, fits): 1.6 MB.
+ * layers of 2 heads, width 64, context 128 and a 4,096-token vocabulary, its tokenizer.json the
+ * shipped model's cut to that size (shippedTokenizerOfSize): 1.6 MB.
  * @returns {{config: object, files: {'config.json', 'tokenizer.json', 'model.safetensors'}}}
  */
 export function tinyGpt2({ vocabSize = 4096, contextLength = 128, layers = 2, heads = 2, width = 64, seed = 31 } = {}) {
@@ -448,10 +448,28 @@ export function tinyGpt2({ vocabSize = 4096, contextLength = 128, layers = 2, he
     config,
     files: {
       'config.json': JSON.stringify(config, null, 2),
-      'tokenizer.json': fs.readFileSync(path.join(ROOT, 'web/models/brown-wordnet.tokenizer.json')),
+      'tokenizer.json': shippedTokenizerOfSize(vocabSize),
       'model.safetensors': model,
     },
   };
+}
+
+/**
+ * The shipped model's tokenizer.json (web/models/brown-wordnet.tokenizer.json) with `size` tokens:
+ * the 256 bytes, its first size − 257 merges (a BPE's first merges never depend on later ones, and
+ * merge i made token 256 + i) and <|endoftext|> as the last id; the whole file when it is no larger.
+ */
+export function shippedTokenizerOfSize(size) {
+  const text = fs.readFileSync(path.join(ROOT, 'web/models/brown-wordnet.tokenizer.json'));
+  const t = JSON.parse(text.toString('utf8'));
+  const eot = t.added_tokens.find((a) => a.content === '<|endoftext|>');
+  if (size >= eot.id + 1) return text;
+  const keep = size - 1; // ids 0 … size − 2, then <|endoftext|>
+  t.model.merges = t.model.merges.slice(0, keep - 256);
+  t.model.vocab = Object.fromEntries(Object.entries(t.model.vocab).filter(([, id]) => id < keep));
+  t.model.vocab[eot.content] = keep;
+  eot.id = keep;
+  return Buffer.from(JSON.stringify(t));
 }
 
 /** config.json as gpt2's own, for these sizes. */

@@ -1,14 +1,15 @@
 // What the real model's "what a head does" part opens on: a named head doing a nameable thing
 // (the clearest previous-token head by the page's head scores) and, said plainly, whether the
-// model has an induction head — with where to see one when it has none (Learn's repeat task,
-// which trains one in seconds; GPT-2 small from Hugging Face, opened as the picker's preset opens it). The sentences are
-// lib/real/interpret.js's (openingClaims), from the measured scores.
+// model has an induction head — with where else to see one (Learn's repeat task, which trains one
+// in seconds; GPT-2 small from Hugging Face, opened as the picker's preset opens it), whether or
+// not this model has one. The sentences are lib/real/interpret.js's (openingClaims), from the
+// measured scores.
 import { h } from '../../ui/dom.js';
 
 const TEXT = {
   title: 'What a head does, not only where it looks',
   measuring: 'Measuring what each head does…',
-  learn: 'Train one in Learn (the repeat task)',
+  learn: (hasInduction) => `${hasInduction ? 'Watch one form' : 'Train one'} in Learn (the repeat task)`,
   gpt2: (p) => `Open ${p.label}`,
   gpt2Title: (p) =>
     `Downloads ${p.label} (${p.parameters} parameters) from Hugging Face and keeps it in this browser, or opens it from there`,
@@ -24,7 +25,7 @@ export function render(parent, { doc, onLearn, gpt2, onGpt2 }) {
   const head = h(doc, 'p', { class: 'ae-claim ae-gpt-opening-head', 'aria-live': 'polite' }, TEXT.measuring);
   const induction = h(doc, 'p', { class: 'ae-prose ae-gpt-opening-induction' });
   const learn = onLearn
-    ? h(doc, 'button', { type: 'button', class: 'ae-link ae-gpt-opening-learn', onclick: onLearn }, TEXT.learn)
+    ? h(doc, 'button', { type: 'button', class: 'ae-link ae-gpt-opening-learn', onclick: onLearn }, TEXT.learn(false))
     : null;
   const picker = h(
     doc,
@@ -35,6 +36,7 @@ export function render(parent, { doc, onLearn, gpt2, onGpt2 }) {
   // Where to see an induction head, on the sentence's own line (the page's height budget).
   const inductionText = h(doc, 'span', {});
   const where = h(doc, 'span', { class: 'ae-gpt-opening-where', hidden: true }, ' ', learn, ' ', picker);
+  // (Hidden only while measuring: the links follow the sentence they complete.)
   induction.append(inductionText, where);
   parent.append(h(doc, 'h3', { class: 'ae-prose' }, TEXT.title), head, induction);
   return {
@@ -42,7 +44,8 @@ export function render(parent, { doc, onLearn, gpt2, onGpt2 }) {
       if (!claims) return;
       head.textContent = claims.head;
       inductionText.textContent = claims.induction;
-      where.hidden = claims.hasInduction;
+      where.hidden = false;
+      if (learn) learn.textContent = TEXT.learn(claims.hasInduction);
     },
   };
 }
