@@ -1,6 +1,7 @@
 // The pretrained model's report: every number measured from the run's log, the data, the shipped
 // files and the model itself (run through the WASM engine as the page runs it): held-out loss and
-// perplexity beside the count baselines, samples, and what each head does (web/lib/head-scores.js).
+// perplexity beside the count baselines, samples, what each head does (web/lib/head-scores.js), and
+// the bank measure as the page computes it (the model host's `senses`, lib/real/sense-separation.js).
 // Written as web/models/brown-wordnet.report.json and web/models/README.md by scripts/pretrain.mjs.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +9,8 @@ import { loadEngine } from '../../web/engine/engine.js';
 import { fromTokenizerJson } from '../../web/lib/tokenizer/load.js';
 import { headScores, inductionScores, strongestHeads } from '../../web/lib/head-scores.js';
 import { headName } from '../../web/lib/real/interpret.js';
+import { DEFAULT_SENSES } from '../../web/lib/real/sense-separation.js';
+import { modelRequests } from '../../web/tools/model-host.js';
 
 const SAMPLE_PROMPTS = ['The', 'He sat on the river bank', 'She took the money to the', 'bank:', 'In 1961, the'];
 const SAMPLE_OPTIONS = { temperature: 0.8, topK: 40 };
@@ -111,6 +114,7 @@ export async function writeReport({
   const strongest = Object.fromEntries(Object.keys(uniform).map((k) => [k, strongestHeads(scores[k], 3)]));
   const profile = headProfile(model, tokenizer, heldOutText);
   model.dispose();
+  const senses = await bankMeasure(engine, modelBytes, tokenizerText);
 
   // Per held-out file, and both together (their windows' token-weighted mean).
   const heldOut = {};
@@ -153,9 +157,26 @@ export async function writeReport({
       text: { tokens: T, source: 'the first tokens of held-out Brown (val-brown.bin)' },
       induction: INDUCTION,
     },
+    senses,
     trials,
   };
   return { json, markdown: markdown(json) };
+}
+
+/**
+ * The bank example measured as the page measures it: the model host's `senses` request on the
+ * page's default sentences (DEFAULT_SENSES), through the same engine.
+ */
+async function bankMeasure(engine, modelBytes, tokenizerText) {
+  const host = modelRequests(Promise.resolve(engine));
+  await host.handle('open', [
+    { name: 'brown-wordnet', source: modelBytes, tokenizer: { json: tokenizerText, name: 'tokenizer.json' } },
+  ]);
+  try {
+    return { spec: DEFAULT_SENSES, result: await host.handle('senses', [DEFAULT_SENSES]) };
+  } finally {
+    await host.handle('dispose', []);
+  }
 }
 
 // Where each head looks on held-out prose, beyond the four scores: over PROFILE_WINDOWS windows of T
@@ -401,6 +422,27 @@ function headsSection(j) {
   ];
 }
 
+function bankSection(j) {
+  if (!j.senses) return [];
+  const { spec, result } = j.senses;
+  const uses = spec.senses.map((x) => `${x.sentences.length} ${x.name}`).join(' and ');
+  return [
+    '## The bank measure',
+    '',
+    `The page's measure of whether the model tells two senses of “${spec.word}” apart (lib/real/sense-separation.js, through the model host as the page runs it), on its default sentences (${uses} uses): per layer, the mean cosine between the word's uses in the same sense and in different senses, against the mean ± spread of cosines between unrelated tokens of those sentences at that layer (raw cosines grow with depth in any model); z is the difference between same and different in units of that spread; nearest: how many uses have a nearest other use of the same sense.`,
+    '',
+    '| after | same sense | different senses | unrelated tokens | z | nearest |',
+    '|---|---|---|---|---|---|',
+    ...result.layers.map(
+      (m) =>
+        `| ${m.layer === 0 ? 'the embedding' : `block ${m.layer}`} | ${f(m.same, 3)} | ${f(m.different, 3)} | ${f(m.baseline.mean, 3)} ± ${f(m.baseline.sd, 3)} | ${f(m.z, 2)} | ${m.nearest.correct} of ${m.nearest.total} |`,
+    ),
+    '',
+    `The page's verdict: ${result.verdict.sentence}`,
+    '',
+  ];
+}
+
 function trialsSection(j) {
   const c = j.settings.config;
   if (!j.trials)
@@ -435,6 +477,7 @@ function markdown(j) {
     ...heldOutSection(j),
     ...samplesSection(j),
     ...headsSection(j),
+    ...bankSection(j),
     ...trialsSection(j),
   ].join('\n');
 }
