@@ -198,7 +198,7 @@ test('Interpret_TheShippedModelOpensOnItsOwnBestGuessWithTheStrongestHeadKnocked
   const g = (await page.evaluate(() => window.__explorer.store.get().gpt)) ?? defaultGpt();
   const roles = await requests.handle('roles', [`${g.sentence} ${g.bank.a} ${g.bank.b}`]);
   const claims = openingClaims(roles, roles.tokens);
-  assert.equal(await page.textContent(`${SECTION} .ae-gpt-opening-head`), claims.head);
+  assert.equal(await page.textContent(`${SECTION} .ae-gpt-opening-head > span:first-child`), claims.head);
   // (The sentence, then where else to see an induction head: Learn's repeat task, said as training
   // one where this model has none and as watching one form where it has one, and GPT-2 small.)
   assert.equal(await page.textContent(`${SECTION} .ae-gpt-opening-induction > span:first-child`), claims.induction);
@@ -207,6 +207,16 @@ test('Interpret_TheShippedModelOpensOnItsOwnBestGuessWithTheStrongestHeadKnocked
     `${claims.hasInduction ? 'Watch one form' : 'Train one'} in Learn (the repeat task)`,
   );
   assert.ok(await page.isVisible(`${SECTION} .ae-gpt-opening-picker`), 'GPT-2 small, one click');
+  // The head named is one click from its picture: chosen in the grid and enlarged.
+  const named = claims.previous;
+  assert.equal(await page.textContent(`${SECTION} .ae-gpt-opening-show`), `Show ${named.name}`);
+  await page.click(`${SECTION} .ae-gpt-opening-show`);
+  await page.waitForFunction(
+    ([sel, caption]) => document.querySelector(`${sel} .ae-gpt-enlarged caption`)?.textContent === caption,
+    [SECTION, `Layer ${named.layer + 1}, head ${named.head + 1}`],
+  );
+  const chosen = await page.evaluate(() => window.__explorer.store.get().gpt);
+  assert.deepEqual([chosen.layer, chosen.head], [named.layer, named.head]);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -380,6 +390,15 @@ for (const [scheme, width] of [
     await sweptAll(page);
     const overflow = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
     assert.ok(overflow[0] <= overflow[1], `no horizontal overflow: ${overflow}`);
+    // The opening's head shown (on a phone its enlarged picture's fold opens): its table scrolls in
+    // its own box, the page does not.
+    await page.click(`${SECTION} .ae-gpt-opening-show`);
+    await page.waitForFunction(
+      (sel) => document.querySelector(`${sel} .ae-gpt-enlarged caption`)?.checkVisibility(),
+      SECTION,
+    );
+    const shownOverflow = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+    assert.ok(shownOverflow[0] <= shownOverflow[1], `no horizontal overflow with a head enlarged: ${shownOverflow}`);
     // Every label of the figures inside its figure (the lens scrolls within its own box).
     await page.waitForFunction(() => document.querySelector('.ae-sense-verdict')?.textContent);
     const clipped = await page.evaluate(() =>

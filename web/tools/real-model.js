@@ -9,7 +9,7 @@ import { createHubModels, hubLabel } from './hub-models.js';
 import { progressNumbers, speedMeter } from '../lib/hub/progress.js';
 
 const ABOUT_SHIPPED =
-  'trained by this project on the Brown corpus and WordNet’s glosses, some passages and random tokens written twice so that copying pays (npm run pretrain); a 2-core model that learns which words follow which, not GPT-2’s knowledge';
+  'trained here (npm run pretrain) on the Brown corpus and WordNet’s glosses, some passages repeated so that copying pays; small, without GPT-2’s knowledge';
 
 /** The explorer's shared real model (made on first use). */
 export function realModelOf(app) {

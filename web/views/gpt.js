@@ -219,7 +219,7 @@ function mountRoles(section, { doc, run, part, ctx }, shown) {
 // What a head does (issue 32): the chosen prediction and head, knocked out, attributed, read
 // layer by layer. The choice is the state's (state.gpt.prediction, in the link), apart from the
 // head the grid shows; their answers redraw only these figures.
-function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt, endpoint, openHub, ctx }) {
+function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt, endpoint, openHub, ctx, folds }) {
   const { store } = app;
   const interpret = createInterpretRun({
     call: (op, ...args) => real.call(op, ...args),
@@ -241,6 +241,13 @@ function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt
   fig.interpretBox = interpretBox;
   fig.opening = openingView.render(part(interpretBox, null), {
     doc,
+    // The head named, chosen and enlarged as a pick in the grid chooses it (on a phone, its fold
+    // opens); the pictures scroll into view.
+    onShow: (layer, head) => {
+      if (folds.big) folds.big.open = true;
+      setGpt({ layer, head, picture: 'head' });
+      section.querySelector('.ae-gpt-pictures')?.scrollIntoView({ block: 'start' });
+    },
     onLearn: app.sections?.some((s) => s.id === 'learn')
       ? () => {
           store.set({ learn: defaultLearn('repeat') });

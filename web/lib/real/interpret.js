@@ -244,7 +244,7 @@ export const INDUCTION_SHOWS = 0.3;
 
 export const OPENING = {
   head: (s) =>
-    `${s.head} is this model’s clearest previous-token head: over a held text it puts ${fmt(s.score, 2)} of its attention on the token just before (spread evenly it would put about ${fmt(s.uniform, 2)}).`,
+    `${s.head} is this model’s clearest previous-token head: on a held text, ${fmt(s.score, 2)} of its attention goes to the token just before (${fmt(s.uniform, 2)} if spread evenly).`,
   induction: (s) =>
     `Its best induction score is ${fmt(s.score, 2)} (${s.head}), under the ${fmt(INDUCTION_SHOWS, 1)} that copying from earlier in the text would show: this small model has no induction head. Learn’s repeat task trains one in seconds, and GPT-2 has several.`,
   inductionFound: (s) =>
@@ -255,7 +255,7 @@ export const OPENING = {
  * What the section opens on, from the page's head scores (the host's roles: {scores, strongest}):
  * the clearest previous-token head named, and whether the model has an induction head; uniform:
  * the previous-token score of attention spread evenly over a text of `T` tokens (the mean of
- * 1/(i + 1) over its positions i ≥ 1).
+ * 1/(i + 1) over its positions i ≥ 1). `previous`: the head named, {layer, head, name}.
  */
 export function openingClaims(roles, T) {
   const previous = roles.strongest.previous[0];
@@ -266,6 +266,7 @@ export function openingClaims(roles, T) {
   const name = (x) => headName(x.layer, x.head);
   return {
     head: OPENING.head({ head: name(previous), score: previous.score, uniform }),
+    previous: { layer: previous.layer, head: previous.head, name: name(previous) },
     induction: (induction.score >= INDUCTION_SHOWS ? OPENING.inductionFound : OPENING.induction)({
       head: name(induction),
       score: induction.score,

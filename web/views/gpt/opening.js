@@ -9,6 +9,8 @@ import { h } from '../../ui/dom.js';
 const TEXT = {
   title: 'What a head does, not only where it looks',
   measuring: 'Measuring what each head does…',
+  show: (name) => `Show ${name}`,
+  showTitle: (name) => `Choose ${name} in the pictures above: its weights, enlarged`,
   learn: (hasInduction) => `${hasInduction ? 'Watch one form' : 'Train one'} in Learn (the repeat task)`,
   gpt2: (p) => `Open ${p.label}`,
   gpt2Title: (p) =>
@@ -17,12 +19,27 @@ const TEXT = {
 
 /**
  * @param {Element} parent
- * @param {{doc, onLearn?(), gpt2: {label, parameters}, onGpt2()}} ctx  onLearn: absent when the page
- *   has no Learn section; onGpt2: opens GPT-2 (lib/hub PRESETS' first) as the picker's preset does
+ * @param {{doc, onShow(layer, head), onLearn?(), gpt2: {label, parameters}, onGpt2()}} ctx  onShow:
+ *   chooses the head named in the pictures; onLearn: absent when the page has no Learn section;
+ *   onGpt2: opens GPT-2 (lib/hub PRESETS' first) as the picker's preset does
  * @returns {{update({claims})}}  claims: openingClaims's, or null while measuring
  */
-export function render(parent, { doc, onLearn, gpt2, onGpt2 }) {
-  const head = h(doc, 'p', { class: 'ae-claim ae-gpt-opening-head', 'aria-live': 'polite' }, TEXT.measuring);
+export function render(parent, { doc, onShow, onLearn, gpt2, onGpt2 }) {
+  // The sentence naming the head, then a button choosing it in the pictures (the picture first).
+  const headText = h(doc, 'span', {}, TEXT.measuring);
+  let named = null;
+  const show = h(
+    doc,
+    'button',
+    {
+      type: 'button',
+      class: 'ae-link ae-gpt-opening-show',
+      hidden: true,
+      onclick: () => named && onShow(named.layer, named.head),
+    },
+    '',
+  );
+  const head = h(doc, 'p', { class: 'ae-claim ae-gpt-opening-head', 'aria-live': 'polite' }, headText, ' ', show);
   const induction = h(doc, 'p', { class: 'ae-prose ae-gpt-opening-induction' });
   const learn = onLearn
     ? h(doc, 'button', { type: 'button', class: 'ae-link ae-gpt-opening-learn', onclick: onLearn }, TEXT.learn(false))
@@ -42,7 +59,11 @@ export function render(parent, { doc, onLearn, gpt2, onGpt2 }) {
   return {
     update({ claims }) {
       if (!claims) return;
-      head.textContent = claims.head;
+      headText.textContent = claims.head;
+      named = claims.previous;
+      show.textContent = TEXT.show(named.name);
+      show.title = TEXT.showTitle(named.name);
+      show.hidden = false;
       inductionText.textContent = claims.induction;
       where.hidden = false;
       if (learn) learn.textContent = TEXT.learn(claims.hasInduction);

@@ -202,8 +202,9 @@ test('Interpret_TheOpeningNamesTheClearestPreviousTokenHeadAndSaysWhetherThereIs
   // Spread evenly over 3 tokens: (1/2 + 1/3) / 2 = 0.42.
   assert.equal(
     none.head,
-    'L2H3 is this model’s clearest previous-token head: over a held text it puts 0.22 of its attention on the token just before (spread evenly it would put about 0.42).',
+    'L2H3 is this model’s clearest previous-token head: on a held text, 0.22 of its attention goes to the token just before (0.42 if spread evenly).',
   );
+  assert.deepEqual(none.previous, { layer: 1, head: 2, name: 'L2H3' }, 'the head named, for its Show button');
   assert.equal(none.hasInduction, false);
   assert.match(
     none.induction,
