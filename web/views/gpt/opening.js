@@ -25,7 +25,7 @@ const TEXT = {
  * @returns {{update({claims})}}  claims: openingClaims's, or null while measuring
  */
 export function render(parent, { doc, onShow, onLearn, gpt2, onGpt2 }) {
-  // The sentence naming the head, then a button choosing it in the pictures (the picture first).
+  // The sentence naming the head; the button choosing it in the pictures leads the links below.
   const headText = h(doc, 'span', {}, TEXT.measuring);
   let named = null;
   const show = h(
@@ -39,7 +39,7 @@ export function render(parent, { doc, onShow, onLearn, gpt2, onGpt2 }) {
     },
     '',
   );
-  const head = h(doc, 'p', { class: 'ae-claim ae-gpt-opening-head', 'aria-live': 'polite' }, headText, ' ', show);
+  const head = h(doc, 'p', { class: 'ae-claim ae-gpt-opening-head', 'aria-live': 'polite' }, headText);
   const induction = h(doc, 'p', { class: 'ae-prose ae-gpt-opening-induction' });
   const learn = onLearn
     ? h(doc, 'button', { type: 'button', class: 'ae-link ae-gpt-opening-learn', onclick: onLearn }, TEXT.learn(false))
@@ -50,9 +50,10 @@ export function render(parent, { doc, onShow, onLearn, gpt2, onGpt2 }) {
     { type: 'button', class: 'ae-link ae-gpt-opening-picker', title: TEXT.gpt2Title(gpt2), onclick: onGpt2 },
     TEXT.gpt2(gpt2),
   );
-  // Where to see an induction head, on the sentence's own line (the page's height budget).
+  // The head named shown, and where else to see an induction head, after the induction sentence
+  // (on its line where there is room: the page's height budget).
   const inductionText = h(doc, 'span', {});
-  const where = h(doc, 'span', { class: 'ae-gpt-opening-where', hidden: true }, ' ', learn, ' ', picker);
+  const where = h(doc, 'span', { class: 'ae-gpt-opening-where', hidden: true }, ' ', show, ' ', learn, ' ', picker);
   // (Hidden only while measuring: the links follow the sentence they complete.)
   induction.append(inductionText, where);
   parent.append(h(doc, 'h3', { class: 'ae-prose' }, TEXT.title), head, induction);
