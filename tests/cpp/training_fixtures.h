@@ -36,6 +36,17 @@ inline std::vector<float> json_floats(const json& value) { return json_tensor(va
 // The integer data of a {"shape", "data"} tensor.
 inline std::vector<int> json_ints(const json& value) { return value.at("data").get<std::vector<int>>(); }
 
+// A config of these sizes, every other field nanoGPT's default.
+inline attn::model::ModelConfig config_of(int vocab_size, int block_size, int n_layer, int n_head, int n_embd) {
+  attn::model::ModelConfig m;
+  m.vocab_size = vocab_size;
+  m.block_size = block_size;
+  m.n_layer = n_layer;
+  m.n_head = n_head;
+  m.n_embd = n_embd;
+  return m;
+}
+
 // A fixture's "config" object (nanoGPT's GPTConfig fields, as the script writes them).
 inline attn::model::ModelConfig config_from_json(const json& c) {
   attn::model::ModelConfig m;

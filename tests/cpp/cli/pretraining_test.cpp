@@ -20,6 +20,7 @@
 #include "core/torch_random.h"
 #include "model/checkpoint.h"
 #include "model/safetensors.h"
+#include "training_fixtures.h"
 
 #ifndef ATTN_FIXTURES_DIR
 #error "ATTN_FIXTURES_DIR must name tests/fixtures (set by CMakeLists.txt)"
@@ -93,12 +94,7 @@ float half_value(std::uint16_t h) {
 }
 
 TEST(SafetensorsF16, ExportRoundsToNearestEvenAndImportsBack) {
-  model::ModelConfig c;
-  c.vocab_size = 5;
-  c.block_size = 4;
-  c.n_layer = 0;
-  c.n_head = 1;
-  c.n_embd = 4;
+  const model::ModelConfig c = attn_test::config_of(5, 4, 0, 1, 4);
   const model::ParamTable table(c);
   std::vector<float> params(table.total(), 0.0f);
   // wte's first values: exact halves, midpoints (ties to even), subnormals, the largest half.
@@ -159,12 +155,7 @@ TEST(SafetensorsF16, ExportRoundsToNearestEvenAndImportsBack) {
 // tutorial does, exp(−ln 10000 · 2i / C)) with row RMS S × 0.02; nothing else of nanoGPT's init
 // changes, and the values are the same every time.
 TEST(PretrainWpeInit, SinusoidalOverwritesWpeOnlyWithTheFormulaAtTheAskedRms) {
-  model::ModelConfig config;
-  config.vocab_size = 50;
-  config.block_size = 16;
-  config.n_layer = 1;
-  config.n_head = 2;
-  config.n_embd = 8;
+  const model::ModelConfig config = attn_test::config_of(50, 16, 1, 2, 8);
   const int T = config.block_size, C = config.n_embd;
   for (const double scale : {1.0, 2.5}) {
     model::Gpt plain(config, 1337), sin(config, 1337), again(config, 1337);
@@ -196,12 +187,7 @@ TEST(PretrainWpeInit, SinusoidalOverwritesWpeOnlyWithTheFormulaAtTheAskedRms) {
 }
 
 TEST(PretrainWpeInit, RejectsAScaleThatIsNotPositive) {
-  model::ModelConfig config;
-  config.vocab_size = 10;
-  config.block_size = 4;
-  config.n_layer = 1;
-  config.n_head = 1;
-  config.n_embd = 4;
+  const model::ModelConfig config = attn_test::config_of(10, 4, 1, 1, 4);
   model::Gpt gpt(config, 1);
   for (const double scale : {0.0, -1.0, std::nan("")}) {
     try {

@@ -28,15 +28,7 @@ using Bytes = std::vector<std::uint8_t>;
 using attn_test::config_from_json;
 
 // The fixture script's tiny config (gpt_tiny*.safetensors).
-ModelConfig tiny_config() {
-  ModelConfig c;
-  c.vocab_size = 11;
-  c.block_size = 8;
-  c.n_layer = 2;
-  c.n_head = 2;
-  c.n_embd = 8;
-  return c;
-}
+ModelConfig tiny_config() { return attn_test::config_of(11, 8, 2, 2, 8); }
 
 // ---------------------------------------------------------------------------------------------
 // A small writer of our own, to build hostile files.
