@@ -1,7 +1,8 @@
 // The core's thread pool: parallel loops over independent tasks (the model's linear layers in
 // output tiles, attention over batch × heads). No OpenMP: std::thread, parked on a condition
-// variable while idle, so a shared machine loses nothing to spinning and a later Emscripten
-// -pthread build (std::thread over Web Workers) can use it unchanged.
+// variable while idle after a short watch for the next loop (tens of microseconds: threads.cpp
+// says why), so a shared machine loses little to spinning, and the Emscripten -pthread build
+// (std::thread over Web Workers) uses it unchanged.
 //
 // Determinism: a loop's tasks are fixed by its caller, never by the number of threads, and each
 // task writes only its own outputs; which thread runs a task changes nothing, so every result is
