@@ -14,32 +14,34 @@
 // fed back as the next run's past. The first 8 greedy tokens of both are compared.
 //
 //   node bench/gpt2_generate.mjs             writes bench/results/gpt2-generate-<date>.md
-//   node bench/gpt2_generate.mjs --tokens 32 --threads 1,2 --weights f32,f16 --no-ort
-//   node bench/gpt2_generate.mjs --browser   the same in Debian's Chromium (--out to name the file)
+//   node bench/gpt2_generate.mjs --tokens 32 --weights f32,f16 --no-ort
+//   node bench/gpt2_generate.mjs --browser   the same in Debian's Chromium, 1 and 2 threads
+//                                            (--threads 1,2; --out to name the file)
 //   node bench/gpt2_generate.mjs --browser firefox   the same in Debian's Firefox ESR
 //
-// Node runs the same WASM engines the browsers run (Node 20's V8); the machine's load average is
-// recorded with the results.
+// Node runs the same WASM engines the browsers run (Node 20's V8), one thread (its main thread
+// may not wait for others). Both engines get the same warm-up and the fastest of 3 rounds
+// (gpt2_generate_measure.mjs says why); the machine's load average is recorded with the results.
 import { existsSync, mkdirSync, openAsBlob, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { loadEngine } from '../web/engine/engine.js';
 import { GPT2_SMALL, ensureCheckpoint } from './gpt2_checkpoint.mjs';
 import { gpt2DecoderWithPast } from './onnx_gpt2.mjs';
-import { greedyDecoder } from './onnx_greedy.mjs';
+import { measure } from './gpt2_generate_measure.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
 const STEPS = Number(option('--tokens', '32'));
-const THREADS = option('--threads', '1,2').split(',').map(Number);
+const THREADS = option('--threads', argv.includes('--browser') ? '1,2' : '1')
+  .split(',')
+  .map(Number);
 const WEIGHTS = option('--weights', 'f32,f16').split(',');
 const log = (s) => process.stderr.write(s + '\n');
 const { vocabSize: V, layers: L, heads: H, width: C } = GPT2_SMALL;
 const PROMPT = Array.from({ length: 16 }, (_, i) => (i * 7919 + 13) % V);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const loadStart = os.loadavg()[0];
 
 const file = ensureCheckpoint('f32');
@@ -61,30 +63,38 @@ if (argv.includes('--browser')) {
     const page = await browser.newPage();
     page.on('console', (m) => log(`page: ${m.text()}`));
     await page.goto(server.url + 'tests/e2e/pages/gpt2.html');
-    const reply = await page.evaluate(
-      (params) =>
-        new Promise((resolve) => {
-          const worker = new Worker(params.worker, { type: 'module' });
-          worker.onmessage = (event) => resolve(event.data);
-          worker.onerror = (event) => resolve({ error: event.message || 'the worker failed to start' });
-          worker.postMessage(params);
-        }),
-      {
-        worker: server.url + 'bench/gpt2_generate_worker.mjs',
-        checkpoint: server.url + 'build-bench/gpt2-small-f32.safetensors',
-        graph: server.url + 'build-bench/gpt2-small-with-past.onnx',
-        ort: server.url + 'node_modules/onnxruntime-web/dist/ort.wasm.min.mjs',
-        engineUrl: server.url + 'web/engine/engine.js',
-        prompt: PROMPT,
-        steps: STEPS,
-        threadsList: THREADS,
-        weightsList: WEIGHTS,
-        shape: { V, L, H, C },
-        ortOff: argv.includes('--no-ort'),
-      },
-    );
-    if (reply.error) throw new Error(reply.error);
-    const result = reply.result;
+    // one worker per thread count (gpt2_generate_measure.mjs says why), ours then onnxruntime-web
+    const result = { rows: [], greedy: {}, notes: [] };
+    for (const threads of THREADS) {
+      const reply = await page.evaluate(
+        (params) =>
+          new Promise((resolve) => {
+            const worker = new Worker(params.worker, { type: 'module' });
+            worker.onmessage = (event) => (worker.terminate(), resolve(event.data));
+            worker.onerror = (event) => resolve({ error: event.message || 'the worker failed to start' });
+            worker.postMessage(params);
+          }),
+        {
+          worker: server.url + 'bench/gpt2_generate_worker.mjs',
+          checkpoint: server.url + 'build-bench/gpt2-small-f32.safetensors',
+          graph: server.url + 'build-bench/gpt2-small-with-past.onnx',
+          ort: server.url + 'node_modules/onnxruntime-web/dist/ort.wasm.min.mjs',
+          engineUrl: server.url + 'web/engine/engine.js',
+          prompt: PROMPT,
+          steps: STEPS,
+          threadsList: [threads],
+          weightsList: WEIGHTS,
+          shape: { V, L, H, C },
+          ortOff: argv.includes('--no-ort'),
+        },
+      );
+      if (reply.error) throw new Error(reply.error);
+      result.rows.push(...reply.result.rows);
+      Object.assign(result.greedy, reply.result.greedy);
+      result.notes.push(...reply.result.notes);
+    }
+    const order = (r) => (r.who === 'ours' ? WEIGHTS.indexOf(r.weights) : WEIGHTS.length);
+    result.rows.sort((a, b) => order(a) - order(b) || a.threads - b.threads);
     report(
       result.rows,
       result.greedy,
@@ -112,83 +122,23 @@ function readTensors(checkpoint) {
   return tensors;
 }
 
-const engine = await loadEngine({ threads: 'auto' });
-log(`engine: up to ${engine.maxThreads ?? '?'} threads`);
-const rows = [];
-const greedy = {};
-
-for (const weights of WEIGHTS) {
-  engine.threads = 1;
-  const blob = await openAsBlob(file);
-  const t0 = performance.now();
-  const model = await engine.openModel(blob, { heads: H, weights });
-  model.trace(PROMPT); // every layer's q, k, v, scores and weights: the first picture
-  const firstPicture = performance.now() - t0;
-  log(`${weights}: open → first picture ${firstPicture.toFixed(0)} ms (kept ${model.weights.precision})`);
-  for (const threads of THREADS) {
-    engine.threads = threads;
-    const quiet = { qkv: false, scores: false, weights: false, residual: false };
-    model.trace(PROMPT, quiet);
-    const forward = [];
-    for (let i = 0; i < 5; i++) {
-      const t = performance.now();
-      model.trace(PROMPT, quiet);
-      forward.push(performance.now() - t);
-    }
-    const session = model.session(PROMPT, { temperature: 0 });
-    const tokens = [session.step().token]; // warm-up
-    const t = performance.now();
-    for (let i = 0; i < STEPS; i++) tokens.push(session.step().token);
-    const perToken = (performance.now() - t) / STEPS;
-    session.dispose();
-    greedy[weights] = tokens;
-    rows.push({
-      who: 'ours',
-      weights,
-      threads,
-      firstPicture: threads === 1 ? firstPicture : null,
-      forward: median(forward),
-      perToken,
-    });
-    log(
-      `ours ${weights} ${threads} thread(s): forward ${median(forward).toFixed(1)} ms, ${perToken.toFixed(1)} ms/token`,
-    );
-  }
-  model.dispose();
+// Node: the same measurements (gpt2_generate_measure.mjs), on Node's main thread, so one thread.
+if (THREADS.some((t) => t !== 1)) {
+  log('--threads above 1 needs --browser: Node runs the engine on its main thread, which may not wait for others');
+  process.exit(2);
 }
-
-const notes = [];
-if (!argv.includes('--no-ort')) {
-  const ort = await import('onnxruntime-web');
-  ort.env.wasm.proxy = false;
-  const { bytes: graph } = gpt2DecoderWithPast(readTensors(file), { V, C, H, L, eps: 1e-5 });
-  for (const threads of THREADS) {
-    try {
-      ort.env.wasm.numThreads = threads;
-      const session = await ort.InferenceSession.create(graph, {
-        executionProviders: ['wasm'],
-        graphOptimizationLevel: 'all',
-      });
-      const step = greedyDecoder(ort, session, { L, H, C, V });
-      let next;
-      for (const token of PROMPT) next = await step(token); // prefill, one token per run
-      const tokens = [next];
-      next = await step(next); // warm-up (ours also steps once before timing)
-      tokens.push(next);
-      const t = performance.now();
-      for (let i = 0; i < STEPS; i++) tokens.push((next = await step(next)));
-      const perToken = (performance.now() - t) / STEPS;
-      greedy.ort = tokens;
-      rows.push({ who: `onnxruntime-web ${ort.env.versions?.web ?? ''}`.trim(), weights: 'f32', threads, perToken });
-      log(`onnxruntime-web ${threads} thread(s): ${perToken.toFixed(1)} ms/token`);
-      await session.release();
-    } catch (error) {
-      notes.push(`onnxruntime-web ${threads} thread(s): ${String(error.message).split('\n')[0]}`);
-      log(notes.at(-1));
-    }
-  }
-}
-
+const { rows, greedy, notes } = await measure({
+  checkpoint: await openAsBlob(file),
+  graph: argv.includes('--no-ort') ? null : gpt2DecoderWithPast(readTensors(file), { V, C, H, L, eps: 1e-5 }).bytes,
+  ort: import.meta.resolve('onnxruntime-web'),
+  engineUrl: import.meta.resolve('../web/engine/engine.js'),
+  prompt: PROMPT,
+  steps: STEPS,
+  threadsList: [1],
+  weightsList: WEIGHTS,
+  shape: { V, L, H, C },
+  ortOff: argv.includes('--no-ort'),
+});
 report(rows, greedy, notes, `Node ${process.versions.node} (the same WASM engines as the browsers)`);
 
 function report(rows, greedy, notes, where) {
@@ -203,7 +153,9 @@ function report(rows, greedy, notes, where) {
       `${os.cpus()[0]?.model ?? '?'}, ${os.cpus().length} cores; load average ${load} (the machine is shared with ` +
       `other jobs: numbers are noisy). Generation: ${STEPS} tokens after a 16-token prompt, one at a time, greedy; ours ` +
       `through model.session (each step also computes the top 10 and the new token's attention row), ` +
-      `onnxruntime-web through the decoder-with-past graph of bench/onnx_gpt2.mjs, the same thread count.`,
+      `onnxruntime-web through the decoder-with-past graph of bench/onnx_gpt2.mjs, the same thread count ` +
+      `(in the browser each thread count in a new worker, so onnxruntime-web starts with it); for each engine ` +
+      `one untimed generation, then the fastest of 3.`,
     '',
     '| who | weights | threads | open → first picture (ms) | forward, T = 16 (ms) | ms per token | tokens/s | onnxruntime-web ms per token ÷ ours |',
     '|---|---|---|---|---|---|---|---|',
