@@ -107,23 +107,24 @@ void pack_b_block(float* panels, MatrixOf<BT> b, int K, int /*N*/, int j0, int j
   if (j0 + full * kNr < j1) pack_b_panel(panels + full * panel_floats, b, K, j0 + full * kNr, j1 - j0 - full * kNr);
 }
 
-// The same from b kept in panels (gemm.h; j0 a multiple of 8): each panel is converted by one
-// straight pass, the last (narrower) one zero-padded to 8 columns.
+// The same from b kept in panels (gemm.h; j0 a multiple of 8): each 8 columns are converted by
+// one straight pass down their panel's rows, the last (narrower) ones zero-padded to 8 columns.
 template <typename BT>
 void pack_b_block(float* panels, PanelsOf<BT> b, int K, int N, int j0, int j1) {
   // panels: ((j1 − j0) / 8 rounded up) × (K × 8); b: (K, N) in panels (gemm.h)
   const std::size_t panel_floats = static_cast<std::size_t>(std::max(K, 1)) * kNr;
   for (int j = j0; j < j1; j += kNr, panels += panel_floats) {
-    const BT* src = b.data + static_cast<std::ptrdiff_t>(j) * K;
-    const int n = std::min(kNr, N - j);
+    const int q0 = j - j % kPanel, width = std::min(kPanel, N - q0);          // the panel holding column j
+    const BT* src = b.data + static_cast<std::ptrdiff_t>(q0) * K + (j - q0);  // row p at src + p·width
+    const int n = std::min(kNr, width - (j - q0));
     if (n == kNr) {
       for (int p = 0; p < K; ++p) {
-        simd::store(panels + p * kNr, load4(src + p * kNr));
-        simd::store(panels + p * kNr + 4, load4(src + p * kNr + 4));
+        simd::store(panels + p * kNr, load4(src + p * width));
+        simd::store(panels + p * kNr + 4, load4(src + p * width + 4));
       }
     } else {
       for (int p = 0; p < K; ++p) {
-        for (int c = 0; c < n; ++c) panels[p * kNr + c] = value(src[p * n + c]);
+        for (int c = 0; c < n; ++c) panels[p * kNr + c] = value(src[p * width + c]);
         for (int c = n; c < kNr; ++c) panels[p * kNr + c] = 0.0f;
       }
     }
@@ -286,12 +287,13 @@ void gemv_rows(float* c, MatrixOf<float> a, MatrixOf<BT> b, const float* bias, b
 }
 
 // One row against b in panels (gemm.h), the shape of generating one token: c (1, N) = [c +]
-// (bias + x (1, K) · b). 4 panels (32 columns) at a time: per step of K one broadcast of x(p)
-// and 8 vectors of weights, each panel read in order from its first element to its last; the 32
-// sums live in 8 registers for the whole K loop, each in gemm_ref's order (bias first, p = 0 …
-// K − 1). x: (K) contiguous. kScaled (halves only): x holds a·2^112 and the weights are read as
-// h·2^−112 (load_f16_finite_scaled), whose products are the same reals as a·h, so the same
-// floats, with one op fewer per 4 weights; a: the row itself, for the last narrow panel.
+// (bias + x (1, K) · b). A full panel (32 columns) at a time: per step of K one broadcast of
+// x(p) and 8 vectors of weights, the panel read in order from its first element to its last,
+// one stream; the 32 sums live in 8 registers for the whole K loop, each in gemm_ref's order
+// (bias first, p = 0 … K − 1). The last, narrower panel: 4 columns at a time, then one at a time.
+// x: (K) contiguous. kScaled (halves only): x holds a·2^112 and the weights are read as h·2^−112
+// (load_f16_finite_scaled), whose products are the same reals as a·h, so the same floats, with
+// one op fewer per 4 weights; a: the row itself, for the last columns.
 template <bool kScaled>
 inline f32x4 load_weights(const float* p) {
   return simd::load(p);
@@ -305,46 +307,43 @@ template <bool kScaled, typename BT>
 void gemv_panels(float* c, const float* x, MatrixOf<float> a, const BT* b, const float* bias, bool accumulate, int K,
                  int N) {
   // c: (1, N); x: (K), a·2^112 when kScaled; a: (1, K) strided; b: (K, N) in panels; bias: (N) or null
+  static_assert(kPanel == 32, "one panel is 8 vectors of sums");
   const f32x4 zero = simd::zero();
   auto start = [&](int j) { return bias ? simd::load(bias + j) : zero; };
   auto finish = [&](float* out, f32x4 sum) { simd::store(out, accumulate ? simd::add(simd::load(out), sum) : sum); };
-  const std::ptrdiff_t panel = static_cast<std::ptrdiff_t>(kPanel) * K;  // elements of a full panel
   int j = 0;
-  for (; j + 4 * kPanel <= N; j += 4 * kPanel) {
-    const BT* p0 = b + j * static_cast<std::ptrdiff_t>(K);
-    const BT *p1 = p0 + panel, *p2 = p1 + panel, *p3 = p2 + panel;
+  for (; j + kPanel <= N; j += kPanel) {
+    const BT* w = b + j * static_cast<std::ptrdiff_t>(K);
     f32x4 s0 = start(j), s1 = start(j + 4), s2 = start(j + 8), s3 = start(j + 12), s4 = start(j + 16),
           s5 = start(j + 20), s6 = start(j + 24), s7 = start(j + 28);
-    for (int p = 0; p < K; ++p, p0 += kPanel, p1 += kPanel, p2 += kPanel, p3 += kPanel) {
+    for (int p = 0; p < K; ++p, w += kPanel) {
       const f32x4 xp = simd::load_splat(x + p);
-      s0 = simd::add(s0, simd::mul(xp, load_weights<kScaled>(p0)));
-      s1 = simd::add(s1, simd::mul(xp, load_weights<kScaled>(p0 + 4)));
-      s2 = simd::add(s2, simd::mul(xp, load_weights<kScaled>(p1)));
-      s3 = simd::add(s3, simd::mul(xp, load_weights<kScaled>(p1 + 4)));
-      s4 = simd::add(s4, simd::mul(xp, load_weights<kScaled>(p2)));
-      s5 = simd::add(s5, simd::mul(xp, load_weights<kScaled>(p2 + 4)));
-      s6 = simd::add(s6, simd::mul(xp, load_weights<kScaled>(p3)));
-      s7 = simd::add(s7, simd::mul(xp, load_weights<kScaled>(p3 + 4)));
+      s0 = simd::add(s0, simd::mul(xp, load_weights<kScaled>(w)));
+      s1 = simd::add(s1, simd::mul(xp, load_weights<kScaled>(w + 4)));
+      s2 = simd::add(s2, simd::mul(xp, load_weights<kScaled>(w + 8)));
+      s3 = simd::add(s3, simd::mul(xp, load_weights<kScaled>(w + 12)));
+      s4 = simd::add(s4, simd::mul(xp, load_weights<kScaled>(w + 16)));
+      s5 = simd::add(s5, simd::mul(xp, load_weights<kScaled>(w + 20)));
+      s6 = simd::add(s6, simd::mul(xp, load_weights<kScaled>(w + 24)));
+      s7 = simd::add(s7, simd::mul(xp, load_weights<kScaled>(w + 28)));
     }
     finish(c + j, s0), finish(c + j + 4, s1), finish(c + j + 8, s2), finish(c + j + 12, s3);
     finish(c + j + 16, s4), finish(c + j + 20, s5), finish(c + j + 24, s6), finish(c + j + 28, s7);
   }
-  for (; j + kPanel <= N; j += kPanel) {  // the remaining full panels, one at a time
-    const BT* p0 = b + j * static_cast<std::ptrdiff_t>(K);
-    f32x4 s0 = start(j), s1 = start(j + 4);
-    for (int p = 0; p < K; ++p, p0 += kPanel) {
-      const f32x4 xp = simd::load_splat(x + p);
-      s0 = simd::add(s0, simd::mul(xp, load_weights<kScaled>(p0)));
-      s1 = simd::add(s1, simd::mul(xp, load_weights<kScaled>(p0 + 4)));
-    }
-    finish(c + j, s0), finish(c + j + 4, s1);
-  }
-  if (j < N) {  // the last panel, n < 8 columns wide: column by column, in the same order
+  if (j < N) {  // the last panel, n < 32 columns wide, its rows n apart
     const int n = N - j;
-    const BT* p0 = b + j * static_cast<std::ptrdiff_t>(K);
-    for (int col = 0; col < n; ++col) {
+    const BT* w0 = b + j * static_cast<std::ptrdiff_t>(K);
+    int col = 0;
+    for (; col + 4 <= n; col += 4) {
+      f32x4 s0 = start(j + col);
+      const BT* w = w0 + col;
+      for (int p = 0; p < K; ++p, w += n)
+        s0 = simd::add(s0, simd::mul(simd::load_splat(x + p), load_weights<kScaled>(w)));
+      finish(c + j + col, s0);
+    }
+    for (; col < n; ++col) {  // column by column, in the same order
       float sum = bias ? bias[j + col] : 0.0f;
-      for (int p = 0; p < K; ++p) sum += a.data[p * a.cols] * value(p0[p * n + col]);
+      for (int p = 0; p < K; ++p) sum += a.data[p * a.cols] * value(w0[p * n + col]);
       c[j + col] = accumulate ? c[j + col] + sum : sum;
     }
   }

@@ -247,7 +247,7 @@ class Gpt {
   };
   // kF16 keeps every weight that a product reads — the blocks' linear weights (c_attn, c_proj,
   // c_fc, the MLP's c_proj) and wte (the LM head) — in kernels/gemm.h's panel layout: w (O, I)
-  // as wᵀ (I, O) cut into panels of 8 outputs, each panel's I rows back to back, element w(o, i)
+  // as wᵀ (I, O) cut into panels of 32 outputs, each panel's I rows back to back, element w(o, i)
   // at kernels::panel_index(i, o, I, O). One token's products stream each panel from its start to
   // its end (kernels::gemm_panels_f16_simd); read_row and the embedding gather a row from them.
   // wpe, only gathered, stays (rows, C). The same K·N halves as (O, I): no second copy.

@@ -39,8 +39,10 @@ namespace {
 // A product's output (rows × cols) cut into tiles for the thread pool: fixed by the shape alone,
 // never by the thread count, so the bits are the same for every count (each output element is
 // computed whole inside one tile; gemm.h: its value does not depend on the tile). Starting from
-// the whole product, the longer side is halved (in units of the micro-kernel's 4 rows and 8
-// columns) while there are fewer than kMaxTiles and a tile still has 2·kMinTileFlops.
+// the whole product, the longer side is halved (in units of the micro-kernel's 4 rows and
+// col_unit columns: its 8, or a weight panel's 32 where the weight is kept in panels, so that a
+// tile's columns are a view of whole panels) while there are fewer than kMaxTiles and a tile
+// still has 2·kMinTileFlops.
 struct Tiling {
   int rows = 1, cols = 1;  // of one tile
   int row_tiles = 1, col_tiles = 1;
@@ -49,14 +51,15 @@ struct Tiling {
 constexpr int kMaxTiles = 64;
 constexpr double kMinTileFlops = 2.5e5;  // ~25 µs of one core: the per-task cost is ~0.1 µs
 
-Tiling tile_product(int M, int N, int K) {
-  int row_units = (M + 3) / 4, col_units = (N + 7) / 8;  // tile size in units of 4 rows, 8 columns
+Tiling tile_product(int M, int N, int K, int col_unit = 8) {
+  int row_units = (M + 3) / 4,
+      col_units = (N + col_unit - 1) / col_unit;  // tile size in units of 4 rows, col_unit columns
   auto tiles = [&](int rows, int cols) { return ((M + rows - 1) / rows) * ((N + cols - 1) / cols); };
   for (;;) {
-    const int rows = std::min(M, row_units * 4), cols = std::min(N, col_units * 8);
+    const int rows = std::min(M, row_units * 4), cols = std::min(N, col_units * col_unit);
     const bool split_rows = rows >= cols ? row_units > 1 : col_units == 1;
     const int next_rows = split_rows ? std::min(M, (row_units + 1) / 2 * 4) : rows;
-    const int next_cols = split_rows ? cols : std::min(N, (col_units + 1) / 2 * 8);
+    const int next_cols = split_rows ? cols : std::min(N, (col_units + 1) / 2 * col_unit);
     const double next_flops = 2.0 * next_rows * next_cols * std::max(K, 1);
     if ((row_units == 1 && col_units == 1) || tiles(next_rows, next_cols) > kMaxTiles || next_flops < kMinTileFlops) {
       Tiling t;
@@ -100,14 +103,14 @@ void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, c
   // linear_forward_simd's tiles, each kernels::gemm_panels_f16_simd (one row: the panels streamed;
   // more: converted into the micro-kernel's panels) or kernels::gemm_f16_simd over (O, I)
   if (N <= 0 || O <= 0) return;
-  const Tiling t = tile_product(N, O, I);
+  const Tiling t = tile_product(N, O, I, panels ? kernels::kPanel : 8);
   parallel_for(t.count(), 2.0 * N * I * O, [&](int tile) {
     const int n0 = tile / t.col_tiles * t.rows, o0 = tile % t.col_tiles * t.cols;
     const int rows = std::min(t.rows, N - n0), cols = std::min(t.cols, O - o0);
     float* yt = y + static_cast<ptrdiff_t>(n0) * O + o0;
     const kernels::MatrixOf<float> xt{x + static_cast<ptrdiff_t>(n0) * I, I, 1};
-    // wᵀ's columns o0 …: a tile's first column is a multiple of 8 (tile_product's units), so a
-    // panel boundary, and its width a multiple of 8 unless it reaches O (gemm.h's column view)
+    // wᵀ's columns o0 …: a tile's first column is a multiple of kPanel (tile_product's units), so
+    // a panel boundary, and its width a multiple of kPanel unless it reaches O (gemm.h's column view)
     const std::uint16_t* wt = w + static_cast<ptrdiff_t>(o0) * I;
     if (panels) return kernels::gemm_panels_f16_simd(yt, O, xt, {wt}, b ? b + o0 : nullptr, false, rows, I, cols);
     kernels::gemm_f16_simd(yt, O, xt, {wt, 1, I}, b ? b + o0 : nullptr, false, rows, I, cols);

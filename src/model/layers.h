@@ -45,7 +45,7 @@ void linear_forward_simd(float* y, const float* x, const float* w, const float* 
 // The same with w's elements IEEE halves (a model whose weights are kept as F16, gpt.h's
 // Precision), converted exactly as they are read (kernels::gemm_f16_*): equal bit for bit to
 // linear_forward_ref / linear_forward_simd over w converted to float32 first. panels: w is kept
-// as wᵀ (I, O) in kernels/gemm.h's panels of 8 outputs, which one token's product streams
+// as wᵀ (I, O) in kernels/gemm.h's panels of 32 outputs, which one token's product streams
 // (kernels::gemm_panels_f16_simd); otherwise (O, I).
 void linear_forward_f16_ref(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
                             bool panels);

@@ -239,10 +239,10 @@ TEST(GemmF16, SimdAndRefEqualTheFloat32ProductOfTheConvertedHalvesBitForBit) {
 
 // gemm_panels_simd and gemm_panels_ref (and their F16 forms) against gemm_ref over b unpacked
 // (and converted): the panels change where b's elements live, not the order of any sum, so all
-// agree bit for bit. N around the 8-column panel and the 32-column group of the one-row kernel
-// (a last panel narrower than 8, full panels left after the groups), one row (the streaming
-// kernel) and several (the packed micro-kernels over converted panels), a row with a value
-// beyond 2^15 (the F16 one-row kernel then scales the weights, not the row), misaligned a.
+// agree bit for bit. N around the micro-kernel's 8 columns and the 32-column panel (a last panel
+// narrower than 32, 8 or 4, whole panels before it), one row (the streaming kernel) and several
+// (the packed micro-kernels over converted panels), a row with a value beyond 2^15 (the F16
+// one-row kernel then scales the weights, not the row), misaligned a.
 ::testing::AssertionResult PanelsEqualRef(int M, int K, int N, bool bias_on, bool accumulate, int o, float big) {
   const unsigned seed = static_cast<unsigned>(M * 7 + K * 13 + N * 5 + o);
   std::vector<float> a = random_vector(static_cast<std::size_t>(M) * K + o, seed);
@@ -288,7 +288,7 @@ TEST(GemmF16, SimdAndRefEqualTheFloat32ProductOfTheConvertedHalvesBitForBit) {
 }
 
 TEST(GemmPanels, SimdAndRefEqualGemmRefOverTheUnpackedWeightsBitForBit) {
-  const int Ns[] = {1, 3, 7, 8, 9, 16, 17, 31, 32, 33, 40, 67, 72, 150};
+  const int Ns[] = {1, 3, 7, 8, 9, 16, 17, 31, 32, 33, 40, 63, 64, 67, 72, 100, 150};
   for (int M : {1, 2, 5, 16})
     for (int K : kSizes)
       for (int N : Ns) {
@@ -303,21 +303,25 @@ TEST(GemmPanels, SimdAndRefEqualGemmRefOverTheUnpackedWeightsBitForBit) {
 }
 
 TEST(GemmPanels, AColumnViewFromAPanelBoundaryEqualsTheWholeProduct) {
-  // The threads' tiles: columns j0 … j0 + n of b in panels are {data + j0·K} with N = n when n is a
-  // multiple of 8 or the view reaches b's last column; the same bits as the whole product.
-  const int K = 37, N = 61;
-  const std::vector<float> a = random_vector(K, 1), b = random_vector(static_cast<std::size_t>(K) * N, 2);
+  // The threads' tiles: columns j0 … j0 + n of b in panels are {data + j0·K} with N = n when j0
+  // and n are multiples of kPanel or the view reaches b's last column; the same bits as the
+  // whole product, one row and several.
+  const int K = 37, N = 2 * kPanel + 29;
+  const std::vector<float> b = random_vector(static_cast<std::size_t>(K) * N, 2);
   std::vector<std::uint16_t> b16(b.size()), p16(b.size());
   for (std::size_t i = 0; i < b.size(); ++i) b16[i] = f32_to_f16_ref(b[i]);
   pack_panels(p16.data(), MatrixOf<std::uint16_t>{b16.data(), N, 1}, K, N);
-  std::vector<float> whole(N), tiled(N);
-  gemm_panels_f16_simd(whole.data(), N, {a.data(), K, 1}, {p16.data()}, nullptr, false, 1, K, N);
-  for (int j0 = 0; j0 < N; j0 += 16) {
-    const int n = std::min(16, N - j0);
-    gemm_panels_f16_simd(tiled.data() + j0, N, {a.data(), K, 1}, {p16.data() + static_cast<std::size_t>(j0) * K},
-                         nullptr, false, 1, K, n);
+  for (int M : {1, 3}) {
+    const std::vector<float> am = random_vector(static_cast<std::size_t>(M) * K, 3);
+    std::vector<float> whole(static_cast<std::size_t>(M) * N), tiled(whole.size());
+    gemm_panels_f16_simd(whole.data(), N, {am.data(), K, 1}, {p16.data()}, nullptr, false, M, K, N);
+    for (int j0 = 0; j0 < N; j0 += kPanel) {
+      const int n = std::min(kPanel, N - j0);
+      gemm_panels_f16_simd(tiled.data() + j0, N, {am.data(), K, 1}, {p16.data() + static_cast<std::size_t>(j0) * K},
+                           nullptr, false, M, K, n);
+    }
+    EXPECT_EQ(std::memcmp(whole.data(), tiled.data(), whole.size() * sizeof(float)), 0) << "M=" << M;
   }
-  EXPECT_EQ(std::memcmp(whole.data(), tiled.data(), whole.size() * sizeof(float)), 0);
 }
 
 }  // namespace
