@@ -403,6 +403,11 @@ const BAD_ATTRIBUTES = [
   ['config-url="config.json"', /config-url: it goes with model-url, which is missing; ignored/, ['gpt']],
   ['tokenizer-url="tokenizer.json"', /tokenizer-url: it goes with model-url, which is missing; ignored/, ['gpt']],
   ['model-url="m.safetensors" model-heads="x"', /model-heads="x": expected a whole number/, ['gpt']],
+  [
+    'model-precision="half"',
+    /model-precision="half": expected f32, f16 or auto; using auto \(float32 where it fits\)/,
+    ['gpt'],
+  ],
 ];
 // (caption takes any text: a long one is clipped, which Presentation_FigureAndCaptionAttributes checks.)
 

@@ -230,8 +230,36 @@ test('one click: progress while the model on screen stays, then its heads; a rel
   await untilAbout(again, /openai-community\/gpt2/, 60000);
   await again.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, SECTION);
   assert.match(await about(again), /opened from this browser’s store/);
+  const keptNow = () => again.textContent(`${SECTION} .ae-gpt-weights-now`);
+  assert.match(await keptNow(), /^now float32, [\d.]+ MB$/);
   assert.equal(hub.bytesServed, 0);
   assert.deepEqual(hub.requests, []);
+  // Its weights kept as F16 instead: the same model opened again from the store, nothing fetched,
+  // half the bytes; the choice in the state (the link), the model unchanged.
+  // the bytes the picker gives the weights ("now F16, 748 kB")
+  const keptBytes = (line) => {
+    const [, n, unit] = line.match(/^now \S+, ([\d.]+) (B|kB|MB|GB)$/);
+    return Number(n) * { B: 1, kB: 1e3, MB: 1e6, GB: 1e9 }[unit];
+  };
+  const f32Bytes = keptBytes(await keptNow());
+  assert.equal(await again.inputValue(`${SECTION} select.ae-gpt-weights`), 'auto');
+  await again.selectOption(`${SECTION} select.ae-gpt-weights`, 'f16');
+  await again.waitForFunction(
+    (sel) => /^now F16/.test(document.querySelector(`${sel} .ae-gpt-weights-now`).textContent),
+    SECTION,
+    { timeout: 30000 },
+  );
+  assert.match(await about(again), /^GPT-2 small \(openai-community\/gpt2\): .* — opened from this browser’s store /);
+  await again.waitForFunction(
+    (sel) => /\(in a worker, weights as F16\)\.$/.test(document.querySelector(`${sel} .ae-gpt-status`).textContent),
+    SECTION,
+  );
+  const gpt = await again.evaluate(() => window.__explorer.store.get().gpt);
+  assert.equal(gpt.precision, 'f16');
+  assert.deepEqual(gpt.model, { kind: 'hub', endpoint: hub.endpoint, repo: GPT2, revision: 'main' });
+  const f16Bytes = keptBytes(await keptNow());
+  assert.ok(f16Bytes < 0.6 * f32Bytes, `${f16Bytes} bytes as F16 against ${f32Bytes} as float32`);
+  assert.equal(hub.bytesServed, 0);
   assert.deepEqual(problems, []);
   await context.close();
   // The link in a browser that does not keep the model: nothing is fetched until the reader asks.
@@ -498,7 +526,7 @@ test('the element: model="gpt2" with hf-endpoint downloads and opens it, a figur
   hub.resetCounts();
   const { page, context, problems } = await elementPage(
     server,
-    `<attention-explorer model="gpt2" hf-endpoint="${hub.endpoint}/" sentence="The river bank."></attention-explorer>`,
+    `<attention-explorer model="gpt2" hf-endpoint="${hub.endpoint}/" model-precision="f16" sentence="The river bank."></attention-explorer>`,
   );
   // Not kept: nothing is fetched until the reader asks.
   await page.waitForSelector(inside('.ae-gpt-consent'), { state: 'visible', timeout: 30000 });
@@ -527,8 +555,18 @@ test('the element: model="gpt2" with hf-endpoint downloads and opens it, a figur
     await page.textContent(inside('.ae-gpt-about')),
     /^GPT-2 small \(openai-community\/gpt2\): 2 layers × 2 heads/,
   );
-  // A figure: no file picker, no presets, no kept list (controls="full" shows them).
-  for (const sel of ['.ae-gpt-open', '.ae-gpt-preset', '.ae-gpt-repo', '.ae-gpt-kept'])
+  // model-precision="f16": what ran says so
+  await page.waitForFunction(
+    () =>
+      /weights as F16\)\.$/.test(
+        document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-gpt-status')?.textContent ?? '',
+      ),
+    null,
+    { timeout: 30000 },
+  );
+  assert.equal(await page.evaluate(() => document.querySelector('attention-explorer').state.gpt.precision), 'f16');
+  // A figure: no file picker, no presets, no kept list, no choice of weights (controls="full" shows them).
+  for (const sel of ['.ae-gpt-open', '.ae-gpt-preset', '.ae-gpt-repo', '.ae-gpt-kept', '.ae-gpt-weights'])
     assert.equal(await page.locator(inside(sel)).count(), 0, sel);
   const state = await page.evaluate(() => document.querySelector('attention-explorer').state.gpt.model);
   assert.deepEqual(state, { kind: 'hub', endpoint: hub.endpoint, repo: GPT2, revision: 'main' });

@@ -86,7 +86,7 @@ test('RealModel_TheShippedModelOnTheReadersSentence', async () => {
     await section.locator('.ae-gpt-about').textContent(),
     /brown-wordnet: 4 layers × 4 heads, width 128, context 128 tokens, vocabulary 8192, 1\.86 million parameters/,
   );
-  assert.match(await status(page), /tokens through 4 layers \(in a worker\)/);
+  assert.match(await status(page), /tokens through 4 layers \(in a worker, weights as float32\)/);
   // Every layer × head: 16 tiles; the first is chosen and enlarged with its numbers.
   assert.equal(await section.locator('.ae-gpt-tile').count(), 16);
   // A sentence of the reader's own: new chips, a new picture.
@@ -148,6 +148,61 @@ test('RealModel_TheShippedModelOnTheReadersSentence', async () => {
   const again = await gptState(reopened.page);
   assert.deepEqual([again.sentence, again.layer, again.head, again.picture], [gpt.sentence, 2, 1, 'rollout']);
   await reopened.context.close();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+// How the weights are kept, the reader's choice: the model on screen opens again as F16 (half the
+// bytes, said in the about line), its sentence and heads drawn again; the link carries the choice,
+// and a page opened from it keeps the weights so; float32 again gives the float32 numbers back.
+test('RealModel_TheWeightsAreKeptAsTheReaderChooses', async () => {
+  const { page, context, problems } = await openSection();
+  const section = page.locator(SECTION);
+  const keptNow = () => section.locator('.ae-gpt-weights-now').textContent();
+  const untilKept = (re) =>
+    page.waitForFunction(
+      ([sel, source]) => new RegExp(source).test(document.querySelector(`${sel} .ae-gpt-weights-now`).textContent),
+      [SECTION, re.source],
+      { timeout: 30000 },
+    );
+  // 1,858,304 parameters: 7.43 MB as float32, 3.7 MB as F16 (LayerNorm and biases stay float32)
+  assert.equal(await keptNow(), 'now float32, 7.43 MB');
+  assert.equal(await section.locator('select.ae-gpt-weights').inputValue(), 'auto');
+  const before = {
+    chips: await chips(page),
+    top: await section.locator('.ae-gpt-writing .ae-gpt-bar').first().textContent(),
+  };
+  await section.locator('select.ae-gpt-weights').selectOption('f16');
+  await untilKept(/^now F16, 3\.7\d MB$/);
+  assert.equal((await gptState(page)).precision, 'f16');
+  await page.waitForFunction(
+    (sel) => /weights as F16\)\.$/.test(document.querySelector(`${sel} .ae-gpt-status`).textContent),
+    SECTION,
+  );
+  await page.waitForSelector(`${SECTION} .ae-gpt-writing .ae-gpt-bar`);
+  assert.deepEqual(await chips(page), before.chips);
+  assert.equal(await section.locator('.ae-gpt-tile').count(), 16);
+  // the link carries it
+  let hash = '';
+  for (let tries = 0; tries < 50; tries++) {
+    hash = new URL(page.url()).hash;
+    if (hash && decodeState(hash).gpt?.precision === 'f16') break;
+    await page.waitForTimeout(100);
+  }
+  assert.equal(decodeState(hash).gpt.precision, 'f16');
+  const reopened = await openSection(hash);
+  await reopened.page.waitForFunction(
+    (sel) => /^now F16/.test(document.querySelector(`${sel} .ae-gpt-weights-now`).textContent),
+    SECTION,
+    { timeout: 30000 },
+  );
+  assert.equal(await reopened.page.locator(`${SECTION} select.ae-gpt-weights`).inputValue(), 'f16');
+  await reopened.context.close();
+  // float32 again: the float32 numbers again
+  await section.locator('select.ae-gpt-weights').selectOption('f32');
+  await untilKept(/^now float32, 7\.43 MB$/);
+  await page.waitForSelector(`${SECTION} .ae-gpt-writing .ae-gpt-bar`);
+  assert.equal(await section.locator('.ae-gpt-writing .ae-gpt-bar').first().textContent(), before.top);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -202,6 +202,12 @@ export interface AttentionExplorerAttributes {
   model?: 'gpt2' | 'distilgpt2' | 'gpt2-medium' | string;
   /** With model: the Hub's endpoint, as huggingface_hub's HF_ENDPOINT (default https://huggingface.co). */
   'hf-endpoint'?: string;
+  /**
+   * How the real model keeps its weights: "f32" (float32, the numbers PyTorch gives), "f16" (half
+   * the memory, faster generation, each weight rounded to the nearest half) or "auto" (the
+   * default: float32 where it fits the memory, else F16).
+   */
+  'model-precision'?: 'auto' | 'f32' | 'f16';
 }
 
 /**

@@ -6,6 +6,7 @@ import { LIMITS } from './limits.js';
 import { clip } from './text.js';
 import { knownViews } from './share.js';
 import { endpointOf, parseModelInput } from './hub/urls.js';
+import { PRECISION_CHOICES } from './real/gpt-state.js';
 
 export const ATTRIBUTES = Object.freeze([
   'example',
@@ -32,6 +33,7 @@ export const ATTRIBUTES = Object.freeze([
   'model-heads',
   'model',
   'hf-endpoint',
+  'model-precision',
 ]);
 // The real-model attributes: any of them makes the element's default figure the real model.
 const GPT_ATTRIBUTES = Object.freeze([
@@ -42,6 +44,7 @@ const GPT_ATTRIBUTES = Object.freeze([
   'model-heads',
   'model',
   'hf-endpoint',
+  'model-precision',
 ]);
 export const CONTROLS = Object.freeze(['none', 'minimal', 'full']);
 
@@ -246,6 +249,14 @@ function applyModelAttributes(out, attrs, has, problems) {
     }
     if (!has('model')) problems.push('hf-endpoint: it goes with model, which is missing; ignored');
   }
+  if (has('model-precision')) {
+    const w = attrs['model-precision'].trim().toLowerCase();
+    if (PRECISION_CHOICES.includes(w)) gpt.precision = w;
+    else
+      problems.push(
+        `model-precision="${clip(attrs['model-precision'])}": expected f32, f16 or auto; using auto (float32 where it fits)`,
+      );
+  }
   if (has('model') && has('model-url')) problems.push('model: model-url is given too; model-url is used');
   else if (has('model')) {
     try {
@@ -290,6 +301,7 @@ const FIELD_ATTRIBUTES = Object.freeze([
   ['gpt.model.revision', 'model'],
   ['gpt.model.endpoint', 'hf-endpoint'],
   ['gpt.sentence', 'sentence'],
+  ['gpt.precision', 'model-precision'],
   ['learn.task', 'example'],
   ['learn.until', 'steps'],
   ['learn.autoplay', 'autoplay'],

@@ -26,13 +26,15 @@ export const hubPlace = (endpoint) => (!endpoint || endpoint === DEFAULT_ENDPOIN
  * createHubModels's fetch: one download from start to its end, shown through hub.set while it is
  * hub's current one. `hub`: {storeOf, options, set, refresh, current: {get, set}}.
  */
-async function fetchModel(hub, model, alsoHeld) {
+async function fetchModel(hub, model, alsoHeld, weights) {
   const { set } = hub;
   hub.current.get()?.download.cancel();
   const store = await hub.storeOf();
-  // The engine holds weights as F32 or F16 (weights: 'f16', issue 31): a model that fits only
-  // as F16 is downloaded and opened as F16.
-  const download = createDownload({ precisions: [4, 2], ...hub.options, model, store, alsoHeld, askPersist: false });
+  // The engine holds weights as F32 or F16 (weights: 'f16', issue 31): with `weights` 'auto', a
+  // model that fits only as F16 is downloaded and opened as F16; 'f32' and 'f16' ask for one (the
+  // fit check then says when that one would not fit).
+  const precisions = weights === 'f32' ? [4] : weights === 'f16' ? [2] : [4, 2];
+  const download = createDownload({ precisions, ...hub.options, model, store, alsoHeld, askPersist: false });
   const spec = download.state.spec;
   const label = hubLabel(spec);
   const place = hubPlace(spec.endpoint);
@@ -53,7 +55,8 @@ async function fetchModel(hub, model, alsoHeld) {
     return {
       spec: {
         ...openSpecOf(result, { name: label }),
-        weights: result.fit?.choice?.bytesPerWeight === 2 ? 'f16' : 'auto',
+        weights:
+          weights === 'f32' || weights === 'f16' ? weights : result.fit?.choice?.bytesPerWeight === 2 ? 'f16' : 'auto',
         about: result.fromStore
           ? `opened from this browser’s store (downloaded from ${place})`
           : `downloaded from ${place} and kept in this browser`,
@@ -151,9 +154,10 @@ export function createHubModels({ storage = globalThis.navigator?.storage, optio
     /**
      * Downloads (or finds kept) the model {endpoint, repo, revision}; resolves with what the model
      * host opens (openSpecOf: Blobs read from the store) and {fetched, fromStore}. A download under
-     * way is cancelled first. `alsoHeld`: bytes of the model on screen (the memory prediction).
+     * way is cancelled first. `alsoHeld`: bytes of the model on screen (the memory prediction);
+     * `weights`: 'auto', 'f32' or 'f16' (engine.openModel's: how the spec asks them kept).
      */
-    fetch: (model, { alsoHeld = 0 } = {}) => fetchModel(hub, model, alsoHeld),
+    fetch: (model, { alsoHeld = 0, weights = 'auto' } = {}) => fetchModel(hub, model, alsoHeld, weights),
     /** Stops the download under way (what arrived stays kept, to resume). */
     cancel() {
       current?.download.cancel();

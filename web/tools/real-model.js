@@ -67,8 +67,9 @@ function trackLoading(host, notify) {
 }
 
 /** What the host opens for the state's model {kind: 'url', url, config?, heads?, tokenizer?}. */
-function urlSpec(app, m) {
+function urlSpec(app, m, weights) {
   return {
+    weights,
     name: m.url.split('/').pop() || m.url,
     about: `opened from ${m.url}`,
     source: new URL(m.url, app.doc.baseURI).href,
@@ -81,8 +82,9 @@ function urlSpec(app, m) {
 }
 
 /** What the host opens for the project's own model. */
-function shippedSpec(app) {
+function shippedSpec(app, weights) {
   return {
+    weights,
     name: 'brown-wordnet',
     about: ABOUT_SHIPPED,
     source: app.modelFiles.model(),
@@ -91,13 +93,14 @@ function shippedSpec(app) {
 }
 
 /** What the host opens for files the reader picked (see openFiles). */
-function filesSpec(app, files, heads) {
+function filesSpec(app, files, heads, weights) {
   const tokenizer = files.tokenizerJson
     ? { json: files.tokenizerJson, name: files.tokenizerJson.name }
     : files.vocab || files.merges
       ? { vocab: files.vocab, merges: files.merges }
       : { gpt2Url: app.modelFiles.gpt2Tokenizer() };
   return {
+    weights,
     name: files.model.name,
     about: `opened from ${files.model.name} on this computer`,
     source: files.model,
@@ -151,7 +154,7 @@ function withTokenizer(app, spec) {
   return given ? spec : { ...spec, tokenizer: { ...t, gpt2Url: app.modelFiles.gpt2Tokenizer() } };
 }
 
-async function keptHubSpec(hub, m, held) {
+async function keptHubSpec(hub, m, held, weights) {
   const where = { endpoint: m.endpoint, repo: m.repo, revision: m.revision };
   if (!(await hub.isKept(where)))
     throw Object.assign(new Error(`${hubLabel(where)} is not kept in this browser yet`), {
@@ -159,15 +162,19 @@ async function keptHubSpec(hub, m, held) {
       reason: 'consent',
       model: m,
     });
-  return (await hub.fetch(where, { alsoHeld: held() })).spec;
+  return (await hub.fetch(where, { alsoHeld: held(), weights })).spec;
 }
+
+// What identifies an open: the model and how its weights are kept (another choice opens it again).
+const openKey = (m, weights) => JSON.stringify({ ...m, weights });
 
 function createRealModel(app) {
   const host = createModelHost({ engine: async () => app.engine, makeWorker: app.modelWorker });
   const stopThreads = followThreads(app, host);
   const listeners = new Set();
   // key: the spec of the model open (or opening); opening: the promise of an open under way.
-  const st = { key: null, opening: null, info: null, error: null };
+  // files: the reader's files last opened ({files, heads, weights}).
+  const st = { key: null, opening: null, info: null, error: null, files: null };
   let hub = null; // the Hub's downloads and the kept models (made on first use)
   let fetching = false; // a model of the Hub downloads (or opens) while the one on screen stays
   const notify = () => listeners.forEach((f) => f());
@@ -179,6 +186,10 @@ function createRealModel(app) {
 
   const open = (spec, specKey) => openAs(st, spec, specKey, { hostOpen, notify });
   const again = () => st.opening || (st.info ? Promise.resolve(st.info) : Promise.reject(st.error));
+  const openFiles = (files, heads, weights = 'auto') => {
+    st.files = { files, heads, weights };
+    return open(filesSpec(app, files, heads, weights), `file:${files.model.name}:${files.model.size}:${Math.random()}`);
+  };
 
   return {
     host,
@@ -207,27 +218,36 @@ function createRealModel(app) {
       listeners.add(f);
       return () => listeners.delete(f);
     },
-    /** Opens the model the state names (the project's own by default), unless it is open. */
+    /**
+     * Opens the model the state names (the project's own by default), its weights kept as
+     * state.gpt.precision says, unless it is open so.
+     */
     ensure(state) {
-      const m = (state.gpt || defaultGpt()).model;
-      // A file the reader opened stays open; a link cannot carry it (the project's model opens).
-      if (m.kind === 'file' && st.key?.startsWith('file:')) return again();
-      const specKey = JSON.stringify(m.kind === 'file' ? { kind: 'shipped' } : m);
+      const { model: m, precision: weights = 'auto' } = state.gpt || defaultGpt();
+      // A file the reader opened stays open (read again for another choice of weights); a link
+      // cannot carry it (the project's model opens).
+      if (m.kind === 'file' && st.key?.startsWith('file:')) {
+        const f = st.files; // the files open, opened again when the weights are to be kept otherwise
+        return f && f.weights !== weights ? openFiles(f.files, f.heads, weights) : again();
+      }
+      const specKey = openKey(m.kind === 'file' ? { kind: 'shipped' } : m, weights);
       if (specKey === st.key) return again();
       // A model of the Hub named by the state (a link, the element's model attribute) opens from
       // the browser's store; its weights are downloaded only on the reader's click (openHub): a
       // consent error says so, and the view offers the button.
-      if (m.kind === 'hub') return open(async () => withTokenizer(app, await keptHubSpec(hubOf(), m, held)), specKey);
-      return open(m.kind === 'url' ? urlSpec(app, m) : shippedSpec(app), specKey);
+      if (m.kind === 'hub')
+        return open(async () => withTokenizer(app, await keptHubSpec(hubOf(), m, held, weights)), specKey);
+      return open(m.kind === 'url' ? urlSpec(app, m, weights) : shippedSpec(app, weights), specKey);
     },
     /**
      * Downloads a model of the Hub ({kind: 'hub', endpoint, repo, revision}, as sanitizeGpt
      * gives it) and opens it; the model on screen stays, and its figures keep working, until the
      * new one is open. `onOpen()` is called as the new one becomes the open model (the view puts
-     * it in the state then). A failure (or Cancel) rejects and leaves the model on screen.
+     * it in the state then); `weights` how its weights are kept (state.gpt.precision). A failure
+     * (or Cancel) rejects and leaves the model on screen.
      */
-    async openHub(m, { onOpen } = {}) {
-      const specKey = JSON.stringify(m);
+    async openHub(m, { onOpen, weights = 'auto' } = {}) {
+      const specKey = openKey(m, weights);
       if (specKey === st.key && st.info && !st.opening) {
         onOpen?.();
         return st.info;
@@ -238,7 +258,7 @@ function createRealModel(app) {
       try {
         const got = await hubOf().fetch(
           { endpoint: m.endpoint, repo: m.repo, revision: m.revision },
-          { alsoHeld: held() },
+          { alsoHeld: held(), weights },
         );
         let opened;
         try {
@@ -258,11 +278,10 @@ function createRealModel(app) {
     },
     /**
      * Opens a checkpoint the reader picked: files {model, config?, tokenizerJson?, vocab?, merges?}
-     * (File objects), with `heads` when there is no config. The model on screen stays if this fails.
+     * (File objects), with `heads` when there is no config, its weights kept as `weights` says.
+     * The model on screen stays if this fails.
      */
-    openFiles(files, heads) {
-      return open(filesSpec(app, files, heads), `file:${files.model.name}:${files.model.size}:${Math.random()}`);
-    },
+    openFiles,
     call: (op, ...args) => host.call(op, ...args),
     dispose: () => {
       stopThreads();

@@ -49,15 +49,17 @@ const TEXT = {
   status: {
     running: () => 'Running the model…',
     ran: (s) =>
-      `${s.tokens} tokens through ${s.layers} layers (${s.mode === 'worker' ? 'in a worker' : 'on the page'}).`,
+      `${s.tokens} tokens through ${s.layers} layers (${s.mode === 'worker' ? 'in a worker' : 'on the page'}${precisionSaid(s.precision)}).`,
     failed: (s) => `The model could not run on this sentence: ${s.message}`,
     waiting: () => 'The model opens once you ask for its download (above).',
     'generation-stopped': (s) => `Generation stopped: ${s.message}`,
     'roles-failed': (s) => `The head scores could not be measured: ${s.message}`,
     compared: (s) =>
-      `The two sentences through ${s.layers} layers (${s.mode === 'worker' ? 'in a worker' : 'on the page'}).`,
+      `The two sentences through ${s.layers} layers (${s.mode === 'worker' ? 'in a worker' : 'on the page'}${precisionSaid(s.precision)}).`,
   },
 };
+// How the model on screen keeps its weights, said with what ran (the picker's choice sets it).
+const precisionSaid = (p) => (p === 'f16' ? ', weights as F16' : p === 'f32' ? ', weights as float32' : '');
 
 export function render(section, app) {
   const { doc, store } = app;
@@ -95,7 +97,7 @@ export function render(section, app) {
     return m.kind === 'hub' ? m.endpoint : pageEndpoint;
   };
   const openHub = (model) =>
-    real.openHub(model, { onOpen: () => setGpt({ model }) }).then(
+    real.openHub(model, { weights: gptOf().precision, onOpen: () => setGpt({ model }) }).then(
       () => {},
       () => redraw(),
     );
@@ -167,8 +169,10 @@ function mountPicker(parent, { app, real, run, gptOf, setGpt, redraw, endpoint, 
     files: !app.embedded || app.controls === 'full' || app.state.view.includes('gpt-picker'),
     choose: !app.embedded || app.controls === 'full' || app.state.view.includes('gpt-picker'),
     onHub: openHub,
+    precision: () => gptOf().precision,
+    onPrecision: (precision) => setGpt({ precision }),
     onFiles: (files, heads) => {
-      real.openFiles(files, heads).then(
+      real.openFiles(files, heads, gptOf().precision).then(
         () => (gptOf().model.kind === 'file' ? run.run(true) : setGpt({ model: { kind: 'file' } })),
         () => redraw(),
       );
@@ -224,6 +228,7 @@ function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt
   const interpret = createInterpretRun({
     call: (op, ...args) => real.call(op, ...args),
     config: () => real.info.config,
+    model: () => real.info, // a new object for each model opened
     onChange: () => drawInterpret(app, run, interpret, fig),
   });
   // The prediction and the head knocked out are the state's (state.gpt.prediction: a link carries

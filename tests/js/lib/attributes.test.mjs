@@ -293,3 +293,24 @@ test('model and hf-endpoint: a preset, a repository id or URL of the Hub, and it
   assert.deepEqual(r.problems, ['model: model-url is given too; model-url is used']);
   assert.ok(ATTRIBUTES.includes('model') && ATTRIBUTES.includes('hf-endpoint'));
 });
+
+test('model-precision: how the real model keeps its weights; a bad value named, auto kept', () => {
+  const apply = (attrs) => applyAttributes({}, attrs, {}, { defaultView: true });
+  for (const [value, want] of [
+    ['f16', 'f16'],
+    ['F32', 'f32'],
+    [' auto ', 'auto'],
+  ]) {
+    const r = apply({ 'model-precision': value });
+    assert.equal(r.state.gpt.precision, want, value);
+    assert.deepEqual(r.problems, []);
+    assert.deepEqual(r.state.view, ['gpt'], 'a real-model attribute: the figure is the real model');
+  }
+  const r = apply({ model: 'gpt2', 'model-precision': 'half' });
+  assert.equal(r.state.gpt.precision, undefined);
+  assert.equal(r.state.gpt.model.repo, 'openai-community/gpt2');
+  assert.deepEqual(r.problems, [
+    'model-precision="half": expected f32, f16 or auto; using auto (float32 where it fits)',
+  ]);
+  assert.ok(ATTRIBUTES.includes('model-precision'));
+});

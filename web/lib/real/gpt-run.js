@@ -63,6 +63,7 @@ class GptRun {
     const g = gpt();
     const key = JSON.stringify([
       g.model,
+      g.precision,
       g.sentence,
       g.layer,
       g.head,
@@ -87,7 +88,13 @@ class GptRun {
       const next = await real.call('next', trace.logits, options);
       if (mine !== this.#version) return;
       this.#picture = { ...encoded, trace, next, layer, head };
-      onStatus({ kind: 'ran', tokens: encoded.ids.length, layers: c.layers, mode: real.host.mode });
+      onStatus({
+        kind: 'ran',
+        tokens: encoded.ids.length,
+        layers: c.layers,
+        mode: real.host.mode,
+        precision: real.info.weights?.precision,
+      });
       this.#resetGeneration();
       onChange();
       if (!this.#bank.result && !this.#bank.error && this.#wants().bank) this.compareBank();
@@ -102,7 +109,7 @@ class GptRun {
     const { real, gpt, onChange } = this.#deps;
     if (!this.#wants().bank) return;
     const b = gpt().bank;
-    const key = JSON.stringify([b, real.info?.name]);
+    const key = JSON.stringify([b, real.info?.name, real.info?.weights?.precision]);
     if (key === this.#bank.key) return;
     this.#bank.key = key;
     try {
@@ -121,7 +128,12 @@ class GptRun {
       await real.ensure(state());
       onStatus({ kind: 'running' });
       await this.compareBank();
-      onStatus({ kind: 'compared', layers: real.info.config.layers, mode: real.host.mode });
+      onStatus({
+        kind: 'compared',
+        layers: real.info.config.layers,
+        mode: real.host.mode,
+        precision: real.info.weights?.precision,
+      });
     } catch (error) {
       onStatus({ kind: 'failed', message: error.message });
     }

@@ -31,10 +31,26 @@ class InterpretRun {
   #sweep;
   #senses = { key: null, result: null, error: null };
   #roles = { asked: false, result: null };
+  #model; // the open model the answers above belong to (deps.model())
 
   constructor(deps) {
     this.#deps = deps;
     this.#sweep = createSweepRun({ call: deps.call, onChange: () => deps.onChange() });
+    this.#model = deps.model?.();
+  }
+
+  // Every answer belongs to the model open when it was asked: another one (another checkpoint, or
+  // the same one with its weights kept otherwise, whose tokens may be the same) forgets them all.
+  #forgetAnotherModels() {
+    const model = this.#deps.model?.();
+    if (model === this.#model) return;
+    this.#model = model;
+    ++this.#version;
+    this.#opening = this.#asked = this.#choice = null;
+    this.#answers = { ablation: null, attribution: null, lens: null, error: null };
+    this.#senses = { key: null, result: null, error: null };
+    this.#roles = { asked: false, result: null };
+    this.#sweep.reset();
   }
 
   get choice() {
@@ -59,6 +75,7 @@ class InterpretRun {
    * sweeps unasked (sweepsUnasked).
    */
   async choose(ids, choice) {
+    this.#forgetAnotherModels();
     const { call, config, onChange } = this.#deps;
     const c = config();
     const T = ids.length;
@@ -128,6 +145,7 @@ class InterpretRun {
 
   /** Every head knocked out in turn for the chosen prediction, block by block. */
   startSweep() {
+    this.#forgetAnotherModels();
     const ch = this.#choice;
     if (!ch || ch.token < 0) return Promise.resolve();
     const { layers: L, heads: H } = this.#deps.config();
@@ -169,6 +187,7 @@ class InterpretRun {
    * spec; a newer spec overtakes an older one's late answer. State in `senses`.
    */
   async measureSenses(spec) {
+    this.#forgetAnotherModels();
     const key = JSON.stringify(spec);
     if (this.#senses.key === key) return;
     this.#senses = { key, result: null, error: null };
@@ -184,6 +203,7 @@ class InterpretRun {
 
   /** The page's head scores (the host's roles request, measured once per model there). */
   async measureRoles(text) {
+    this.#forgetAnotherModels();
     if (this.#roles.asked) return;
     this.#roles = { asked: true, result: null };
     try {

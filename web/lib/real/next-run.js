@@ -44,7 +44,7 @@ export function createNextRun({ real, gpt, state }) {
   return {
     async run({ show }) {
       const g = gpt();
-      const key = JSON.stringify([g.model, g.sentence, g.temperature, real.info?.name]);
+      const key = JSON.stringify([g.model, g.precision, g.sentence, g.temperature, real.info?.name]);
       if (key === seen) return null;
       seen = key;
       try {

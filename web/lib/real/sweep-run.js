@@ -60,6 +60,12 @@ class SweepRun {
     }
   }
 
+  /** Forgets every row (another model is open): idle, as new; a sweep under way stops. */
+  reset() {
+    ++this.#version;
+    this.#state = { phase: 'idle', done: 0, L: 0, H: 0, rows: new Map(), logProb: NaN, key: null, message: null };
+  }
+
   /** Stops before the next block; the rows measured so far stay. */
   cancel() {
     if (this.#state.phase !== 'running') return;

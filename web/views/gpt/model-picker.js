@@ -16,6 +16,15 @@ const TEXT = {
   heads: 'Heads, when neither config.json nor the file says (GPT-2 small: 12)',
   load: 'Open these files',
   shipped: 'Back to the project’s own model',
+  weights: 'Weights as',
+  weightChoices: {
+    auto: 'float32 if it fits, else F16',
+    f32: 'float32 (PyTorch’s numbers)',
+    f16: 'F16 (half the memory)',
+  },
+  weightsWhy:
+    'How the model keeps its weights. float32: the numbers PyTorch gives. F16: each weight rounded to the nearest half, half the memory, and GPT-2 writes about 1.8× as fast.',
+  keptAs: (w) => `now ${w.precision === 'f16' ? 'F16' : 'float32'}, ${formatBytes(w.bytes)}`,
   opening: 'Opening the model…',
   consent: (m) =>
     `${hubLabel(m)} from ${hubPlace(m.endpoint)} is not kept in this browser yet: opening it downloads its weights (their size is shown as the download starts).`,
@@ -50,31 +59,37 @@ const TEXT = {
 /**
  * @param {Element} parent
  * @param {{doc, onFiles(files, heads), onShipped(), hub?: object, endpoint?: () => string,
- *          onHub?(model), files?: boolean, choose?: boolean}} ctx  hub: tools/hub-models.js
+ *          onHub?(model), files?: boolean, choose?: boolean, precision?: () => string,
+ *          onPrecision?(choice)}} ctx  hub: tools/hub-models.js
  *   (omitted: no Hub part); onHub({kind: 'hub', endpoint, repo, revision}); files: show the file
  *   picker; choose: show the Hub's presets, field and kept list (else only a download's progress
- *   and failure) — both default true
+ *   and failure) — both default true; precision: the choice of how weights are kept (state.gpt's
+ *   PRECISION_CHOICES), onPrecision: called with a new one (omitted: no choice shown)
  * @returns {{update({info, error, opening}), say(text)}}
  */
 export function render(
   parent,
-  { doc, onFiles, onShipped, hub, endpoint, onHub, files: showFiles = true, choose = true },
+  { doc, onFiles, onShipped, hub, endpoint, onHub, files: showFiles = true, choose = true, precision, onPrecision },
 ) {
   const about = h(doc, 'p', { class: 'ae-gpt-about', 'aria-live': 'polite' });
+  const weightChoice = onPrecision && choose ? renderWeightChoice(doc, onPrecision) : null;
   const message = h(doc, 'p', { class: 'ae-learn-message ae-gpt-model-message', role: 'alert', hidden: true });
   const say = (text) => {
     message.hidden = !text;
     message.textContent = text || '';
   };
   const filePicker = renderFilePicker(doc, { onFiles, onShipped, say });
-  const hubPart = hub ? renderHub(doc, { hub, endpoint, onHub, say, choose }) : null;
+  // the choice of weights sits beside the Hub's presets when they are shown, else under the line
+  const hubPart = hub ? renderHub(doc, { hub, endpoint, onHub, say, choose, beside: weightChoice?.el }) : null;
   const loading = renderLoading(doc);
   const consent = renderConsent(doc, { onHub });
   parent.append(about, message, loading.el, consent.el);
+  if (weightChoice && !hubPart) parent.append(weightChoice.el);
   if (hubPart) parent.append(hubPart.el);
   if (showFiles) parent.append(filePicker.el);
   function updateAbout({ info, error, opening, loading: l }) {
     loading.update(l);
+    weightChoice?.update(precision?.() ?? 'auto', info?.weights);
     if (opening && !info) about.textContent = TEXT.opening;
     else if (info) about.textContent = describeModel(info);
     consent.update(error);
@@ -89,6 +104,38 @@ export function render(
 function describeModel(info) {
   const c = info.config;
   return `${info.name}: ${c.layers} layers × ${c.heads} heads, width ${c.width}, context ${c.contextLength} tokens, vocabulary ${c.vocabSize}, ${fmt(info.parameters / 1e6, 2)} million parameters — ${info.about}.`;
+}
+
+// How whichever model opens keeps its weights (state.gpt.precision): a choice that opens the model
+// on screen again with the other (from this browser's store for a model of the Hub), and how the
+// model on screen keeps them now, with their bytes.
+function renderWeightChoice(doc, onPrecision) {
+  const id = uid('gpt');
+  const select = h(
+    doc,
+    'select',
+    { id, class: 'ae-gpt-weights', title: TEXT.weightsWhy, onchange: () => onPrecision(select.value) },
+    ...Object.entries(TEXT.weightChoices).map(([value, label]) => h(doc, 'option', { value }, label)),
+  );
+  const now = h(doc, 'span', { class: 'ae-help ae-gpt-weights-now', 'aria-live': 'polite', hidden: true });
+  const el = h(
+    doc,
+    'div',
+    { class: 'ae-ctl ae-gpt-weights-choice' },
+    h(doc, 'label', { for: id }, TEXT.weights),
+    ' ',
+    select,
+    ' ',
+    now,
+  );
+  return {
+    el,
+    update(choice, kept) {
+      if (select.value !== choice) select.value = choice;
+      now.textContent = kept ? TEXT.keptAs(kept) : '';
+      now.hidden = !kept; // nothing to say takes no room (a phone's row ends at the select)
+    },
+  };
 }
 
 // The checkpoint from this computer: model.safetensors, config.json, the tokenizer's files, the
@@ -205,13 +252,13 @@ function renderConsent(doc, { onHub }) {
 
 // The Hub's part: the presets, the repository field, the progress bar with Cancel, the failure,
 // and the models kept in this browser with the storage they take. Redrawn from hub.state.
-function renderHub(doc, { hub, endpoint, onHub, say, choose }) {
+function renderHub(doc, { hub, endpoint, onHub, say, choose, beside }) {
   const base = () => endpoint?.() ?? undefined;
   const ask = (model) => {
     say(null);
     onHub?.({ kind: 'hub', ...model });
   };
-  const chooser = renderChooser(doc, { base, ask, say });
+  const chooser = renderChooser(doc, { base, ask, say, beside });
   const progress = renderProgress(doc, hub);
   const failure = h(doc, 'p', { class: 'ae-learn-message ae-gpt-hub-error', role: 'alert', hidden: true });
   const kept = renderKept(doc, { hub, base, ask, say });
@@ -239,8 +286,9 @@ function renderHub(doc, { hub, endpoint, onHub, say, choose }) {
   return { el };
 }
 
-// The Hub's presets and the repository field; disabled while a download is under way.
-function renderChooser(doc, { base, ask, say }) {
+// The Hub's presets (and `beside` them, the choice of weights) and the repository field;
+// disabled while a download is under way.
+function renderChooser(doc, { base, ask, say, beside }) {
   const intro = h(doc, 'p', { class: 'ae-help ae-gpt-hub-intro' });
   const presets = PRESETS.map((p) =>
     h(
@@ -287,7 +335,7 @@ function renderChooser(doc, { base, ask, say }) {
     intro.textContent = TEXT.hub(hubPlace(base()));
     for (const b of [...presets, form.querySelector('button')]) b.disabled = Boolean(active);
   };
-  return { els: [intro, h(doc, 'div', { class: 'ae-row ae-gpt-presets' }, ...presets), form], update };
+  return { els: [intro, h(doc, 'div', { class: 'ae-row ae-gpt-presets' }, ...presets, beside), form], update };
 }
 
 // The download under way: what, a progress bar, a line of numbers, Cancel.

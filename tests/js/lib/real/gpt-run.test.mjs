@@ -9,7 +9,7 @@ import { createGptRun } from '../../../../web/lib/real/gpt-run.js';
 
 function fakeReal({ delays = {} } = {}) {
   const calls = [];
-  const info = { name: 'tiny', config: { layers: 2, heads: 2 } };
+  const info = { name: 'tiny', config: { layers: 2, heads: 2 }, weights: { precision: 'f16', bytes: 64 } };
   const real = {
     calls,
     info,
@@ -68,7 +68,7 @@ test('GptRun_TheSentenceRunsOncePerChangeWithTheLayerClampedToTheModel', async (
     statuses.map((s) => s.kind),
     ['running', 'ran'],
   );
-  assert.deepEqual(statuses[1], { kind: 'ran', tokens: 2, layers: 2, mode: 'worker' });
+  assert.deepEqual(statuses[1], { kind: 'ran', tokens: 2, layers: 2, mode: 'worker', precision: 'f16' });
   assert.equal(run.picture.layer, 1);
   state.gpt = { ...state.gpt, sentence: 'Another one.' };
   await run.run();

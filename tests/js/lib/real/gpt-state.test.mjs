@@ -108,3 +108,19 @@ test('RealState_AnotherSentenceOrModelOpensOnItsOwnPredictionKeepingTheHeadAndMo
   assert.deepEqual(patchGpt(g, { sentence: 'x', prediction: { mode: 'zero' } }).prediction, { mode: 'zero' });
   assert.equal(patchGpt(g, { sentence: 'x' }).sentence, 'x');
 });
+
+test('RealState_HowTheWeightsAreKeptTravelsInTheLinkAndABadChoiceIsRefusedByName', () => {
+  assert.equal(defaultGpt().precision, 'auto');
+  const defaults = tinyState();
+  for (const precision of ['auto', 'f32', 'f16']) {
+    const state = { ...defaults, gpt: { ...defaultGpt(), precision } };
+    const round = sanitizeState(decodeState(encodeState(state, defaults)), defaults);
+    assert.deepEqual(round.problems, []);
+    assert.equal(round.state.gpt.precision, precision);
+  }
+  for (const bad of ['F16', 'bf16', 16, null]) {
+    const { gpt, problems } = sanitizeGpt({ precision: bad });
+    assert.equal(gpt.precision, 'auto', String(bad));
+    assert.match(problems.join(' | '), /gpt\.precision: expected 'auto', 'f32' or 'f16', got /);
+  }
+});

@@ -162,3 +162,38 @@ test('InterpretRun_TheBankMeasureIsAskedOncePerSpecAndTheNewestWins', async () =
   assert.equal(run.senses.result, null);
   assert.match(run.senses.error, /senses\[0\]/);
 });
+
+test('InterpretRun_AnotherModelForgetsEveryAnswerEvenWithTheSameTokens', async () => {
+  // The same checkpoint with its weights kept otherwise (or another GPT-2 of the same tokenizer)
+  // gives the same ids: nothing measured on the model before may be shown for the new one.
+  const host = fakeHost();
+  let model = { name: 'one' };
+  let roles = 0;
+  const call = async (op, ...args) => (op === 'roles' ? { asked: ++roles } : host.call(op, ...args));
+  const run = createInterpretRun({ call, config, model: () => model, onChange: () => {} });
+  await run.choose([1, 2, 3], { position: 2, token: -1, layer: 1, head: 0 });
+  await run.measureRoles('text');
+  await run.startSweep();
+  assert.equal(run.sweep.phase, 'finished');
+  assert.equal(run.roles.asked, 1);
+  const asked = host.calls.length;
+  // The same choice on the same model asks nothing again.
+  await run.choose([1, 2, 3], { position: 2, token: -1, layer: 1, head: 0 });
+  await run.measureRoles('text');
+  assert.equal(host.calls.length, asked);
+  assert.equal(roles, 1);
+  // Another model: the roles measured again, the sweep forgotten, the choice asked again.
+  model = { name: 'one' };
+  assert.equal(run.sweep.phase, 'finished', 'nothing is forgotten before the run is used');
+  await run.measureRoles('text');
+  assert.equal(roles, 2);
+  assert.equal(run.roles.asked, 2);
+  assert.equal(run.sweep.phase, 'idle');
+  assert.equal(run.answers.ablation, null);
+  await run.choose([1, 2, 3], { position: 2, token: -1, layer: 1, head: 0 });
+  assert.deepEqual(
+    host.calls.slice(asked).map((c) => c.op),
+    ['ablate', 'attribute', 'lens'],
+  );
+  assert.equal(run.answers.ablation.text, '␣top');
+});
