@@ -11,8 +11,9 @@
 // model's forward runs its loops microseconds apart (one token of GPT-2 small: 49 products of
 // 0.05–7 ms), and a parked thread takes tens of microseconds to wake in a browser
 // (Atomics.wait), so without the watch a worker missed the start of most loops and the caller
-// slept through their ends. Measured in Chromium, GPT-2 small's token with F16 weights and 2
-// threads: 15.8–16.0 ms without, 13.7–14.0 ms with (bench/gpt2_generate.mjs). XNNPACK's
+// slept through their ends. Measured (bench/gpt2_generate.mjs, two runs in each browser), GPT-2
+// small's token with F16 weights and 2 threads: 15.3–16.4 ms without, 13.2–16.1 ms with
+// (Chromium 13.2 and 13.8). XNNPACK's
 // pthreadpool spins the same way before its futex wait. The bound is a count, not a clock:
 // bounded by steady_clock, onnxruntime-web run after our engine in the same page was slower
 // (26–28 ms a token against 22–24), as if the watch in the browser's pthreads never ended;

@@ -192,11 +192,13 @@ class InterpretRun {
     if (this.#senses.key === key) return;
     this.#senses = { key, result: null, error: null };
     this.#deps.onChange();
+    const model = this.#model;
+    const current = () => this.#senses.key === key && this.#model === model; // not overtaken
     try {
       const result = await this.#deps.call('senses', spec);
-      if (this.#senses.key === key) this.#senses = { key, result, error: null };
+      if (current()) this.#senses = { key, result, error: null };
     } catch (error) {
-      if (this.#senses.key === key) this.#senses = { key, result: null, error: error.message };
+      if (current()) this.#senses = { key, result: null, error: error.message };
     }
     this.#deps.onChange();
   }
@@ -206,10 +208,12 @@ class InterpretRun {
     this.#forgetAnotherModels();
     if (this.#roles.asked) return;
     this.#roles = { asked: true, result: null };
+    const model = this.#model; // a late answer for a model no longer open is dropped
     try {
-      this.#roles = { asked: true, result: await this.#deps.call('roles', text) };
+      const result = await this.#deps.call('roles', text);
+      if (this.#model === model) this.#roles = { asked: true, result };
     } catch {
-      this.#roles = { asked: false, result: null }; // asked again on the next redraw
+      if (this.#model === model) this.#roles = { asked: false, result: null }; // asked again on the next redraw
     }
     this.#deps.onChange();
   }

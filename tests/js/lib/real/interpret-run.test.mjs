@@ -197,3 +197,24 @@ test('InterpretRun_AnotherModelForgetsEveryAnswerEvenWithTheSameTokens', async (
   );
   assert.equal(run.answers.ablation.text, '␣top');
 });
+
+test('InterpretRun_ALateAnswerForAModelNoLongerOpenIsDropped', async () => {
+  let model = { name: 'one' };
+  const pending = [];
+  const call = (op) => new Promise((resolve) => pending.push(() => resolve({ op, model: model.name })));
+  const run = createInterpretRun({ call, config, model: () => model, onChange: () => {} });
+  const roles = run.measureRoles('text');
+  const senses = run.measureSenses({ word: 'bank', senses: [] });
+  // Another model opens while both are asked; their answers arrive after.
+  model = { name: 'two' };
+  const again = run.measureRoles('text'); // forgets the first model's, asks again (pending[2])
+  pending[0]();
+  pending[1]();
+  await roles;
+  await senses;
+  assert.equal(run.roles, null, 'the first model’s head scores are not shown for the second');
+  assert.equal(run.senses.result, null);
+  pending[2]();
+  await again;
+  assert.deepEqual(run.roles, { op: 'roles', model: 'two' });
+});
