@@ -3,7 +3,7 @@
 //
 // One worker per thread count: onnxruntime-web reads env.wasm.numThreads once, when its first
 // session starts its WASM module, and ignores later changes, so a second thread count in the
-// same worker would run on the first one's threads (as the runs before 2026-11-27 16:30 did:
+// same worker would run on the first one's threads (as the runs before commit 67b906a did:
 // their "2 threads" row of onnxruntime-web ran on one).
 //
 // Warm-up and rounds, the same for both engines: one untimed generation of `steps` tokens (V8
