@@ -720,6 +720,16 @@ test('Firefox: one click downloads and opens the model; a reload opens it from t
     await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, {}, SECTION);
     assert.equal(hub.bytesServed, 0);
     assert.deepEqual(hub.requests, []);
+    // Kept as F16 instead: opened again from Firefox's store, nothing fetched.
+    await page.select(`${SECTION} select.ae-gpt-weights`, 'f16');
+    await page.waitForFunction(
+      (sel) => /^now F16, /.test(document.querySelector(`${sel} .ae-gpt-weights-now`)?.textContent ?? ''),
+      { timeout: 60000 },
+      SECTION,
+    );
+    await page.waitForFunction((sel) => document.querySelectorAll(`${sel} .ae-gpt-tile`).length === 4, {}, SECTION);
+    assert.equal(hub.bytesServed, 0);
+    assert.deepEqual(hub.requests, []);
     assert.deepEqual(problems, []);
   } finally {
     await firefox.close();
