@@ -153,8 +153,9 @@ test('RealModel_TheShippedModelOnTheReadersSentence', async () => {
 });
 
 // How the weights are kept, the reader's choice: the model on screen opens again as F16 (half the
-// bytes, said in the about line), its sentence and heads drawn again; the link carries the choice,
-// and a page opened from it keeps the weights so; float32 again gives the float32 numbers back.
+// bytes, said beside the choice and in the status), its sentence and heads drawn again; the link
+// carries the choice, and a page opened from it keeps the weights so; float32 again gives the
+// float32 numbers back.
 test('RealModel_TheWeightsAreKeptAsTheReaderChooses', async () => {
   const { page, context, problems } = await openSection();
   const section = page.locator(SECTION);
@@ -201,6 +202,10 @@ test('RealModel_TheWeightsAreKeptAsTheReaderChooses', async () => {
   // float32 again: the float32 numbers again
   await section.locator('select.ae-gpt-weights').selectOption('f32');
   await untilKept(/^now float32, 7\.43 MB$/);
+  await page.waitForFunction(
+    (sel) => /weights as float32\)\.$/.test(document.querySelector(`${sel} .ae-gpt-status`).textContent),
+    SECTION,
+  );
   await page.waitForSelector(`${SECTION} .ae-gpt-writing .ae-gpt-bar`);
   assert.equal(await section.locator('.ae-gpt-writing .ae-gpt-bar').first().textContent(), before.top);
   assert.deepEqual(problems, []);
