@@ -34,7 +34,16 @@ async function fetchModel(hub, model, alsoHeld, weights) {
   // model that fits only as F16 is downloaded and opened as F16; 'f32' and 'f16' ask for one (the
   // fit check then says when that one would not fit).
   const precisions = weights === 'f32' ? [4] : weights === 'f16' ? [2] : [4, 2];
-  const download = createDownload({ precisions, ...hub.options, model, store, alsoHeld, askPersist: false });
+  const precisionChosen = weights === 'f32' || weights === 'f16';
+  const download = createDownload({
+    precisions,
+    precisionChosen,
+    ...hub.options,
+    model,
+    store,
+    alsoHeld,
+    askPersist: false,
+  });
   const spec = download.state.spec;
   const label = hubLabel(spec);
   const place = hubPlace(spec.endpoint);
@@ -55,8 +64,7 @@ async function fetchModel(hub, model, alsoHeld, weights) {
     return {
       spec: {
         ...openSpecOf(result, { name: label }),
-        weights:
-          weights === 'f32' || weights === 'f16' ? weights : result.fit?.choice?.bytesPerWeight === 2 ? 'f16' : 'auto',
+        weights: precisionChosen ? weights : result.fit?.choice?.bytesPerWeight === 2 ? 'f16' : 'auto',
         about: result.fromStore
           ? `opened from this browser’s store (downloaded from ${place})`
           : `downloaded from ${place} and kept in this browser`,

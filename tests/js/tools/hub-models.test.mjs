@@ -42,3 +42,29 @@ test('HubModels_AModelIsOpenedInF16OnlyWhereOnlyF16Fits', async () => {
   });
   assert.ok(!tiny.calls.some((c) => c.url.includes('model.safetensors')), 'the weights were never asked for');
 });
+
+test('HubModels_TheReadersChoiceOfWeightsIsTheOneOpenedAndARefusalNamesTheOneThatWouldFit', async () => {
+  const hub = fakeHub(files(), {}, REPO);
+  const n = (await models(hub, undefined).fetch({ endpoint: ENDPOINT, repo: REPO })).sizes.parameters;
+  // Chosen, each precision is what the spec asks the engine for, where it fits.
+  for (const weights of ['f32', 'f16']) {
+    const got = await models(fakeHub(files(), {}, REPO), undefined).fetch(
+      { endpoint: ENDPOINT, repo: REPO },
+      { weights },
+    );
+    assert.equal(got.spec.weights, weights);
+  }
+  // float32 chosen on a device whose share holds only F16: refused, saying which choice would fit.
+  const between = (memoryNeed(n, 4) + memoryNeed(n, 2)) / 2 / (1024 ** 3 * DEVICE_SHARE);
+  const tight = fakeHub(files(), {}, REPO);
+  await assert.rejects(models(tight, between).fetch({ endpoint: ENDPOINT, repo: REPO }, { weights: 'f32' }), (e) => {
+    assert.equal(e.reason, 'memory');
+    assert.match(e.message, /as F32: more than half of this device's memory/);
+    assert.match(e.message, /as F16 it would need .*, which would fit: choose F16 under “Weights as”/);
+    return true;
+  });
+  assert.ok(!tight.calls.some((c) => c.url.includes('model.safetensors')), 'the weights were never asked for');
+  // auto on the same device: F16, as before.
+  const auto = await models(fakeHub(files(), {}, REPO), between).fetch({ endpoint: ENDPOINT, repo: REPO });
+  assert.equal(auto.spec.weights, 'f16');
+});

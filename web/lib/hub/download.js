@@ -68,6 +68,7 @@ export const PHASES = Object.freeze(['idle', 'checking', 'downloading', 'stored'
  * @param {object} options.store from openModelStore
  * @param {Function} [options.fetch] globalThis.fetch
  * @param {number[]} [options.precisions] bytes per weight the engine may hold weights in (default [4]; the page's hub-models passes [4, 2]: F32 or F16)
+ * @param {boolean} [options.precisionChosen] precisions is the reader's choice (memory.js predictFit's `chosen`)
  * @param {number} [options.deviceMemoryGB] navigator.deviceMemory by default
  * @param {number} [options.alsoHeld] bytes of the model on screen, held while this one opens
  * @param {boolean} [options.ignoreDeviceMemory] the reader chose to try anyway
@@ -140,7 +141,14 @@ function downloadContext(o, spec, signal) {
     fetch: o.fetch ?? globalThis.fetch?.bind(globalThis),
     online: o.online ?? (() => globalThis.navigator?.onLine !== false),
     sleep: o.sleep ?? ((ms) => abortableSleep(ms, signal)),
-    fit: (params) => predictFit({ ...params, precisions, deviceMemoryGB, alsoHeld: o.alsoHeld ?? 0 }),
+    fit: (params) =>
+      predictFit({
+        ...params,
+        precisions,
+        chosen: Boolean(o.precisionChosen),
+        deviceMemoryGB,
+        alsoHeld: o.alsoHeld ?? 0,
+      }),
     repoName: `${spec.repo}${spec.revision === 'main' ? '' : `@${spec.revision}`}`,
     where: spec.endpoint === 'https://huggingface.co' ? 'Hugging Face' : spec.endpoint,
     report: createReporter({ spec, now, progressEveryMs: o.progressEveryMs }),

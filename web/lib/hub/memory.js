@@ -53,6 +53,8 @@ export function memoryNeed(parameters, bytesPerWeight = 4) {
  * Whether a model fits, in every precision the engine offers and in the others, with the reason.
  * @param {{parameters?: number, fileBytes?: number, fileBytesPerWeight?: number,
  *          precisions?: number[]  bytes per weight the engine can hold weights in (default [4]),
+ *          chosen?: boolean  precisions is the reader's choice, not all the engine can do (the
+ *            message then says to choose the one that would fit),
  *          deviceMemoryGB?: number  navigator.deviceMemory where present,
  *          alsoHeld?: number  bytes of another model held while this one opens}} options
  * @returns {{parameters, fits: boolean, choice: {name, bytesPerWeight, need}|null,
@@ -63,6 +65,7 @@ export function predictFit({
   fileBytes,
   fileBytesPerWeight,
   precisions = [4],
+  chosen = false,
   deviceMemoryGB,
   alsoHeld = 0,
 } = {}) {
@@ -87,7 +90,9 @@ export function predictFit({
     const count = `${(n / 1e6).toFixed(0)}M parameters`;
     message = `this model (${count}) needs ${formatBytes(first.need)} of memory as ${first.name}: ${first.why}`;
     const other = options.find((o) => !o.offered && o.fits);
-    if (other)
+    if (other && chosen)
+      message += `; as ${other.name} it would need ${formatBytes(other.need)}, which would fit: choose ${other.name} under “Weights as”`;
+    else if (other)
       message += `; as ${other.name} it would need ${formatBytes(other.need)}, which would fit, but this engine holds weights as ${options
         .filter((o) => o.offered)
         .map((o) => o.name)

@@ -46,6 +46,10 @@ test('Memory_MediumAsF32DoesNotFitASmallDeviceAndF16WouldBeSaid', () => {
     f32only.message,
     /as F16 it would need 838 MB, which would fit, but this engine holds weights as F32 only/,
   );
+  // The reader chose float32 (the page's "Weights as"): F16 is named as the choice that would fit.
+  const chosen = predictFit({ parameters: MEDIUM, deviceMemoryGB: 2, precisions: [4], chosen: true });
+  assert.equal(chosen.fits, false);
+  assert.match(chosen.message, /as F16 it would need 838 MB, which would fit: choose F16 under “Weights as”$/);
   // Once the engine offers F16 it is chosen automatically.
   const both = predictFit({ parameters: MEDIUM, deviceMemoryGB: 2, precisions: [4, 2] });
   assert.equal(both.fits, true);
