@@ -18,13 +18,13 @@
 // time comes from model.trace({timings}) (steady_clock around each linear call).
 // Timing: warm-up, then repeats within a budget; median and p10–p90.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, openAsBlob, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openAsBlob, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadEngine } from '../web/engine/engine.js';
-import { GPT2_SMALL, ensureCheckpoint } from './gpt2_checkpoint.mjs';
+import { GPT2_SMALL, ensureCheckpoint, readF32Tensors } from './gpt2_checkpoint.mjs';
 import { gpt2Model } from './onnx_gpt2.mjs';
 import { quantile, fmtMs } from './report.mjs';
 import { loadBenchModule } from './build_wasm.mjs';
@@ -49,20 +49,6 @@ const config = TINY
   ? { vocabSize: 211, contextLength: 64, layers: 2, heads: 4, width: 32, eps: 1e-5 }
   : { ...GPT2_SMALL, eps: 1e-5 };
 const { vocabSize: V, layers: L, heads: H, width: C } = config;
-
-// The file's F32 tensors by GPT2Model's name (the prefix dropped), for onnxruntime.
-function readTensors(bytes) {
-  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  const out = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__' || t.dtype !== 'F32') continue;
-    const [b, e] = t.data_offsets;
-    const copy = new Uint8Array(bytes.subarray(8 + n + b, 8 + n + e)); // a copy: aligned for Float32Array
-    out[name.replace(/^transformer\./, '')] = new Float32Array(copy.buffer, 0, (e - b) / 4);
-  }
-  return out;
-}
 
 const tokensOf = (T) => Array.from({ length: T }, (_, i) => (i * 7919 + 13) % V);
 const macs = (T) => ({ linear: L * 12 * C * C * T + C * V, attention: L * C * T * (T + 1) });
@@ -142,7 +128,7 @@ if (!flag('--no-ort')) {
   const ort = await import('onnxruntime-web');
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.proxy = false;
-  const weights = readTensors(readFileSync(file));
+  const weights = readF32Tensors(file);
   for (const T of T_LIST) {
     try {
       const { bytes } = gpt2Model(weights, { T, V, C, H, L, eps: config.eps });

@@ -8,7 +8,7 @@
 //   node bench/gpt2_checkpoint.mjs [f32|f16] [small|medium]   writes build-bench/gpt2-<size>-<dtype>.safetensors
 //                                              (once; build-bench/ is git-ignored) and prints it
 // GPT-2 medium's shape (L = 24, H = 16, C = 1024) the same way: 354,823,168 parameters.
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mulberry32 } from '../web/lib/learn/random.js';
@@ -141,4 +141,23 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   console.log(
     ensureCheckpoint(process.argv[2] === 'f16' ? 'f16' : 'f32', process.argv[3] === 'medium' ? 'medium' : 'small'),
   );
+}
+
+/**
+ * A checkpoint's F32 tensors by GPT2Model's names ("transformer." dropped), each copied so it is
+ * aligned for a Float32Array: what onnxruntime's graphs (onnx_gpt2.mjs) take. F16 tensors are left out.
+ */
+export function readF32Tensors(file) {
+  const bytes = readFileSync(file);
+  const n = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+  const out = {};
+  for (const [name, t] of Object.entries(header)) {
+    if (name === '__metadata__' || t.dtype !== 'F32') continue;
+    const [b, e] = t.data_offsets;
+    out[name.replace(/^transformer\./, '')] = new Float32Array(
+      new Uint8Array(bytes.subarray(8 + n + b, 8 + n + e)).buffer,
+    );
+  }
+  return out;
 }

@@ -22,12 +22,12 @@
 // Node runs the same WASM engines the browsers run (Node 20's V8), one thread (its main thread
 // may not wait for others). Both engines get the same warm-up and the fastest of 3 rounds
 // (gpt2_generate_measure.mjs says why); the machine's load average is recorded with the results.
-import { existsSync, mkdirSync, openAsBlob, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openAsBlob, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { GPT2_SMALL, ensureCheckpoint } from './gpt2_checkpoint.mjs';
+import { GPT2_SMALL, ensureCheckpoint, readF32Tensors } from './gpt2_checkpoint.mjs';
 import { gpt2DecoderWithPast } from './onnx_gpt2.mjs';
 import { measure } from './gpt2_generate_measure.mjs';
 
@@ -56,7 +56,7 @@ if (argv.includes('--browser')) {
   const root = path.resolve(here, '..');
   const graphFile = path.join(root, 'build-bench', 'gpt2-small-with-past.onnx');
   if (!existsSync(graphFile))
-    writeFileSync(graphFile, gpt2DecoderWithPast(readTensors(file), { V, C, H, L, eps: 1e-5 }).bytes);
+    writeFileSync(graphFile, gpt2DecoderWithPast(readF32Tensors(file), { V, C, H, L, eps: 1e-5 }).bytes);
   const server = await serveStatic(root, { isolate: true });
   const browser = firefox ? await launchFirefox() : await launchBrowser();
   try {
@@ -108,20 +108,6 @@ if (argv.includes('--browser')) {
   process.exit(0);
 }
 
-// The file's F32 tensors by GPT2Model's names.
-function readTensors(checkpoint) {
-  const bytes = readFileSync(checkpoint);
-  const n = Number(bytes.readBigUInt64LE(0));
-  const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-  const tensors = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__' || t.dtype !== 'F32') continue;
-    const [b, e] = t.data_offsets;
-    tensors[name] = new Float32Array(new Uint8Array(bytes.subarray(8 + n + b, 8 + n + e)).buffer);
-  }
-  return tensors;
-}
-
 // Node: the same measurements (gpt2_generate_measure.mjs), on Node's main thread, so one thread.
 if (THREADS.some((t) => t !== 1)) {
   log('--threads above 1 needs --browser: Node runs the engine on its main thread, which may not wait for others');
@@ -129,7 +115,7 @@ if (THREADS.some((t) => t !== 1)) {
 }
 const { rows, greedy, notes } = await measure({
   checkpoint: await openAsBlob(file),
-  graph: argv.includes('--no-ort') ? null : gpt2DecoderWithPast(readTensors(file), { V, C, H, L, eps: 1e-5 }).bytes,
+  graph: argv.includes('--no-ort') ? null : gpt2DecoderWithPast(readF32Tensors(file), { V, C, H, L, eps: 1e-5 }).bytes,
   ort: import.meta.resolve('onnxruntime-web'),
   engineUrl: import.meta.resolve('../web/engine/engine.js'),
   prompt: PROMPT,

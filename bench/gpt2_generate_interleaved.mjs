@@ -8,13 +8,13 @@
 //
 //   node bench/gpt2_generate_interleaved.mjs [--rounds 24] [--results name]
 //     appends to bench/results/gpt2-generate-node-<date>.md, or to bench/results/<name>-<date>.md
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { loadEngine } from '../web/engine/engine.js';
-import { GPT2_SMALL, ensureCheckpoint } from './gpt2_checkpoint.mjs';
+import { GPT2_SMALL, ensureCheckpoint, readF32Tensors } from './gpt2_checkpoint.mjs';
 import { gpt2DecoderWithPast } from './onnx_gpt2.mjs';
 import { greedyDecoder } from './onnx_greedy.mjs';
 
@@ -27,15 +27,7 @@ const PROMPT = Array.from({ length: 16 }, (_, i) => (i * 7919 + 13) % V);
 const file = ensureCheckpoint('f32');
 const loadStart = os.loadavg()[0];
 
-const bytes = readFileSync(file);
-const n = Number(bytes.readBigUInt64LE(0));
-const header = JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
-const tensors = {};
-for (const [name, t] of Object.entries(header)) {
-  if (name === '__metadata__' || t.dtype !== 'F32') continue;
-  const [b, e] = t.data_offsets;
-  tensors[name] = new Float32Array(new Uint8Array(bytes.subarray(8 + n + b, 8 + n + e)).buffer);
-}
+const tensors = readF32Tensors(file);
 const ort = await import('onnxruntime-web');
 ort.env.wasm.numThreads = 1;
 ort.env.wasm.proxy = false;
