@@ -221,6 +221,49 @@ test('Interpret_TheShippedModelOpensOnItsOwnBestGuessWithTheStrongestHeadKnocked
   await context.close();
 });
 
+// The reader keeps the weights as F16 (a phone's default for GPT-2): every tool answers the F16
+// model's own numbers, the opening prediction included (its logits come from the trace, which an
+// F16 model runs; model.logits would refuse it).
+test('Interpret_AModelKeptAsF16ShowsTheF16ModelsNumbers', async () => {
+  const { page, context, problems } = await openSection();
+  await page.locator(`${SECTION} select.ae-gpt-weights`).selectOption('f16');
+  await page.waitForFunction(
+    (sel) => /^now F16/.test(document.querySelector(`${sel} .ae-gpt-weights-now`)?.textContent),
+    SECTION,
+    { timeout: 30000 },
+  );
+  const half = engine.loadModel(fs.readFileSync(path.join(ROOT, 'web/models/brown-wordnet.safetensors')), {
+    weights: 'f16',
+  });
+  // The float32 answers go when the model changes; wait until the F16 ones are drawn.
+  let s, lastError;
+  for (let tries = 0; tries < 100; tries++) {
+    await settled(page);
+    s = await shown(page);
+    try {
+      checkAgainstEngine(half, s);
+      lastError = null;
+      break;
+    } catch (error) {
+      lastError = error;
+      await page.waitForTimeout(200);
+    }
+  }
+  if (lastError) throw lastError;
+  assert.equal(s.token, s.ids[s.position + 1], 'the opening prediction: the sentence’s own next token');
+  const alerts = await page.evaluate(
+    (sel) =>
+      [...document.querySelectorAll(`${sel} .ae-gpt-interpret [role=alert]`)]
+        .filter((e) => !e.hidden && e.textContent)
+        .map((e) => e.textContent),
+    SECTION,
+  );
+  assert.deepEqual(alerts, [], 'no tool says it failed');
+  half.dispose();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('Interpret_AnotherPositionCandidateAndHeadEachGiveTheEnginesNumbersAndTheirSentence', async () => {
   const { page, context, problems } = await openSection();
   const before = await shown(page);

@@ -158,3 +158,30 @@ test('RealModel_TheBankMeasureIsSenseSeparationOfTheEnginesStreams', async () =>
     /senses\[0\]\.sentences\[0\]/,
   );
 });
+
+// The opening prediction of "what a head does" (interpret-run's 'predictions') for a model kept
+// as F16 as for float32: model.logits refuses an F16 model, so the host reads the trace's logits.
+test('RealModel_PredictionsAnswerInBothPrecisionsWithTheEnginesTopTokens', async () => {
+  for (const weights of ['f32', 'f16']) {
+    const requests = modelRequests(Promise.resolve(engine));
+    const call = (op, ...args) => requests.handle(op, args);
+    await call('open', { ...shipped(), weights });
+    const { ids: sentenceIds } = await call('encode', sentence);
+    const p = await call('predictions', sentenceIds);
+    const model = engine.loadModel(new Uint8Array(modelBytes), { weights });
+    const logits = model.trace(sentenceIds, { logits: 'all' }).logits.data;
+    const V = model.config.vocabSize,
+      T = sentenceIds.length;
+    assert.equal(p.top.length, T, weights);
+    assert.equal(p.actual.length, T - 1, weights);
+    for (let t = 0; t < T; t++) {
+      const row = logits.subarray(t * V, (t + 1) * V);
+      assert.equal(p.top[t], row.indexOf(Math.max(...row)), `${weights}: top at ${t}`);
+      if (t + 1 < T) {
+        const next = engine.nextToken(row, { top: 1 });
+        assert.equal(p.actual[t], next.probs[sentenceIds[t + 1]], `${weights}: actual at ${t}`);
+      }
+    }
+    model.dispose();
+  }
+});
