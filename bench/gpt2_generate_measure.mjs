@@ -37,7 +37,9 @@ export async function measure({
   for (const weights of weightsList) {
     engine.threads = 1;
     const t0 = performance.now();
-    const model = await engine.openModel(blob, { heads: H, weights });
+    // 'f32-inference': float32 opened with inferenceOnly (kept in panels, as the page opens its models)
+    const inferenceOnly = weights === 'f32-inference';
+    const model = await engine.openModel(blob, { heads: H, weights: inferenceOnly ? 'f32' : weights, inferenceOnly });
     model.trace(prompt);
     const firstPicture = performance.now() - t0;
     for (const threads of threadsList) {

@@ -33,7 +33,8 @@ std::uint64_t file_size_of(double size) {
 
 // How the model keeps its weights (model::Precision): "f32", "f16", or "auto": F16 when the
 // weights as float32 (4 bytes × parameters) would take more than `budget` bytes (the caller's
-// measure of the memory left: engine.js works it out), else F32.
+// measure of the memory left: engine.js works it out), else F32. inferenceOnly: float32 kept in
+// the products' panels (kF32Panels), for a model that is only run.
 enum class Weights { kF32, kF16, kAuto };
 const Enumeration& weights_names() {
   static const Enumeration names{"weights", {"f32", "f16", "auto"}};  // Weights by value
@@ -42,15 +43,17 @@ const Enumeration& weights_names() {
 struct PrecisionIn {
   Weights weights = Weights::kF32;
   double budget = std::numeric_limits<double>::quiet_NaN();
+  bool inference_only = false;
 };
 // The loader's precision and float32 budget; "auto" without a finite budget ≥ 0 is an error.
 std::pair<model::Precision, double> precision_of(const PrecisionIn& in) {
+  const model::Precision f32 = in.inference_only ? model::Precision::kF32Panels : model::Precision::kF32;
   if (in.weights == Weights::kF16) return {model::Precision::kF16, model::CheckpointLoader::kNoBudget};
-  if (in.weights == Weights::kF32) return {model::Precision::kF32, model::CheckpointLoader::kNoBudget};
+  if (in.weights == Weights::kF32) return {f32, model::CheckpointLoader::kNoBudget};
   if (!(in.budget >= 0) || !std::isfinite(in.budget)) {
     throw Error("budget: weights 'auto' needs the bytes the weights may take, a finite number ≥ 0");
   }
-  return {model::Precision::kF32, in.budget};
+  return {f32, in.budget};
 }
 
 // loadModel: the model of the safetensors file `file` (nanoGPT's layout or Hugging Face's GPT-2);
@@ -77,6 +80,7 @@ constexpr Entry kLoadTable[] = {
     blob("config", ATTN_ABI_MEMBER(LoadIn, config_json)),
     choice("weights", ATTN_ABI_MEMBER(LoadIn, precision.weights), weights_names),
     number("budget", ATTN_ABI_MEMBER(LoadIn, precision.budget)),
+    boolean("inferenceOnly", ATTN_ABI_MEMBER(LoadIn, precision.inference_only)),
     report_number("model", ATTN_ABI_MEMBER(ModelOut, model)),
 };
 const Registration kLoad{"modelLoad", run<LoadIn, ModelOut, model_load>, {kConfigArguments, kLoadTable}};
@@ -155,6 +159,7 @@ constexpr Entry kOpenTable[] = {
     number("fileSize", ATTN_ABI_MEMBER(OpenIn, file_size)),
     choice("weights", ATTN_ABI_MEMBER(OpenIn, precision.weights), weights_names),
     number("budget", ATTN_ABI_MEMBER(OpenIn, precision.budget)),
+    boolean("inferenceOnly", ATTN_ABI_MEMBER(OpenIn, precision.inference_only)),
     result("begins", ATTN_ABI_MEMBER(OpenOut, begins)),
     result("ends", ATTN_ABI_MEMBER(OpenOut, ends)),
     report_number("loader", ATTN_ABI_MEMBER(OpenOut, loader)),
@@ -216,7 +221,8 @@ constexpr Entry kOpenFinishTable[] = {
 };
 const Registration kOpenFinish{"modelOpenFinish", run<LoaderIn, ModelOut, model_open_finish>, {kOpenFinishTable}};
 
-// modelWeights: how a model keeps its weights, and the bytes they take.
+// modelWeights: how a model keeps its weights (f32 or f16; inferenceOnly: in the products'
+// panels, for inference only — always so for F16), and the bytes they take.
 const Enumeration& precision_names() {
   static const Enumeration names{"precision", {"f32", "f16"}};  // model::Precision by value
   return names;
@@ -226,16 +232,19 @@ struct WeightsIn {
 };
 struct WeightsOut {
   model::Precision weights = model::Precision::kF32;
+  bool inference_only = false;
   double bytes = 0;
 };
 void model_weights(const WeightsIn& in, WeightsOut& out) {
   const model::Gpt& gpt = model_slot(in.model).gpt;
-  out.weights = gpt.precision();
+  out.weights = gpt.precision() == model::Precision::kF16 ? model::Precision::kF16 : model::Precision::kF32;
+  out.inference_only = gpt.precision() != model::Precision::kF32;
   out.bytes = static_cast<double>(gpt.weight_bytes());
 }
 constexpr Entry kWeightsTable[] = {
     integer("model", ATTN_ABI_MEMBER(WeightsIn, model)),
     report_choice("weights", ATTN_ABI_MEMBER(WeightsOut, weights), precision_names),
+    report_boolean("inferenceOnly", ATTN_ABI_MEMBER(WeightsOut, inference_only)),
     report_number("bytes", ATTN_ABI_MEMBER(WeightsOut, bytes)),
 };
 const Registration kWeights{"modelWeights", run<WeightsIn, WeightsOut, model_weights>, {kWeightsTable}};

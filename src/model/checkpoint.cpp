@@ -58,8 +58,8 @@ bool is_mask_buffer(const std::string& name) {
 // values: elements first … first + n − 1 of a weight w (O, I) in the file's order — w's rows, or
 // wᵀ's (I, O) for a Conv1D weight (conv1d) — placed where a model in panels keeps them (gpt.h:
 // w(o, i) at kernels::panel_index(i, o, I, O)).
-void panels_into(std::uint16_t* dest, const std::uint16_t* values, std::size_t first, std::size_t n, int O, int I,
-                 bool conv1d) {
+template <typename W>
+void panels_into(W* dest, const W* values, std::size_t first, std::size_t n, int O, int I, bool conv1d) {
   const std::size_t cols = static_cast<std::size_t>(conv1d ? O : I);
   std::size_t r = first / cols, c = first % cols;
   for (std::size_t k = 0; k < n; ++k) {
@@ -390,7 +390,7 @@ CheckpointLoader::CheckpointLoader(const std::uint8_t* bytes, std::size_t availa
 
   // 6. the parameters: every float of them is covered by the file's bytes (checked above), so
   // this allocates at most twice the file (F16) and within the config's cap.
-  if (precision == Precision::kF32 && static_cast<double>(table.total()) * 4.0 > f32_budget) {
+  if (precision != Precision::kF16 && static_cast<double>(table.total()) * 4.0 > f32_budget) {
     precision = Precision::kF16;
   }
   try {
@@ -456,9 +456,11 @@ void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std:
   //    first copy of wte, or transposed.
   const TensorCopy& c = copies_[copy];
   const ParamEntry& entry = model_->table().entries()[c.entry];
-  // kF16 keeps matrices as halves (rounded here) and vectors as float32
-  const bool halves = model_->precision() == Precision::kF16 && entry.shape.size() != 1;
-  float* dest = halves ? nullptr : model_->vector(&entry);
+  // kF16 keeps matrices as halves (rounded here) and vectors as float32; kF16 and kF32Panels keep
+  // the products' weights in panels (gpt.h)
+  const bool f16 = model_->precision() == Precision::kF16, halves = f16 && entry.shape.size() != 1;
+  const bool panels = model_->panels(entry);
+  float* dest = halves ? nullptr : f16 ? model_->vector(&entry) : model_->params().data() + entry.offset;
   std::uint16_t* half_dest = halves ? model_->halves().data() + c.offset : nullptr;
   if (halves && rounded_.size() < std::min(c.rows ? std::max<std::size_t>(count, 1) : 4096, count))
     rounded_.resize(std::min(c.rows ? std::max<std::size_t>(count, 1) : 4096, count));
@@ -499,22 +501,14 @@ void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std:
         }
       }
     }
-    const bool panels = halves && model_->panels(entry);  // kept in panels: gpt.h
-    const int O = static_cast<int>(entry.shape[0]), I = halves ? static_cast<int>(entry.shape[1]) : 0;
-    if (c.compare && halves) {  // (lm_head is (V, C), as wte)
+    const int O = static_cast<int>(entry.shape[0]), I = panels ? static_cast<int>(entry.shape[1]) : 0;
+    if (c.compare) {  // (lm_head is (V, C), as wte)
       for (std::size_t k = 0; k < bad; ++k) {
         const std::size_t e = base + k;
         const std::size_t at = panels ? kernels::panel_index(static_cast<int>(e % static_cast<std::size_t>(I)),
                                                              static_cast<int>(e / static_cast<std::size_t>(I)), I, O)
                                       : e;
-        if (half_dest[at] != rounded_[k]) {
-          safetensors_fail("lm_head.weight differs from transformer.wte.weight at element " + std::to_string(base + k) +
-                           "; GPT-2 and nanoGPT tie them (one storage), so they must be equal");
-        }
-      }
-    } else if (c.compare) {
-      for (std::size_t k = 0; k < bad; ++k) {
-        if (dest[base + k] != values[k]) {
+        if (halves ? half_dest[at] != rounded_[k] : dest[at] != values[k]) {
           safetensors_fail("lm_head.weight differs from transformer.wte.weight at element " + std::to_string(base + k) +
                            "; GPT-2 and nanoGPT tie them (one storage), so they must be equal");
         }
@@ -531,7 +525,11 @@ void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std:
                        "); every parameter must be finite");
     }
     if (panels && !c.compare) {
-      panels_into(half_dest, rounded_.data(), base, n, O, I, c.rows != 0);
+      if (halves) {
+        panels_into(half_dest, rounded_.data(), base, n, O, I, c.rows != 0);
+      } else {
+        panels_into(dest, values, base, n, O, I, c.rows != 0);
+      }
     } else if (halves && c.rows) {
       transpose_into(half_dest, rounded_.data(), base, n, static_cast<std::size_t>(c.rows),
                      static_cast<std::size_t>(c.cols));

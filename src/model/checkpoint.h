@@ -79,8 +79,9 @@ class CheckpointLoader {
   // takes it; config_json: the text of a config.json, or empty.
   // precision: how the model keeps its weights (gpt.h); kF16 rounds every matrix value to the
   // nearest half as it is written (a value beyond ±65504 is an error naming the tensor and the
-  // element) and keeps vectors float32. f32_budget (bytes): kF32 turns into kF16 when the weights
-  // as float32 (4 bytes × parameters) would take more (the engine's weights: 'auto').
+  // element) and keeps vectors float32; kF32Panels writes the float32 values in panels. f32_budget
+  // (bytes): kF32 and kF32Panels turn into kF16 when the weights as float32 (4 bytes × parameters)
+  // would take more (the engine's weights: 'auto').
   CheckpointLoader(const std::uint8_t* header, std::size_t available, std::uint64_t file_size,
                    const ConfigFields& overrides, const std::string& config_json, Precision precision = Precision::kF32,
                    double f32_budget = kNoBudget);

@@ -57,6 +57,7 @@ struct ReferenceLayers {
   static constexpr auto gelu_tanh_forward = gelu_tanh_forward_ref<Real>;
   static constexpr auto gelu_tanh_backward = gelu_tanh_backward_ref<Real>;
   static constexpr auto linear_forward_f16 = linear_forward_f16_ref;
+  static constexpr auto linear_forward_panels = linear_forward_panels_ref;
 };
 struct SimdLayers {
   static constexpr auto linear_forward = linear_forward_simd;
@@ -66,6 +67,7 @@ struct SimdLayers {
   static constexpr auto gelu_tanh_forward = gelu_tanh_forward_simd;
   static constexpr auto gelu_tanh_backward = gelu_tanh_backward_simd;
   static constexpr auto linear_forward_f16 = linear_forward_f16_simd;
+  static constexpr auto linear_forward_panels = linear_forward_panels_simd;
 };
 
 // One table: a layer family's kernels (GELU in chunks over the pool), one head's passes over
@@ -83,7 +85,8 @@ constexpr GptKernelsOf<Real> table_of(const KernelTableOf<Real>* heads,
           tiled_backward,
           gelu_forward<Real, Layers::gelu_tanh_forward>,
           gelu_backward<Real, Layers::gelu_tanh_backward>,
-          std::is_same_v<Real, float> ? Layers::linear_forward_f16 : nullptr};
+          std::is_same_v<Real, float> ? Layers::linear_forward_f16 : nullptr,
+          std::is_same_v<Real, float> ? Layers::linear_forward_panels : nullptr};
 }
 
 const GptKernels kGptReference = table_of<float, ReferenceLayers<float>>(&kReferenceKernels);
@@ -550,7 +553,7 @@ Gpt::Gpt(const ModelConfig& config, std::uint64_t seed) : table_(config) {
 }
 
 Gpt::Gpt(const ModelConfig& config, ZeroParams, Precision precision) : table_(config), precision_(precision) {
-  if (precision == Precision::kF32) {
+  if (precision != Precision::kF16) {
     params_.assign(table_.total(), 0.0f);
     return;
   }
@@ -565,6 +568,12 @@ Gpt::Gpt(const ModelConfig& config, ZeroParams, Precision precision) : table_(co
 
 void Gpt::require_f32(const char* what) const {
   if (precision_ == Precision::kF32) return;
+  if (precision_ == Precision::kF32Panels) {
+    throw Error(std::string(what) +
+                ": this model keeps its float32 weights for inference only (opened with inferenceOnly: true), "
+                "which runs the trace, generation sessions and the interpretability tools; open it without "
+                "inferenceOnly for this");
+  }
   throw Error(std::string(what) +
               ": this model keeps its weights as F16 (opened with weights: 'f16'), which only runs inference "
               "(trace, generation sessions, the interpretability tools); open it with weights: 'f32' for this");
@@ -575,11 +584,11 @@ std::size_t Gpt::weight_bytes() const {
 }
 
 bool Gpt::panels(const ParamEntry& e) const {
-  return precision_ == Precision::kF16 && e.shape.size() == 2 && e.offset != table_.wpe().offset;
+  return precision_ != Precision::kF32 && e.shape.size() == 2 && e.offset != table_.wpe().offset;
 }
 
 Gpt::WeightRef Gpt::weight(const ParamEntry& e) const {
-  if (precision_ == Precision::kF32) return {params_.data() + e.offset, nullptr};
+  if (precision_ != Precision::kF16) return {params_.data() + e.offset, nullptr, panels(e)};
   if (e.shape.size() == 1) return {vector(&e), nullptr};
   return {nullptr, halves_.data() + e.offset, panels(e)};
 }
@@ -589,6 +598,10 @@ const float* Gpt::vector(const ParamEntry* e) const { return const_cast<Gpt*>(th
 float* Gpt::vector(const ParamEntry* e) {
   if (!e) return nullptr;
   if (precision_ == Precision::kF32) return params_.data() + e->offset;
+  if (precision_ == Precision::kF32Panels) {
+    if (panels(*e)) throw Error("parameter " + e->name + ": a matrix, kept in panels (not in its own layout)");
+    return params_.data() + e->offset;
+  }
   if (e->shape.size() != 1) throw Error("parameter " + e->name + ": a matrix, kept as F16 (not a float32 vector)");
   const std::vector<ParamEntry>& entries = table_.entries();
   if (e < entries.data() || e >= entries.data() + entries.size()) {
@@ -599,12 +612,17 @@ float* Gpt::vector(const ParamEntry* e) {
 
 void Gpt::read_row(const ParamEntry& e, int row, float* out) const {
   const std::size_t C = static_cast<std::size_t>(e.shape.back()), at = e.offset + static_cast<std::size_t>(row) * C;
-  if (precision_ == Precision::kF32) {
-    std::copy(params_.data() + at, params_.data() + at + C, out);
-  } else if (panels(e)) {  // row `row` of w (O, C) is column `row` of the wᵀ (C, O) kept in panels
+  if (panels(e)) {  // row `row` of w (O, C) is column `row` of the wᵀ (C, O) kept in panels
     const int O = static_cast<int>(e.shape[0]), I = static_cast<int>(C);
-    const std::uint16_t* w = halves_.data() + e.offset;
-    for (int i = 0; i < I; ++i) out[i] = kernels::f16_to_f32_ref(w[kernels::panel_index(i, row, I, O)]);
+    if (precision_ == Precision::kF32Panels) {
+      const float* w = params_.data() + e.offset;
+      for (int i = 0; i < I; ++i) out[i] = w[kernels::panel_index(i, row, I, O)];
+    } else {
+      const std::uint16_t* w = halves_.data() + e.offset;
+      for (int i = 0; i < I; ++i) out[i] = kernels::f16_to_f32_ref(w[kernels::panel_index(i, row, I, O)]);
+    }
+  } else if (precision_ != Precision::kF16) {
+    std::copy(params_.data() + at, params_.data() + at + C, out);
   } else {
     kernels::f16_to_f32_ref(out, halves_.data() + at, C);
   }
@@ -614,6 +632,8 @@ void linear_forward(const GptKernels& K, float* y, const float* x, Gpt::WeightRe
                     int O) {
   if (w.f16) {
     K.linear_forward_f16(y, x, w.f16, b, N, I, O, w.panels);
+  } else if (w.panels) {
+    K.linear_forward_panels(y, x, w.f32, b, N, I, O);
   } else {
     K.linear_forward(y, x, w.f32, b, N, I, O);
   }

@@ -81,6 +81,8 @@ struct GptKernelsOf {
   // linear_forward over F16 weights (Precision::kF16) of the same family; null in double.
   void (*linear_forward_f16)(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
                              bool panels);
+  // linear_forward over float32 weights kept in panels (Precision::kF32Panels); null in double.
+  void (*linear_forward_panels)(float* y, const float* x, const float* w, const float* b, int N, int I, int O);
 };
 using GptKernels = GptKernelsOf<float>;
 
@@ -217,10 +219,16 @@ InitFill torch_fill(TorchGenerator& generator);
 //         runs in float32. LayerNorm and bias vectors stay float32 (they are small). Inference
 //         only: the cached forward (inference.h) and interpret.h's tools; training, forward()
 //         and the float32 parameter buffer refuse with an error naming the precision.
+//   kF32Panels  float32, 4 bytes a weight, kept for inference only as kF16 keeps its halves:
+//         the products' weights in panels (below), vectors in place. The same values and the
+//         same sums in the same order as kF32, so the same bits (tests/cpp/model/inference_test.cpp),
+//         and one token's products about twice as fast: each weight is streamed once from one
+//         place instead of read across 8 rows at a time (bench/one_row.mjs: GPT-2 small's 49
+//         products of one token, 37 against 18.5 ms in WASM). What kF16 refuses it refuses.
 // IEEE F16 rather than BF16: its 10 mantissa bits against BF16's 7 make each weight's rounding
 // error 8 times smaller, and GPT-2's weights sit well inside F16's range (±65504; a checkpoint
 // with a larger weight is refused by name); HF's GPT-2 files are F32 and convert either way.
-enum class Precision { kF32, kF16 };
+enum class Precision { kF32, kF16, kF32Panels };
 
 class Gpt {
  public:
@@ -243,9 +251,9 @@ class Gpt {
   struct WeightRef {
     const float* f32 = nullptr;
     const std::uint16_t* f16 = nullptr;
-    bool panels = false;  // f16 kept in panels: panels() below
+    bool panels = false;  // kept in panels: panels() below
   };
-  // kF16 keeps every weight that a product reads — the blocks' linear weights (c_attn, c_proj,
+  // kF16 and kF32Panels keep every weight that a product reads — the blocks' linear weights (c_attn, c_proj,
   // c_fc, the MLP's c_proj) and wte (the LM head) — in kernels/gemm.h's panel layout: w (O, I)
   // as wᵀ (I, O) cut into panels of 32 outputs, each panel's I rows back to back, element w(o, i)
   // at kernels::panel_index(i, o, I, O). One token's products stream each panel from its start to
@@ -254,8 +262,8 @@ class Gpt {
   bool panels(const ParamEntry& e) const;
   // Any entry's values as they are kept (an F16 model's vectors are float32: f32 set).
   WeightRef weight(const ParamEntry& e) const;
-  // The float32 values of an entry of rank 1 (LayerNorm, biases) in either precision, or of any
-  // entry in kF32; null for null.
+  // The float32 values of an entry of rank 1 (LayerNorm, biases) in any precision, or of any
+  // entry in kF32 (and of wpe in kF32Panels); null for null.
   const float* vector(const ParamEntry* e) const;
   float* vector(const ParamEntry* e);
   // kF16: the halves, table().total() of them at the table's offsets (vectors' slots unused;
@@ -268,7 +276,8 @@ class Gpt {
   const ModelConfig& config() const { return table_.config(); }
   const ParamTable& table() const { return table_; }
   std::vector<float>& params() { return params_; }
-  const std::vector<float>& params() const { return params_; }  // empty in kF16
+  // Empty in kF16; in kF32Panels the table's floats with the panels() entries in panels.
+  const std::vector<float>& params() const { return params_; }
   // The gradient buffer (table().total() floats) exists once training starts (backward, or
   // Trainer::step): a model that is only run holds its weights alone. Empty before.
   std::vector<float>& grads() { return grads_; }
@@ -312,7 +321,7 @@ class Gpt {
 };
 
 // y (N, O) = x (N, I) · wᵀ + b with w as the model keeps it: K.linear_forward over float32,
-// K.linear_forward_f16 over halves.
+// K.linear_forward_panels over float32 in panels, K.linear_forward_f16 over halves.
 void linear_forward(const GptKernels& K, float* y, const float* x, Gpt::WeightRef w, const float* b, int N, int I,
                     int O);
 

@@ -301,7 +301,9 @@ void CachedSequence::embed(const int* tokens, int n, const ForwardEdits* edits) 
   const ParamTable& table = model_.table();
   const Gpt::WeightRef wte = model_.weight(table.wte()), wpe = model_.weight(table.wpe());
   if (wte.f16) {
-    embedding_forward_f16(x_.data(), tokens, wte.f16, wpe.f16 + at, 1, n, C, model_.config().vocab_size);
+    embedding_forward_panels(x_.data(), tokens, wte.f16, wpe.f16 + at, 1, n, C, model_.config().vocab_size);
+  } else if (wte.panels) {
+    embedding_forward_panels(x_.data(), tokens, wte.f32, wpe.f32 + at, 1, n, C, model_.config().vocab_size);
   } else {
     embedding_forward_ref<float>(x_.data(), tokens, wte.f32, wpe.f32 + at, 1, n, C);
   }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <type_traits>
 
 #include "core/attention.h"
 #include "core/threads.h"
@@ -98,10 +99,14 @@ void linear_forward_f16_ref(float* y, const float* x, const std::uint16_t* w, co
   kernels::gemm_f16_ref(y, O, {x, I, 1}, {w, 1, I}, b, false, N, I, O);
 }
 
-void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
-                             bool panels) {
-  // linear_forward_simd's tiles, each kernels::gemm_panels_f16_simd (one row: the panels streamed;
-  // more: converted into the micro-kernel's panels) or kernels::gemm_f16_simd over (O, I)
+namespace {
+
+// y (N, O) = x (N, I) · wᵀ + b over w of elements W (float32 or halves), kept as wᵀ (I, O) in
+// panels (panels) or as (O, I): linear_forward_simd's tiles, each kernels::gemm_panels[_f16]_simd
+// (one row: the panels streamed; more: copied or converted into the micro-kernel's panels) or
+// kernels::gemm_f16_simd over (O, I).
+template <typename W>
+void linear_forward_tiles(float* y, const float* x, const W* w, const float* b, int N, int I, int O, bool panels) {
   if (N <= 0 || O <= 0) return;
   const Tiling t = tile_product(N, O, I, panels ? kernels::kPanel : 8);
   parallel_for(t.count(), 2.0 * N * I * O, [&](int tile) {
@@ -111,10 +116,32 @@ void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, c
     const kernels::MatrixOf<float> xt{x + static_cast<ptrdiff_t>(n0) * I, I, 1};
     // wᵀ's columns o0 …: a tile's first column is a multiple of kPanel (tile_product's units), so
     // a panel boundary, and its width a multiple of kPanel unless it reaches O (gemm.h's column view)
-    const std::uint16_t* wt = w + static_cast<ptrdiff_t>(o0) * I;
-    if (panels) return kernels::gemm_panels_f16_simd(yt, O, xt, {wt}, b ? b + o0 : nullptr, false, rows, I, cols);
-    kernels::gemm_f16_simd(yt, O, xt, {wt, 1, I}, b ? b + o0 : nullptr, false, rows, I, cols);
+    const W* wt = w + static_cast<ptrdiff_t>(o0) * I;
+    const float* bt = b ? b + o0 : nullptr;
+    if constexpr (std::is_same_v<W, float>) {
+      kernels::gemm_panels_simd(yt, O, xt, {wt}, bt, false, rows, I, cols);
+    } else if (panels) {
+      kernels::gemm_panels_f16_simd(yt, O, xt, {wt}, bt, false, rows, I, cols);
+    } else {
+      kernels::gemm_f16_simd(yt, O, xt, {wt, 1, I}, bt, false, rows, I, cols);
+    }
   });
+}
+
+}  // namespace
+
+void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
+                             bool panels) {
+  linear_forward_tiles(y, x, w, b, N, I, O, panels);
+}
+
+void linear_forward_panels_ref(float* y, const float* x, const float* w, const float* b, int N, int I, int O) {
+  // y: (N, O), x: (N, I), w: wᵀ (I, O) in panels; b: (O) or null — linear_forward_ref's loops
+  kernels::gemm_panels_ref(y, O, {x, I, 1}, {w}, b, false, N, I, O);
+}
+
+void linear_forward_panels_simd(float* y, const float* x, const float* w, const float* b, int N, int I, int O) {
+  linear_forward_tiles(y, x, w, b, N, I, O, true);
 }
 
 template <typename Real>
@@ -253,19 +280,29 @@ void embedding_forward_ref(Real* x, const int* idx, const Real* wte, const Real*
   }
 }
 
-void embedding_forward_f16(float* x, const int* idx, const std::uint16_t* wte, const std::uint16_t* wpe, int B, int T,
-                           int C, int V) {
-  // x: (B, T, C); idx: (B, T); wte: wteᵀ (C, V) halves in panels; wpe: (≥ T, C) halves
+template <typename W>
+void embedding_forward_panels(float* x, const int* idx, const W* wte, const W* wpe, int B, int T, int C, int V) {
+  // x: (B, T, C); idx: (B, T); wte: wteᵀ (C, V) in panels; wpe: (≥ T, C); W float or halves
+  const auto value = [](W w) {
+    if constexpr (std::is_same_v<W, float>) {
+      return w;
+    } else {
+      return kernels::f16_to_f32_ref(w);
+    }
+  };
   for (ptrdiff_t bt = 0; bt < static_cast<ptrdiff_t>(B) * T; ++bt) {
     const ptrdiff_t t = bt % T;
-    const std::uint16_t* pos = wpe + t * C;
-    // token idx's row is column idx of wteᵀ: C halves at a stride of its panel's width
+    const W* pos = wpe + t * C;
+    // token idx's row is column idx of wteᵀ: C values at a stride of its panel's width
     for (int c = 0; c < C; ++c) {
-      const float tok = kernels::f16_to_f32_ref(wte[kernels::panel_index(c, idx[bt], C, V)]);
-      x[bt * C + c] = tok + kernels::f16_to_f32_ref(pos[c]);
+      const float tok = value(wte[kernels::panel_index(c, idx[bt], C, V)]);
+      x[bt * C + c] = tok + value(pos[c]);
     }
   }
 }
+template void embedding_forward_panels<float>(float*, const int*, const float*, const float*, int, int, int, int);
+template void embedding_forward_panels<std::uint16_t>(float*, const int*, const std::uint16_t*, const std::uint16_t*,
+                                                      int, int, int, int);
 
 template <typename Real>
 void embedding_backward_ref(Real* dwte, Real* dwpe, const Real* dx, const int* idx, int B, int T, int C) {

@@ -51,6 +51,11 @@ void linear_forward_f16_ref(float* y, const float* x, const std::uint16_t* w, co
                             bool panels);
 void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
                              bool panels);
+// The same with float32 w kept as wᵀ (I, O) in kernels/gemm.h's panels of 32 outputs (a model
+// kept for inference, gpt.h's Precision::kF32Panels): kernels::gemm_panels_ref / _simd, equal
+// bit for bit to linear_forward_ref / linear_forward_simd over w (O, I).
+void linear_forward_panels_ref(float* y, const float* x, const float* w, const float* b, int N, int I, int O);
+void linear_forward_panels_simd(float* y, const float* x, const float* w, const float* b, int N, int I, int O);
 
 // dx (N, I) += dy (N, O) · w (O, I);  dw (O, I) += dyᵀ · x;  db (O) += Σ_rows dy.
 // Any of dx, dw, db may be null (not wanted).
@@ -108,11 +113,12 @@ using kernels::gelu_tanh_forward_simd;
 // x (B, T, C); idx (B, T) in [0, V); wte (V, C); wpe (≥ T, C): row t is position t.
 template <typename Real>
 void embedding_forward_ref(Real* x, const int* idx, const Real* wte, const Real* wpe, int B, int T, int C);
-// The same over halves (F16 weights), each row converted as it is gathered: x = f32(wte row) +
-// f32(wpe row), the float32 sum of the exact values, as embedding_forward_ref over converted tables.
-// wte (V, C) is kept as wteᵀ (C, V) in panels (gpt.h: it is the LM head's weight); wpe (rows, C).
-void embedding_forward_f16(float* x, const int* idx, const std::uint16_t* wte, const std::uint16_t* wpe, int B, int T,
-                           int C, int V);
+// The same with wte (V, C) kept as wteᵀ (C, V) in panels (gpt.h: it is the LM head's weight) and
+// wpe (rows, C), both float32 (W = float: Precision::kF32Panels) or halves (W = std::uint16_t:
+// kF16), each row converted as it is gathered: x = f32(wte row) + f32(wpe row), the float32 sum
+// of the exact values, as embedding_forward_ref over the tables converted and unpanelled.
+template <typename W>
+void embedding_forward_panels(float* x, const int* idx, const W* wte, const W* wpe, int B, int T, int C, int V);
 // Scatter-add: dwte[idx[b, t]] += dx[b, t], dwpe[t] += dx[b, t]; either may be null.
 template <typename Real>
 void embedding_backward_ref(Real* dwte, Real* dwpe, const Real* dx, const int* idx, int B, int T, int C);

@@ -15,6 +15,7 @@ import {
   AttentionError,
   MAX_ELEMENTS,
   asAttentionError,
+  booleanOf,
   describe,
   guarded,
   integerIn,
@@ -164,10 +165,10 @@ class Model {
     return this.#config;
   }
 
-  /** How the weights are kept: {precision: 'f32' | 'f16', bytes} (see engine.d.ts). */
+  /** How the weights are kept: {precision: 'f32' | 'f16', inferenceOnly, bytes} (see engine.d.ts). */
   get weights() {
-    const { weights, bytes } = this.#abi.call('modelWeights', { model: this.#live('weights') }).report;
-    return { precision: weights, bytes };
+    const { weights, inferenceOnly, bytes } = this.#abi.call('modelWeights', { model: this.#live('weights') }).report;
+    return { precision: weights, inferenceOnly, bytes };
   }
 
   /** The attention kernel of every forward and backward pass (see engine.d.ts). */
@@ -517,10 +518,16 @@ export function weightsBudget(heapBytes, deviceMemoryGB) {
   return Math.max(0, budget);
 }
 
-// The calls' weights and budget arguments for a `weights` option.
-function precisionArguments(weights, heapBytes) {
+// The calls' weights, budget and inferenceOnly arguments for the `weights` and `inferenceOnly`
+// options. inferenceOnly: float32 weights kept in the products' panels (gpt.h's kF32Panels): the
+// same numbers, one token about twice as fast, no training or params() (F16 is always so).
+function precisionArguments(weights, inferenceOnly, heapBytes) {
   const deviceMemory = globalThis.navigator?.deviceMemory;
-  return { weights, budget: weights === 'auto' ? weightsBudget(heapBytes(), deviceMemory) : NaN };
+  return {
+    weights,
+    budget: weights === 'auto' ? weightsBudget(heapBytes(), deviceMemory) : NaN,
+    inferenceOnly: inferenceOnly === undefined ? false : booleanOf(inferenceOnly, 'inferenceOnly'),
+  };
 }
 
 /** A new nanoGPT-compatible model, initialised as PyTorch's GPT(config) after torch.manual_seed(seed). */
@@ -540,9 +547,9 @@ function loadModel(abi, limits, heapBytes, bytes, options) {
     if (!data) throw new AttentionError(`bytes: expected a Uint8Array or ArrayBuffer, got ${describe(bytes)}`, 'bytes');
     if (data.length > MAX_FILE_BYTES)
       throw new AttentionError(`bytes: ${data.length} bytes; at most ${MAX_FILE_BYTES}`, 'bytes');
-    const own = ownArguments(context, options, 'overrides', new Set([...loadKeys(abi), 'weights']));
-    const { config, weights, ...c } = checkModelConfig(own, limits.model, false);
-    const precision = precisionArguments(weightsOf(weights), heapBytes);
+    const own = ownArguments(context, options, 'overrides', new Set([...loadKeys(abi), 'weights', 'inferenceOnly']));
+    const { config, weights, inferenceOnly, ...c } = checkModelConfig(own, limits.model, false);
+    const precision = precisionArguments(weightsOf(weights), inferenceOnly, heapBytes);
     context.reading = 'config';
     const text = utf8(configTextSync(config));
     const { report } = abi.call('modelLoad', { ...overrides(c), ...precision, file: data, config: text });
@@ -558,11 +565,13 @@ function openOptions(abi, limits, options) {
       context,
       options,
       'options',
-      new Set([...loadKeys(abi), 'onProgress', 'signal', 'sliceBytes', 'weights']),
+      new Set([...loadKeys(abi), 'onProgress', 'signal', 'sliceBytes', 'weights', 'inferenceOnly']),
     );
-    const { onProgress, signal, sliceBytes, config, weights, ...fields } = own;
+    const { onProgress, signal, sliceBytes, config, weights, inferenceOnly, ...fields } = own;
     context.reading = 'weights';
     const precision = weightsOf(weights);
+    context.reading = 'inferenceOnly';
+    if (inferenceOnly !== undefined) booleanOf(inferenceOnly, 'inferenceOnly');
     const slice = sliceBytes === undefined ? DEFAULT_SLICE : integerIn(sliceBytes, 'sliceBytes', 1, MAX_SLICE);
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       throw new AttentionError(`onProgress: expected a function, got ${describe(onProgress)}`, 'onProgress');
@@ -574,6 +583,7 @@ function openOptions(abi, limits, options) {
       signal,
       config,
       precision,
+      inferenceOnly,
     };
   } catch (error) {
     throw asAttentionError(error, context.reading);
@@ -585,7 +595,15 @@ function openOptions(abi, limits, options) {
  * length)}: nanoGPT's layout or Hugging Face's GPT-2; see engine.d.ts.
  */
 async function openModel(abi, limits, heapBytes, source, options) {
-  const { c, slice, onProgress, signal, config: configOption, precision } = openOptions(abi, limits, options);
+  const {
+    c,
+    slice,
+    onProgress,
+    signal,
+    config: configOption,
+    precision,
+    inferenceOnly,
+  } = openOptions(abi, limits, options);
   const check = () => {
     if (signal?.aborted) throw new AttentionError('signal: openModel was aborted', 'signal');
   };
@@ -606,7 +624,7 @@ async function openModel(abi, limits, heapBytes, source, options) {
     check();
     const opened = abi.call('modelOpen', {
       ...c,
-      ...precisionArguments(precision, heapBytes),
+      ...precisionArguments(precision, inferenceOnly, heapBytes),
       header,
       config,
       fileSize,

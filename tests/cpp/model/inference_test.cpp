@@ -21,6 +21,7 @@
 #include "model/gpt.h"
 #include "model/inference.h"
 #include "model/interpret.h"
+#include "model/safetensors.h"
 #include "test_util.h"
 
 namespace attn::model {
@@ -344,6 +345,108 @@ TEST(F16Weights, TheInterpretabilityToolsReadF16Weights) {
   EXPECT_EQ(dla_a.embed, dla_b.embed);
   EXPECT_EQ(dla_a.pos_embed, dla_b.pos_embed);
   EXPECT_EQ(dla_a.total, dla_b.total);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Float32 weights kept for inference in panels (gpt.h's Precision::kF32Panels)
+
+TEST(F32PanelsWeights, EverythingARunDoesEqualsTheFloat32ModelBitForBit) {
+  // Tolerance zero: the same float32 values, summed in the same order by the panel kernels
+  // (kernels/gemm_test.cpp), for one sequence's trace (many rows: the micro-kernels), one token
+  // at a time with the KV cache (one row: the panels streamed), the lens and the attribution.
+  const json& c = reference().at("cases").at("f32");
+  const Bytes file = read_bytes(c.at("file").get<std::string>());
+  const std::string config = read_text(c.at("config_json").get<std::string>());
+  const std::unique_ptr<Gpt> f32 = load_checkpoint(file.data(), file.size(), {}, config),
+                             panels = load_checkpoint(file.data(), file.size(), {}, config, Precision::kF32Panels);
+  EXPECT_EQ(panels->precision(), Precision::kF32Panels);
+  EXPECT_EQ(panels->weight_bytes(), f32->weight_bytes());
+  const std::vector<int> tokens = fixture_tokens();
+  const int T = static_cast<int>(tokens.size());
+  for (Kernel kernel : {Kernel::kReference, Kernel::kSimd, Kernel::kTiled}) {
+    const SequenceCapture got = trace_all(*panels, tokens, kernel), want = trace_all(*f32, tokens, kernel);
+    EXPECT_TRUE(same_bits(got.logits, want.logits)) << kernel_name(kernel);
+    EXPECT_TRUE(same_bits(got.residual, want.residual)) << kernel_name(kernel);
+    EXPECT_TRUE(same_bits(got.mlp_out, want.mlp_out)) << kernel_name(kernel);
+    for (std::size_t l = 0; l < want.attention.size(); ++l) {
+      EXPECT_TRUE(same_bits(got.attention[l].weights, want.attention[l].weights)) << kernel_name(kernel) << l;
+      EXPECT_TRUE(same_bits(got.attention[l].q, want.attention[l].q)) << kernel_name(kernel) << l;
+    }
+  }
+  GenerateOptions options;
+  options.seed = 7, options.top_k = 20;
+  GenerationSession a(*panels, {1, 2, 3}, options), b(*f32, {1, 2, 3}, options);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(a.step().token, b.step().token) << "step " << i;
+  EXPECT_TRUE(same_bits(a.logits(), b.logits()));
+  LogitLens lens_a, lens_b;
+  logit_lens(lens_a, *panels, tokens.data(), T);
+  logit_lens(lens_b, *f32, tokens.data(), T);
+  EXPECT_EQ(lens_a.top_tokens, lens_b.top_tokens);
+  EXPECT_TRUE(same_bits(lens_a.top_probs, lens_b.top_probs));
+  LogitAttribution dla_a, dla_b;
+  attribute_logit(dla_a, *panels, tokens.data(), T, T - 1, 5, 9);
+  attribute_logit(dla_b, *f32, tokens.data(), T, T - 1, 5, 9);
+  EXPECT_TRUE(same_bits(dla_a.heads, dla_b.heads));
+  EXPECT_EQ(dla_a.embed, dla_b.embed);
+  EXPECT_EQ(dla_a.pos_embed, dla_b.pos_embed);
+  EXPECT_EQ(dla_a.total, dla_b.total);
+  // Every row of every matrix reads back as the float32 model's; vectors in place.
+  for (const ParamEntry& e : f32->table().entries()) {
+    const float* want = f32->params().data() + e.offset;
+    if (e.shape.size() == 1) {
+      EXPECT_EQ(std::memcmp(panels->vector(&e), want, e.size * sizeof(float)), 0) << e.name;
+      continue;
+    }
+    std::vector<float> row(static_cast<std::size_t>(e.shape[1]));
+    for (int r = 0; r < e.shape[0]; r += 3) {
+      panels->read_row(e, r, row.data());
+      EXPECT_EQ(std::memcmp(row.data(), want + static_cast<std::size_t>(r) * row.size(), row.size() * 4), 0)
+          << e.name << " row " << r;
+    }
+  }
+}
+
+TEST(F32PanelsWeights, TrainingAndTheParameterBufferAreRefusedNamingTheWayOut) {
+  const json& c = reference().at("cases").at("f32");
+  const Bytes file = read_bytes(c.at("file").get<std::string>());
+  const std::string config = read_text(c.at("config_json").get<std::string>());
+  std::unique_ptr<Gpt> panels = load_checkpoint(file.data(), file.size(), {}, config, Precision::kF32Panels);
+  const std::vector<int> tokens = fixture_tokens();
+  std::vector<int> targets(tokens.begin() + 1, tokens.end());
+  targets.push_back(0);
+  const Batch batch{tokens.data(), targets.data(), 1, static_cast<int>(tokens.size())};
+  Trainer trainer(*panels);
+  EXPECT_TRUE(ThrowsNaming([&] { trainer.step(batch, {}); }, {"step", "inference only", "inferenceOnly"}));
+  EXPECT_TRUE(ThrowsNaming([&] { panels->forward(batch); }, {"forward", "inference only"}));
+  EXPECT_TRUE(ThrowsNaming([&] { panels->vector(&panels->table().wte()); }, {"transformer.wte.weight", "panels"}));
+  // 'auto' past the float32 budget is F16, as for kF32.
+  CheckpointLoader short_of(file.data(), file.size(), file.size(), {}, config, Precision::kF32Panels,
+                            static_cast<double>(panels->table().total()) * 4 - 1);
+  for (std::size_t i = 0; i < short_of.copies().size(); ++i)
+    short_of.write(i, 0, file.data() + short_of.copies()[i].begin,
+                   static_cast<std::size_t>(short_of.copies()[i].end - short_of.copies()[i].begin));
+  EXPECT_EQ(short_of.finish()->precision(), Precision::kF16);
+}
+
+TEST(F32PanelsWeights, ACheckpointReadInOddSlicesOrInNanoGptsLayoutKeepsTheSamePanels) {
+  // HF's file has Conv1D's (in, out) weights; nanoGPT's export has (out, in): the same panels,
+  // whether each tensor arrives whole or in slices of 7 bytes (values split across writes).
+  const json& c = reference().at("cases").at("f32");
+  const Bytes file = read_bytes(c.at("file").get<std::string>());
+  const std::string config = read_text(c.at("config_json").get<std::string>());
+  const std::unique_ptr<Gpt> f32 = load_checkpoint(file.data(), file.size(), {}, config),
+                             whole = load_checkpoint(file.data(), file.size(), {}, config, Precision::kF32Panels);
+  CheckpointLoader loader(file.data(), file.size(), file.size(), {}, config, Precision::kF32Panels);
+  for (std::size_t i = 0; i < loader.copies().size(); ++i) {
+    const TensorCopy& copy = loader.copies()[i];
+    for (std::uint64_t at = copy.begin; at < copy.end; at += 7)
+      loader.write(i, at - copy.begin, file.data() + at,
+                   static_cast<std::size_t>(std::min<std::uint64_t>(7, copy.end - at)));
+  }
+  EXPECT_EQ(loader.finish()->params(), whole->params());
+  const std::vector<std::uint8_t> nano = export_safetensors(f32->table(), f32->params().data());
+  EXPECT_EQ(load_checkpoint(nano.data(), nano.size(), {}, config, Precision::kF32Panels)->params(), whole->params());
+  EXPECT_NE(whole->params(), f32->params());  // in panels, not in the training layout
 }
 
 }  // namespace

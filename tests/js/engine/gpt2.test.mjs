@@ -355,6 +355,54 @@ test('trace afterAttention splits each block into its attention branch and its M
   model.dispose();
 });
 
+test('inferenceOnly keeps float32 weights in panels: the same bits in every run, no training', async () => {
+  // The same values summed in the same order (tests/cpp/model/inference_test.cpp, F32PanelsWeights):
+  // the trace, a session's tokens and logits, the lens and the attribution equal the trainable
+  // model's bit for bit; opened whole or slice by slice; training and params() refused by name.
+  const bytes = file('gpt2_tiny.safetensors');
+  const trainable = engine.loadModel(bytes, { config, weights: 'f32' });
+  const run = engine.loadModel(bytes, { config, weights: 'f32', inferenceOnly: true });
+  const opened = await engine.openModel(new Blob([bytes]), { config, inferenceOnly: true, sliceBytes: 999 });
+  assert.deepEqual(trainable.weights, { precision: 'f32', inferenceOnly: false, bytes: trainable.weights.bytes });
+  assert.deepEqual(run.weights, { precision: 'f32', inferenceOnly: true, bytes: trainable.weights.bytes });
+  assert.deepEqual(opened.weights, run.weights, "'auto' fits: float32, for inference");
+  const want = trainable.trace(tokens, { logits: 'all' });
+  for (const m of [run, opened]) {
+    const got = m.trace(tokens, { logits: 'all' });
+    assert.deepEqual(got.logits.data, want.logits.data);
+    assert.deepEqual(got.residual.data, want.residual.data);
+    assert.deepEqual(got.attention[1].weights.data, want.attention[1].weights.data);
+    const [a, b] = [m, trainable].map((x) => x.session([1, 2, 3], { seed: 3, topK: 20 }));
+    for (let i = 0; i < 8; i++) {
+      const [sa, sb] = [a.step(), b.step()];
+      assert.equal(sa.token, sb.token, `step ${i}`);
+      assert.deepEqual(sa.logits, sb.logits, `step ${i}'s logits`);
+    }
+    (a.dispose(), b.dispose());
+    assert.deepEqual(
+      m.logitLens(tokens, { k: 5 }).topTokens.data,
+      trainable.logitLens(tokens, { k: 5 }).topTokens.data,
+    );
+    assert.deepEqual(
+      m.attribute(tokens, { position: 3, token: 5 }).heads.data,
+      trainable.attribute(tokens, { position: 3, token: 5 }).heads.data,
+    );
+  }
+  throwsNaming(() => run.params(), 'params', /inference only.*inferenceOnly/);
+  throwsNaming(() => run.logits(tokens), 'logits', /inference only/);
+  throwsNaming(
+    () => run.step({ tokens: tokens.slice(0, 4), targets: tokens.slice(1, 5), batch: 1, context: 4 }),
+    'step',
+    /inference only/,
+  );
+  // F16 is for inference whatever inferenceOnly says
+  const half = engine.loadModel(bytes, { config, weights: 'f16', inferenceOnly: false });
+  assert.equal(half.weights.inferenceOnly, true);
+  throwsNaming(() => engine.loadModel(bytes, { config, inferenceOnly: 'yes' }), 'inferenceOnly', /true or false/);
+  await rejectsNaming(engine.openModel(bytes, { config, inferenceOnly: 1 }), 'inferenceOnly');
+  for (const m of [trainable, run, opened, half]) m.dispose();
+});
+
 test('weights: f16 keeps the matrices as halves: the same top-10 next tokens as f32, inference only', async () => {
   // Tolerance on the logits: tests/cpp/model/inference_test.cpp's (F16Weights), where it is
   // stated: |F16 − F32| ≤ 2e-3 · max|logits|; the top 10 are the same tokens at every position,
