@@ -79,6 +79,13 @@ export function render(section, app) {
     gpt: gptOf,
     wants: () => shown,
     onChange: () => redraw(),
+    // A new sentence opens on its own prediction (the head chosen stays): setGpt says so when the
+    // sentence or the model changes; other tokens under the same state (a file opened again)
+    // are heard here, and the state follows.
+    onOtherTokens: () => {
+      const p = gptOf().prediction ?? {};
+      if (p.position !== undefined || p.token !== undefined) setGpt({ prediction: predictionForANewSentence(p) });
+    },
     onStatus: (s) => {
       // A model of the Hub waiting for the reader's click: the picker says so, with the button.
       if (s.kind === 'failed' && real.error?.reason === 'consent') s = { kind: 'waiting' };
@@ -234,7 +241,7 @@ function mountInterpret(section, { doc, app, real, run, fig, part, gptOf, setGpt
   // The prediction and the head knocked out are the state's (state.gpt.prediction: a link carries
   // them); a field left out is the opening prediction and the head that changes it most
   // (interpret-run.js).
-  fig.prediction = () => fig.predictionShown ?? gptOf().prediction ?? {};
+  fig.prediction = () => gptOf().prediction ?? {};
   const choose = (patch) => {
     const next = choosePrediction(fig.prediction(), patch, interpret.choice);
     setGpt({ prediction: Object.fromEntries(Object.entries(next).filter(([, v]) => v !== undefined)) });
@@ -390,20 +397,6 @@ function draw(app, real, run, fig, shown) {
       chosen,
       totals: generation.totals,
     });
-  // A new sentence opens on its own prediction (the head chosen stays): setGpt says so when the
-  // sentence or the model changes; other tokens under the same state (a file opened again) are
-  // caught here, and the state follows.
-  const ids = Array.from(picture.ids).join();
-  const retokenized = fig.predictionIds !== undefined && fig.predictionIds !== ids;
-  fig.predictionIds = ids;
-  const p = g.prediction ?? {};
-  fig.predictionShown = null;
-  if (retokenized && (p.position !== undefined || p.token !== undefined)) {
-    fig.predictionShown = predictionForANewSentence(p);
-    queueMicrotask(() =>
-      app.store.set({ gpt: { ...(app.state.gpt || defaultGpt()), prediction: fig.predictionShown } }),
-    );
-  }
   // A figure of the tools or the bank measure alone shows them open (the whole section: a click).
   if (!shown.whole) {
     if (on('tools')) fig.toolsBox.open = true;

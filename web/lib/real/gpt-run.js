@@ -87,7 +87,11 @@ class GptRun {
       const options = { temperature: g.temperature, topK: g.topK, topP: g.topP, seed: g.seed, top: 10 };
       const next = await real.call('next', trace.logits, options);
       if (mine !== this.#version) return;
+      const before = this.#picture?.ids;
       this.#picture = { ...encoded, trace, next, layer, head };
+      // Other tokens under the same state (a file opened again with another tokenizer): the deps
+      // hear it before the figures draw (a new sentence or model says so itself: gpt-state.js).
+      if (before && Array.from(before).join() !== Array.from(encoded.ids).join()) this.#deps.onOtherTokens?.();
       onStatus({
         kind: 'ran',
         tokens: encoded.ids.length,

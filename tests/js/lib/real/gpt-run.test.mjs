@@ -156,3 +156,33 @@ test('GptRun_AFigureOfSomePartsAsksOnlyForWhatTheyDraw', async () => {
   await s.run.run();
   assert.deepEqual(ops(real), []);
 });
+
+// The same state giving other tokens (a file opened again with another tokenizer): the deps hear
+// it before the figures draw, once; the first picture and the same tokens again are not news.
+test('GptRun_OtherTokensUnderTheSameStateAreHeardBeforeTheFiguresDraw', async () => {
+  const real = fakeReal();
+  let ids = [1, 2];
+  const call = real.call.bind(real);
+  real.call = async (op, ...args) =>
+    op === 'encode' ? { ids, pieces: ids.map((i) => ({ display: `${i}` })) } : call(op, ...args);
+  const heard = [];
+  let changes = 0;
+  const state = { gpt: defaultGpt() };
+  const run = createGptRun({
+    real,
+    state: () => state,
+    gpt: () => state.gpt,
+    onChange: () => (changes += 1),
+    onStatus: () => {},
+    onOtherTokens: () => heard.push({ changesBefore: changes, ids: run.picture.ids }),
+  });
+  await run.run();
+  await run.run(true);
+  assert.deepEqual(heard, [], 'the first picture, then the same tokens again');
+  ids = [4, 5, 6];
+  await run.run(true);
+  assert.equal(heard.length, 1);
+  assert.deepEqual(heard[0].ids, [4, 5, 6], 'the new picture is in place');
+  const changesBefore = heard[0].changesBefore;
+  assert.ok(changes > changesBefore, 'the figures draw it after');
+});
