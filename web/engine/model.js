@@ -520,7 +520,7 @@ export function weightsBudget(heapBytes, deviceMemoryGB) {
 
 // The calls' weights, budget and inferenceOnly arguments for the `weights` and `inferenceOnly`
 // options. inferenceOnly: float32 weights kept in the products' panels (gpt.h's kF32Panels): the
-// same numbers, one token about twice as fast, no training or params() (F16 is always so).
+// same numbers, one token's products about twice as fast, no training or params() (F16 is always so).
 function precisionArguments(weights, inferenceOnly, heapBytes) {
   const deviceMemory = globalThis.navigator?.deviceMemory;
   return {

@@ -23,7 +23,7 @@ const TEXT = {
     f16: 'F16 (half the memory)',
   },
   weightsWhy:
-    'How the model keeps its weights. float32: the numbers PyTorch gives. F16: each weight rounded to the nearest half, half the memory, and GPT-2 writes about 1.8× as fast.',
+    'How the model keeps its weights. float32: the numbers PyTorch gives. F16: each weight rounded to the nearest half, half the memory, and with two threads GPT-2 writes about 1.4× as fast.',
   keptAs: (w) => `now ${w.precision === 'f16' ? 'F16' : 'float32'}, ${formatBytes(w.bytes)}`,
   opening: 'Opening the model…',
   consent: (m) =>
