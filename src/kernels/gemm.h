@@ -20,6 +20,12 @@
 
 namespace attn::kernels {
 
+// The micro-kernel's block (detail/micro_kernel.h's kMr × kNr): 4 rows of c by 8 columns. A
+// product cut into tiles of whole blocks (the model's tile_product) runs every tile on whole
+// micro-kernel calls.
+constexpr int kMicroRows = 4;
+constexpr int kMicroColumns = 8;
+
 template <typename Real>
 struct MatrixOf {
   const Real* data;

@@ -52,14 +52,15 @@ struct Tiling {
 constexpr int kMaxTiles = 64;
 constexpr double kMinTileFlops = 2.5e5;  // ~25 µs of one core: the per-task cost is ~0.1 µs
 
-Tiling tile_product(int M, int N, int K, int col_unit = 8) {
-  int row_units = (M + 3) / 4,
-      col_units = (N + col_unit - 1) / col_unit;  // tile size in units of 4 rows, col_unit columns
+Tiling tile_product(int M, int N, int K, int col_unit = kernels::kMicroColumns) {
+  constexpr int kRowUnit = kernels::kMicroRows;
+  int row_units = (M + kRowUnit - 1) / kRowUnit,
+      col_units = (N + col_unit - 1) / col_unit;  // tile size in units of kRowUnit rows, col_unit columns
   auto tiles = [&](int rows, int cols) { return ((M + rows - 1) / rows) * ((N + cols - 1) / cols); };
   for (;;) {
-    const int rows = std::min(M, row_units * 4), cols = std::min(N, col_units * col_unit);
+    const int rows = std::min(M, row_units * kRowUnit), cols = std::min(N, col_units * col_unit);
     const bool split_rows = rows >= cols ? row_units > 1 : col_units == 1;
-    const int next_rows = split_rows ? std::min(M, (row_units + 1) / 2 * 4) : rows;
+    const int next_rows = split_rows ? std::min(M, (row_units + 1) / 2 * kRowUnit) : rows;
     const int next_cols = split_rows ? cols : std::min(N, (col_units + 1) / 2 * col_unit);
     const double next_flops = 2.0 * next_rows * next_cols * std::max(K, 1);
     if ((row_units == 1 && col_units == 1) || tiles(next_rows, next_cols) > kMaxTiles || next_flops < kMinTileFlops) {
@@ -108,7 +109,7 @@ namespace {
 template <typename W>
 void linear_forward_tiles(float* y, const float* x, const W* w, const float* b, int N, int I, int O, bool panels) {
   if (N <= 0 || O <= 0) return;
-  const Tiling t = tile_product(N, O, I, panels ? kernels::kPanel : 8);
+  const Tiling t = tile_product(N, O, I, panels ? kernels::kPanel : kernels::kMicroColumns);
   parallel_for(t.count(), 2.0 * N * I * O, [&](int tile) {
     const int n0 = tile / t.col_tiles * t.rows, o0 = tile % t.col_tiles * t.cols;
     const int rows = std::min(t.rows, N - n0), cols = std::min(t.cols, O - o0);

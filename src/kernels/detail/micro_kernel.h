@@ -14,12 +14,13 @@
 #pragma once
 
 #include "kernels/f32x4.h"
+#include "kernels/gemm.h"
 
 namespace attn::kernels::micro {
 
 using simd::f32x4;
-constexpr int kMr = 4;  // rows per micro-kernel call
-constexpr int kNr = 8;  // panel width: 2 vectors
+constexpr int kMr = kMicroRows;     // rows per micro-kernel call: 4
+constexpr int kNr = kMicroColumns;  // panel width: 8, 2 vectors
 
 // One step of K: acc += A'(:, p) · panel(p, :), with A' and the panel at step p.
 template <int MR>
