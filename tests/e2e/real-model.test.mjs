@@ -463,6 +463,37 @@ test('RealModel_TheElementOpensAGpt2CheckpointFromItsModelUrl', async () => {
   await context.close();
 });
 
+// model-precision without a model attribute: the shipped model, kept as asked; its top token is
+// the F16 model's, computed here in Node on the same file.
+test('RealModel_TheElementKeepsTheShippedModelAsItsModelPrecisionSays', async () => {
+  const { page, context, problems } = await pages.open(null, { viewport: { width: 900, height: 900 } });
+  await elementPage(page, `<attention-explorer view="gpt" model-precision="f16"></attention-explorer>`);
+  const inside = (sel) => `attention-explorer >> ${sel}`;
+  await page.waitForFunction(
+    () =>
+      /weights as F16\)\.$/.test(
+        document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-gpt-status')?.textContent ?? '',
+      ),
+    null,
+    { timeout: 30000 },
+  );
+  assert.equal(await page.evaluate(() => document.querySelector('attention-explorer').state.gpt.precision), 'f16');
+  await page.waitForSelector(inside('.ae-gpt-writing .ae-gpt-bar'));
+  const { loadEngine } = await import('../../web/engine/engine.js');
+  const engine = await loadEngine();
+  const half = engine.loadModel(fs.readFileSync(path.join(ROOT, 'web/models/brown-wordnet.safetensors')), {
+    weights: 'f16',
+  });
+  const ids = await page.$$eval(inside('.ae-gpt-chip'), (cs) => cs.map((c) => Number(c.dataset.id)));
+  const logits = half.trace(ids).logits.data;
+  const top = engine.nextToken(logits, { top: 1 }).topTokens[0];
+  const shownTop = await page.$eval(inside('.ae-gpt-writing .ae-gpt-bar'), (b) => Number(b.dataset.id));
+  assert.equal(shownTop, top, 'the F16 model’s most likely next token comes first');
+  half.dispose();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('RealModel_TheElementSaysWhatIsWrongWithItsModelUrl', async () => {
   const { page, context } = await pages.open(null, { viewport: { width: 900, height: 900 } });
   const inside = (sel) => `attention-explorer >> ${sel}`;
