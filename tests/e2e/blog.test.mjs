@@ -445,9 +445,9 @@ test('Blog_EachFigureFetchesItsFilesOnlyAsItNearsTheScreen', async () => {
       scrollBy(0, y);
       await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
       return scrollY + innerHeight >= document.documentElement.scrollHeight - 2;
-    }, 500);
+    }, 800); // less than the viewport's 900 px: every part of the post passes on screen
     const during = await rects();
-    await quiet(400);
+    await quiet(300);
     check(fetched(sent.slice(from)), `at scroll step ${step}`, before, during, await rects());
     if (atEnd) break;
   }
