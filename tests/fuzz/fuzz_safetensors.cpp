@@ -31,6 +31,9 @@
 //     read in slices of fuzzed lengths (file size known or unknown) must give the same model bit
 //     for bit, or the same error message — except overrides the ABI refuses by its own check (a
 //     GELU index outside the enum's names), which both ABI routes must refuse naming gelu;
+//   - load_checkpoint keeping the weights for inference in panels (Precision::kF32Panels) giving
+//     another error, another config, or a row of a matrix or a vector that is not the same floats
+//     read back;
 //   - round trips: an accepted model exported (F32, with or without lm_head and mask buffers)
 //     and loaded again is the same model bit for bit with the same config; import_safetensors
 //     gives the same floats; F16 export either refuses naming the value or writes what loads as
@@ -665,6 +668,37 @@ void damage(Bytes& file, FuzzedDataProvider& fdp) {
   }
 }
 
+// The same file kept for inference in panels (gpt.h's kF32Panels): the same error as
+// load_checkpoint's, or the same config and every row of every matrix the same floats, read back
+// from the panels (vectors in place).
+void check_panels(const Bytes& file, const m::ConfigFields& overrides, const std::string& config_json,
+                  const Outcome& whole) {
+  std::unique_ptr<m::Gpt> model;
+  const std::string error = attempt("load_checkpoint in panels", [&] {
+    model = m::load_checkpoint(file.data(), file.size(), overrides, config_json, m::Precision::kF32Panels);
+  });
+  if (error != whole.error) {
+    finding("keeping the weights in panels differs from load_checkpoint", describe(whole) + " | panels " + clip(error));
+  }
+  if (!whole.ok()) return;
+  if (!same_config(model->config(), whole.config)) finding("keeping the weights in panels gave another config", "");
+  std::vector<float> row;
+  for (const m::ParamEntry& e : model->table().entries()) {
+    const float* want = whole.params.data() + e.offset;
+    if (e.shape.size() == 1) {
+      if (std::memcmp(model->vector(&e), want, e.size * sizeof(float)) != 0)
+        finding("a vector moved in panels", e.name);
+      continue;
+    }
+    row.resize(static_cast<std::size_t>(e.shape[1]));
+    for (int r = 0; r < e.shape[0]; ++r) {
+      model->read_row(e, r, row.data());
+      if (std::memcmp(row.data(), want + static_cast<std::size_t>(r) * row.size(), row.size() * sizeof(float)) != 0)
+        finding("a row read back from the panels differs", e.name + " row " + std::to_string(r));
+    }
+  }
+}
+
 // The whole exercise of one file.
 void exercise(const Bytes& file, const m::ConfigFields& overrides, const std::string& config_json,
               FuzzedDataProvider& fdp) {
@@ -709,6 +743,7 @@ void exercise(const Bytes& file, const m::ConfigFields& overrides, const std::st
       finding("reading in slices gave another model", describe(whole) + " | sliced " + describe(sliced));
   }
 
+  if (!abi_only) check_panels(file, overrides, config_json, whole);
   if (whole.ok()) check_round_trips(file, whole, fdp);
 }
 
