@@ -31,9 +31,9 @@
 //     read in slices of fuzzed lengths (file size known or unknown) must give the same model bit
 //     for bit, or the same error message — except overrides the ABI refuses by its own check (a
 //     GELU index outside the enum's names), which both ABI routes must refuse naming gelu;
-//   - load_checkpoint keeping the weights for inference in panels (Precision::kF32Panels) giving
-//     another error, another config, or a row of a matrix or a vector that is not the same floats
-//     read back;
+//   - load_checkpoint keeping the weights for inference in panels (Precision::kF32Panels, kF16)
+//     giving another error (F16 may refuse a value beyond its range), another config, or a row
+//     of a matrix or a vector that is not the same floats read back (F16: rounded to halves);
 //   - round trips: an accepted model exported (F32, with or without lm_head and mask buffers)
 //     and loaded again is the same model bit for bit with the same config; import_safetensors
 //     gives the same floats; F16 export either refuses naming the value or writes what loads as
@@ -60,6 +60,7 @@
 #include "bindings/abi.h"
 #include "core/attention.h"
 #include "fuzz_common.h"
+#include "kernels/half.h"
 #include "model/checkpoint.h"
 #include "model/gpt.h"
 #include "model/safetensors.h"
@@ -668,21 +669,26 @@ void damage(Bytes& file, FuzzedDataProvider& fdp) {
   }
 }
 
-// The same file kept for inference in panels (gpt.h's kF32Panels): the same error as
-// load_checkpoint's, or the same config and every row of every matrix the same floats, read back
-// from the panels (vectors in place).
+// The same file kept for inference in panels, as float32 (gpt.h's kF32Panels) or as F16: the
+// same error as load_checkpoint's (F16 may also refuse a value beyond its range, naming F16), or
+// the same config and every row of every matrix read back from the panels as the same floats (F16:
+// each rounded to the nearest half), every vector the same floats.
 void check_panels(const Bytes& file, const m::ConfigFields& overrides, const std::string& config_json,
-                  const Outcome& whole) {
+                  const Outcome& whole, m::Precision precision) {
+  const bool f16 = precision == m::Precision::kF16;
   std::unique_ptr<m::Gpt> model;
   const std::string error = attempt("load_checkpoint in panels", [&] {
-    model = m::load_checkpoint(file.data(), file.size(), overrides, config_json, m::Precision::kF32Panels);
+    model = m::load_checkpoint(file.data(), file.size(), overrides, config_json, precision);
   });
-  if (error != whole.error) {
-    finding("keeping the weights in panels differs from load_checkpoint", describe(whole) + " | panels " + clip(error));
+  const bool beyond_f16 = f16 && error.find("beyond F16's range") != std::string::npos;
+  if (error != whole.error && !beyond_f16) {
+    finding(f16 ? "keeping the weights as F16 differs from load_checkpoint"
+                : "keeping the weights in panels differs from load_checkpoint",
+            describe(whole) + " | panels " + clip(error));
   }
-  if (!whole.ok()) return;
+  if (!whole.ok() || beyond_f16) return;
   if (!same_config(model->config(), whole.config)) finding("keeping the weights in panels gave another config", "");
-  std::vector<float> row;
+  std::vector<float> row, want_row;
   for (const m::ParamEntry& e : model->table().entries()) {
     const float* want = whole.params.data() + e.offset;
     if (e.shape.size() == 1) {
@@ -691,9 +697,14 @@ void check_panels(const Bytes& file, const m::ConfigFields& overrides, const std
       continue;
     }
     row.resize(static_cast<std::size_t>(e.shape[1]));
+    want_row.resize(row.size());
     for (int r = 0; r < e.shape[0]; ++r) {
       model->read_row(e, r, row.data());
-      if (std::memcmp(row.data(), want + static_cast<std::size_t>(r) * row.size(), row.size() * sizeof(float)) != 0)
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        const float v = want[static_cast<std::size_t>(r) * row.size() + i];
+        want_row[i] = f16 ? attn::kernels::f16_to_f32_ref(attn::kernels::f32_to_f16_ref(v)) : v;
+      }
+      if (std::memcmp(row.data(), want_row.data(), row.size() * sizeof(float)) != 0)
         finding("a row read back from the panels differs", e.name + " row " + std::to_string(r));
     }
   }
@@ -743,7 +754,10 @@ void exercise(const Bytes& file, const m::ConfigFields& overrides, const std::st
       finding("reading in slices gave another model", describe(whole) + " | sliced " + describe(sliced));
   }
 
-  if (!abi_only) check_panels(file, overrides, config_json, whole);
+  if (!abi_only) {
+    check_panels(file, overrides, config_json, whole, m::Precision::kF32Panels);
+    check_panels(file, overrides, config_json, whole, m::Precision::kF16);
+  }
   if (whole.ok()) check_round_trips(file, whole, fdp);
 }
 
