@@ -88,7 +88,8 @@ std::size_t bf16_panel_index(int p, int j, int K, int N) {
 // c (1, N) = bias + x (1, K) · b, b bfloat16 in bf16_panel_index's places: per step of K one
 // broadcast and 4 loads of 8 weights, each 4 as float32 in one op; the sums in gemm_ref's order.
 // Not inlined: inlined into main, V8 allocated its registers badly and it took 22.5 ms, not 13.
-__attribute__((noinline)) void gemv_panels_bf16(float* c, const float* x, const std::uint16_t* b, const float* bias, int K, int N) {
+__attribute__((noinline)) void gemv_panels_bf16(float* c, const float* x, const std::uint16_t* b, const float* bias,
+                                                int K, int N) {
   const v128_t high = wasm_i32x4_splat(static_cast<int>(0xffff0000u));
   int j = 0;
   for (; j + k::kPanel <= N; j += k::kPanel) {
@@ -131,8 +132,7 @@ Product make(int K, int N, std::mt19937& gen) {
   m.bias.assign(N, 0.01f);
   for (std::size_t i = 0; i < n; ++i) m.w[i] = dist(gen), m.h[i] = k::f32_to_f16_ref(m.w[i]), m.bf[i] = to_bf16(m.w[i]);
   for (int j = 0; j < N; ++j)
-    for (int p = 0; p < K; ++p)
-      m.bf_panels[bf16_panel_index(p, j, K, N)] = m.bf[static_cast<std::size_t>(j) * K + p];
+    for (int p = 0; p < K; ++p) m.bf_panels[bf16_panel_index(p, j, K, N)] = m.bf[static_cast<std::size_t>(j) * K + p];
   k::pack_panels(m.panels.data(), k::MatrixOf<float>{m.w.data(), 1, K}, K, N);
   k::pack_panels(m.h_panels.data(), k::MatrixOf<std::uint16_t>{m.h.data(), 1, K}, K, N);
   for (int j = 0; j < N; ++j)
@@ -176,9 +176,12 @@ int main() {
     mismatches += std::memcmp(want.data(), y.data(), m.N * sizeof(float)) != 0;
   }
 
-  const char* names[] = {"today F32 (gemm_row_simd, w (N, K))", "today F16 (gemm_row_f16_simd, (K, N); wte (N, K))",
-                         "panels F32 (gemm_panels_simd)",       "panels F16 (gemm_panels_f16_simd)",
-                         "read the F32 bytes (4 streams)",      "read the F16 bytes (4 streams)",
+  const char* names[] = {"today F32 (gemm_row_simd, w (N, K))",
+                         "today F16 (gemm_row_f16_simd, (K, N); wte (N, K))",
+                         "panels F32 (gemm_panels_simd)",
+                         "panels F16 (gemm_panels_f16_simd)",
+                         "read the F32 bytes (4 streams)",
+                         "read the F16 bytes (4 streams)",
                          "panels BF16 (this file's kernel, pairs in lanes)"};
   const int bytes_per[] = {4, 2, 4, 2, 4, 2, 2};
   constexpr int kForms = 7;

@@ -643,7 +643,8 @@ export interface LoadOptions extends Partial<Omit<ModelConfig, 'seed'>> {
    * that one token streams once from one place. The same numbers bit for bit, one token's
    * products about twice as fast (GPT-2 small: 37 against 18.5 ms in WASM, measured); step(),
    * evaluate(), logits(), params(), setParams() and toSafetensors() throw an AttentionError
-   * naming inferenceOnly. F16 weights are always so. Default false.
+   * naming the call, whose message says the model was opened with inferenceOnly. F16 weights
+   * are always so. Default false.
    */
   inferenceOnly?: boolean;
 }
