@@ -276,3 +276,19 @@ export const axeViolations = (result) =>
         .map((n) => n.target.join(' '))
         .join(' | ')})`,
   );
+
+/**
+ * Waits until the page's first <attention-explorer> says, in its real-model status, that what ran
+ * kept its weights as `shown` ('F16', 'float32'), and returns its state's gpt.precision.
+ */
+export async function elementWeightsSaid(page, shown, { timeout = 30000 } = {}) {
+  await page.waitForFunction(
+    (said) =>
+      (
+        document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-gpt-status')?.textContent ?? ''
+      ).endsWith(`weights as ${said}).`),
+    shown,
+    { timeout },
+  );
+  return page.evaluate(() => document.querySelector('attention-explorer').state.gpt.precision);
+}

@@ -19,7 +19,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CSP, launchBrowser, launchFirefox, openFirefoxPage, openPage, serveStatic, ensureDist } from './helpers.mjs';
+import {
+  CSP,
+  launchBrowser,
+  launchFirefox,
+  openFirefoxPage,
+  openPage,
+  serveStatic,
+  ensureDist,
+  elementWeightsSaid,
+} from './helpers.mjs';
 import { startHfStandin, tinyGpt2, vocabAndMerges } from '../helpers/hf-standin.mjs';
 import { decodeState } from '../../web/lib/share.js';
 import { fromCompact } from '../../web/lib/tokenizer/index.js';
@@ -556,15 +565,7 @@ test('the element: model="gpt2" with hf-endpoint downloads and opens it, a figur
     /^GPT-2 small \(openai-community\/gpt2\): 2 layers × 2 heads/,
   );
   // model-precision="f16": what ran says so
-  await page.waitForFunction(
-    () =>
-      /weights as F16\)\.$/.test(
-        document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-gpt-status')?.textContent ?? '',
-      ),
-    null,
-    { timeout: 30000 },
-  );
-  assert.equal(await page.evaluate(() => document.querySelector('attention-explorer').state.gpt.precision), 'f16');
+  assert.equal(await elementWeightsSaid(page, 'F16'), 'f16');
   // A figure: no file picker, no presets, no kept list, no choice of weights (controls="full" shows them).
   for (const sel of ['.ae-gpt-open', '.ae-gpt-preset', '.ae-gpt-repo', '.ae-gpt-kept', '.ae-gpt-weights'])
     assert.equal(await page.locator(inside(sel)).count(), 0, sel);

@@ -13,7 +13,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchBrowser, keptPages, launchFirefox, takeDownload, ensureDist } from './helpers.mjs';
+import {
+  serveStatic,
+  launchBrowser,
+  keptPages,
+  launchFirefox,
+  takeDownload,
+  ensureDist,
+  elementWeightsSaid,
+} from './helpers.mjs';
 import { decodeState } from '../../web/lib/share.js';
 import { HOSTILE_MODELS, HOSTILE_TOKENIZERS, SHIPPED_MODEL } from './hostile-models.mjs';
 import { hfGpt2Checkpoint } from '../helpers/gpt2-checkpoint.mjs';
@@ -469,15 +477,7 @@ test('RealModel_TheElementKeepsTheShippedModelAsItsModelPrecisionSays', async ()
   const { page, context, problems } = await pages.open(null, { viewport: { width: 900, height: 900 } });
   await elementPage(page, `<attention-explorer view="gpt" model-precision="f16"></attention-explorer>`);
   const inside = (sel) => `attention-explorer >> ${sel}`;
-  await page.waitForFunction(
-    () =>
-      /weights as F16\)\.$/.test(
-        document.querySelector('attention-explorer').shadowRoot.querySelector('.ae-gpt-status')?.textContent ?? '',
-      ),
-    null,
-    { timeout: 30000 },
-  );
-  assert.equal(await page.evaluate(() => document.querySelector('attention-explorer').state.gpt.precision), 'f16');
+  assert.equal(await elementWeightsSaid(page, 'F16'), 'f16');
   await page.waitForSelector(inside('.ae-gpt-writing .ae-gpt-bar'));
   const { loadEngine } = await import('../../web/engine/engine.js');
   const engine = await loadEngine();

@@ -111,14 +111,7 @@ TEST(Gpt2CheckpointF16, MatricesAreTheNearestHalvesAndVectorsStayFloat32) {
   EXPECT_EQ(f32->weight_bytes(), f32->table().total() * 4);
   EXPECT_EQ(f16->weight_bytes(), f32->table().total() * 2 + vector_floats * 4);
   // Read in slices of odd lengths (values split across writes), the same halves.
-  CheckpointLoader loader(file.data(), file.size(), file.size(), {}, config, Precision::kF16);
-  for (std::size_t i = 0; i < loader.copies().size(); ++i) {
-    const TensorCopy& copy = loader.copies()[i];
-    for (std::uint64_t at = copy.begin; at < copy.end; at += 7)
-      loader.write(i, at - copy.begin, file.data() + at,
-                   static_cast<std::size_t>(std::min<std::uint64_t>(7, copy.end - at)));
-  }
-  EXPECT_EQ(loader.finish()->halves(), f16->halves());
+  EXPECT_EQ(load_in_slices(file, config, Precision::kF16, 7)->halves(), f16->halves());
   // nanoGPT's layout ((out, in) weights where the file above has Conv1D's (in, out)): the same halves
   const std::vector<std::uint8_t> nano = export_safetensors(f32->table(), f32->params().data());
   EXPECT_EQ(load_checkpoint(nano.data(), nano.size(), {}, config, Precision::kF16)->halves(), f16->halves());
@@ -148,10 +141,8 @@ TEST(Gpt2CheckpointF16, AWeightBeyondF16sRangeAndTrainingAreRefusedNamingThem) {
   EXPECT_NO_THROW(load_checkpoint(big.data(), big.size(), {}, config));
 
   std::unique_ptr<Gpt> f16 = load_checkpoint(file.data(), file.size(), {}, config, Precision::kF16);
-  const std::vector<int> tokens = fixture_tokens();
-  std::vector<int> targets(tokens.begin() + 1, tokens.end());
-  targets.push_back(0);
-  const Batch batch{tokens.data(), targets.data(), 1, static_cast<int>(tokens.size())};
+  const FixtureBatch fixture;
+  const Batch batch = fixture.batch();
   Trainer trainer(*f16);
   EXPECT_TRUE(ThrowsNaming([&] { trainer.step(batch, {}); }, {"step", "F16", "weights: 'f32'"}));
   EXPECT_TRUE(ThrowsNaming([&] { f16->forward(batch); }, {"forward", "F16"}));

@@ -78,6 +78,31 @@ inline std::unique_ptr<attn::model::Gpt> load_case(const json& c, const attn::mo
                                       read_text(c.at("config_json").get<std::string>()));
 }
 
+// The model of `file` read as engine.openModel reads it: each tensor's bytes in slices of
+// `slice` bytes (a value split across writes when slice is not a multiple of its width).
+inline std::unique_ptr<attn::model::Gpt> load_in_slices(const Bytes& file, const std::string& config_json,
+                                                        attn::model::Precision precision, std::uint64_t slice) {
+  attn::model::CheckpointLoader loader(file.data(), file.size(), file.size(), {}, config_json, precision);
+  for (std::size_t i = 0; i < loader.copies().size(); ++i) {
+    const attn::model::TensorCopy& copy = loader.copies()[i];
+    for (std::uint64_t at = copy.begin; at < copy.end; at += slice)
+      loader.write(i, at - copy.begin, file.data() + at, static_cast<std::size_t>(std::min(slice, copy.end - at)));
+  }
+  return loader.finish();
+}
+
+// The fixture's sentence as a training batch of one sequence, each token's target the next
+// (the last one's 0).
+struct FixtureBatch {
+  std::vector<int> tokens = fixture_tokens(), targets = next_tokens(tokens);
+  attn::model::Batch batch() const { return {tokens.data(), targets.data(), 1, static_cast<int>(tokens.size())}; }
+  static std::vector<int> next_tokens(const std::vector<int>& t) {
+    std::vector<int> next(t.begin() + 1, t.end());
+    next.push_back(0);
+    return next;
+  }
+};
+
 // The logits of the last forward of a model, all rows (T, V).
 inline std::vector<float> forward_logits(attn::model::Gpt& model, const std::vector<int>& tokens) {
   model.forward({tokens.data(), nullptr, 1, static_cast<int>(tokens.size())});

@@ -260,27 +260,34 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
+// `got` runs as `want` does, bit for bit: the fixture's trace (logits, residual stream, MLP
+// outputs, every layer's attention weights and q) with each of 3 kernels, and 12 tokens generated
+// one at a time with a KV cache (the tokens and the last logits).
+void expect_same_runs(const Gpt& got, const Gpt& want) {
+  const std::vector<int> tokens = fixture_tokens();
+  for (Kernel kernel : {Kernel::kReference, Kernel::kSimd, Kernel::kTiled}) {
+    const SequenceCapture a = trace_all(got, tokens, kernel), b = trace_all(want, tokens, kernel);
+    EXPECT_TRUE(same_bits(a.logits, b.logits)) << kernel_name(kernel);
+    EXPECT_TRUE(same_bits(a.residual, b.residual)) << kernel_name(kernel);
+    EXPECT_TRUE(same_bits(a.mlp_out, b.mlp_out)) << kernel_name(kernel);
+    for (std::size_t l = 0; l < b.attention.size(); ++l) {
+      EXPECT_TRUE(same_bits(a.attention[l].weights, b.attention[l].weights)) << kernel_name(kernel) << l;
+      EXPECT_TRUE(same_bits(a.attention[l].q, b.attention[l].q)) << kernel_name(kernel) << l;
+    }
+  }
+  GenerateOptions options;
+  options.seed = 7, options.top_k = 20;
+  GenerationSession a(got, {1, 2, 3}, options), b(want, {1, 2, 3}, options);
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(a.step().token, b.step().token) << "step " << i;
+  EXPECT_TRUE(same_bits(a.logits(), b.logits()));
+}
+
 TEST(F16Weights, TraceEqualsTheFloat32ModelOfTheRoundedWeightsBitForBit) {
   // Tolerance zero: the F16 kernels convert each half exactly and sum in the same order as the
   // float32 kernels (kernels/gemm_test.cpp), so every captured tensor has the same bits.
-  const F16Models m;
-  const std::vector<int> tokens = fixture_tokens();
-  for (Kernel kernel : {Kernel::kReference, Kernel::kSimd, Kernel::kTiled}) {
-    const SequenceCapture half = trace_all(*m.f16, tokens, kernel), want = trace_all(*m.rounded, tokens, kernel);
-    EXPECT_TRUE(same_bits(half.logits, want.logits)) << kernel_name(kernel);
-    EXPECT_TRUE(same_bits(half.residual, want.residual)) << kernel_name(kernel);
-    EXPECT_TRUE(same_bits(half.mlp_out, want.mlp_out)) << kernel_name(kernel);
-    for (std::size_t l = 0; l < want.attention.size(); ++l) {
-      EXPECT_TRUE(same_bits(half.attention[l].weights, want.attention[l].weights)) << kernel_name(kernel) << l;
-      EXPECT_TRUE(same_bits(half.attention[l].q, want.attention[l].q)) << kernel_name(kernel) << l;
-    }
-  }
   // Generation one token at a time draws the same tokens as well.
-  GenerateOptions options;
-  options.seed = 7, options.top_k = 20;
-  GenerationSession a(*m.f16, {1, 2, 3}, options), b(*m.rounded, {1, 2, 3}, options);
-  for (int i = 0; i < 12; ++i) EXPECT_EQ(a.step().token, b.step().token) << "step " << i;
-  EXPECT_TRUE(same_bits(a.logits(), b.logits()));
+  const F16Models m;
+  expect_same_runs(*m.f16, *m.rounded);
 }
 
 TEST(F16Weights, TopTenNextTokensEqualFloat32sAndLogitsStayWithinTheStatedTolerance) {
@@ -350,34 +357,26 @@ TEST(F16Weights, TheInterpretabilityToolsReadF16Weights) {
 // ---------------------------------------------------------------------------------------------
 // Float32 weights kept for inference in panels (gpt.h's Precision::kF32Panels)
 
-TEST(F32PanelsWeights, EverythingARunDoesEqualsTheFloat32ModelBitForBit) {
-  // Tolerance zero: the same float32 values, summed in the same order by the panel kernels
-  // (kernels/gemm_test.cpp), for one sequence's trace (many rows: the micro-kernels), one token
-  // at a time with the KV cache (one row: the panels streamed), the lens and the attribution.
+// The fixture's float32 file and its config.json, opened trainable (f32) and kept in panels.
+struct F32Models {
   const json& c = reference().at("cases").at("f32");
   const Bytes file = read_bytes(c.at("file").get<std::string>());
   const std::string config = read_text(c.at("config_json").get<std::string>());
   const std::unique_ptr<Gpt> f32 = load_checkpoint(file.data(), file.size(), {}, config),
                              panels = load_checkpoint(file.data(), file.size(), {}, config, Precision::kF32Panels);
+};
+
+TEST(F32PanelsWeights, EverythingARunDoesEqualsTheFloat32ModelBitForBit) {
+  // Tolerance zero: the same float32 values, summed in the same order by the panel kernels
+  // (kernels/gemm_test.cpp), for one sequence's trace (many rows: the micro-kernels), one token
+  // at a time with the KV cache (one row: the panels streamed), the lens and the attribution.
+  const F32Models m;
+  const Gpt *f32 = m.f32.get(), *panels = m.panels.get();
   EXPECT_EQ(panels->precision(), Precision::kF32Panels);
   EXPECT_EQ(panels->weight_bytes(), f32->weight_bytes());
+  expect_same_runs(*panels, *f32);
   const std::vector<int> tokens = fixture_tokens();
   const int T = static_cast<int>(tokens.size());
-  for (Kernel kernel : {Kernel::kReference, Kernel::kSimd, Kernel::kTiled}) {
-    const SequenceCapture got = trace_all(*panels, tokens, kernel), want = trace_all(*f32, tokens, kernel);
-    EXPECT_TRUE(same_bits(got.logits, want.logits)) << kernel_name(kernel);
-    EXPECT_TRUE(same_bits(got.residual, want.residual)) << kernel_name(kernel);
-    EXPECT_TRUE(same_bits(got.mlp_out, want.mlp_out)) << kernel_name(kernel);
-    for (std::size_t l = 0; l < want.attention.size(); ++l) {
-      EXPECT_TRUE(same_bits(got.attention[l].weights, want.attention[l].weights)) << kernel_name(kernel) << l;
-      EXPECT_TRUE(same_bits(got.attention[l].q, want.attention[l].q)) << kernel_name(kernel) << l;
-    }
-  }
-  GenerateOptions options;
-  options.seed = 7, options.top_k = 20;
-  GenerationSession a(*panels, {1, 2, 3}, options), b(*f32, {1, 2, 3}, options);
-  for (int i = 0; i < 12; ++i) EXPECT_EQ(a.step().token, b.step().token) << "step " << i;
-  EXPECT_TRUE(same_bits(a.logits(), b.logits()));
   LogitLens lens_a, lens_b;
   logit_lens(lens_a, *panels, tokens.data(), T);
   logit_lens(lens_b, *f32, tokens.data(), T);
@@ -407,14 +406,12 @@ TEST(F32PanelsWeights, EverythingARunDoesEqualsTheFloat32ModelBitForBit) {
 }
 
 TEST(F32PanelsWeights, TrainingAndTheParameterBufferAreRefusedNamingTheWayOut) {
-  const json& c = reference().at("cases").at("f32");
-  const Bytes file = read_bytes(c.at("file").get<std::string>());
-  const std::string config = read_text(c.at("config_json").get<std::string>());
-  std::unique_ptr<Gpt> panels = load_checkpoint(file.data(), file.size(), {}, config, Precision::kF32Panels);
-  const std::vector<int> tokens = fixture_tokens();
-  std::vector<int> targets(tokens.begin() + 1, tokens.end());
-  targets.push_back(0);
-  const Batch batch{tokens.data(), targets.data(), 1, static_cast<int>(tokens.size())};
+  const F32Models m;
+  const Bytes& file = m.file;
+  const std::string& config = m.config;
+  Gpt* panels = m.panels.get();
+  const FixtureBatch fixture;
+  const Batch batch = fixture.batch();
   Trainer trainer(*panels);
   EXPECT_TRUE(ThrowsNaming([&] { trainer.step(batch, {}); }, {"step", "inference only", "inferenceOnly"}));
   EXPECT_TRUE(ThrowsNaming([&] { panels->forward(batch); }, {"forward", "inference only"}));
@@ -431,19 +428,11 @@ TEST(F32PanelsWeights, TrainingAndTheParameterBufferAreRefusedNamingTheWayOut) {
 TEST(F32PanelsWeights, ACheckpointReadInOddSlicesOrInNanoGptsLayoutKeepsTheSamePanels) {
   // HF's file has Conv1D's (in, out) weights; nanoGPT's export has (out, in): the same panels,
   // whether each tensor arrives whole or in slices of 7 bytes (values split across writes).
-  const json& c = reference().at("cases").at("f32");
-  const Bytes file = read_bytes(c.at("file").get<std::string>());
-  const std::string config = read_text(c.at("config_json").get<std::string>());
-  const std::unique_ptr<Gpt> f32 = load_checkpoint(file.data(), file.size(), {}, config),
-                             whole = load_checkpoint(file.data(), file.size(), {}, config, Precision::kF32Panels);
-  CheckpointLoader loader(file.data(), file.size(), file.size(), {}, config, Precision::kF32Panels);
-  for (std::size_t i = 0; i < loader.copies().size(); ++i) {
-    const TensorCopy& copy = loader.copies()[i];
-    for (std::uint64_t at = copy.begin; at < copy.end; at += 7)
-      loader.write(i, at - copy.begin, file.data() + at,
-                   static_cast<std::size_t>(std::min<std::uint64_t>(7, copy.end - at)));
-  }
-  EXPECT_EQ(loader.finish()->params(), whole->params());
+  const F32Models m;
+  const Bytes& file = m.file;
+  const std::string& config = m.config;
+  const Gpt *f32 = m.f32.get(), *whole = m.panels.get();
+  EXPECT_EQ(load_in_slices(file, config, Precision::kF32Panels, 7)->params(), whole->params());
   const std::vector<std::uint8_t> nano = export_safetensors(f32->table(), f32->params().data());
   EXPECT_EQ(load_checkpoint(nano.data(), nano.size(), {}, config, Precision::kF32Panels)->params(), whole->params());
   EXPECT_NE(whole->params(), f32->params());  // in panels, not in the training layout
