@@ -343,15 +343,43 @@ constexpr Entry kEvaluateTable[] = {
 };
 const Registration kEvaluate{"modelEvaluate", run<BatchIn, EvaluateOut, model_evaluate>, {kEvaluateTable}};
 
-// The logits (B, T, V) of a batch without targets, a view of the model's until its next forward.
+// The logits (B, T, V) of a batch without targets, a view of the model's until its next call.
+// A trainable model runs its forward (passes 1–16); a model kept for inference (F16, or float32
+// in panels) runs each sequence through the cached forward trace() runs, the same logits within
+// float rounding (equal bit for bit to that model's trace).
 struct LogitsOut {
   FloatView logits;
 };
 void model_logits(const BatchIn& in, LogitsOut& out) {
-  model::Gpt& gpt = model_slot(in.model).gpt;
-  gpt.require_f32("logits");
-  gpt.forward(batch_of(in.batch, in.context, in.tokens, nullptr));
-  out.logits = {{in.batch, in.context, gpt.config().vocab_size}, gpt.logits().data()};
+  ModelSlot& m = model_slot(in.model);
+  model::Gpt& gpt = m.gpt;
+  const model::Batch batch = batch_of(in.batch, in.context, in.tokens, nullptr);
+  const int V = gpt.config().vocab_size;
+  if (gpt.precision() == model::Precision::kF32) {
+    gpt.forward(batch);
+    out.logits = {{in.batch, in.context, V}, gpt.logits().data()};
+    return;
+  }
+  // (B, T, V) within the trace's cap, checked before anything runs
+  const long long floats = static_cast<long long>(in.batch) * in.context * V;
+  if (floats > model::kMaxCaptureFloats) {
+    throw Error("tokens: " + std::to_string(in.batch) + " × " + std::to_string(in.context) + " positions of " +
+                std::to_string(V) + " logits are " + std::to_string(floats) + " floats; at most " +
+                std::to_string(model::kMaxCaptureFloats) + " (2^26): ask for fewer sequences or tokens");
+  }
+  model::CaptureRequest request;
+  request.logits = model::LogitRows::kAll;
+  request.qkv = request.scores = request.weights = request.residual = false;
+  std::vector<float> logits;
+  logits.reserve(static_cast<std::size_t>(floats));
+  for (int b = 0; b < in.batch; ++b) {
+    const auto first = in.tokens.begin() + static_cast<std::ptrdiff_t>(b) * in.context;
+    const std::vector<int> sequence(first, first + in.context);
+    const model::SequenceCapture c = model::trace_sequence(gpt, sequence, request, gpt.kernel());
+    logits.insert(logits.end(), c.logits.begin(), c.logits.end());
+  }
+  m.logits = std::move(logits);
+  out.logits = {{in.batch, in.context, V}, m.logits.data()};
 }
 constexpr Entry kLogitsTable[] = {
     integer("model", ATTN_ABI_MEMBER(BatchIn, model)),    list("tokens", ATTN_ABI_MEMBER(BatchIn, tokens)),

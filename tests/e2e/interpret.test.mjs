@@ -222,8 +222,8 @@ test('Interpret_TheShippedModelOpensOnItsOwnBestGuessWithTheStrongestHeadKnocked
 });
 
 // The reader keeps the weights as F16 (a phone's default for GPT-2): every tool answers the F16
-// model's own numbers, the opening prediction included (its logits come from the trace, which an
-// F16 model runs; model.logits would refuse it).
+// model's own numbers, the opening prediction included (model.logits once refused an F16 model,
+// and the tools never answered).
 test('Interpret_AModelKeptAsF16ShowsTheF16ModelsNumbers', async () => {
   const { page, context, problems } = await openSection();
   await page.locator(`${SECTION} select.ae-gpt-weights`).selectOption('f16');

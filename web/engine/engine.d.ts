@@ -629,7 +629,7 @@ export interface LoadOptions extends Partial<Omit<ModelConfig, 'seed'>> {
    * each rounded to the nearest half as it is read (an F16 file's values exactly) and converted
    * back exactly as the kernels read it, so sums still run in float32; LayerNorm and bias vectors
    * stay float32. An F16 model runs inference only — trace(), generation sessions and the
-   * interpretability tools; step(), evaluate(), logits(), params(), setParams() and
+   * interpretability tools, logits() through the trace's forward; step(), evaluate(), params(), setParams() and
    * toSafetensors() throw an AttentionError naming the precision. A weight beyond F16's range
    * (±65504) is an AttentionError naming the tensor. 'auto' (the default): 'f16' where float32
    * would not fit the memory left (4 GiB of wasm32 less what the engine holds, and half of
@@ -642,9 +642,9 @@ export interface LoadOptions extends Partial<Omit<ModelConfig, 'seed'>> {
    * tools): float32 weights are kept as F16's are, each product's weights in panels of 32 outputs
    * that one token streams once from one place. The same numbers bit for bit, one token's
    * products about twice as fast (GPT-2 small: 37 against 18.5 ms in WASM, measured); step(),
-   * evaluate(), logits(), params(), setParams() and toSafetensors() throw an AttentionError
-   * naming the call, whose message says the model was opened with inferenceOnly. F16 weights
-   * are always so. Default false.
+   * evaluate(), params(), setParams() and toSafetensors() throw an AttentionError naming the
+   * call, whose message says the model was opened with inferenceOnly; logits() runs each
+   * sequence through the trace's forward. F16 weights are always so. Default false.
    */
   inferenceOnly?: boolean;
 }

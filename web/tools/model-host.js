@@ -474,16 +474,13 @@ class ModelRequests {
 
   /**
    * The model's own prediction at every position of the sentence: actual (T − 1), the
-   * probability of the token that comes next in it; top (T), the most likely token's id. The
-   * logits come from the trace, which runs whichever way the weights are kept (model.logits runs
-   * only on float32 weights and refuses an F16 model).
+   * probability of the token that comes next in it; top (T), the most likely token's id.
    */
   async predictions(ids) {
     const m = this.#need();
     const engine = await this.#engine;
     const { vocabSize: V } = m.config;
-    const nothingElse = { qkv: false, scores: false, weights: false, residual: false };
-    const logits = m.trace(ids, { ...nothingElse, logits: 'all' }).logits.data;
+    const logits = m.logits(ids).data;
     const T = ids.length;
     const actual = new Float32Array(Math.max(0, T - 1)),
       top = new Int32Array(T);

@@ -30,6 +30,7 @@ struct ModelSlot {
   model::Gpt& gpt;
   model::Trainer trainer;
   model::SequenceCapture capture;  // the last modelTrace's, which modelTraceLayer reads
+  std::vector<float> logits;       // the last modelLogits's of a model kept for inference
   long long weights_version = 0;   // bumped by every change of the weights (a step, setParams)
 };
 

@@ -389,7 +389,18 @@ test('inferenceOnly keeps float32 weights in panels: the same bits in every run,
     );
   }
   throwsNaming(() => run.params(), 'params', /inference only.*inferenceOnly/);
-  throwsNaming(() => run.logits(tokens), 'logits', /inference only/);
+  // logits() runs on it too, through the trace's forward: the trace's logits, bit for bit, for a batch as well
+  assert.deepEqual(run.logits(tokens).data, run.trace(tokens, { logits: 'all' }).logits.data);
+  const two = run.logits({ tokens: [...tokens, ...tokens], batch: 2, context: tokens.length });
+  assert.deepEqual(two.shape, [2, tokens.length, V]);
+  assert.deepEqual(two.data.subarray(tokens.length * V), run.trace(tokens, { logits: 'all' }).logits.data);
+  const C = run.config.contextLength,
+    many = Math.ceil(2 ** 26 / (C * V)) + 1; // sequences whose logits pass the trace's cap
+  throwsNaming(
+    () => run.logits({ tokens: new Array(many * C).fill(1), batch: many, context: C }),
+    'tokens',
+    /at most 67108864 \(2\^26\)/,
+  );
   throwsNaming(
     () => run.step({ tokens: tokens.slice(0, 4), targets: tokens.slice(1, 5), batch: 1, context: 4 }),
     'step',
@@ -440,7 +451,7 @@ test('weights: f16 keeps the matrices as halves: the same top-10 next tokens as 
   assert.equal(typeof session.step().token, 'number');
   session.dispose();
   throwsNaming(() => f16.params(), 'params', /F16/);
-  throwsNaming(() => f16.logits(tokens), 'logits', /F16/);
+  assert.deepEqual(f16.logits(tokens).data, b, 'logits() of an F16 model: its trace’s');
   throwsNaming(
     () => f16.step({ tokens: tokens.slice(0, 4), targets: tokens.slice(1, 5), batch: 1, context: 4 }),
     'step',

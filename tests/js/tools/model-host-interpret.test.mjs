@@ -160,7 +160,7 @@ test('RealModel_TheBankMeasureIsSenseSeparationOfTheEnginesStreams', async () =>
 });
 
 // The opening prediction of "what a head does" (interpret-run's 'predictions') for a model kept
-// as F16 as for float32: model.logits refuses an F16 model, so the host reads the trace's logits.
+// as F16 as for float32 (model.logits once refused an F16 model): the trace's logits.
 test('RealModel_PredictionsAnswerInBothPrecisionsWithTheEnginesTopTokens', async () => {
   for (const weights of ['f32', 'f16']) {
     const requests = modelRequests(Promise.resolve(engine));
