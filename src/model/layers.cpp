@@ -105,7 +105,8 @@ namespace {
 // y (N, O) = x (N, I) · wᵀ + b over w of elements W (float32 or halves), kept as wᵀ (I, O) in
 // panels (panels) or as (O, I): linear_forward_simd's tiles, each kernels::gemm_panels[_f16]_simd
 // (one row: the panels streamed; more: copied or converted into the micro-kernel's panels) or
-// kernels::gemm_f16_simd over (O, I).
+// kernels::gemm_f16_simd over (O, I). Float32 comes here only in panels (linear_forward_simd
+// runs the (O, I) layout).
 template <typename W>
 void linear_forward_tiles(float* y, const float* x, const W* w, const float* b, int N, int I, int O, bool panels) {
   if (N <= 0 || O <= 0) return;
@@ -120,6 +121,7 @@ void linear_forward_tiles(float* y, const float* x, const W* w, const float* b, 
     const W* wt = w + static_cast<ptrdiff_t>(o0) * I;
     const float* bt = b ? b + o0 : nullptr;
     if constexpr (std::is_same_v<W, float>) {
+      static_cast<void>(panels);  // always true: see above
       kernels::gemm_panels_simd(yt, O, xt, {wt}, bt, false, rows, I, cols);
     } else if (panels) {
       kernels::gemm_panels_f16_simd(yt, O, xt, {wt}, bt, false, rows, I, cols);

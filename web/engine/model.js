@@ -518,16 +518,17 @@ export function weightsBudget(heapBytes, deviceMemoryGB) {
   return Math.max(0, budget);
 }
 
-// The calls' weights, budget and inferenceOnly arguments for the `weights` and `inferenceOnly`
-// options. inferenceOnly: float32 weights kept in the products' panels (gpt.h's kF32Panels): the
-// same numbers, one token's products about twice as fast, no training or params() (F16 is always so).
+/**
+ * The `inferenceOnly` option checked (undefined: false): float32 weights kept in the products'
+ * panels (gpt.h's kF32Panels): the same numbers, one token's products about twice as fast, no
+ * training or params() (F16 is always so).
+ */
+const inferenceOnlyOf = (value) => (value === undefined ? false : booleanOf(value, 'inferenceOnly'));
+
+// The calls' weights, budget and inferenceOnly arguments for the checked options.
 function precisionArguments(weights, inferenceOnly, heapBytes) {
   const deviceMemory = globalThis.navigator?.deviceMemory;
-  return {
-    weights,
-    budget: weights === 'auto' ? weightsBudget(heapBytes(), deviceMemory) : NaN,
-    inferenceOnly: inferenceOnly === undefined ? false : booleanOf(inferenceOnly, 'inferenceOnly'),
-  };
+  return { weights, budget: weights === 'auto' ? weightsBudget(heapBytes(), deviceMemory) : NaN, inferenceOnly };
 }
 
 /** A new nanoGPT-compatible model, initialised as PyTorch's GPT(config) after torch.manual_seed(seed). */
@@ -549,7 +550,7 @@ function loadModel(abi, limits, heapBytes, bytes, options) {
       throw new AttentionError(`bytes: ${data.length} bytes; at most ${MAX_FILE_BYTES}`, 'bytes');
     const own = ownArguments(context, options, 'overrides', new Set([...loadKeys(abi), 'weights', 'inferenceOnly']));
     const { config, weights, inferenceOnly, ...c } = checkModelConfig(own, limits.model, false);
-    const precision = precisionArguments(weightsOf(weights), inferenceOnly, heapBytes);
+    const precision = precisionArguments(weightsOf(weights), inferenceOnlyOf(inferenceOnly), heapBytes);
     context.reading = 'config';
     const text = utf8(configTextSync(config));
     const { report } = abi.call('modelLoad', { ...overrides(c), ...precision, file: data, config: text });
@@ -571,7 +572,7 @@ function openOptions(abi, limits, options) {
     context.reading = 'weights';
     const precision = weightsOf(weights);
     context.reading = 'inferenceOnly';
-    if (inferenceOnly !== undefined) booleanOf(inferenceOnly, 'inferenceOnly');
+    const inferenceOnlyChecked = inferenceOnlyOf(inferenceOnly);
     const slice = sliceBytes === undefined ? DEFAULT_SLICE : integerIn(sliceBytes, 'sliceBytes', 1, MAX_SLICE);
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       throw new AttentionError(`onProgress: expected a function, got ${describe(onProgress)}`, 'onProgress');
@@ -583,7 +584,7 @@ function openOptions(abi, limits, options) {
       signal,
       config,
       precision,
-      inferenceOnly,
+      inferenceOnly: inferenceOnlyChecked,
     };
   } catch (error) {
     throw asAttentionError(error, context.reading);
