@@ -40,7 +40,7 @@ function gpt2Checkpoint() {
   return hfGpt2Checkpoint({ width: 32, layers: 2, heads: 4, seed: 777, scale: 0.2 });
 }
 
-let root, server, browser, gpt2;
+let root, server, browser, gpt2, gpt2Half;
 // A test's page is a new document in a page kept for its context options (keptPages in
 // helpers.mjs), unless the test adds listeners, init scripts or emulation of its own.
 let pages;
@@ -53,6 +53,7 @@ before(async () => {
   fs.writeFileSync(path.join(root, 'models', 'gpt2-test.safetensors'), g.model);
   fs.writeFileSync(path.join(root, 'models', 'config.json'), g.config);
   gpt2 = engine.loadModel(g.model, { config: g.config });
+  gpt2Half = engine.loadModel(g.model, { config: g.config, weights: 'f16' }); // its numbers differ from gpt2's
   server = await serveStatic(root);
   browser = await launchBrowser();
   pages = keptPages(browser);
@@ -381,44 +382,51 @@ test('Interpret_TheSweepFillsBlockByBlockAndStopsWhenAsked', async () => {
   await context.close();
 });
 
-test('Interpret_AGpt2CheckpointShowsTheEnginesNumbers', async () => {
-  const { page, context, problems } = await pages.open(null, { viewport: { width: 1000, height: 900 } });
-  const name = 'element-gpt2.html';
-  fs.writeFileSync(
-    path.join(root, name),
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>element</title>
-<link rel="icon" href="favicon.svg" type="image/svg+xml"><script type="module" src="attention-explorer.js"></script></head><body><attention-explorer view="gpt" sentence="The river bank was muddy after the rain." model-url="models/gpt2-test.safetensors" config-url="models/config.json"></attention-explorer></body></html>`,
-  );
-  await page.goto(server.url + name);
-  await page.evaluate(() => customElements.whenDefined('attention-explorer'));
-  const inside = (s) => `attention-explorer >> ${s}`;
-  // The tools are one click deeper: open them, as a reader would.
-  await page.click(inside('details.ae-gpt-tools > summary'), { timeout: 60000 });
-  await page.waitForSelector(inside('.ae-lens-cell'), { timeout: 60000 });
-  await page.waitForFunction(
-    () => {
-      const r = document.querySelector('attention-explorer').shadowRoot;
-      return (
-        r.querySelector('.ae-gpt-interpret')?.getAttribute('aria-busy') === 'false' &&
-        /^Knocking out/.test(r.querySelector('.ae-ko-claim')?.textContent) &&
-        r.querySelector('.ae-lens-claim')?.textContent &&
-        /^(Of all|No single)/.test(r.querySelector('.ae-ko-sweep-claim')?.textContent)
-      );
-    },
-    null,
-    { timeout: 60000 },
-  );
-  const s = await page.evaluate(`(${read})(document.querySelector('attention-explorer').shadowRoot)`);
-  checkAgainstEngine(gpt2, s);
-  // A small model sweeps unasked: 8 heads.
-  const sweep = gpt2.ablationSweep(s.ids, { position: s.position, token: s.token });
-  assert.deepEqual(
-    s.effects,
-    Array.from(sweep.ablatedLogProb.data, (v) => Math.fround(v - sweep.logProb)),
-  );
-  assert.deepEqual(problems, []);
-  await context.close();
-});
+// The same checkpoint kept as F16 (model-precision="f16"): a GPT-2 file is float32, so F16's
+// numbers differ from it, and the figures show the F16 model's.
+for (const [precision, model] of [
+  ['auto', () => gpt2],
+  ['f16', () => gpt2Half],
+]) {
+  test(`Interpret_AGpt2CheckpointShowsTheEnginesNumbers_${precision}`, async () => {
+    const { page, context, problems } = await pages.open(null, { viewport: { width: 1000, height: 900 } });
+    const name = `element-gpt2-${precision}.html`;
+    fs.writeFileSync(
+      path.join(root, name),
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>element</title>
+<link rel="icon" href="favicon.svg" type="image/svg+xml"><script type="module" src="attention-explorer.js"></script></head><body><attention-explorer view="gpt" sentence="The river bank was muddy after the rain." model-url="models/gpt2-test.safetensors" config-url="models/config.json" model-precision="${precision}"></attention-explorer></body></html>`,
+    );
+    await page.goto(server.url + name);
+    await page.evaluate(() => customElements.whenDefined('attention-explorer'));
+    const inside = (s) => `attention-explorer >> ${s}`;
+    // The tools are one click deeper: open them, as a reader would.
+    await page.click(inside('details.ae-gpt-tools > summary'), { timeout: 60000 });
+    await page.waitForSelector(inside('.ae-lens-cell'), { timeout: 60000 });
+    await page.waitForFunction(
+      () => {
+        const r = document.querySelector('attention-explorer').shadowRoot;
+        return (
+          r.querySelector('.ae-gpt-interpret')?.getAttribute('aria-busy') === 'false' &&
+          /^Knocking out/.test(r.querySelector('.ae-ko-claim')?.textContent) &&
+          r.querySelector('.ae-lens-claim')?.textContent &&
+          /^(Of all|No single)/.test(r.querySelector('.ae-ko-sweep-claim')?.textContent)
+        );
+      },
+      null,
+      { timeout: 60000 },
+    );
+    const s = await page.evaluate(`(${read})(document.querySelector('attention-explorer').shadowRoot)`);
+    checkAgainstEngine(model(), s);
+    // A small model sweeps unasked: 8 heads.
+    const sweep = model().ablationSweep(s.ids, { position: s.position, token: s.token });
+    assert.deepEqual(
+      s.effects,
+      Array.from(sweep.ablatedLogProb.data, (v) => Math.fround(v - sweep.logProb)),
+    );
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
 
 for (const [scheme, width] of [
   ['light', 390],
