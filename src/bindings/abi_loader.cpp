@@ -31,13 +31,13 @@ std::uint64_t file_size_of(double size) {
   return size < 0 ? model::kUnknownFileSize : static_cast<std::uint64_t>(size);
 }
 
-// How the model keeps its weights (model::Precision): "f32", "f16", or "auto": F16 when the
-// weights as float32 (4 bytes × parameters) would take more than `budget` bytes (the caller's
+// How the model keeps its weights (model::Precision): "f32", "f16", "bf16", or "auto": F16 when
+// the weights as float32 (4 bytes × parameters) would take more than `budget` bytes (the caller's
 // measure of the memory left: engine.js works it out), else F32. inferenceOnly: float32 kept in
 // the products' panels (kF32Panels), for a model that is only run.
-enum class Weights { kF32, kF16, kAuto };
+enum class Weights { kF32, kF16, kAuto, kBF16 };
 const Enumeration& weights_names() {
-  static const Enumeration names{"weights", {"f32", "f16", "auto"}};  // Weights by value
+  static const Enumeration names{"weights", {"f32", "f16", "auto", "bf16"}};  // Weights by value
   return names;
 }
 struct PrecisionIn {
@@ -49,6 +49,7 @@ struct PrecisionIn {
 std::pair<model::Precision, double> precision_of(const PrecisionIn& in) {
   const model::Precision f32 = in.inference_only ? model::Precision::kF32Panels : model::Precision::kF32;
   if (in.weights == Weights::kF16) return {model::Precision::kF16, model::CheckpointLoader::kNoBudget};
+  if (in.weights == Weights::kBF16) return {model::Precision::kBF16, model::CheckpointLoader::kNoBudget};
   if (in.weights == Weights::kF32) return {f32, model::CheckpointLoader::kNoBudget};
   if (!(in.budget >= 0) || !std::isfinite(in.budget)) {
     throw Error("budget: weights 'auto' needs the bytes the weights may take, a finite number ≥ 0");
@@ -221,10 +222,11 @@ constexpr Entry kOpenFinishTable[] = {
 };
 const Registration kOpenFinish{"modelOpenFinish", run<LoaderIn, ModelOut, model_open_finish>, {kOpenFinishTable}};
 
-// modelWeights: how a model keeps its weights (f32 or f16; inferenceOnly: in the products'
-// panels, for inference only — always so for F16), and the bytes they take.
+// modelWeights: how a model keeps its weights (f32, f16 or bf16; inferenceOnly: in the products'
+// panels, for inference only — always so for F16 and BF16), and the bytes they take.
 const Enumeration& precision_names() {
-  static const Enumeration names{"precision", {"f32", "f16"}};  // model::Precision by value
+  // model::Precision by value: kF32Panels is float32 too (inferenceOnly says the rest)
+  static const Enumeration names{"precision", {"f32", "f16", "f32", "bf16"}};
   return names;
 }
 struct WeightsIn {
@@ -237,7 +239,7 @@ struct WeightsOut {
 };
 void model_weights(const WeightsIn& in, WeightsOut& out) {
   const model::Gpt& gpt = model_slot(in.model).gpt;
-  out.weights = gpt.precision() == model::Precision::kF16 ? model::Precision::kF16 : model::Precision::kF32;
+  out.weights = gpt.precision();
   out.inference_only = gpt.precision() != model::Precision::kF32;
   out.bytes = static_cast<double>(gpt.weight_bytes());
 }

@@ -344,7 +344,7 @@ constexpr Entry kEvaluateTable[] = {
 const Registration kEvaluate{"modelEvaluate", run<BatchIn, EvaluateOut, model_evaluate>, {kEvaluateTable}};
 
 // The logits (B, T, V) of a batch without targets, a view of the model's until its next call.
-// A trainable model runs its forward (passes 1–16); a model kept for inference (F16, or float32
+// A trainable model runs its forward (passes 1–16); a model kept for inference (F16, BF16, or float32
 // in panels) runs each sequence through the cached forward trace() runs, the same logits within
 // float rounding (equal bit for bit to that model's trace).
 struct LogitsOut {

@@ -19,11 +19,20 @@
 // load_f16_finite_scaled(p): the float32 before that multiply, h·2^−112 exactly (2 ops after the
 // load): a product whose other operand is scaled by 2^112 instead gets the same bits
 // (gemm_simd.cpp's one-row panel kernel), one op fewer per 4 weights.
+//
+// load_bf16(p): 4 bfloat16 values as float32, exactly: each widened to 32 bits and shifted left
+// by 16 (a bfloat16 is a float32's top half). load_bf16_pairs(p, even, odd): 8 at once from one
+// 128-bit load, whose 32-bit lane i holds values 2i (low half) and 2i + 1 (high half): a shift
+// left by 16 gives the even ones, a mask of the high half the odd ones, one op per 4 weights.
+// interleave_low/high(a, b): (a0 b0 a1 b1) and (a2 b2 a3 b3), which put such even and odd
+// lanes back in order.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+
+#include "kernels/half.h"
 
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
@@ -105,6 +114,14 @@ inline f32x4 load_f16_finite_scaled(const std::uint16_t* p) {
 inline f32x4 load_f16_finite(const std::uint16_t* p) {
   return wasm_f32x4_mul(load_f16_finite_scaled(p), wasm_f32x4_splat(0x1.0p112f));
 }
+inline f32x4 load_bf16(const Bf16* p) { return wasm_i32x4_shl(wasm_u32x4_load16x4(p), 16); }
+inline void load_bf16_pairs(const Bf16* p, f32x4& even, f32x4& odd) {
+  const v128_t v = wasm_v128_load(p);
+  even = wasm_i32x4_shl(v, 16);
+  odd = wasm_v128_and(v, wasm_i32x4_splat(static_cast<std::int32_t>(0xffff0000u)));
+}
+inline f32x4 interleave_low(f32x4 a, f32x4 b) { return wasm_i32x4_shuffle(a, b, 0, 4, 1, 5); }
+inline f32x4 interleave_high(f32x4 a, f32x4 b) { return wasm_i32x4_shuffle(a, b, 2, 6, 3, 7); }
 
 #elif defined(ATTN_F32X4_SSE)
 
@@ -157,6 +174,16 @@ inline f32x4 load_f16_finite_scaled(const std::uint16_t* p) {
 inline f32x4 load_f16_finite(const std::uint16_t* p) {
   return _mm_mul_ps(load_f16_finite_scaled(p), _mm_set1_ps(0x1.0p112f));
 }
+inline f32x4 load_bf16(const Bf16* p) {
+  return _mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))), 16));
+}
+inline void load_bf16_pairs(const Bf16* p, f32x4& even, f32x4& odd) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  even = _mm_castsi128_ps(_mm_slli_epi32(v, 16));
+  odd = _mm_castsi128_ps(_mm_and_si128(v, _mm_set1_epi32(static_cast<std::int32_t>(0xffff0000u))));
+}
+inline f32x4 interleave_low(f32x4 a, f32x4 b) { return _mm_unpacklo_ps(a, b); }
+inline f32x4 interleave_high(f32x4 a, f32x4 b) { return _mm_unpackhi_ps(a, b); }
 
 #else  // scalar emulation
 
@@ -257,6 +284,16 @@ inline f32x4 load_f16_finite(const std::uint16_t* p) {
   for (int i = 0; i < 4; ++i) r.v[i] *= 0x1.0p112f;
   return r;
 }
+inline f32x4 load_bf16(const Bf16* p) {
+  f32x4 r;
+  for (int i = 0; i < 4; ++i) r.v[i] = bf16_to_f32_ref(p[i]);
+  return r;
+}
+inline void load_bf16_pairs(const Bf16* p, f32x4& even, f32x4& odd) {
+  for (int i = 0; i < 4; ++i) even.v[i] = bf16_to_f32_ref(p[2 * i]), odd.v[i] = bf16_to_f32_ref(p[2 * i + 1]);
+}
+inline f32x4 interleave_low(f32x4 a, f32x4 b) { return {{a.v[0], b.v[0], a.v[1], b.v[1]}}; }
+inline f32x4 interleave_high(f32x4 a, f32x4 b) { return {{a.v[2], b.v[2], a.v[3], b.v[3]}}; }
 
 #endif
 

@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/half.h"
+
 namespace attn::kernels {
 
 // The micro-kernel's block (detail/micro_kernel.h's kMr × kNr): 4 rows of c by 8 columns. A
@@ -108,5 +110,14 @@ void gemm_panels_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<
                       bool accumulate, int M, int K, int N);
 void gemm_panels_f16_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<std::uint16_t> b, const float* bias,
                           bool accumulate, int M, int K, int N);
+// The same over bfloat16 b (kernels/half.h's Bf16: weights kept as BF16), each value converted
+// exactly (its bits shifted left by 16). One row reads each 8 weights with one 128-bit load and
+// converts them with one op per 4 (simd::load_bf16_pairs: the even columns by a shift, the odd
+// by a mask), summing even and odd columns apart and interleaving the 32 sums at the end: the
+// same sums in the same order, so the same bits as gemm_ref over b converted.
+void gemm_panels_bf16_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<Bf16> b, const float* bias,
+                          bool accumulate, int M, int K, int N);
+void gemm_panels_bf16_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<Bf16> b, const float* bias,
+                           bool accumulate, int M, int K, int N);
 
 }  // namespace attn::kernels

@@ -62,6 +62,20 @@ void gemm_panels_f16_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, Panels
   }
 }
 
+void gemm_panels_bf16_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<Bf16> b, const float* bias,
+                          bool accumulate, int M, int K, int N) {
+  // as gemm_panels_ref, with b(p, j) = bf16_to_f32_ref(b's bfloat16)
+  for (std::ptrdiff_t i = 0; i < M; ++i) {
+    for (int j = 0; j < N; ++j) {
+      float sum = bias ? bias[j] : 0.0f;
+      for (int p = 0; p < K; ++p)
+        sum += a.data[i * a.rows + p * a.cols] * bf16_to_f32_ref(b.data[panel_index(p, j, K, N)]);
+      float& out = c[i * ldc + j];
+      out = accumulate ? out + sum : sum;
+    }
+  }
+}
+
 template void gemm_ref<float>(float*, std::ptrdiff_t, MatrixOf<float>, MatrixOf<float>, const float*, bool, int, int,
                               int);
 template void gemm_ref<double>(double*, std::ptrdiff_t, MatrixOf<double>, MatrixOf<double>, const double*, bool, int,

@@ -53,12 +53,15 @@ class Workspace {
 };
 thread_local Workspace t_panels, t_rows;
 
-// B's elements: float32, or finite halves converted as they are packed (f32x4's
-// load_f16_finite, and half.h's reference for single values: the two agree bit for bit).
+// B's elements: float32, finite halves or bfloat16s, converted as they are packed (f32x4's
+// load_f16_finite and load_bf16, and half.h's references for single values: they agree bit for
+// bit).
 inline f32x4 load4(const float* p) { return simd::load(p); }
 inline f32x4 load4(const std::uint16_t* p) { return simd::load_f16_finite(p); }
 inline float value(float x) { return x; }
 inline float value(std::uint16_t h) { return f16_to_f32_ref(h); }
+inline f32x4 load4(const Bf16* p) { return simd::load_bf16(p); }
+inline float value(Bf16 b) { return bf16_to_f32_ref(b); }
 
 // Packs columns [j0, j0 + n) of b (n ≤ 8), rows [0, K), into panel (K × 8), zero-padded.
 template <typename BT>
@@ -349,23 +352,90 @@ void gemv_panels(float* c, const float* x, MatrixOf<float> a, const BT* b, const
   }
 }
 
-// gemv_panels with x prepared: a's row gathered into a contiguous buffer (float32 weights, when
-// a's elements are not adjacent), or scaled by 2^112 (halves, when every |a(p)| < 2^15 so that
+// gemv_panels over bfloat16 weights: per step of K one broadcast of x(p) and 4 loads of 8
+// weights, each load's even columns (0 2 4 6 of its 8) read by a shift and its odd ones by a mask
+// (simd::load_bf16_pairs), so the 8 registers of sums hold, per 8 columns, the even and the odd
+// ones; the end interleaves them into column order. Each sum is still gemm_ref's (bias first,
+// p = 0 … K − 1). The last, narrower panel: 4 columns at a time (load_bf16), then one at a time.
+void gemv_panels_bf16(float* c, const float* x, const Bf16* b, const float* bias, bool accumulate, int K, int N) {
+  // c: (1, N); x: (K) contiguous; b: (K, N) in panels; bias: (N) or null
+  static_assert(kPanel == 32, "one panel is 4 loads of 8 weights");
+  const f32x4 zero = simd::zero();
+  // the starting sums of columns j, j + 2, j + 4, j + 6 (odd = false) or j + 1, … (odd = true)
+  auto start = [&](int j, bool odd) {
+    if (!bias) return zero;
+    alignas(16) float v[4];
+    for (int k = 0; k < 4; ++k) v[k] = bias[j + 2 * k + odd];
+    return simd::load(v);
+  };
+  auto finish = [&](float* out, f32x4 sum) { simd::store(out, accumulate ? simd::add(simd::load(out), sum) : sum); };
+  int j = 0;
+  for (; j + kPanel <= N; j += kPanel) {
+    const Bf16* w = b + j * static_cast<std::ptrdiff_t>(K);
+    // e_g / o_g: the even / odd columns of columns j + 8g … j + 8g + 7
+    f32x4 e0 = start(j, false), o0 = start(j, true), e1 = start(j + 8, false), o1 = start(j + 8, true),
+          e2 = start(j + 16, false), o2 = start(j + 16, true), e3 = start(j + 24, false), o3 = start(j + 24, true);
+    for (int p = 0; p < K; ++p, w += kPanel) {
+      const f32x4 xp = simd::load_splat(x + p);
+      f32x4 even, odd;
+      simd::load_bf16_pairs(w, even, odd);
+      e0 = simd::add(e0, simd::mul(xp, even)), o0 = simd::add(o0, simd::mul(xp, odd));
+      simd::load_bf16_pairs(w + 8, even, odd);
+      e1 = simd::add(e1, simd::mul(xp, even)), o1 = simd::add(o1, simd::mul(xp, odd));
+      simd::load_bf16_pairs(w + 16, even, odd);
+      e2 = simd::add(e2, simd::mul(xp, even)), o2 = simd::add(o2, simd::mul(xp, odd));
+      simd::load_bf16_pairs(w + 24, even, odd);
+      e3 = simd::add(e3, simd::mul(xp, even)), o3 = simd::add(o3, simd::mul(xp, odd));
+    }
+    finish(c + j, simd::interleave_low(e0, o0)), finish(c + j + 4, simd::interleave_high(e0, o0));
+    finish(c + j + 8, simd::interleave_low(e1, o1)), finish(c + j + 12, simd::interleave_high(e1, o1));
+    finish(c + j + 16, simd::interleave_low(e2, o2)), finish(c + j + 20, simd::interleave_high(e2, o2));
+    finish(c + j + 24, simd::interleave_low(e3, o3)), finish(c + j + 28, simd::interleave_high(e3, o3));
+  }
+  if (j < N) {  // the last panel, n < 32 columns wide, its rows n apart
+    const int n = N - j;
+    const Bf16* w0 = b + j * static_cast<std::ptrdiff_t>(K);
+    int col = 0;
+    for (; col + 4 <= n; col += 4) {
+      f32x4 s0 = bias ? simd::load(bias + j + col) : zero;
+      const Bf16* w = w0 + col;
+      for (int p = 0; p < K; ++p, w += n) s0 = simd::add(s0, simd::mul(simd::load_splat(x + p), simd::load_bf16(w)));
+      finish(c + j + col, s0);
+    }
+    for (; col < n; ++col) {  // column by column, in the same order
+      float sum = bias ? bias[j + col] : 0.0f;
+      for (int p = 0; p < K; ++p) sum += x[p] * bf16_to_f32_ref(w0[p * n + col]);
+      c[j + col] = accumulate ? c[j + col] + sum : sum;
+    }
+  }
+}
+
+// gemv_panels with x prepared: a's row gathered into a contiguous buffer (float32 and bfloat16
+// weights, when a's elements are not adjacent), or scaled by 2^112 (halves, when every |a(p)| < 2^15 so that
 // a·2^112 is finite and exact; otherwise the weights are scaled instead, as gemm_f16_simd does).
 template <typename BT>
 void gemv_panels_row(float* c, MatrixOf<float> a, const BT* b, const float* bias, bool accumulate, int K, int N) {
   // c: (1, N); a: (1, K) strided; b: (K, N) in panels; bias: (N) or null
-  constexpr bool kHalves = !std::is_same_v<BT, float>;
-  if (!kHalves && a.cols == 1) return gemv_panels<false>(c, a.data, a, b, bias, accumulate, K, N);
-  float* x = t_rows.get(static_cast<std::size_t>(std::max(K, 1)));
-  bool scale = kHalves;
-  for (int p = 0; p < K; ++p) {
-    x[p] = a.data[p * a.cols];
-    if (!(std::fabs(x[p]) < 0x1.0p15f)) scale = false;  // NaN too
+  float* x = a.cols == 1 && !std::is_same_v<BT, std::uint16_t> ? nullptr
+                                                               : t_rows.get(static_cast<std::size_t>(std::max(K, 1)));
+  if constexpr (std::is_same_v<BT, float>) {
+    if (!x) return gemv_panels<false>(c, a.data, a, b, bias, accumulate, K, N);
+    for (int p = 0; p < K; ++p) x[p] = a.data[p * a.cols];
+    gemv_panels<false>(c, x, a, b, bias, accumulate, K, N);
+  } else if constexpr (std::is_same_v<BT, Bf16>) {  // bfloat16s convert exactly without a scale
+    if (!x) return gemv_panels_bf16(c, a.data, b, bias, accumulate, K, N);
+    for (int p = 0; p < K; ++p) x[p] = a.data[p * a.cols];
+    gemv_panels_bf16(c, x, b, bias, accumulate, K, N);
+  } else {
+    bool scale = true;
+    for (int p = 0; p < K; ++p) {
+      x[p] = a.data[p * a.cols];
+      if (!(std::fabs(x[p]) < 0x1.0p15f)) scale = false;  // NaN too
+    }
+    if (!scale) return gemv_panels<false>(c, x, a, b, bias, accumulate, K, N);
+    for (int p = 0; p < K; ++p) x[p] *= 0x1.0p112f;
+    gemv_panels<true>(c, x, a, b, bias, accumulate, K, N);
   }
-  if (!scale) return gemv_panels<false>(c, x, a, b, bias, accumulate, K, N);
-  for (int p = 0; p < K; ++p) x[p] *= 0x1.0p112f;
-  gemv_panels<true>(c, x, a, b, bias, accumulate, K, N);
 }
 
 template <typename BM>
@@ -447,6 +517,12 @@ void gemm_panels_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<
 
 void gemm_panels_f16_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<std::uint16_t> b, const float* bias,
                           bool accumulate, int M, int K, int N) {
+  if (M == 1 && N > 0) return gemv_panels_row(c, a, b.data, bias, accumulate, std::max(K, 0), N);
+  gemm_packed(c, ldc, a, b, bias, accumulate, M, K, N);
+}
+
+void gemm_panels_bf16_simd(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<Bf16> b, const float* bias,
+                           bool accumulate, int M, int K, int N) {
   if (M == 1 && N > 0) return gemv_panels_row(c, a, b.data, bias, accumulate, std::max(K, 0), N);
   gemm_packed(c, ldc, a, b, bias, accumulate, M, K, N);
 }

@@ -1,11 +1,15 @@
-// IEEE binary16 ("F16", "half") weights: the reference conversions both ways, and a run of halves
-// to float32 by the reference and by f32x4 (simd::load_f16). Weights kept as F16 in memory are
-// converted to float32 as the kernels read them (gemm.h's gemm_f16_* and gemm_panels_f16_*: while
-// packing B's panels, or, for one row, as each panel is streamed), so every product runs in
-// float32 on the exact values of the halves.
+// 16-bit weights: IEEE binary16 ("F16", "half") and bfloat16 ("BF16"), the reference conversions
+// both ways, and a run of halves to float32 by the reference and by f32x4 (simd::load_f16). Weights kept as F16 in
+// memory are converted to float32 as the kernels read them (gemm.h's gemm_f16_* and gemm_panels_f16_*: while packing
+// B's panels, or, for one row, as each panel is streamed), so every product runs in float32 on the exact values of the
+// halves.
+//
+// BF16 weights are read the same way (gemm_panels_bf16_*), each value the top 16 bits of a float32.
 //
 // Legend: n values. A half is 1 sign bit, 5 exponent bits (bias 15), 10 mantissa bits: normals
-// 2^−14 … 65504, subnormals down to 2^−24, every one exact in float32.
+// 2^−14 … 65504, subnormals down to 2^−24, every one exact in float32. A bfloat16 is float32's
+// sign, its 8 exponent bits and the top 7 of its 23 mantissa bits: float32's range, 8 times F16's
+// rounding error (2^−8 relative, against 2^−11).
 #pragma once
 
 #include <cstddef>
@@ -49,6 +53,28 @@ inline std::uint16_t f32_to_f16_ref(float f) {
   const std::uint32_t rem = ax & 0x1fffu;
   if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;  // a carry rounds up the exponent (to inf past 65504)
   return static_cast<std::uint16_t>(sign | h);
+}
+
+// A bfloat16, as its own type so that a kernel over BF16 weights cannot be handed halves (the two
+// are 16 bits each, read differently). Its value is the float32 whose bits are bits << 16.
+enum class Bf16 : std::uint16_t {};
+
+// A bfloat16 as float32, exactly.
+inline float bf16_to_f32_ref(Bf16 b) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// A float32 rounded to the nearest bfloat16, ties to even (torch's .bfloat16()): finite values
+// from the largest bfloat16 plus half its ulp (0x1.ffp127 + 2^119) up become ±inf; NaN stays a
+// (quiet) NaN.
+inline Bf16 f32_to_bf16_ref(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<Bf16>((x >> 16) | 0x40u);  // NaN, kept quiet
+  return static_cast<Bf16>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);  // a carry rounds the exponent up (to inf)
 }
 
 // out (n) = the halves in (n) as float32.

@@ -390,15 +390,20 @@ CheckpointLoader::CheckpointLoader(const std::uint8_t* bytes, std::size_t availa
 
   // 6. the parameters: every float of them is covered by the file's bytes (checked above), so
   // this allocates at most twice the file (F16) and within the config's cap.
-  if (precision != Precision::kF16 && static_cast<double>(table.total()) * 4.0 > f32_budget) {
+  if ((precision == Precision::kF32 || precision == Precision::kF32Panels) &&
+      static_cast<double>(table.total()) * 4.0 > f32_budget) {
     precision = Precision::kF16;
   }
   try {
     model_ = std::make_unique<Gpt>(c, Gpt::ZeroParams{}, precision);
   } catch (const std::bad_alloc&) {
-    const bool f16 = precision == Precision::kF16;
+    const bool sixteen = precision == Precision::kF16 || precision == Precision::kBF16;
     throw Error("model: out of memory for " + std::to_string(table.total()) + " parameters (" +
-                std::to_string(table.total() * (f16 ? 2 : 4) / 1000000) + " MB of " + (f16 ? "F16" : "float32") + ")");
+                std::to_string(table.total() * (sixteen ? 2 : 4) / 1000000) + " MB of " +
+                (precision == Precision::kF16    ? "F16"
+                 : precision == Precision::kBF16 ? "BF16"
+                                                 : "float32") +
+                ")");
   }
 }
 
@@ -456,18 +461,22 @@ void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std:
   //    first copy of wte, or transposed.
   const TensorCopy& c = copies_[copy];
   const ParamEntry& entry = model_->table().entries()[c.entry];
-  // kF16 keeps matrices as halves (rounded here) and vectors as float32; kF16 and kF32Panels keep
-  // the products' weights in panels (gpt.h)
-  const bool f16 = model_->precision() == Precision::kF16, halves = f16 && entry.shape.size() != 1;
+  // kF16 and kBF16 keep matrices as 16-bit values (rounded here) and vectors as float32; they and
+  // kF32Panels keep the products' weights in panels (gpt.h)
+  const Precision precision = model_->precision();
+  const bool sixteen = (precision == Precision::kF16 || precision == Precision::kBF16) && entry.shape.size() != 1;
+  const bool halves = sixteen && precision == Precision::kF16, bf16s = sixteen && !halves;
   const bool panels = model_->panels(entry);
-  float* dest = halves ? nullptr : f16 ? model_->vector(&entry) : model_->params().data() + entry.offset;
-  std::uint16_t* half_dest = halves ? model_->halves().data() + c.offset : nullptr;
-  if (halves && rounded_.size() < std::min(c.rows ? std::max<std::size_t>(count, 1) : 4096, count))
-    rounded_.resize(std::min(c.rows ? std::max<std::size_t>(count, 1) : 4096, count));
+  float* dest = sixteen ? nullptr
+                : precision == Precision::kF16 || precision == Precision::kBF16
+                    ? model_->vector(&entry)
+                    : model_->params().data() + entry.offset;
   const std::size_t width = dtype_size(c.dtype);
   constexpr std::size_t kBlock = 4096;
   const std::size_t block = c.rows ? std::max<std::size_t>(count, 1) : kBlock;
   if (decoded_.size() < std::min(block, count)) decoded_.resize(std::min(block, count));
+  if (halves && rounded_.size() < std::min(block, count)) rounded_.resize(std::min(block, count));
+  if (bf16s && rounded_bf16_.size() < std::min(block, count)) rounded_bf16_.resize(std::min(block, count));
   float* values = decoded_.data();
   for (std::size_t done = 0; done < count;) {
     const std::size_t n = std::min(block, count - done);
@@ -487,58 +496,69 @@ void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std:
       bad = 0;
       while (std::isfinite(values[bad])) ++bad;
     }
-    // 3. into place. Of two faults, the one at the earlier element is named, so a file is refused
-    //    with the same message however its bytes arrive (whole, or in slices: tests/fuzz F12).
-    const std::size_t base = static_cast<std::size_t>(first + done);
+    // 3. rounded to the kept type (kF16, kBF16), each within its range. Of two faults, the one at
+    //    the earlier element is named, so a file is refused with the same message however its
+    //    bytes arrive (whole, or in slices: tests/fuzz F12).
+    const auto out_of_range = [&](std::size_t k, const char* range) {
+      const std::uint64_t element = first + done + k;
+      safetensors_fail(tensor_label(c.name) + ": element " + std::to_string(element) + " is " +
+                       number_string(values[k]) + " (file byte " + std::to_string(c.begin + element * width) +
+                       "), beyond " + range + "; open the model with weights: 'f32'");
+    };
     if (halves) {
       for (std::size_t k = 0; k < bad; ++k) {
         rounded_[k] = kernels::f32_to_f16_ref(values[k]);
-        if ((rounded_[k] & 0x7c00u) == 0x7c00u) {
-          const std::uint64_t element = first + done + k;
-          safetensors_fail(tensor_label(c.name) + ": element " + std::to_string(element) + " is " +
-                           number_string(values[k]) + " (file byte " + std::to_string(c.begin + element * width) +
-                           "), beyond F16's range (±65504); open the model with weights: 'f32'");
-        }
+        if ((rounded_[k] & 0x7c00u) == 0x7c00u) out_of_range(k, "F16's range (±65504)");
       }
-    }
-    const int O = static_cast<int>(entry.shape[0]), I = panels ? static_cast<int>(entry.shape[1]) : 0;
-    if (c.compare) {  // (lm_head is (V, C), as wte)
+    } else if (bf16s) {
       for (std::size_t k = 0; k < bad; ++k) {
-        const std::size_t e = base + k;
-        const std::size_t at = panels ? kernels::panel_index(static_cast<int>(e % static_cast<std::size_t>(I)),
-                                                             static_cast<int>(e / static_cast<std::size_t>(I)), I, O)
-                                      : e;
-        if (halves ? half_dest[at] != rounded_[k] : dest[at] != values[k]) {
-          safetensors_fail("lm_head.weight differs from transformer.wte.weight at element " + std::to_string(base + k) +
-                           "; GPT-2 and nanoGPT tie them (one storage), so they must be equal");
+        rounded_bf16_[k] = kernels::f32_to_bf16_ref(values[k]);
+        if (!std::isfinite(kernels::bf16_to_f32_ref(rounded_bf16_[k]))) out_of_range(k, "BF16's range (±3.39e38)");
+      }
+    }
+    // 4. into place (from: the n values as kept; to: the entry's storage)
+    const std::size_t base = static_cast<std::size_t>(first + done);
+    const int O = static_cast<int>(entry.shape[0]), I = panels ? static_cast<int>(entry.shape[1]) : 0;
+    const auto place = [&](auto* to, const auto* from) {
+      if (c.compare) {  // (lm_head is (V, C), as wte)
+        for (std::size_t k = 0; k < bad; ++k) {
+          const std::size_t e = base + k;
+          const std::size_t where = panels
+                                        ? kernels::panel_index(static_cast<int>(e % static_cast<std::size_t>(I)),
+                                                               static_cast<int>(e / static_cast<std::size_t>(I)), I, O)
+                                        : e;
+          if (to[where] != from[k]) {
+            safetensors_fail("lm_head.weight differs from transformer.wte.weight at element " +
+                             std::to_string(base + k) +
+                             "; GPT-2 and nanoGPT tie them (one storage), so they must be equal");
+          }
         }
       }
-    }
-    if (bad < n) {
-      const float v = values[bad];
-      const std::uint64_t element = first + done + bad;
-      safetensors_fail(tensor_label(c.name) + ": element " + std::to_string(element) + " is " +
-                       (std::isnan(v) ? "nan"
-                        : v > 0       ? "inf"
-                                      : "-inf") +
-                       " (file byte " + std::to_string(c.begin + element * width) +
-                       "); every parameter must be finite");
-    }
-    if (panels && !c.compare) {
-      if (halves) {
-        panels_into(half_dest, rounded_.data(), base, n, O, I, c.rows != 0);
-      } else {
-        panels_into(dest, values, base, n, O, I, c.rows != 0);
+      if (bad < n) {
+        const float v = values[bad];
+        const std::uint64_t element = first + done + bad;
+        safetensors_fail(tensor_label(c.name) + ": element " + std::to_string(element) + " is " +
+                         (std::isnan(v) ? "nan"
+                          : v > 0       ? "inf"
+                                        : "-inf") +
+                         " (file byte " + std::to_string(c.begin + element * width) +
+                         "); every parameter must be finite");
       }
-    } else if (halves && c.rows) {
-      transpose_into(half_dest, rounded_.data(), base, n, static_cast<std::size_t>(c.rows),
-                     static_cast<std::size_t>(c.cols));
-    } else if (halves && !c.compare) {
-      std::copy(rounded_.data(), rounded_.data() + n, half_dest + base);
-    } else if (c.rows) {
-      transpose_into(dest, values, base, n, static_cast<std::size_t>(c.rows), static_cast<std::size_t>(c.cols));
-    } else if (!c.compare) {
-      std::copy(values, values + n, dest + base);
+      if (c.compare) return;
+      if (panels) {
+        panels_into(to, from, base, n, O, I, c.rows != 0);
+      } else if (c.rows) {
+        transpose_into(to, from, base, n, static_cast<std::size_t>(c.rows), static_cast<std::size_t>(c.cols));
+      } else {
+        std::copy(from, from + n, to + base);
+      }
+    };
+    if (halves) {
+      place(model_->halves().data() + c.offset, rounded_.data());
+    } else if (bf16s) {
+      place(model_->bf16s().data() + c.offset, rounded_bf16_.data());
+    } else {
+      place(dest, values);
     }
     done += n;
   }

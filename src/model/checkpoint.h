@@ -79,7 +79,8 @@ class CheckpointLoader {
   // takes it; config_json: the text of a config.json, or empty.
   // precision: how the model keeps its weights (gpt.h); kF16 rounds every matrix value to the
   // nearest half as it is written (a value beyond ±65504 is an error naming the tensor and the
-  // element) and keeps vectors float32; kF32Panels writes the float32 values in panels. f32_budget
+  // element) and keeps vectors float32; kBF16 the same with bfloat16s (a value that rounds beyond
+  // float32's range is the error); kF32Panels writes the float32 values in panels. f32_budget
   // (bytes): kF32 and kF32Panels turn into kF16 when the weights as float32 (4 bytes × parameters)
   // would take more (the engine's weights: 'auto').
   CheckpointLoader(const std::uint8_t* header, std::size_t available, std::uint64_t file_size,
@@ -114,8 +115,9 @@ class CheckpointLoader {
     std::size_t carried = 0;  // bytes of a value split between two writes
   };
   std::vector<Progress> progress_;
-  std::vector<float> decoded_;          // one slice's values, decoded
-  std::vector<std::uint16_t> rounded_;  // and rounded to halves (kF16)
+  std::vector<float> decoded_;               // one slice's values, decoded
+  std::vector<std::uint16_t> rounded_;       // and rounded to halves (kF16)
+  std::vector<kernels::Bf16> rounded_bf16_;  // or to bfloat16s (kBF16)
   void convert(std::size_t copy, std::uint64_t first_element, const std::uint8_t* bytes, std::size_t count);
   template <typename T>
   static void transpose_into(T* dest, const T* values, std::size_t first, std::size_t n, std::size_t rows,

@@ -58,6 +58,7 @@ struct ReferenceLayers {
   static constexpr auto gelu_tanh_backward = gelu_tanh_backward_ref<Real>;
   static constexpr auto linear_forward_f16 = linear_forward_f16_ref;
   static constexpr auto linear_forward_panels = linear_forward_panels_ref;
+  static constexpr auto linear_forward_bf16 = linear_forward_bf16_ref;
 };
 struct SimdLayers {
   static constexpr auto linear_forward = linear_forward_simd;
@@ -68,6 +69,7 @@ struct SimdLayers {
   static constexpr auto gelu_tanh_backward = gelu_tanh_backward_simd;
   static constexpr auto linear_forward_f16 = linear_forward_f16_simd;
   static constexpr auto linear_forward_panels = linear_forward_panels_simd;
+  static constexpr auto linear_forward_bf16 = linear_forward_bf16_simd;
 };
 
 // One table: a layer family's kernels (GELU in chunks over the pool), one head's passes over
@@ -86,7 +88,8 @@ constexpr GptKernelsOf<Real> table_of(const KernelTableOf<Real>* heads,
           gelu_forward<Real, Layers::gelu_tanh_forward>,
           gelu_backward<Real, Layers::gelu_tanh_backward>,
           std::is_same_v<Real, float> ? Layers::linear_forward_f16 : nullptr,
-          std::is_same_v<Real, float> ? Layers::linear_forward_panels : nullptr};
+          std::is_same_v<Real, float> ? Layers::linear_forward_panels : nullptr,
+          std::is_same_v<Real, float> ? Layers::linear_forward_bf16 : nullptr};
 }
 
 const GptKernels kGptReference = table_of<float, ReferenceLayers<float>>(&kReferenceKernels);
@@ -553,11 +556,15 @@ Gpt::Gpt(const ModelConfig& config, std::uint64_t seed) : table_(config) {
 }
 
 Gpt::Gpt(const ModelConfig& config, ZeroParams, Precision precision) : table_(config), precision_(precision) {
-  if (precision != Precision::kF16) {
+  if (precision != Precision::kF16 && precision != Precision::kBF16) {
     params_.assign(table_.total(), 0.0f);
     return;
   }
-  halves_.assign(table_.total(), 0);
+  if (precision == Precision::kF16) {
+    halves_.assign(table_.total(), 0);
+  } else {
+    bf16s_.assign(table_.total(), kernels::Bf16{});
+  }
   std::size_t floats = 0;
   for (const ParamEntry& e : table_.entries()) {
     vector_offsets_.push_back(floats);
@@ -574,13 +581,16 @@ void Gpt::require_f32(const char* what) const {
                 "which runs the trace, generation sessions and the interpretability tools; open it without "
                 "inferenceOnly for this");
   }
-  throw Error(std::string(what) +
-              ": this model keeps its weights as F16 (opened with weights: 'f16'), which only runs inference "
+  const char* kept =
+      precision_ == Precision::kBF16 ? "BF16 (opened with weights: 'bf16')" : "F16 (opened with weights: 'f16')";
+  throw Error(std::string(what) + ": this model keeps its weights as " + kept +
+              ", which only runs inference "
               "(trace, generation sessions, the interpretability tools); open it with weights: 'f32' for this");
 }
 
 std::size_t Gpt::weight_bytes() const {
-  return params_.size() * sizeof(float) + halves_.size() * sizeof(std::uint16_t) + vectors_.size() * sizeof(float);
+  return params_.size() * sizeof(float) + halves_.size() * sizeof(std::uint16_t) +
+         bf16s_.size() * sizeof(kernels::Bf16) + vectors_.size() * sizeof(float);
 }
 
 bool Gpt::panels(const ParamEntry& e) const {
@@ -588,9 +598,18 @@ bool Gpt::panels(const ParamEntry& e) const {
 }
 
 Gpt::WeightRef Gpt::weight(const ParamEntry& e) const {
-  if (precision_ != Precision::kF16) return {params_.data() + e.offset, nullptr, panels(e)};
-  if (e.shape.size() == 1) return {vector(&e), nullptr};
-  return {nullptr, halves_.data() + e.offset, panels(e)};
+  WeightRef w;
+  w.panels = panels(e);
+  if (precision_ == Precision::kF32 || precision_ == Precision::kF32Panels) {
+    w.f32 = params_.data() + e.offset;
+  } else if (e.shape.size() == 1) {
+    w.f32 = vector(&e);
+  } else if (precision_ == Precision::kF16) {
+    w.f16 = halves_.data() + e.offset;
+  } else {
+    w.bf16 = bf16s_.data() + e.offset;
+  }
+  return w;
 }
 
 const float* Gpt::vector(const ParamEntry* e) const { return const_cast<Gpt*>(this)->vector(e); }
@@ -602,7 +621,10 @@ float* Gpt::vector(const ParamEntry* e) {
     if (panels(*e)) throw Error("parameter " + e->name + ": a matrix, kept in panels (not in its own layout)");
     return params_.data() + e->offset;
   }
-  if (e->shape.size() != 1) throw Error("parameter " + e->name + ": a matrix, kept as F16 (not a float32 vector)");
+  if (e->shape.size() != 1) {
+    throw Error("parameter " + e->name + ": a matrix, kept as " + (precision_ == Precision::kBF16 ? "BF16" : "F16") +
+                " (not a float32 vector)");
+  }
   const std::vector<ParamEntry>& entries = table_.entries();
   if (e < entries.data() || e >= entries.data() + entries.size()) {
     throw Error("parameter " + e->name + ": an entry of another model's table");
@@ -617,14 +639,19 @@ void Gpt::read_row(const ParamEntry& e, int row, float* out) const {
     if (precision_ == Precision::kF32Panels) {
       const float* w = params_.data() + e.offset;
       for (int i = 0; i < I; ++i) out[i] = w[kernels::panel_index(i, row, I, O)];
+    } else if (precision_ == Precision::kBF16) {
+      const kernels::Bf16* w = bf16s_.data() + e.offset;
+      for (int i = 0; i < I; ++i) out[i] = kernels::bf16_to_f32_ref(w[kernels::panel_index(i, row, I, O)]);
     } else {
       const std::uint16_t* w = halves_.data() + e.offset;
       for (int i = 0; i < I; ++i) out[i] = kernels::f16_to_f32_ref(w[kernels::panel_index(i, row, I, O)]);
     }
-  } else if (precision_ != Precision::kF16) {
-    std::copy(params_.data() + at, params_.data() + at + C, out);
-  } else {
+  } else if (precision_ == Precision::kF16) {
     kernels::f16_to_f32_ref(out, halves_.data() + at, C);
+  } else if (precision_ == Precision::kBF16) {
+    for (std::size_t i = 0; i < C; ++i) out[i] = kernels::bf16_to_f32_ref(bf16s_[at + i]);
+  } else {
+    std::copy(params_.data() + at, params_.data() + at + C, out);
   }
 }
 
@@ -632,6 +659,8 @@ void linear_forward(const GptKernels& K, float* y, const float* x, Gpt::WeightRe
                     int O) {
   if (w.f16) {
     K.linear_forward_f16(y, x, w.f16, b, N, I, O, w.panels);
+  } else if (w.bf16) {
+    K.linear_forward_bf16(y, x, w.bf16, b, N, I, O);  // always in panels (Gpt::panels)
   } else if (w.panels) {
     K.linear_forward_panels(y, x, w.f32, b, N, I, O);
   } else {

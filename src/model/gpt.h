@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "core/attention.h"
+#include "kernels/half.h"
 #include "model/config.h"
 #include "model/optimizer.h"
 #include "model/params.h"
@@ -83,6 +84,8 @@ struct GptKernelsOf {
                              bool panels);
   // linear_forward over float32 weights kept in panels (Precision::kF32Panels); null in double.
   void (*linear_forward_panels)(float* y, const float* x, const float* w, const float* b, int N, int I, int O);
+  // linear_forward over bfloat16 weights in panels (Precision::kBF16); null in double.
+  void (*linear_forward_bf16)(float* y, const float* x, const kernels::Bf16* w, const float* b, int N, int I, int O);
 };
 using GptKernels = GptKernelsOf<float>;
 
@@ -225,10 +228,18 @@ InitFill torch_fill(TorchGenerator& generator);
 //         and one token's products about twice as fast: each weight is streamed once from one
 //         place instead of read across 8 rows at a time (bench/one_row.mjs: GPT-2 small's 49
 //         products of one token, 37 against 18.5 ms in WASM). What kF16 refuses it refuses.
-// IEEE F16 rather than BF16: its 10 mantissa bits against BF16's 7 make each weight's rounding
-// error 8 times smaller, and GPT-2's weights sit well inside F16's range (±65504; a checkpoint
-// with a larger weight is refused by name); HF's GPT-2 files are F32 and convert either way.
-enum class Precision { kF32, kF16, kF32Panels };
+//   kBF16  bfloat16s (kernels/half.h's Bf16), 2 bytes a weight, kept as kF16 keeps its halves
+//         (matrices in panels, vectors float32), each float32 rounded to the nearest bfloat16 (a
+//         BF16 file's values exactly; a weight that rounds beyond float32's range is refused by
+//         name). Inference only, as kF16. Faster than kF16 where one token is bound by
+//         instructions (one thread): a bfloat16 is a float32's top half, so 4 weights convert in
+//         one op against F16's three (kernels::gemm_panels_bf16_simd). The price: 7 mantissa bits
+//         against F16's 10, each weight's rounding error 8 times F16's.
+// The default for a model that does not fit as float32 is kF16 (the 'auto' choice): its rounding
+// error is 8 times smaller than BF16's, and GPT-2's weights sit well inside F16's range (±65504;
+// a checkpoint with a larger weight is refused by name); HF's GPT-2 files are F32 and convert
+// to either.
+enum class Precision { kF32, kF16, kF32Panels, kBF16 };
 
 class Gpt {
  public:
@@ -247,13 +258,14 @@ class Gpt {
   // vectors of an F16 model included).
   std::size_t weight_bytes() const;
 
-  // A weight as the kernels read it: float32 (f32) or halves (f16), one of the two set.
+  // A weight as the kernels read it: float32 (f32), halves (f16) or bfloat16s (bf16), one set.
   struct WeightRef {
     const float* f32 = nullptr;
     const std::uint16_t* f16 = nullptr;
+    const kernels::Bf16* bf16 = nullptr;
     bool panels = false;  // kept in panels: panels() below
   };
-  // kF16 and kF32Panels keep every weight that a product reads — the blocks' linear weights (c_attn, c_proj,
+  // kF16, kBF16 and kF32Panels keep every weight that a product reads — the blocks' linear weights (c_attn, c_proj,
   // c_fc, the MLP's c_proj) and wte (the LM head) — in kernels/gemm.h's panel layout: w (O, I)
   // as wᵀ (I, O) cut into panels of 32 outputs, each panel's I rows back to back, element w(o, i)
   // at kernels::panel_index(i, o, I, O). One token's products stream each panel from its start to
@@ -270,6 +282,9 @@ class Gpt {
   // panels() entries in panels).
   std::vector<std::uint16_t>& halves() { return halves_; }
   const std::vector<std::uint16_t>& halves() const { return halves_; }
+  // kBF16: the bfloat16s, as halves() holds kF16's halves.
+  std::vector<kernels::Bf16>& bf16s() { return bf16s_; }
+  const std::vector<kernels::Bf16>& bf16s() const { return bf16s_; }
   // Row `row` of a rank-2 entry as float32 (C values into out).
   void read_row(const ParamEntry& e, int row, float* out) const;
 
@@ -309,8 +324,9 @@ class Gpt {
   std::vector<float> params_, grads_;
   Precision precision_ = Precision::kF32;
   std::vector<std::uint16_t> halves_;        // kF16: every entry's slot, the matrices' used
-  std::vector<float> vectors_;               // kF16: the rank-1 entries, float32, back to back
-  std::vector<std::size_t> vector_offsets_;  // kF16: per entry, its first float in vectors_
+  std::vector<kernels::Bf16> bf16s_;         // kBF16: the same
+  std::vector<float> vectors_;               // kF16, kBF16: the rank-1 entries, float32, back to back
+  std::vector<std::size_t> vector_offsets_;  // kF16, kBF16: per entry, its first float in vectors_
   Kernel kernel_ = Kernel::kAuto;
   Kernel last_kernel_ = Kernel::kSimd;
   GptActivations acts_;
@@ -321,7 +337,8 @@ class Gpt {
 };
 
 // y (N, O) = x (N, I) · wᵀ + b with w as the model keeps it: K.linear_forward over float32,
-// K.linear_forward_panels over float32 in panels, K.linear_forward_f16 over halves.
+// K.linear_forward_panels over float32 in panels, K.linear_forward_f16 over halves,
+// K.linear_forward_bf16 over bfloat16s.
 void linear_forward(const GptKernels& K, float* y, const float* x, Gpt::WeightRef w, const float* b, int N, int I,
                     int O);
 

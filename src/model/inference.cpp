@@ -171,7 +171,7 @@ void CachedSequence::append(const int* tokens, int n, const CaptureRequest& requ
   const GptKernels& K_ = gpt_kernels(resolved);
   const AttendPlan plan{&K_, P == 0 && K_.tiled_forward != nullptr,
                         static_cast<float>(1.0 / std::sqrt(static_cast<double>(hs))), P, K};  // alpha = 1/√hs
-  // vectors as float32; the weight matrices as the model keeps them (float32 or F16)
+  // vectors as float32; the weight matrices as the model keeps them (float32, F16 or BF16)
   auto param = [this](const ParamEntry* e) -> const float* { return model_.vector(e); };
   auto weight = [this](const ParamEntry* e) { return model_.weight(*e); };
   const std::size_t nC = static_cast<std::size_t>(n) * C;
@@ -289,7 +289,7 @@ CachedSequence::Captured CachedSequence::check_append(const int* tokens, int n, 
 }
 
 // 1. embed (n rows at positions P … P + n − 1, P = the cached length) into x_ (n, C):
-// x = wte[token] + wpe[P + i], from the weights as the model keeps them (float32 or F16) — or the
+// x = wte[token] + wpe[P + i], from the weights as the model keeps them (float32, F16 or BF16) — or the
 // edits' stream, entering block edits->first_layer.
 void CachedSequence::embed(const int* tokens, int n, const ForwardEdits* edits) {
   const int C = model_.config().n_embd;
@@ -302,6 +302,8 @@ void CachedSequence::embed(const int* tokens, int n, const ForwardEdits* edits) 
   const Gpt::WeightRef wte = model_.weight(table.wte()), wpe = model_.weight(table.wpe());
   if (wte.f16) {
     embedding_forward_panels(x_.data(), tokens, wte.f16, wpe.f16 + at, 1, n, C, model_.config().vocab_size);
+  } else if (wte.bf16) {
+    embedding_forward_panels(x_.data(), tokens, wte.bf16, wpe.bf16 + at, 1, n, C, model_.config().vocab_size);
   } else if (wte.panels) {
     embedding_forward_panels(x_.data(), tokens, wte.f32, wpe.f32 + at, 1, n, C, model_.config().vocab_size);
   } else {

@@ -102,11 +102,11 @@ void linear_forward_f16_ref(float* y, const float* x, const std::uint16_t* w, co
 
 namespace {
 
-// y (N, O) = x (N, I) · wᵀ + b over w of elements W (float32 or halves), kept as wᵀ (I, O) in
-// panels (panels) or as (O, I): linear_forward_simd's tiles, each kernels::gemm_panels[_f16]_simd
+// y (N, O) = x (N, I) · wᵀ + b over w of elements W (float32, halves or bfloat16s), kept as wᵀ
+// (I, O) in panels (panels) or as (O, I): linear_forward_simd's tiles, each kernels::gemm_panels[_f16|_bf16]_simd
 // (one row: the panels streamed; more: copied or converted into the micro-kernel's panels) or
-// kernels::gemm_f16_simd over (O, I). Float32 comes here only in panels (linear_forward_simd
-// runs the (O, I) layout).
+// kernels::gemm_f16_simd over (O, I). Float32 and bfloat16s come here only in panels
+// (linear_forward_simd runs float32's (O, I) layout; bfloat16s are never kept so).
 template <typename W>
 void linear_forward_tiles(float* y, const float* x, const W* w, const float* b, int N, int I, int O, bool panels) {
   if (N <= 0 || O <= 0) return;
@@ -123,6 +123,9 @@ void linear_forward_tiles(float* y, const float* x, const W* w, const float* b, 
     if constexpr (std::is_same_v<W, float>) {
       static_cast<void>(panels);  // always true: see above
       kernels::gemm_panels_simd(yt, O, xt, {wt}, bt, false, rows, I, cols);
+    } else if constexpr (std::is_same_v<W, kernels::Bf16>) {
+      static_cast<void>(panels);  // always true: bfloat16s are kept in panels only
+      kernels::gemm_panels_bf16_simd(yt, O, xt, {wt}, bt, false, rows, I, cols);
     } else if (panels) {
       kernels::gemm_panels_f16_simd(yt, O, xt, {wt}, bt, false, rows, I, cols);
     } else {
@@ -136,6 +139,15 @@ void linear_forward_tiles(float* y, const float* x, const W* w, const float* b, 
 void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
                              bool panels) {
   linear_forward_tiles(y, x, w, b, N, I, O, panels);
+}
+
+void linear_forward_bf16_ref(float* y, const float* x, const kernels::Bf16* w, const float* b, int N, int I, int O) {
+  // y: (N, O), x: (N, I), w: wᵀ (I, O) in panels, bfloat16s; b: (O) or null — linear_forward_ref's loops
+  kernels::gemm_panels_bf16_ref(y, O, {x, I, 1}, {w}, b, false, N, I, O);
+}
+
+void linear_forward_bf16_simd(float* y, const float* x, const kernels::Bf16* w, const float* b, int N, int I, int O) {
+  linear_forward_tiles(y, x, w, b, N, I, O, true);
 }
 
 void linear_forward_panels_ref(float* y, const float* x, const float* w, const float* b, int N, int I, int O) {
@@ -285,10 +297,12 @@ void embedding_forward_ref(Real* x, const int* idx, const Real* wte, const Real*
 
 template <typename W>
 void embedding_forward_panels(float* x, const int* idx, const W* wte, const W* wpe, int B, int T, int C, int V) {
-  // x: (B, T, C); idx: (B, T); wte: wteᵀ (C, V) in panels; wpe: (≥ T, C); W float or halves
+  // x: (B, T, C); idx: (B, T); wte: wteᵀ (C, V) in panels; wpe: (≥ T, C); W float, halves or bfloat16s
   const auto value = [](W w) {
     if constexpr (std::is_same_v<W, float>) {
       return w;
+    } else if constexpr (std::is_same_v<W, kernels::Bf16>) {
+      return kernels::bf16_to_f32_ref(w);
     } else {
       return kernels::f16_to_f32_ref(w);
     }
@@ -305,6 +319,8 @@ void embedding_forward_panels(float* x, const int* idx, const W* wte, const W* w
 }
 template void embedding_forward_panels<float>(float*, const int*, const float*, const float*, int, int, int, int);
 template void embedding_forward_panels<std::uint16_t>(float*, const int*, const std::uint16_t*, const std::uint16_t*,
+                                                      int, int, int, int);
+template void embedding_forward_panels<kernels::Bf16>(float*, const int*, const kernels::Bf16*, const kernels::Bf16*,
                                                       int, int, int, int);
 
 template <typename Real>

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 
+#include "kernels/half.h"
 #include "kernels/train_kernels.h"
 
 namespace attn::model {
@@ -51,6 +52,11 @@ void linear_forward_f16_ref(float* y, const float* x, const std::uint16_t* w, co
                             bool panels);
 void linear_forward_f16_simd(float* y, const float* x, const std::uint16_t* w, const float* b, int N, int I, int O,
                              bool panels);
+// The same with w's elements bfloat16s (gpt.h's Precision::kBF16), always kept as wᵀ (I, O) in
+// panels: kernels::gemm_panels_bf16_ref / _simd, equal bit for bit to linear_forward_ref /
+// linear_forward_simd over w converted to float32 and unpanelled.
+void linear_forward_bf16_ref(float* y, const float* x, const kernels::Bf16* w, const float* b, int N, int I, int O);
+void linear_forward_bf16_simd(float* y, const float* x, const kernels::Bf16* w, const float* b, int N, int I, int O);
 // The same with float32 w kept as wᵀ (I, O) in kernels/gemm.h's panels of 32 outputs (a model
 // kept for inference, gpt.h's Precision::kF32Panels): kernels::gemm_panels_ref / _simd, equal
 // bit for bit to linear_forward_ref / linear_forward_simd over w (O, I).
@@ -114,9 +120,9 @@ using kernels::gelu_tanh_forward_simd;
 template <typename Real>
 void embedding_forward_ref(Real* x, const int* idx, const Real* wte, const Real* wpe, int B, int T, int C);
 // The same with wte (V, C) kept as wteᵀ (C, V) in panels (gpt.h: it is the LM head's weight) and
-// wpe (rows, C), both float32 (W = float: Precision::kF32Panels) or halves (W = std::uint16_t:
-// kF16), each row converted as it is gathered: x = f32(wte row) + f32(wpe row), the float32 sum
-// of the exact values, as embedding_forward_ref over the tables converted and unpanelled.
+// wpe (rows, C), both float32 (W = float: Precision::kF32Panels), halves (W = std::uint16_t:
+// kF16) or bfloat16s (W = kernels::Bf16: kBF16), each row converted as it is gathered: x = f32(wte row) + f32(wpe row),
+// the float32 sum of the exact values, as embedding_forward_ref over the tables converted and unpanelled.
 template <typename W>
 void embedding_forward_panels(float* x, const int* idx, const W* wte, const W* wpe, int B, int T, int C, int V);
 // Scatter-add: dwte[idx[b, t]] += dx[b, t], dwpe[t] += dx[b, t]; either may be null.

@@ -31,9 +31,10 @@
 //     read in slices of fuzzed lengths (file size known or unknown) must give the same model bit
 //     for bit, or the same error message — except overrides the ABI refuses by its own check (a
 //     GELU index outside the enum's names), which both ABI routes must refuse naming gelu;
-//   - load_checkpoint keeping the weights for inference in panels (Precision::kF32Panels, kF16)
-//     giving another error (F16 may refuse a value beyond its range), another config, or a row
-//     of a matrix or a vector that is not the same floats read back (F16: rounded to halves);
+//   - load_checkpoint keeping the weights for inference in panels (Precision::kF32Panels, kF16,
+//     kBF16) giving another error (F16 and BF16 may refuse a value beyond their range), another
+//     config, or a row of a matrix or a vector that is not the same floats read back (F16 and
+//     BF16: rounded to halves or bfloat16s);
 //   - round trips: an accepted model exported (F32, with or without lm_head and mask buffers)
 //     and loaded again is the same model bit for bit with the same config; import_safetensors
 //     gives the same floats; F16 export either refuses naming the value or writes what loads as
@@ -669,24 +670,26 @@ void damage(Bytes& file, FuzzedDataProvider& fdp) {
   }
 }
 
-// The same file kept for inference in panels, as float32 (gpt.h's kF32Panels) or as F16: the
-// same error as load_checkpoint's (F16 may also refuse a value beyond its range, naming F16), or
-// the same config and every row of every matrix read back from the panels as the same floats (F16:
-// each rounded to the nearest half), every vector the same floats.
+// The same file kept for inference in panels, as float32 (gpt.h's kF32Panels), as F16 or as BF16:
+// the same error as load_checkpoint's (F16 and BF16 may also refuse a value beyond their range,
+// naming it), or the same config and every row of every matrix read back from the panels as the
+// same floats (F16, BF16: each rounded to the nearest half or bfloat16), every vector the same floats.
 void check_panels(const Bytes& file, const m::ConfigFields& overrides, const std::string& config_json,
                   const Outcome& whole, m::Precision precision) {
-  const bool f16 = precision == m::Precision::kF16;
+  const bool f16 = precision == m::Precision::kF16, bf16 = precision == m::Precision::kBF16;
   std::unique_ptr<m::Gpt> model;
   const std::string error = attempt("load_checkpoint in panels", [&] {
     model = m::load_checkpoint(file.data(), file.size(), overrides, config_json, precision);
   });
-  const bool beyond_f16 = f16 && error.find("beyond F16's range") != std::string::npos;
-  if (error != whole.error && !beyond_f16) {
-    finding(f16 ? "keeping the weights as F16 differs from load_checkpoint"
-                : "keeping the weights in panels differs from load_checkpoint",
+  const bool beyond_range = (f16 && error.find("beyond F16's range") != std::string::npos) ||
+                            (bf16 && error.find("beyond BF16's range") != std::string::npos);
+  if (error != whole.error && !beyond_range) {
+    finding(f16    ? "keeping the weights as F16 differs from load_checkpoint"
+            : bf16 ? "keeping the weights as BF16 differs from load_checkpoint"
+                   : "keeping the weights in panels differs from load_checkpoint",
             describe(whole) + " | panels " + clip(error));
   }
-  if (!whole.ok() || beyond_f16) return;
+  if (!whole.ok() || beyond_range) return;
   if (!same_config(model->config(), whole.config)) finding("keeping the weights in panels gave another config", "");
   std::vector<float> row, want_row;
   for (const m::ParamEntry& e : model->table().entries()) {
@@ -702,7 +705,9 @@ void check_panels(const Bytes& file, const m::ConfigFields& overrides, const std
       model->read_row(e, r, row.data());
       for (std::size_t i = 0; i < row.size(); ++i) {
         const float v = want[static_cast<std::size_t>(r) * row.size() + i];
-        want_row[i] = f16 ? attn::kernels::f16_to_f32_ref(attn::kernels::f32_to_f16_ref(v)) : v;
+        want_row[i] = f16    ? attn::kernels::f16_to_f32_ref(attn::kernels::f32_to_f16_ref(v))
+                      : bf16 ? attn::kernels::bf16_to_f32_ref(attn::kernels::f32_to_bf16_ref(v))
+                             : v;
       }
       if (std::memcmp(row.data(), want_row.data(), row.size() * sizeof(float)) != 0)
         finding("a row read back from the panels differs", e.name + " row " + std::to_string(r));
@@ -757,6 +762,7 @@ void exercise(const Bytes& file, const m::ConfigFields& overrides, const std::st
   if (!abi_only) {
     check_panels(file, overrides, config_json, whole, m::Precision::kF32Panels);
     check_panels(file, overrides, config_json, whole, m::Precision::kF16);
+    check_panels(file, overrides, config_json, whole, m::Precision::kBF16);
   }
   if (whole.ok()) check_round_trips(file, whole, fdp);
 }

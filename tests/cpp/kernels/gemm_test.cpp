@@ -237,7 +237,7 @@ TEST(GemmF16, SimdAndRefEqualTheFloat32ProductOfTheConvertedHalvesBitForBit) {
   EXPECT_TRUE(F16EqualsRefOverConvertedB({40, 3072, 67, false, false, true, false, 2, 1}));
 }
 
-// gemm_panels_simd and gemm_panels_ref (and their F16 forms) against gemm_ref over b unpacked
+// gemm_panels_simd and gemm_panels_ref (and their F16 and BF16 forms) against gemm_ref over b unpacked
 // (and converted): the panels change where b's elements live, not the order of any sum, so all
 // agree bit for bit. N around the micro-kernel's 8 columns and the 32-column panel (a last panel
 // narrower than 32, 8 or 4, whole panels before it), one row (the streaming kernel) and several
@@ -255,27 +255,41 @@ TEST(GemmF16, SimdAndRefEqualTheFloat32ProductOfTheConvertedHalvesBitForBit) {
   b16[b16.size() / 5] = 0x83ff;  // the largest negative subnormal
   std::vector<float> bh(b16.size());
   f16_to_f32_ref(bh.data(), b16.data(), b16.size());
+  std::vector<Bf16> bb(b32.size());
+  std::vector<float> bbf(b32.size());
+  for (std::size_t i = 0; i < b32.size(); ++i) bb[i] = f32_to_bf16_ref(b32[i]);
+  bb[bb.size() / 2] = static_cast<Bf16>(0x0001);  // a float32 subnormal
+  bb[bb.size() / 3] = static_cast<Bf16>(0x8000);  // −0
+  for (std::size_t i = 0; i < bb.size(); ++i) bbf[i] = bf16_to_f32_ref(bb[i]);
   // b (K, N) row-major, and the same in panels
   std::vector<float> p32(b32.size()), ph(b32.size());
   std::vector<std::uint16_t> p16(b16.size());
+  std::vector<Bf16> pbf(bb.size());
   pack_panels(p32.data(), MatrixOf<float>{b32.data(), N, 1}, K, N);
   pack_panels(p16.data(), MatrixOf<std::uint16_t>{b16.data(), N, 1}, K, N);
+  pack_panels(pbf.data(), MatrixOf<Bf16>{bb.data(), N, 1}, K, N);
   const std::vector<float> bias = random_vector(static_cast<std::size_t>(N), seed + 2);
   const std::vector<float> c0 = random_vector(static_cast<std::size_t>(M) * N, seed + 3);
   const MatrixOf<float> am{a.data() + o, K, 1};
   const float* bp = bias_on ? bias.data() : nullptr;
-  std::vector<float> want = c0, want16 = c0;
+  std::vector<float> want = c0, want16 = c0, want_bf = c0;
   gemm_ref<float>(want.data(), N, am, {b32.data(), N, 1}, bp, accumulate, M, K, N);
   gemm_ref<float>(want16.data(), N, am, {bh.data(), N, 1}, bp, accumulate, M, K, N);
-  std::vector<float> simd = c0, ref = c0, simd16 = c0, ref16 = c0;
+  gemm_ref<float>(want_bf.data(), N, am, {bbf.data(), N, 1}, bp, accumulate, M, K, N);
+  std::vector<float> simd = c0, ref = c0, simd16 = c0, ref16 = c0, simd_bf = c0, ref_bf = c0;
   gemm_panels_simd(simd.data(), N, am, {p32.data()}, bp, accumulate, M, K, N);
   gemm_panels_ref(ref.data(), N, am, {p32.data()}, bp, accumulate, M, K, N);
   gemm_panels_f16_simd(simd16.data(), N, am, {p16.data()}, bp, accumulate, M, K, N);
   gemm_panels_f16_ref(ref16.data(), N, am, {p16.data()}, bp, accumulate, M, K, N);
-  const std::pair<const std::vector<float>*, const char*> got[] = {
-      {&simd, "simd"}, {&ref, "ref"}, {&simd16, "f16 simd"}, {&ref16, "f16 ref"}};
+  gemm_panels_bf16_simd(simd_bf.data(), N, am, {pbf.data()}, bp, accumulate, M, K, N);
+  gemm_panels_bf16_ref(ref_bf.data(), N, am, {pbf.data()}, bp, accumulate, M, K, N);
+  const std::pair<const std::vector<float>*, const char*> got[] = {{&simd, "simd"},         {&ref, "ref"},
+                                                                   {&simd16, "f16 simd"},   {&ref16, "f16 ref"},
+                                                                   {&simd_bf, "bf16 simd"}, {&ref_bf, "bf16 ref"}};
   for (const auto& [v, name] : got) {
-    const std::vector<float>& w = (v == &simd16 || v == &ref16) ? want16 : want;
+    const std::vector<float>& w = (v == &simd16 || v == &ref16)     ? want16
+                                  : (v == &simd_bf || v == &ref_bf) ? want_bf
+                                                                    : want;
     for (std::size_t i = 0; i < w.size(); ++i) {
       if (std::memcmp(&w[i], &(*v)[i], sizeof(float)) != 0) {
         return ::testing::AssertionFailure()
@@ -321,6 +335,20 @@ TEST(GemmPanels, AColumnViewFromAPanelBoundaryEqualsTheWholeProduct) {
                            nullptr, false, M, K, n);
     }
     EXPECT_EQ(std::memcmp(whole.data(), tiled.data(), whole.size() * sizeof(float)), 0) << "M=" << M;
+  }
+  std::vector<Bf16> bb(b.size()), pbf(b.size());
+  for (std::size_t i = 0; i < b.size(); ++i) bb[i] = f32_to_bf16_ref(b[i]);
+  pack_panels(pbf.data(), MatrixOf<Bf16>{bb.data(), N, 1}, K, N);
+  for (int M : {1, 3}) {
+    const std::vector<float> am = random_vector(static_cast<std::size_t>(M) * K, 3);
+    std::vector<float> whole(static_cast<std::size_t>(M) * N), tiled(whole.size());
+    gemm_panels_bf16_simd(whole.data(), N, {am.data(), K, 1}, {pbf.data()}, nullptr, false, M, K, N);
+    for (int j0 = 0; j0 < N; j0 += kPanel) {
+      const int n = std::min(kPanel, N - j0);
+      gemm_panels_bf16_simd(tiled.data() + j0, N, {am.data(), K, 1}, {pbf.data() + static_cast<std::size_t>(j0) * K},
+                            nullptr, false, M, K, n);
+    }
+    EXPECT_EQ(std::memcmp(whole.data(), tiled.data(), whole.size() * sizeof(float)), 0) << "bf16 M=" << M;
   }
 }
 

@@ -1,11 +1,11 @@
-// IEEE half conversions (src/kernels/half.h, f32x4.h's load_f16).
+// IEEE half and bfloat16 conversions (src/kernels/half.h, f32x4.h's load_f16 and load_bf16).
 //
 // Tolerance zero throughout: every half is exactly a float32, so the reference and the f32x4
 // conversion must agree bit for bit on all 65,536 of them (NaNs with their payload), and
 // float32 → half must be round-to-nearest-even, which the tests check against the definition:
 // every half comes back unchanged, values between two neighbours go to the nearer, the exact
 // midpoint to the one with an even mantissa, and the range's ends (65504, 65520, 2^−24, 2^−25)
-// land where IEEE 754 puts them.
+// land where IEEE 754 puts them. The same for bfloat16s, whose range is float32's.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,6 +23,12 @@ std::uint32_t bits_of(float f) {
   std::uint32_t b;
   std::memcpy(&b, &f, 4);
   return b;
+}
+
+float bits_float(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
 }
 
 TEST(Half, SimdConversionEqualsTheReferenceOnEveryHalf) {
@@ -103,6 +109,63 @@ TEST(Half, RoundingToHalfKeepsEveryHalfAndRoundsToNearestEven) {
   EXPECT_EQ(f32_to_f16_ref(-1e-10f), 0x8000);
   EXPECT_EQ(f32_to_f16_ref(INFINITY), 0x7c00);
   EXPECT_EQ(f32_to_f16_ref(NAN) & 0x7e00, 0x7e00);
+}
+
+std::uint16_t raw(Bf16 b) { return static_cast<std::uint16_t>(b); }
+
+TEST(Bfloat16, EveryValueIsTheFloatOfItsBitsAndTheSimdLoadsAgree) {
+  // load_bf16 (4 at a time) and load_bf16_pairs (8: even and odd) against the reference, on all
+  // 65,536 bit patterns, and the pairs interleaved back into order.
+  std::vector<Bf16> all(65536);
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<Bf16>(i);
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < all.size(); i += 8) {
+    float four[4], even[4], odd[4], ordered[8];
+    simd::store(four, simd::load_bf16(all.data() + i));
+    for (int k = 0; k < 4; ++k) differ += bits_of(four[k]) != static_cast<std::uint32_t>(i + k) << 16;
+    simd::f32x4 e, o;
+    simd::load_bf16_pairs(all.data() + i, e, o);
+    simd::store(even, e), simd::store(odd, o);
+    simd::store(ordered, simd::interleave_low(e, o)), simd::store(ordered + 4, simd::interleave_high(e, o));
+    for (int k = 0; k < 4; ++k) {
+      differ += bits_of(even[k]) != bits_of(bf16_to_f32_ref(all[i + 2 * k]));
+      differ += bits_of(odd[k]) != bits_of(bf16_to_f32_ref(all[i + 2 * k + 1]));
+    }
+    for (int k = 0; k < 8; ++k) differ += bits_of(ordered[k]) != bits_of(bf16_to_f32_ref(all[i + k]));
+  }
+  EXPECT_EQ(differ, 0u) << simd::kF32x4Name;
+  EXPECT_EQ(bf16_to_f32_ref(static_cast<Bf16>(0x3f80)), 1.0f);
+  EXPECT_EQ(bf16_to_f32_ref(static_cast<Bf16>(0xc000)), -2.0f);
+  EXPECT_EQ(bf16_to_f32_ref(static_cast<Bf16>(0x7f7f)), 0x1.fep127f);  // the largest
+}
+
+TEST(Bfloat16, RoundingKeepsEveryBfloat16AndRoundsToNearestEven) {
+  std::size_t failures = 0;
+  for (std::uint32_t b = 0; b < 0x7f80; ++b) {  // every finite non-negative bfloat16
+    for (std::uint32_t sign : {0u, 0x8000u}) {
+      const Bf16 value = static_cast<Bf16>(b | sign), up = static_cast<Bf16>((b + 1) | sign);
+      const float f = bf16_to_f32_ref(value);
+      failures += f32_to_bf16_ref(f) != value;
+      if (b + 1 < 0x7f80) {
+        const float next = bf16_to_f32_ref(up);
+        const float m = static_cast<float>((static_cast<double>(f) + next) / 2);  // exact in float32
+        failures += f32_to_bf16_ref(m) != ((b & 1) ? up : value);
+        failures += f32_to_bf16_ref(std::nextafter(m, f)) != value;
+        failures += f32_to_bf16_ref(std::nextafter(m, next)) != up;
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0u);
+  EXPECT_EQ(raw(f32_to_bf16_ref(0x1.fep127f)), 0x7f7f);
+  EXPECT_EQ(raw(f32_to_bf16_ref(0x1.fefffep127f)), 0x7f7f);  // just below the midpoint to 2^128
+  EXPECT_EQ(raw(f32_to_bf16_ref(0x1.ffp127f)), 0x7f80);      // the midpoint rounds to even: inf
+  EXPECT_EQ(raw(f32_to_bf16_ref(-3.4e38f)), 0xff80);
+  EXPECT_EQ(raw(f32_to_bf16_ref(INFINITY)), 0x7f80);
+  EXPECT_EQ(raw(f32_to_bf16_ref(std::ldexp(1.0f, -130))), 0x0008);  // a float32 subnormal, kept
+  EXPECT_EQ(raw(f32_to_bf16_ref(std::ldexp(1.0f, -140))), 0x0000);  // below the smallest bfloat16
+  const Bf16 nan = f32_to_bf16_ref(NAN), signalling = f32_to_bf16_ref(bits_float(0x7f800001u));
+  EXPECT_TRUE(std::isnan(bf16_to_f32_ref(nan)));
+  EXPECT_TRUE(std::isnan(bf16_to_f32_ref(signalling)));  // a payload in the low bits only stays a NaN
 }
 
 }  // namespace

@@ -149,6 +149,93 @@ TEST(Gpt2CheckpointF16, AWeightBeyondF16sRangeAndTrainingAreRefusedNamingThem) {
   EXPECT_TRUE(f16->params().empty());
 }
 
+TEST(Gpt2CheckpointBF16, ABF16FileKeptAsBF16ComputesTorchsLogitsOfItsWeights) {
+  // The BF16 file's values are bfloat16s already: kept as BF16 they are exact, so the logits are
+  // torch's for that file (float32 compute) within ScaledCompare's tolerance, for every kernel.
+  const json& c = reference().at("cases").at("bf16");
+  const Bytes file = read_bytes(c.at("file").get<std::string>());
+  std::unique_ptr<Gpt> model = load_checkpoint(file.data(), file.size(), {},
+                                               read_text(c.at("config_json").get<std::string>()), Precision::kBF16);
+  EXPECT_EQ(model->precision(), Precision::kBF16);
+  const std::vector<int> tokens = fixture_tokens();
+  CaptureRequest request;
+  request.logits = LogitRows::kAll;
+  request.qkv = request.scores = request.weights = request.residual = false;
+  ScaledCompare compare;
+  for (Kernel kernel : {Kernel::kReference, Kernel::kEigen, Kernel::kSimd, Kernel::kTiled}) {
+    compare(std::string("bf16 kept as BF16 (") + kernel_name(kernel) + ")",
+            trace_sequence(*model, tokens, request, kernel).logits, attn_test::json_floats(c.at("logits")));
+  }
+  std::printf("  [gpt2] BF16 file kept as BF16, 4 kernels: worst error %.2g of max|logits|\n", compare.worst);
+}
+
+TEST(Gpt2CheckpointBF16, MatricesAreTheNearestBfloat16sInEveryLayoutAndSlicing) {
+  const json& c = reference().at("cases").at("f32");
+  const Bytes file = read_bytes(c.at("file").get<std::string>());
+  const std::string config = read_text(c.at("config_json").get<std::string>());
+  std::unique_ptr<Gpt> f32 = load_checkpoint(file.data(), file.size(), {}, config);
+  std::unique_ptr<Gpt> bf16 = load_checkpoint(file.data(), file.size(), {}, config, Precision::kBF16);
+  std::size_t differ = 0, rounded = 0;
+  for (const ParamEntry& e : bf16->table().entries()) {
+    const float* want = f32->params().data() + e.offset;
+    if (e.shape.size() == 2) {
+      const std::size_t cols = static_cast<std::size_t>(e.shape[1]);
+      std::vector<float> row(cols);
+      for (int r = 0; r < e.shape[0]; ++r) {
+        bf16->read_row(e, r, row.data());
+        for (std::size_t i = 0; i < cols; ++i) {
+          const float v = want[r * cols + i];
+          differ += row[i] != kernels::bf16_to_f32_ref(kernels::f32_to_bf16_ref(v));
+          rounded += row[i] != v;
+        }
+      }
+    } else {
+      differ += std::memcmp(bf16->vector(&e), want, e.size * sizeof(float)) != 0;
+    }
+  }
+  EXPECT_EQ(differ, 0u);
+  EXPECT_GT(rounded, 0u);  // the float32 file's values are not all bfloat16s: rounding happened
+  EXPECT_EQ(load_in_slices(file, config, Precision::kBF16, 7)->bf16s(), bf16->bf16s());
+  const std::vector<std::uint8_t> nano = export_safetensors(f32->table(), f32->params().data());
+  EXPECT_EQ(load_checkpoint(nano.data(), nano.size(), {}, config, Precision::kBF16)->bf16s(), bf16->bf16s());
+  // a BF16 file read as float32, then kept as BF16: its values exactly
+  const Bytes bf16_file = read_bytes("gpt2_tiny_bf16.safetensors");
+  std::unique_ptr<Gpt> exact = load_checkpoint(bf16_file.data(), bf16_file.size(), {}, config),
+                       kept = load_checkpoint(bf16_file.data(), bf16_file.size(), {}, config, Precision::kBF16);
+  std::vector<float> a(static_cast<std::size_t>(exact->config().n_embd * 4)), b(a.size());
+  const ParamEntry& fc = exact->table().at("transformer.h.0.mlp.c_fc.weight");
+  for (int r = 0; r < fc.shape[0]; ++r) {
+    exact->read_row(fc, r, a.data());
+    kept->read_row(fc, r, b.data());
+    ASSERT_EQ(0, std::memcmp(a.data(), b.data(), static_cast<std::size_t>(fc.shape[1]) * sizeof(float))) << r;
+  }
+}
+
+TEST(Gpt2CheckpointBF16, AWeightBeyondBF16sRangeAndTrainingAreRefusedNamingThem) {
+  // 3.4e38 is a float32 but past the largest bfloat16 plus half its ulp (3.3961e38): it rounds to
+  // inf, which the loader refuses by name.
+  const json& c = reference().at("cases").at("f32");
+  const Bytes file = read_bytes(c.at("file").get<std::string>());
+  const std::string config = read_text(c.at("config_json").get<std::string>());
+  std::unique_ptr<Gpt> f32 = load_checkpoint(file.data(), file.size(), {}, config);
+  const ParamEntry& w = f32->table().at("transformer.h.1.mlp.c_fc.weight");
+  f32->params()[w.offset + 5] = 3.4e38f;
+  const std::vector<std::uint8_t> big = export_safetensors(f32->table(), f32->params().data());
+  EXPECT_TRUE(ThrowsNaming([&] { load_checkpoint(big.data(), big.size(), {}, config, Precision::kBF16); },
+                           {"transformer.h.1.mlp.c_fc.weight", "element 5", "BF16", "weights: 'f32'"}));
+  f32->params()[w.offset + 5] = 3.38e38f;  // rounds to the largest bfloat16: kept
+  const std::vector<std::uint8_t> large = export_safetensors(f32->table(), f32->params().data());
+  EXPECT_NO_THROW(load_checkpoint(large.data(), large.size(), {}, config, Precision::kBF16));
+
+  std::unique_ptr<Gpt> bf16 = load_checkpoint(file.data(), file.size(), {}, config, Precision::kBF16);
+  const FixtureBatch fixture;
+  const Batch batch = fixture.batch();
+  Trainer trainer(*bf16);
+  EXPECT_TRUE(ThrowsNaming([&] { trainer.step(batch, {}); }, {"step", "BF16", "weights: 'f32'"}));
+  EXPECT_TRUE(ThrowsNaming([&] { bf16->forward(batch); }, {"forward", "BF16"}));
+  EXPECT_TRUE(bf16->params().empty());
+}
+
 TEST(Gpt2Checkpoint, TraceHoldsTorchsQKVScoresWeightsAndResidualStream) {
   const json& c = reference().at("cases").at("f32");
   std::unique_ptr<Gpt> model = load_case(c);
@@ -565,13 +652,16 @@ TEST_P(HostileGpt2, IsRefusedWithAnErrorNamingTheProblem) {
 
 TEST(Gpt2CheckpointF16, ALmHeadDifferingFromWteIsRefusedNamingTheElementWithWteInPanels) {
   // An F16 model keeps wte in panels (gpt.h), so the tied copy is compared at each element's place
-  // there: element 10 (row 0, column 10) differs by a factor of 2, which its half keeps.
+  // there: element 10 (row 0, column 10) differs by a factor of 2, which its half keeps (and its
+  // bfloat16, and float32 kept in panels).
   auto s = specs_of(read_bytes("gpt2_tiny.safetensors"));
   named(s, "transformer.wte.weight").data[42] ^= 0x80;  // element 10's lowest exponent bit
   const Bytes file = build(s);
   const std::string config = read_text("config.json");
-  EXPECT_TRUE(ThrowsNaming([&] { load_checkpoint(file.data(), file.size(), {}, config, Precision::kF16); },
-                           {"lm_head.weight differs from transformer.wte.weight at element 10"}));
+  for (Precision precision : {Precision::kF16, Precision::kBF16, Precision::kF32Panels}) {
+    EXPECT_TRUE(ThrowsNaming([&] { load_checkpoint(file.data(), file.size(), {}, config, precision); },
+                             {"lm_head.weight differs from transformer.wte.weight at element 10"}));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, HostileGpt2, ::testing::ValuesIn(hostile_cases()),
