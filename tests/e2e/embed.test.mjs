@@ -405,7 +405,7 @@ const BAD_ATTRIBUTES = [
   ['model-url="m.safetensors" model-heads="x"', /model-heads="x": expected a whole number/, ['gpt']],
   [
     'model-precision="half"',
-    /model-precision="half": expected f32, f16 or auto; using auto \(float32 where it fits\)/,
+    /model-precision="half": expected f32, f16, bf16 or auto; using auto \(float32 where it fits\)/,
     ['gpt'],
   ],
 ];

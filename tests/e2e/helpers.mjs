@@ -279,7 +279,7 @@ export const axeViolations = (result) =>
 
 /**
  * Waits until the page's first <attention-explorer> says, in its real-model status, that what ran
- * kept its weights as `shown` ('F16', 'float32'), and returns its state's gpt.precision.
+ * kept its weights as `shown` ('F16', 'BF16', 'float32'), and returns its state's gpt.precision.
  */
 export async function elementWeightsSaid(page, shown, { timeout = 30000 } = {}) {
   await page.waitForFunction(

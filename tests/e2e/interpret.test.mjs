@@ -40,7 +40,7 @@ function gpt2Checkpoint() {
   return hfGpt2Checkpoint({ width: 32, layers: 2, heads: 4, seed: 777, scale: 0.2 });
 }
 
-let root, server, browser, gpt2, gpt2Half;
+let root, server, browser, gpt2, gpt2Half, gpt2Bf16;
 // A test's page is a new document in a page kept for its context options (keptPages in
 // helpers.mjs), unless the test adds listeners, init scripts or emulation of its own.
 let pages;
@@ -54,6 +54,7 @@ before(async () => {
   fs.writeFileSync(path.join(root, 'models', 'config.json'), g.config);
   gpt2 = engine.loadModel(g.model, { config: g.config });
   gpt2Half = engine.loadModel(g.model, { config: g.config, weights: 'f16' }); // its numbers differ from gpt2's
+  gpt2Bf16 = engine.loadModel(g.model, { config: g.config, weights: 'bf16' }); // and from F16's
   server = await serveStatic(root);
   browser = await launchBrowser();
   pages = keptPages(browser);
@@ -382,11 +383,12 @@ test('Interpret_TheSweepFillsBlockByBlockAndStopsWhenAsked', async () => {
   await context.close();
 });
 
-// The same checkpoint kept as F16 (model-precision="f16"): a GPT-2 file is float32, so F16's
-// numbers differ from it, and the figures show the F16 model's.
+// The same checkpoint kept as F16 (model-precision="f16") or BF16: a GPT-2 file is float32, so
+// F16's and BF16's numbers differ from it, and the figures show the kept model's.
 for (const [precision, model] of [
   ['auto', () => gpt2],
   ['f16', () => gpt2Half],
+  ['bf16', () => gpt2Bf16],
 ]) {
   test(`Interpret_AGpt2CheckpointShowsTheEnginesNumbers_${precision}`, async () => {
     const { page, context, problems } = await pages.open(null, { viewport: { width: 1000, height: 900 } });

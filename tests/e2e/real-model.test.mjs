@@ -162,8 +162,8 @@ test('RealModel_TheShippedModelOnTheReadersSentence', async () => {
 
 // How the weights are kept, the reader's choice: the model on screen opens again as F16 (half the
 // bytes, said beside the choice and in the status), its sentence and heads drawn again; the link
-// carries the choice, and a page opened from it keeps the weights so; float32 again gives the
-// float32 numbers back.
+// carries the choice, and a page opened from it keeps the weights so; BF16 likewise; float32
+// again gives the float32 numbers back.
 test('RealModel_TheWeightsAreKeptAsTheReaderChooses', async () => {
   const { page, context, problems } = await openSection();
   const section = page.locator(SECTION);
@@ -207,6 +207,16 @@ test('RealModel_TheWeightsAreKeptAsTheReaderChooses', async () => {
   );
   assert.equal(await reopened.page.locator(`${SECTION} select.ae-gpt-weights`).inputValue(), 'f16');
   await reopened.context.close();
+  // BF16: the same bytes as F16, said so
+  await section.locator('select.ae-gpt-weights').selectOption('bf16');
+  await untilKept(/^now BF16, 3\.7\d MB$/);
+  assert.equal((await gptState(page)).precision, 'bf16');
+  await page.waitForFunction(
+    (sel) => /weights as BF16\)\.$/.test(document.querySelector(`${sel} .ae-gpt-status`).textContent),
+    SECTION,
+  );
+  await page.waitForSelector(`${SECTION} .ae-gpt-writing .ae-gpt-bar`);
+  assert.deepEqual(await chips(page), before.chips);
   // float32 again: the float32 numbers again
   await section.locator('select.ae-gpt-weights').selectOption('f32');
   await untilKept(/^now float32, 7\.43 MB$/);
@@ -472,27 +482,33 @@ test('RealModel_TheElementOpensAGpt2CheckpointFromItsModelUrl', async () => {
 });
 
 // model-precision without a model attribute: the shipped model, kept as asked; its top token is
-// the F16 model's, computed here in Node on the same file.
-test('RealModel_TheElementKeepsTheShippedModelAsItsModelPrecisionSays', async () => {
-  const { page, context, problems } = await pages.open(null, { viewport: { width: 900, height: 900 } });
-  await elementPage(page, `<attention-explorer view="gpt" model-precision="f16"></attention-explorer>`);
-  const inside = (sel) => `attention-explorer >> ${sel}`;
-  assert.equal(await elementWeightsSaid(page, 'F16'), 'f16');
-  await page.waitForSelector(inside('.ae-gpt-writing .ae-gpt-bar'));
-  const { loadEngine } = await import('../../web/engine/engine.js');
-  const engine = await loadEngine();
-  const half = engine.loadModel(fs.readFileSync(path.join(ROOT, 'web/models/brown-wordnet.safetensors')), {
-    weights: 'f16',
+// the kept model's, computed here in Node on the same file (the file is F16: kept as BF16 each
+// weight loses 3 more bits).
+for (const [precision, said] of [
+  ['f16', 'F16'],
+  ['bf16', 'BF16'],
+]) {
+  test(`RealModel_TheElementKeepsTheShippedModelAsItsModelPrecisionSays_${precision}`, async () => {
+    const { page, context, problems } = await pages.open(null, { viewport: { width: 900, height: 900 } });
+    await elementPage(page, `<attention-explorer view="gpt" model-precision="${precision}"></attention-explorer>`);
+    const inside = (sel) => `attention-explorer >> ${sel}`;
+    assert.equal(await elementWeightsSaid(page, said), precision);
+    await page.waitForSelector(inside('.ae-gpt-writing .ae-gpt-bar'));
+    const { loadEngine } = await import('../../web/engine/engine.js');
+    const engine = await loadEngine();
+    const kept = engine.loadModel(fs.readFileSync(path.join(ROOT, 'web/models/brown-wordnet.safetensors')), {
+      weights: precision,
+    });
+    const ids = await page.$$eval(inside('.ae-gpt-chip'), (cs) => cs.map((c) => Number(c.dataset.id)));
+    const logits = kept.trace(ids).logits.data;
+    const top = engine.nextToken(logits, { top: 1 }).topTokens[0];
+    const shownTop = await page.$eval(inside('.ae-gpt-writing .ae-gpt-bar'), (b) => Number(b.dataset.id));
+    assert.equal(shownTop, top, `the ${said} model’s most likely next token comes first`);
+    kept.dispose();
+    assert.deepEqual(problems, []);
+    await context.close();
   });
-  const ids = await page.$$eval(inside('.ae-gpt-chip'), (cs) => cs.map((c) => Number(c.dataset.id)));
-  const logits = half.trace(ids).logits.data;
-  const top = engine.nextToken(logits, { top: 1 }).topTokens[0];
-  const shownTop = await page.$eval(inside('.ae-gpt-writing .ae-gpt-bar'), (b) => Number(b.dataset.id));
-  assert.equal(shownTop, top, 'the F16 model’s most likely next token comes first');
-  half.dispose();
-  assert.deepEqual(problems, []);
-  await context.close();
-});
+}
 
 test('RealModel_TheElementSaysWhatIsWrongWithItsModelUrl', async () => {
   const { page, context } = await pages.open(null, { viewport: { width: 900, height: 900 } });

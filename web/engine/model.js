@@ -165,7 +165,7 @@ class Model {
     return this.#config;
   }
 
-  /** How the weights are kept: {precision: 'f32' | 'f16', inferenceOnly, bytes} (see engine.d.ts). */
+  /** How the weights are kept: {precision: 'f32' | 'f16' | 'bf16', inferenceOnly, bytes} (see engine.d.ts). */
   get weights() {
     const { weights, inferenceOnly, bytes } = this.#abi.call('modelWeights', { model: this.#live('weights') }).report;
     return { precision: weights, inferenceOnly, bytes };
@@ -492,21 +492,22 @@ const overrides = ({ seed, ...c }) => c;
 const utf8 = (text) => new TextEncoder().encode(text);
 
 // How a loaded model keeps its weights (src/model/gpt.h's Precision): 'f32', 'f16' (half the
-// memory, inference only) or 'auto' (the default): F16 where the weights as float32 would not fit
+// memory, inference only), 'bf16' (half the memory, inference only, one token's products faster
+// with one thread, 8 times F16's rounding error) or 'auto' (the default): F16 where the weights as float32 would not fit
 // the memory left — what wasm32 can still address (4 GiB less what the engine holds now, the old
 // model included while a new one opens) and half of navigator.deviceMemory where the browser
 // tells it — less RUNTIME_BYTES for the engine's working buffers. The core decides once it knows
 // the parameter count (modelOpen's `budget`).
-const WEIGHTS = ['f32', 'f16', 'auto'];
+const WEIGHTS = ['f32', 'f16', 'bf16', 'auto'];
 const WASM_LIMIT_BYTES = 4 * 1024 ** 3;
 const RUNTIME_BYTES = 128e6; // web/lib/hub/memory.js's measure of the engine beyond its weights
 const DEVICE_SHARE = 0.5;
 
-/** The `weights` option checked: 'f32', 'f16' or 'auto' (undefined: 'auto'). */
+/** The `weights` option checked: 'f32', 'f16', 'bf16' or 'auto' (undefined: 'auto'). */
 function weightsOf(value) {
   if (value === undefined) return 'auto';
   if (!WEIGHTS.includes(value))
-    throw new AttentionError(`weights: expected 'f32', 'f16' or 'auto', got ${describe(value)}`, 'weights');
+    throw new AttentionError(`weights: expected 'f32', 'f16', 'bf16' or 'auto', got ${describe(value)}`, 'weights');
   return value;
 }
 
@@ -521,7 +522,7 @@ export function weightsBudget(heapBytes, deviceMemoryGB) {
 /**
  * The `inferenceOnly` option checked (undefined: false): float32 weights kept in the products'
  * panels (gpt.h's kF32Panels): the same numbers, one token's products about twice as fast, no
- * training or params() (F16 is always so).
+ * training or params() (F16 and BF16 are always so).
  */
 const inferenceOnlyOf = (value) => (value === undefined ? false : booleanOf(value, 'inferenceOnly'));
 

@@ -254,7 +254,7 @@ function applyModelAttributes(out, attrs, has, problems) {
     if (PRECISION_CHOICES.includes(w)) gpt.precision = w;
     else
       problems.push(
-        `model-precision="${clip(attrs['model-precision'])}": expected f32, f16 or auto; using auto (float32 where it fits)`,
+        `model-precision="${clip(attrs['model-precision'])}": expected f32, f16, bf16 or auto; using auto (float32 where it fits)`,
       );
   }
   if (has('model') && has('model-url')) problems.push('model: model-url is given too; model-url is used');

@@ -30,14 +30,15 @@ async function fetchModel(hub, model, alsoHeld, weights) {
   const { set } = hub;
   hub.current.get()?.download.cancel();
   const store = await hub.storeOf();
-  // The engine holds weights as F32 or F16 (weights: 'f16', issue 31): with `weights` 'auto', a
-  // model that fits only as F16 is downloaded and opened as F16; 'f32' and 'f16' ask for one (the
-  // fit check then says when that one would not fit).
-  const precisions = weights === 'f32' ? [4] : weights === 'f16' ? [2] : [4, 2];
-  const precisionChosen = weights === 'f32' || weights === 'f16';
+  // The engine holds weights as F32, F16 or BF16 (weights: 'f16', 'bf16', issue 31): with
+  // `weights` 'auto', a model that fits only in 2 bytes a weight is downloaded and opened as F16;
+  // 'f32', 'f16' and 'bf16' ask for one (the fit check then says when that one would not fit).
+  const precisions = weights === 'f32' ? [4] : weights === 'f16' || weights === 'bf16' ? [2] : [4, 2];
+  const precisionChosen = weights === 'f32' || weights === 'f16' || weights === 'bf16';
   const download = createDownload({
     precisions,
     precisionChosen,
+    sixteenBit: weights === 'bf16' ? 'BF16' : 'F16',
     ...hub.options,
     model,
     store,
@@ -163,7 +164,7 @@ export function createHubModels({ storage = globalThis.navigator?.storage, optio
      * Downloads (or finds kept) the model {endpoint, repo, revision}; resolves with what the model
      * host opens (openSpecOf: Blobs read from the store) and {fetched, fromStore}. A download under
      * way is cancelled first. `alsoHeld`: bytes of the model on screen (the memory prediction);
-     * `weights`: 'auto', 'f32' or 'f16' (engine.openModel's: how the spec asks them kept).
+     * `weights`: 'auto', 'f32', 'f16' or 'bf16' (engine.openModel's: how the spec asks them kept).
      */
     fetch: (model, { alsoHeld = 0, weights = 'auto' } = {}) => fetchModel(hub, model, alsoHeld, weights),
     /** Stops the download under way (what arrived stays kept, to resume). */

@@ -212,7 +212,7 @@ class ModelRequests {
   /**
    * spec: {name, source (bytes, Blob/File, URL string), config? (config.json text or Blob),
    *        heads?, tokenizer?: {json | vocab + merges | jsonUrl | gpt2Url, name}, about?,
-   *        weights?: 'f32' | 'f16' | 'auto' (engine.openModel's; the info's `weights` says
+   *        weights?: 'f32' | 'f16' | 'bf16' | 'auto' (engine.openModel's; the info's `weights` says
    *        which precision was kept and its bytes)}
    * The model and tokenizer on screen stay until the new ones are both ready.
    */

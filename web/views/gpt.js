@@ -59,7 +59,8 @@ const TEXT = {
   },
 };
 // How the model on screen keeps its weights, said with what ran (the picker's choice sets it).
-const precisionSaid = (p) => (p === 'f16' ? ', weights as F16' : p === 'f32' ? ', weights as float32' : '');
+const PRECISION_SAID = { f32: ', weights as float32', f16: ', weights as F16', bf16: ', weights as BF16' };
+const precisionSaid = (p) => PRECISION_SAID[p] ?? '';
 
 export function render(section, app) {
   const { doc, store } = app;

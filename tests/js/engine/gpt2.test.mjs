@@ -460,7 +460,56 @@ test('weights: f16 keeps the matrices as halves: the same top-10 next tokens as 
   // 'auto' on this machine's engine: float32 fits
   const auto = engine.loadModel(bytes, { config });
   assert.equal(auto.weights.precision, 'f32');
-  throwsNaming(() => engine.loadModel(bytes, { config, weights: 'half' }), 'weights', /'f32', 'f16' or 'auto'/);
+  throwsNaming(() => engine.loadModel(bytes, { config, weights: 'half' }), 'weights', /'f32', 'f16', 'bf16' or 'auto'/);
   await rejectsNaming(engine.openModel(bytes, { config, weights: 16 }), 'weights');
   for (const m of [f32, f16, auto]) m.dispose();
+});
+
+// A float32 rounded to the nearest bfloat16, ties to even, and back (kernels/half.h's
+// f32_to_bf16_ref and bf16_to_f32_ref, for finite values).
+function roundedToBf16(values) {
+  const f = Float32Array.from(values);
+  const u = new Uint32Array(f.buffer);
+  for (let i = 0; i < u.length; i++) u[i] = (((u[i] + 0x7fff + ((u[i] >>> 16) & 1)) >>> 16) << 16) >>> 0;
+  return f;
+}
+
+test('weights: bf16 runs as the float32 model of its rounded weights, bit for bit, inference only', async () => {
+  // The engine's BF16 kernels convert each bfloat16 exactly and sum in float32's order, so a BF16
+  // model's trace, lens and session equal those of a float32 model whose matrices were rounded to
+  // bfloat16s here in JavaScript; opened whole or in slices of 999 bytes alike.
+  const bytes = file('gpt2_tiny.safetensors');
+  const rounded = engine.loadModel(bytes, { config, weights: 'f32' });
+  const params = rounded.params();
+  const matrices = {};
+  for (const [name, t] of Object.entries(params))
+    if (t.shape.length === 2) matrices[name] = { shape: t.shape, data: roundedToBf16(t.data) };
+  rounded.setParams(matrices);
+  const bf16 = engine.loadModel(bytes, { config, weights: 'bf16' });
+  const sliced = await engine.openModel(new Blob([bytes]), { config, weights: 'bf16', sliceBytes: 999 });
+  assert.deepEqual(bf16.weights, { precision: 'bf16', inferenceOnly: true, bytes: bf16.weights.bytes });
+  assert.ok(bf16.weights.bytes < 0.53 * rounded.weights.bytes, `${bf16.weights.bytes} of ${rounded.weights.bytes}`);
+  const want = rounded.trace(tokens, { logits: 'all' });
+  for (const m of [bf16, sliced]) {
+    const got = m.trace(tokens, { logits: 'all' });
+    assert.deepEqual(got.logits.data, want.logits.data);
+    assert.deepEqual(got.residual.data, want.residual.data);
+    assert.deepEqual(got.attention[1].weights.data, want.attention[1].weights.data);
+    assert.deepEqual(m.logits(tokens).data, got.logits.data, 'logits() of a BF16 model: its trace’s');
+    assert.deepEqual(m.logitLens(tokens).topTokens, rounded.logitLens(tokens).topTokens);
+  }
+  // generation one token at a time draws the same tokens from the same logits
+  const [a, b] = [bf16.session([1, 2, 3], { seed: 5, topK: 20 }), rounded.session([1, 2, 3], { seed: 5, topK: 20 })];
+  for (let i = 0; i < 8; i++) assert.equal(a.step().token, b.step().token, `step ${i}`);
+  (a.dispose(), b.dispose());
+  // inference only, whatever inferenceOnly says; refusals name BF16 and the way out
+  assert.equal(engine.loadModel(bytes, { config, weights: 'bf16', inferenceOnly: false }).weights.inferenceOnly, true);
+  throwsNaming(() => bf16.params(), 'params', /BF16/);
+  throwsNaming(
+    () => bf16.step({ tokens: tokens.slice(0, 4), targets: tokens.slice(1, 5), batch: 1, context: 4 }),
+    'step',
+    /BF16.*weights: 'f32'/,
+  );
+  throwsNaming(() => bf16.toSafetensors(), 'toSafetensors', /BF16/);
+  for (const m of [rounded, bf16, sliced]) m.dispose();
 });

@@ -298,6 +298,7 @@ test('model-precision: how the real model keeps its weights; a bad value named, 
   const apply = (attrs) => applyAttributes({}, attrs, {}, { defaultView: true });
   for (const [value, want] of [
     ['f16', 'f16'],
+    ['BF16', 'bf16'],
     ['F32', 'f32'],
     [' auto ', 'auto'],
   ]) {
@@ -310,7 +311,7 @@ test('model-precision: how the real model keeps its weights; a bad value named, 
   assert.equal(r.state.gpt.precision, undefined);
   assert.equal(r.state.gpt.model.repo, 'openai-community/gpt2');
   assert.deepEqual(r.problems, [
-    'model-precision="half": expected f32, f16 or auto; using auto (float32 where it fits)',
+    'model-precision="half": expected f32, f16, bf16 or auto; using auto (float32 where it fits)',
   ]);
   assert.ok(ATTRIBUTES.includes('model-precision'));
 });

@@ -67,8 +67,9 @@ export const PHASES = Object.freeze(['idle', 'checking', 'downloading', 'stored'
  * @param {{endpoint?, repo, revision?}} options.model which model (urls.js parseModelInput gives it)
  * @param {object} options.store from openModelStore
  * @param {Function} [options.fetch] globalThis.fetch
- * @param {number[]} [options.precisions] bytes per weight the engine may hold weights in (default [4]; the page's hub-models passes [4, 2]: F32 or F16)
+ * @param {number[]} [options.precisions] bytes per weight the engine may hold weights in (default [4]; the page's hub-models passes [4, 2]: F32 or F16, or [2] for F16 or BF16 chosen)
  * @param {boolean} [options.precisionChosen] precisions is the reader's choice (memory.js predictFit's `chosen`)
+ * @param {string} [options.sixteenBit] the 2-byte precision's name in messages, 'F16' or 'BF16' (predictFit's)
  * @param {number} [options.deviceMemoryGB] navigator.deviceMemory by default
  * @param {number} [options.alsoHeld] bytes of the model on screen, held while this one opens
  * @param {boolean} [options.ignoreDeviceMemory] the reader chose to try anyway
@@ -146,6 +147,7 @@ function downloadContext(o, spec, signal) {
         ...params,
         precisions,
         chosen: Boolean(o.precisionChosen),
+        sixteenBit: o.sixteenBit,
         deviceMemoryGB,
         alsoHeld: o.alsoHeld ?? 0,
       }),

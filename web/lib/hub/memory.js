@@ -1,6 +1,6 @@
 // Will a model fit? Predicted before a byte of its weights is downloaded, from its parameter
 // count (config.json's sizes, else the safetensors file's size) and the bytes each weight takes
-// in the engine's memory (4 as F32; 2 as F16 or BF16 once the engine keeps weights so). Pure;
+// in the engine's memory (4 as F32; 2 as F16 or BF16). Pure;
 // tests/js/lib/hub/memory.test.mjs.
 //
 // The numbers, measured in Node on 2026-11-27 (engine.heapBytes() after engine.openModel and a
@@ -55,6 +55,8 @@ export function memoryNeed(parameters, bytesPerWeight = 4) {
  *          precisions?: number[]  bytes per weight the engine can hold weights in (default [4]),
  *          chosen?: boolean  precisions is the reader's choice, not all the engine can do (the
  *            message then says to choose the one that would fit),
+ *          sixteenBit?: string  the name of the 2-byte precision in messages: 'F16' (the default,
+ *            what 'auto' chooses) or 'BF16' (the reader's choice),
  *          deviceMemoryGB?: number  navigator.deviceMemory where present,
  *          alsoHeld?: number  bytes of another model held while this one opens}} options
  * @returns {{parameters, fits: boolean, choice: {name, bytesPerWeight, need}|null,
@@ -66,6 +68,7 @@ export function predictFit({
   fileBytesPerWeight,
   precisions = [4],
   chosen = false,
+  sixteenBit = 'F16',
   deviceMemoryGB,
   alsoHeld = 0,
 } = {}) {
@@ -73,7 +76,8 @@ export function predictFit({
   if (n === null) return { parameters: null, fits: true, choice: null, options: [], message: null };
   const device =
     Number.isFinite(deviceMemoryGB) && deviceMemoryGB > 0 ? deviceMemoryGB * 1024 ** 3 * DEVICE_SHARE : null;
-  const options = PRECISIONS.map(({ name, bytesPerWeight }) => {
+  const options = PRECISIONS.map(({ bytesPerWeight, ...p }) => {
+    const name = bytesPerWeight === 2 ? sixteenBit : p.name;
     const need = memoryNeed(n, bytesPerWeight);
     let why = null;
     if (n > MAX_PARAMETERS) why = `more than the engine's ${MAX_PARAMETERS.toLocaleString('en-US')} parameters`;

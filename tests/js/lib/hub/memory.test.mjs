@@ -55,6 +55,17 @@ test('Memory_MediumAsF32DoesNotFitASmallDeviceAndF16WouldBeSaid', () => {
   assert.equal(both.fits, true);
   assert.equal(both.choice.name, 'F16');
   assert.equal(both.message, null);
+  // BF16 chosen: the same 2 bytes a weight, named as the reader chose them
+  const bf16 = predictFit({ parameters: MEDIUM, deviceMemoryGB: 2, precisions: [2], chosen: true, sixteenBit: 'BF16' });
+  assert.equal(bf16.choice.name, 'BF16');
+  const bf16Short = predictFit({
+    parameters: MEDIUM,
+    deviceMemoryGB: 1,
+    precisions: [2],
+    chosen: true,
+    sixteenBit: 'BF16',
+  });
+  assert.match(bf16Short.message, /needs 838 MB of memory as BF16: more than half of this device's memory/);
   // Where the device is large, or unknown (Firefox has no deviceMemory), F32 fits.
   assert.equal(predictFit({ parameters: MEDIUM, deviceMemoryGB: 8 }).choice.name, 'F32');
   assert.equal(predictFit({ parameters: MEDIUM }).choice.name, 'F32');

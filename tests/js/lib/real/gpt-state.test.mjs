@@ -112,15 +112,15 @@ test('RealState_AnotherSentenceOrModelOpensOnItsOwnPredictionKeepingTheHeadAndMo
 test('RealState_HowTheWeightsAreKeptTravelsInTheLinkAndABadChoiceIsRefusedByName', () => {
   assert.equal(defaultGpt().precision, 'auto');
   const defaults = tinyState();
-  for (const precision of ['auto', 'f32', 'f16']) {
+  for (const precision of ['auto', 'f32', 'f16', 'bf16']) {
     const state = { ...defaults, gpt: { ...defaultGpt(), precision } };
     const round = sanitizeState(decodeState(encodeState(state, defaults)), defaults);
     assert.deepEqual(round.problems, []);
     assert.equal(round.state.gpt.precision, precision);
   }
-  for (const bad of ['F16', 'bf16', 16, null]) {
+  for (const bad of ['F16', 'bfloat16', 16, null]) {
     const { gpt, problems } = sanitizeGpt({ precision: bad });
     assert.equal(gpt.precision, 'auto', String(bad));
-    assert.match(problems.join(' | '), /gpt\.precision: expected 'auto', 'f32' or 'f16', got /);
+    assert.match(problems.join(' | '), /gpt\.precision: expected 'auto', 'f32', 'f16' or 'bf16', got /);
   }
 });
