@@ -1,7 +1,7 @@
 // Speed a reader feels (a benchmark, not a test): GPT-2 small's shapes (random weights from a
 // seed, Hugging Face's layout: bench/gpt2_checkpoint.mjs), with 1 and 2 threads and the weights
-// kept as F32 (trainable, and with inferenceOnly: in panels, as the page opens its models) and as
-// F16 (openModel's `weights`):
+// kept as F32 (trainable, and with inferenceOnly: in panels, as the page opens its models), as
+// F16 and as BF16 (openModel's `weights`):
 //   open → first picture  the checkpoint already kept (a Blob on disk, as the browser's OPFS
 //                         copy is) opened with engine.openModel, then the trace the page draws
 //                         its first attention picture from (16 tokens, every layer's attention)
@@ -15,7 +15,7 @@
 // fed back as the next run's past. The first 8 greedy tokens of both are compared.
 //
 //   node bench/gpt2_generate.mjs             writes bench/results/gpt2-generate-<date>.md
-//   node bench/gpt2_generate.mjs --tokens 32 --weights f32,f32-inference,f16 --no-ort
+//   node bench/gpt2_generate.mjs --tokens 32 --weights f32,f32-inference,f16,bf16 --no-ort
 //   node bench/gpt2_generate.mjs --browser   the same in Debian's Chromium, 1 and 2 threads
 //                                            (--threads 1,2; --out to name the file)
 //   node bench/gpt2_generate.mjs --browser firefox   the same in Debian's Firefox ESR
@@ -40,8 +40,8 @@ const THREADS = option('--threads', argv.includes('--browser') ? '1,2' : '1')
   .split(',')
   .map(Number);
 // f32: float32 in the training layout; f32-inference: float32 opened with inferenceOnly (in
-// panels, as the page opens its models); f16: halves (always in panels)
-const WEIGHTS = option('--weights', 'f32,f32-inference,f16').split(',');
+// panels, as the page opens its models); f16: halves, bf16: bfloat16s (both always in panels)
+const WEIGHTS = option('--weights', 'f32,f32-inference,f16,bf16').split(',');
 const log = (s) => process.stderr.write(s + '\n');
 const { vocabSize: V, layers: L, heads: H, width: C } = GPT2_SMALL;
 const PROMPT = Array.from({ length: 16 }, (_, i) => (i * 7919 + 13) % V);
@@ -160,7 +160,8 @@ function report(rows, greedy, notes, where) {
   lines.push(
     '',
     `Greedy tokens, the first 8: ours F32 ${JSON.stringify(greedy.f32?.slice(0, 8))}, ours F16 ` +
-      `${JSON.stringify(greedy.f16?.slice(0, 8))}, onnxruntime-web ${JSON.stringify(greedy.ort?.slice(0, 8))} ` +
+      `${JSON.stringify(greedy.f16?.slice(0, 8))}, ours BF16 ${JSON.stringify(greedy.bf16?.slice(0, 8))}, ` +
+      `onnxruntime-web ${JSON.stringify(greedy.ort?.slice(0, 8))} ` +
       `(ours F32 and onnxruntime-web agree: ${agree(greedy.f32, greedy.ort)}; ours F32 inference-only and F32: ` +
       `${agree(greedy['f32-inference'], greedy.f32)}).`,
   );

@@ -9,12 +9,12 @@
 //   today F16     gemm_row_f16_simd: blocks (K, N) row-major, LM head wte (N, K) (the layouts before panels)
 //   panels F32    gemm_panels_simd, w in panels (kernels/gemm.h)
 //   panels F16    gemm_panels_f16_simd, halves in panels
-//   panels BF16   a kernel of this file only (the engine has no BF16): bfloat16 weights in panels,
-//                 each 8 columns stored as pairs (c_i, c_i+4) in a 32-bit lane, so a lane shifted
-//                 left by 16 is c_i as float32 and the lane masked is c_i+4: one integer op per
-//                 4 weights, against F16's widening load, shift and mask. What BF16 weights would
-//                 cost (8 times F16's rounding error); bits checked against gemm_ref over the
-//                 BF16 values.
+//   panels BF16   gemm_panels_bf16_simd, bfloat16s in panels: one 128-bit load per 8 weights, the
+//                 even columns read by a shift and the odd by a mask (one integer op per 4
+//                 weights, against F16's widening load, shift and mask); 8 times F16's rounding
+//                 error. (Before the engine had BF16 this file had a kernel of its own, with
+//                 each 8 columns stored as pairs (c_i, c_i+4): 11.3 against F16's 18.3 ms; the
+//                 same kernel inlined into main took 22.5 ms, V8's register allocation.)
 //   read F32/F16  the same bytes summed as float32 vectors, 4 streams (the memory ceiling)
 #include <chrono>
 #include <cstdint>
@@ -26,8 +26,6 @@
 #include "kernels/f32x4.h"
 #include "kernels/gemm.h"
 #include "kernels/half.h"
-
-#include <wasm_simd128.h>
 
 namespace k = attn::kernels;
 namespace simd = attn::kernels::simd;
@@ -60,68 +58,8 @@ struct Product {
   int K, N;
   std::vector<float> w, panels, bias;            // w (N, K); panels: wᵀ in panels
   std::vector<std::uint16_t> h, h_kn, h_panels;  // halves: (N, K), (K, N), panels
-  std::vector<std::uint16_t> bf, bf_panels;      // bfloat16: (N, K), panels with pairs in lanes
+  std::vector<k::Bf16> bf, bf_panels;            // bfloat16: (N, K), panels
 };
-
-// A float32 rounded to bfloat16 (ties to even; the weights here are finite), and back.
-std::uint16_t to_bf16(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-float from_bf16(std::uint16_t b) {
-  const std::uint32_t u = static_cast<std::uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-// Where b(p, j) is kept: panel_index's place, with each full group of 8 columns of a full panel
-// stored c0 c4 c1 c5 c2 c6 c3 c7 (lane i of 4 holds the pair c_i, c_i+4).
-std::size_t bf16_panel_index(int p, int j, int K, int N) {
-  const std::size_t at = k::panel_index(p, j, K, N);
-  const int q0 = j - j % k::kPanel;
-  if (N - q0 < k::kPanel) return at;  // the last, narrower panel: in order
-  const int c = j % 8;
-  return at - c + (c < 4 ? 2 * c : 2 * (c - 4) + 1);
-}
-
-// c (1, N) = bias + x (1, K) · b, b bfloat16 in bf16_panel_index's places: per step of K one
-// broadcast and 4 loads of 8 weights, each 4 as float32 in one op; the sums in gemm_ref's order.
-// Not inlined: inlined into main, V8 allocated its registers badly and it took 22.5 ms, not 13.
-__attribute__((noinline)) void gemv_panels_bf16(float* c, const float* x, const std::uint16_t* b, const float* bias,
-                                                int K, int N) {
-  const v128_t high = wasm_i32x4_splat(static_cast<int>(0xffff0000u));
-  int j = 0;
-  for (; j + k::kPanel <= N; j += k::kPanel) {
-    const std::uint16_t* w = b + static_cast<std::ptrdiff_t>(j) * K;
-    v128_t s0 = wasm_v128_load(bias + j), s1 = wasm_v128_load(bias + j + 4), s2 = wasm_v128_load(bias + j + 8),
-           s3 = wasm_v128_load(bias + j + 12), s4 = wasm_v128_load(bias + j + 16), s5 = wasm_v128_load(bias + j + 20),
-           s6 = wasm_v128_load(bias + j + 24), s7 = wasm_v128_load(bias + j + 28);
-    for (int p = 0; p < K; ++p, w += k::kPanel) {
-      const v128_t xp = wasm_v128_load32_splat(x + p);
-      const v128_t b0 = wasm_v128_load(w);
-      s0 = wasm_f32x4_add(s0, wasm_f32x4_mul(xp, wasm_i32x4_shl(b0, 16)));
-      s1 = wasm_f32x4_add(s1, wasm_f32x4_mul(xp, wasm_v128_and(b0, high)));
-      const v128_t b1 = wasm_v128_load(w + 8);
-      s2 = wasm_f32x4_add(s2, wasm_f32x4_mul(xp, wasm_i32x4_shl(b1, 16)));
-      s3 = wasm_f32x4_add(s3, wasm_f32x4_mul(xp, wasm_v128_and(b1, high)));
-      const v128_t b2 = wasm_v128_load(w + 16);
-      s4 = wasm_f32x4_add(s4, wasm_f32x4_mul(xp, wasm_i32x4_shl(b2, 16)));
-      s5 = wasm_f32x4_add(s5, wasm_f32x4_mul(xp, wasm_v128_and(b2, high)));
-      const v128_t b3 = wasm_v128_load(w + 24);
-      s6 = wasm_f32x4_add(s6, wasm_f32x4_mul(xp, wasm_i32x4_shl(b3, 16)));
-      s7 = wasm_f32x4_add(s7, wasm_f32x4_mul(xp, wasm_v128_and(b3, high)));
-    }
-    wasm_v128_store(c + j, s0), wasm_v128_store(c + j + 4, s1), wasm_v128_store(c + j + 8, s2);
-    wasm_v128_store(c + j + 12, s3), wasm_v128_store(c + j + 16, s4), wasm_v128_store(c + j + 20, s5);
-    wasm_v128_store(c + j + 24, s6), wasm_v128_store(c + j + 28, s7);
-  }
-  for (; j < N; ++j) {  // the last panel, column by column
-    float sum = bias[j];
-    for (int p = 0; p < K; ++p) sum += x[p] * from_bf16(b[bf16_panel_index(p, j, K, N)]);
-    c[j] = sum;
-  }
-}
 
 Product make(int K, int N, std::mt19937& gen) {
   std::uniform_real_distribution<float> dist(-0.05f, 0.05f);
@@ -130,9 +68,9 @@ Product make(int K, int N, std::mt19937& gen) {
   m.w.resize(n), m.panels.resize(n), m.h.resize(n), m.h_kn.resize(n), m.h_panels.resize(n);
   m.bf.resize(n), m.bf_panels.resize(n);
   m.bias.assign(N, 0.01f);
-  for (std::size_t i = 0; i < n; ++i) m.w[i] = dist(gen), m.h[i] = k::f32_to_f16_ref(m.w[i]), m.bf[i] = to_bf16(m.w[i]);
-  for (int j = 0; j < N; ++j)
-    for (int p = 0; p < K; ++p) m.bf_panels[bf16_panel_index(p, j, K, N)] = m.bf[static_cast<std::size_t>(j) * K + p];
+  for (std::size_t i = 0; i < n; ++i)
+    m.w[i] = dist(gen), m.h[i] = k::f32_to_f16_ref(m.w[i]), m.bf[i] = k::f32_to_bf16_ref(m.w[i]);
+  k::pack_panels(m.bf_panels.data(), k::MatrixOf<k::Bf16>{m.bf.data(), 1, K}, K, N);
   k::pack_panels(m.panels.data(), k::MatrixOf<float>{m.w.data(), 1, K}, K, N);
   k::pack_panels(m.h_panels.data(), k::MatrixOf<std::uint16_t>{m.h.data(), 1, K}, K, N);
   for (int j = 0; j < N; ++j)
@@ -170,19 +108,16 @@ int main() {
     k::gemm_ref<float>(want.data(), m.N, a, {wh.data(), 1, m.K}, m.bias.data(), false, 1, m.K, m.N);
     k::gemm_panels_f16_simd(y.data(), m.N, a, {m.h_panels.data()}, m.bias.data(), false, 1, m.K, m.N);
     mismatches += std::memcmp(want.data(), y.data(), m.N * sizeof(float)) != 0;
-    for (std::size_t i = 0; i < m.bf.size(); ++i) wh[i] = from_bf16(m.bf[i]);
+    for (std::size_t i = 0; i < m.bf.size(); ++i) wh[i] = k::bf16_to_f32_ref(m.bf[i]);
     k::gemm_ref<float>(want.data(), m.N, a, {wh.data(), 1, m.K}, m.bias.data(), false, 1, m.K, m.N);
-    gemv_panels_bf16(y.data(), x.data(), m.bf_panels.data(), m.bias.data(), m.K, m.N);
+    k::gemm_panels_bf16_simd(y.data(), m.N, a, {m.bf_panels.data()}, m.bias.data(), false, 1, m.K, m.N);
     mismatches += std::memcmp(want.data(), y.data(), m.N * sizeof(float)) != 0;
   }
 
-  const char* names[] = {"today F32 (gemm_row_simd, w (N, K))",
-                         "today F16 (gemm_row_f16_simd, (K, N); wte (N, K))",
-                         "panels F32 (gemm_panels_simd)",
-                         "panels F16 (gemm_panels_f16_simd)",
-                         "read the F32 bytes (4 streams)",
-                         "read the F16 bytes (4 streams)",
-                         "panels BF16 (this file's kernel, pairs in lanes)"};
+  const char* names[] = {"today F32 (gemm_row_simd, w (N, K))", "today F16 (gemm_row_f16_simd, (K, N); wte (N, K))",
+                         "panels F32 (gemm_panels_simd)",       "panels F16 (gemm_panels_f16_simd)",
+                         "read the F32 bytes (4 streams)",      "read the F16 bytes (4 streams)",
+                         "panels BF16 (gemm_panels_bf16_simd)"};
   const int bytes_per[] = {4, 2, 4, 2, 4, 2, 2};
   constexpr int kForms = 7;
   auto token = [&](int form) {
@@ -202,7 +137,7 @@ int main() {
         case 3: k::gemm_panels_f16_simd(y.data(), m.N, a, {m.h_panels.data()}, b, false, 1, m.K, m.N); break;
         case 4: g_sink = read4(m.w.data(), m.w.size()); break;
         case 5: g_sink = read4(reinterpret_cast<const float*>(m.h.data()), m.h.size() / 2); break;
-        default: gemv_panels_bf16(y.data(), x.data(), m.bf_panels.data(), b, m.K, m.N); break;
+        default: k::gemm_panels_bf16_simd(y.data(), m.N, a, {m.bf_panels.data()}, b, false, 1, m.K, m.N); break;
       }
       g_sink = y[0];
     }
