@@ -1,6 +1,6 @@
 // Peak memory of opening a GPT-2-shaped checkpoint (bench/gpt2_checkpoint.mjs: small, 548 MB as
 // F32, 50 MB of it attn.bias buffers that are skipped; medium, 1.52 GB) with engine.openModel,
-// its weights kept as F32 or F16 (openModel's `weights`), and running one trace over 64 tokens
+// its weights kept as F32, F16 or BF16 (openModel's `weights`), and running one trace over 64 tokens
 // with every attention captured — in Node, in Debian's Chromium and in Firefox ESR; then the
 // forward of a 16-token sentence (the logits of its last row, nothing captured; median of 5, one
 // thread). Recorded, never asserted.
@@ -296,7 +296,7 @@ const load = os
   .map((x) => x.toFixed(1))
   .join(', ');
 const lines = [
-  `# GPT-2: peak memory of openModel + one trace (T = 64, all attention), F32 and F16 weights — ${date}`,
+  `# GPT-2: peak memory of openModel + one trace (T = 64, all attention), ${WEIGHTS.map((w) => w.toUpperCase()).join(', ')} weights — ${date}`,
   '',
   `Checkpoints: bench/gpt2_checkpoint.mjs, random weights in Hugging Face's exact layout (small: 124.4M ` +
     `parameters, 498 MB as float32, 249 MB as F16; medium: 354.8M, 1419 MB / 710 MB), read from a file of ` +
@@ -317,5 +317,5 @@ if (problems.length) lines.push('', 'Problems:', ...problems.map((p) => `- ${p}`
 const report = lines.join('\n') + '\n';
 process.stdout.write(report);
 mkdirSync(path.join(here, 'results'), { recursive: true });
-const out = argv.includes('--out') ? argv[argv.indexOf('--out') + 1] : `gpt2-memory-${date}.md`;
+const out = argv.includes('--out') ? argv[argv.indexOf('--out') + 1] : `gpt2-memory-${WEIGHTS.join('-')}-${date}.md`;
 writeFileSync(path.join(here, 'results', out), report);
