@@ -47,7 +47,7 @@ test('HubModels_TheReadersChoiceOfWeightsIsTheOneOpenedAndARefusalNamesTheOneTha
   const hub = fakeHub(files(), {}, REPO);
   const n = (await models(hub, undefined).fetch({ endpoint: ENDPOINT, repo: REPO })).sizes.parameters;
   // Chosen, each precision is what the spec asks the engine for, where it fits.
-  for (const weights of ['f32', 'f16']) {
+  for (const weights of ['f32', 'f16', 'bf16']) {
     const got = await models(fakeHub(files(), {}, REPO), undefined).fetch(
       { endpoint: ENDPOINT, repo: REPO },
       { weights },
@@ -64,6 +64,16 @@ test('HubModels_TheReadersChoiceOfWeightsIsTheOneOpenedAndARefusalNamesTheOneTha
     return true;
   });
   assert.ok(!tight.calls.some((c) => c.url.includes('model.safetensors')), 'the weights were never asked for');
+  // BF16 chosen where even 2 bytes a weight do not fit: refused naming BF16, not F16.
+  const small = memoryNeed(n, 2) / 2 / (1024 ** 3 * DEVICE_SHARE);
+  await assert.rejects(
+    models(fakeHub(files(), {}, REPO), small).fetch({ endpoint: ENDPOINT, repo: REPO }, { weights: 'bf16' }),
+    (e) => {
+      assert.equal(e.reason, 'memory');
+      assert.match(e.message, /of memory as BF16: more than half of this device's memory/);
+      return true;
+    },
+  );
   // auto on the same device: F16, as before.
   const auto = await models(fakeHub(files(), {}, REPO), between).fetch({ endpoint: ENDPOINT, repo: REPO });
   assert.equal(auto.spec.weights, 'f16');
