@@ -35,45 +35,42 @@ void gemm_f16_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<std:
   }
 }
 
-void gemm_panels_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<float> b, const float* bias,
-                     bool accumulate, int M, int K, int N) {
-  // as gemm_ref, with b(p, j) at panel_index(p, j, K, N)
+namespace {
+
+// A weight as float32: itself, a half or a bfloat16 converted exactly.
+inline float value(float w) { return w; }
+inline float value(std::uint16_t h) { return f16_to_f32_ref(h); }
+inline float value(Bf16 b) { return bf16_to_f32_ref(b); }
+
+// as gemm_ref, with b(p, j) = value(b's element at panel_index(p, j, K, N))
+template <typename W>
+void panels_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<W> b, const float* bias, bool accumulate,
+                int M, int K, int N) {
   for (std::ptrdiff_t i = 0; i < M; ++i) {
     for (int j = 0; j < N; ++j) {
       float sum = bias ? bias[j] : 0.0f;
-      for (int p = 0; p < K; ++p) sum += a.data[i * a.rows + p * a.cols] * b.data[panel_index(p, j, K, N)];
+      for (int p = 0; p < K; ++p) sum += a.data[i * a.rows + p * a.cols] * value(b.data[panel_index(p, j, K, N)]);
       float& out = c[i * ldc + j];
       out = accumulate ? out + sum : sum;
     }
   }
+}
+
+}  // namespace
+
+void gemm_panels_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<float> b, const float* bias,
+                     bool accumulate, int M, int K, int N) {
+  panels_ref(c, ldc, a, b, bias, accumulate, M, K, N);
 }
 
 void gemm_panels_f16_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<std::uint16_t> b, const float* bias,
                          bool accumulate, int M, int K, int N) {
-  // as gemm_panels_ref, with b(p, j) = f16_to_f32_ref(b's half)
-  for (std::ptrdiff_t i = 0; i < M; ++i) {
-    for (int j = 0; j < N; ++j) {
-      float sum = bias ? bias[j] : 0.0f;
-      for (int p = 0; p < K; ++p)
-        sum += a.data[i * a.rows + p * a.cols] * f16_to_f32_ref(b.data[panel_index(p, j, K, N)]);
-      float& out = c[i * ldc + j];
-      out = accumulate ? out + sum : sum;
-    }
-  }
+  panels_ref(c, ldc, a, b, bias, accumulate, M, K, N);
 }
 
 void gemm_panels_bf16_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<Bf16> b, const float* bias,
                           bool accumulate, int M, int K, int N) {
-  // as gemm_panels_ref, with b(p, j) = bf16_to_f32_ref(b's bfloat16)
-  for (std::ptrdiff_t i = 0; i < M; ++i) {
-    for (int j = 0; j < N; ++j) {
-      float sum = bias ? bias[j] : 0.0f;
-      for (int p = 0; p < K; ++p)
-        sum += a.data[i * a.rows + p * a.cols] * bf16_to_f32_ref(b.data[panel_index(p, j, K, N)]);
-      float& out = c[i * ldc + j];
-      out = accumulate ? out + sum : sum;
-    }
-  }
+  panels_ref(c, ldc, a, b, bias, accumulate, M, K, N);
 }
 
 template void gemm_ref<float>(float*, std::ptrdiff_t, MatrixOf<float>, MatrixOf<float>, const float*, bool, int, int,

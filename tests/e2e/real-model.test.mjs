@@ -181,15 +181,20 @@ test('RealModel_TheWeightsAreKeptAsTheReaderChooses', async () => {
     chips: await chips(page),
     top: await section.locator('.ae-gpt-writing .ae-gpt-bar').first().textContent(),
   };
-  await section.locator('select.ae-gpt-weights').selectOption('f16');
-  await untilKept(/^now F16, 3\.7\d MB$/);
-  assert.equal((await gptState(page)).precision, 'f16');
-  await page.waitForFunction(
-    (sel) => /weights as F16\)\.$/.test(document.querySelector(`${sel} .ae-gpt-status`).textContent),
-    SECTION,
-  );
-  await page.waitForSelector(`${SECTION} .ae-gpt-writing .ae-gpt-bar`);
-  assert.deepEqual(await chips(page), before.chips);
+  // chosen as a reader does: kept so (said beside the choice, in the state and in the status),
+  // the same sentence drawn again
+  const choose = async (value, said, bytes) => {
+    await section.locator('select.ae-gpt-weights').selectOption(value);
+    await untilKept(new RegExp(`^now ${said}, ${bytes}$`));
+    assert.equal((await gptState(page)).precision, value);
+    await page.waitForFunction(
+      ([sel, shown]) => document.querySelector(`${sel} .ae-gpt-status`).textContent.endsWith(`weights as ${shown}).`),
+      [SECTION, said],
+    );
+    await page.waitForSelector(`${SECTION} .ae-gpt-writing .ae-gpt-bar`);
+    assert.deepEqual(await chips(page), before.chips);
+  };
+  await choose('f16', 'F16', '3\\.7\\d MB');
   assert.equal(await section.locator('.ae-gpt-tile').count(), 16);
   // the link carries it
   let hash = '';
@@ -208,23 +213,9 @@ test('RealModel_TheWeightsAreKeptAsTheReaderChooses', async () => {
   assert.equal(await reopened.page.locator(`${SECTION} select.ae-gpt-weights`).inputValue(), 'f16');
   await reopened.context.close();
   // BF16: the same bytes as F16, said so
-  await section.locator('select.ae-gpt-weights').selectOption('bf16');
-  await untilKept(/^now BF16, 3\.7\d MB$/);
-  assert.equal((await gptState(page)).precision, 'bf16');
-  await page.waitForFunction(
-    (sel) => /weights as BF16\)\.$/.test(document.querySelector(`${sel} .ae-gpt-status`).textContent),
-    SECTION,
-  );
-  await page.waitForSelector(`${SECTION} .ae-gpt-writing .ae-gpt-bar`);
-  assert.deepEqual(await chips(page), before.chips);
+  await choose('bf16', 'BF16', '3\\.7\\d MB');
   // float32 again: the float32 numbers again
-  await section.locator('select.ae-gpt-weights').selectOption('f32');
-  await untilKept(/^now float32, 7\.43 MB$/);
-  await page.waitForFunction(
-    (sel) => /weights as float32\)\.$/.test(document.querySelector(`${sel} .ae-gpt-status`).textContent),
-    SECTION,
-  );
-  await page.waitForSelector(`${SECTION} .ae-gpt-writing .ae-gpt-bar`);
+  await choose('f32', 'float32', '7\\.43 MB');
   assert.equal(await section.locator('.ae-gpt-writing .ae-gpt-bar').first().textContent(), before.top);
   assert.deepEqual(problems, []);
   await context.close();

@@ -316,40 +316,44 @@ TEST(GemmPanels, SimdAndRefEqualGemmRefOverTheUnpackedWeightsBitForBit) {
   EXPECT_TRUE(PanelsEqualRef(40, 768, 75, true, false, 3, 0.0f));  // two bands of rows: panels converted whole
 }
 
+// The threads' tiles: columns j0 … j0 + n of b in panels are {data + j0·K} with N = n when j0
+// and n are multiples of kPanel or the view reaches b's last column; the same bits as the
+// whole product, one row and several, for b's elements W (halves or bfloat16s: run).
+template <typename W, typename Run>
+void expect_column_views_equal_the_whole(const std::vector<W>& packed, int K, int N, Run run, const char* name) {
+  for (int M : {1, 3}) {
+    const std::vector<float> am = random_vector(static_cast<std::size_t>(M) * K, 3);
+    std::vector<float> whole(static_cast<std::size_t>(M) * N), tiled(whole.size());
+    run(whole.data(), N, MatrixOf<float>{am.data(), K, 1}, PanelsOf<W>{packed.data()}, M, K, N);
+    for (int j0 = 0; j0 < N; j0 += kPanel) {
+      const int n = std::min(kPanel, N - j0);
+      run(tiled.data() + j0, N, MatrixOf<float>{am.data(), K, 1},
+          PanelsOf<W>{packed.data() + static_cast<std::size_t>(j0) * K}, M, K, n);
+    }
+    EXPECT_EQ(std::memcmp(whole.data(), tiled.data(), whole.size() * sizeof(float)), 0) << name << " M=" << M;
+  }
+}
+
 TEST(GemmPanels, AColumnViewFromAPanelBoundaryEqualsTheWholeProduct) {
-  // The threads' tiles: columns j0 … j0 + n of b in panels are {data + j0·K} with N = n when j0
-  // and n are multiples of kPanel or the view reaches b's last column; the same bits as the
-  // whole product, one row and several.
   const int K = 37, N = 2 * kPanel + 29;
   const std::vector<float> b = random_vector(static_cast<std::size_t>(K) * N, 2);
   std::vector<std::uint16_t> b16(b.size()), p16(b.size());
-  for (std::size_t i = 0; i < b.size(); ++i) b16[i] = f32_to_f16_ref(b[i]);
-  pack_panels(p16.data(), MatrixOf<std::uint16_t>{b16.data(), N, 1}, K, N);
-  for (int M : {1, 3}) {
-    const std::vector<float> am = random_vector(static_cast<std::size_t>(M) * K, 3);
-    std::vector<float> whole(static_cast<std::size_t>(M) * N), tiled(whole.size());
-    gemm_panels_f16_simd(whole.data(), N, {am.data(), K, 1}, {p16.data()}, nullptr, false, M, K, N);
-    for (int j0 = 0; j0 < N; j0 += kPanel) {
-      const int n = std::min(kPanel, N - j0);
-      gemm_panels_f16_simd(tiled.data() + j0, N, {am.data(), K, 1}, {p16.data() + static_cast<std::size_t>(j0) * K},
-                           nullptr, false, M, K, n);
-    }
-    EXPECT_EQ(std::memcmp(whole.data(), tiled.data(), whole.size() * sizeof(float)), 0) << "M=" << M;
-  }
   std::vector<Bf16> bb(b.size()), pbf(b.size());
-  for (std::size_t i = 0; i < b.size(); ++i) bb[i] = f32_to_bf16_ref(b[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) b16[i] = f32_to_f16_ref(b[i]), bb[i] = f32_to_bf16_ref(b[i]);
+  pack_panels(p16.data(), MatrixOf<std::uint16_t>{b16.data(), N, 1}, K, N);
   pack_panels(pbf.data(), MatrixOf<Bf16>{bb.data(), N, 1}, K, N);
-  for (int M : {1, 3}) {
-    const std::vector<float> am = random_vector(static_cast<std::size_t>(M) * K, 3);
-    std::vector<float> whole(static_cast<std::size_t>(M) * N), tiled(whole.size());
-    gemm_panels_bf16_simd(whole.data(), N, {am.data(), K, 1}, {pbf.data()}, nullptr, false, M, K, N);
-    for (int j0 = 0; j0 < N; j0 += kPanel) {
-      const int n = std::min(kPanel, N - j0);
-      gemm_panels_bf16_simd(tiled.data() + j0, N, {am.data(), K, 1}, {pbf.data() + static_cast<std::size_t>(j0) * K},
-                            nullptr, false, M, K, n);
-    }
-    EXPECT_EQ(std::memcmp(whole.data(), tiled.data(), whole.size() * sizeof(float)), 0) << "bf16 M=" << M;
-  }
+  expect_column_views_equal_the_whole(
+      p16, K, N,
+      [](float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<std::uint16_t> w, int M, int k, int n) {
+        gemm_panels_f16_simd(c, ldc, a, w, nullptr, false, M, k, n);
+      },
+      "f16");
+  expect_column_views_equal_the_whole(
+      pbf, K, N,
+      [](float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<Bf16> w, int M, int k, int n) {
+        gemm_panels_bf16_simd(c, ldc, a, w, nullptr, false, M, k, n);
+      },
+      "bf16");
 }
 
 }  // namespace

@@ -58,24 +58,29 @@ TEST(Gpt2Checkpoint, EveryLayoutAndDtypeComputesTorchsLogits) {
   std::printf("  [gpt2] logits of 4 files × 4 kernels: worst error %.2g of max|logits|\n", compare.worst);
 }
 
-TEST(Gpt2CheckpointF16, AnF16FileKeptAsF16ComputesTorchsLogitsOfItsWeights) {
-  // The F16 file's values are halves already: kept as F16 they are exact, so the logits are
-  // torch's for that file (float32 compute) within ScaledCompare's tolerance, for every kernel.
-  const json& c = reference().at("cases").at("f16");
+// A file of 16-bit values (the case "f16" or "bf16") kept in its own precision: its values are
+// exact, so the logits are torch's for that file (float32 compute) within ScaledCompare's
+// tolerance, for every kernel.
+void expect_torchs_logits_kept_as_the_file(const char* name, Precision precision, const char* kept) {
+  const json& c = reference().at("cases").at(name);
   const Bytes file = read_bytes(c.at("file").get<std::string>());
   std::unique_ptr<Gpt> model =
-      load_checkpoint(file.data(), file.size(), {}, read_text(c.at("config_json").get<std::string>()), Precision::kF16);
-  EXPECT_EQ(model->precision(), Precision::kF16);
+      load_checkpoint(file.data(), file.size(), {}, read_text(c.at("config_json").get<std::string>()), precision);
+  EXPECT_EQ(model->precision(), precision);
   const std::vector<int> tokens = fixture_tokens();
   CaptureRequest request;
   request.logits = LogitRows::kAll;
   request.qkv = request.scores = request.weights = request.residual = false;
   ScaledCompare compare;
   for (Kernel kernel : {Kernel::kReference, Kernel::kEigen, Kernel::kSimd, Kernel::kTiled}) {
-    compare(std::string("f16 kept as F16 (") + kernel_name(kernel) + ")",
+    compare(std::string(name) + " kept as " + kept + " (" + kernel_name(kernel) + ")",
             trace_sequence(*model, tokens, request, kernel).logits, attn_test::json_floats(c.at("logits")));
   }
-  std::printf("  [gpt2] F16 file kept as F16, 4 kernels: worst error %.2g of max|logits|\n", compare.worst);
+  std::printf("  [gpt2] %s file kept as %s, 4 kernels: worst error %.2g of max|logits|\n", kept, kept, compare.worst);
+}
+
+TEST(Gpt2CheckpointF16, AnF16FileKeptAsF16ComputesTorchsLogitsOfItsWeights) {
+  expect_torchs_logits_kept_as_the_file("f16", Precision::kF16, "F16");
 }
 
 TEST(Gpt2CheckpointF16, MatricesAreTheNearestHalvesAndVectorsStayFloat32) {
@@ -128,45 +133,41 @@ TEST(Gpt2CheckpointF16, MatricesAreTheNearestHalvesAndVectorsStayFloat32) {
   EXPECT_EQ(short_of.finish()->precision(), Precision::kF16);
 }
 
-TEST(Gpt2CheckpointF16, AWeightBeyondF16sRangeAndTrainingAreRefusedNamingThem) {
+// A checkpoint whose weight rounds beyond `precision`'s range (`beyond`; `largest` rounds within
+// it) is refused naming the tensor, the element and the way out; a model kept so refuses training
+// and forward(), naming the precision (`name`), and has no float32 parameter buffer.
+void expect_range_and_training_refused(Precision precision, float beyond, const char* beyond_said, float largest,
+                                       const char* name) {
   const json& c = reference().at("cases").at("f32");
   const Bytes file = read_bytes(c.at("file").get<std::string>());
   const std::string config = read_text(c.at("config_json").get<std::string>());
   std::unique_ptr<Gpt> f32 = load_checkpoint(file.data(), file.size(), {}, config);
   const ParamEntry& w = f32->table().at("transformer.h.1.mlp.c_fc.weight");
-  f32->params()[w.offset + 5] = 70000.0f;
+  f32->params()[w.offset + 5] = beyond;
   const std::vector<std::uint8_t> big = export_safetensors(f32->table(), f32->params().data());
-  EXPECT_TRUE(ThrowsNaming([&] { load_checkpoint(big.data(), big.size(), {}, config, Precision::kF16); },
-                           {"transformer.h.1.mlp.c_fc.weight", "element 5", "70000", "F16", "weights: 'f32'"}));
+  EXPECT_TRUE(ThrowsNaming([&] { load_checkpoint(big.data(), big.size(), {}, config, precision); },
+                           {"transformer.h.1.mlp.c_fc.weight", "element 5", beyond_said, name, "weights: 'f32'"}));
   EXPECT_NO_THROW(load_checkpoint(big.data(), big.size(), {}, config));
+  f32->params()[w.offset + 5] = largest;
+  const std::vector<std::uint8_t> large = export_safetensors(f32->table(), f32->params().data());
+  EXPECT_NO_THROW(load_checkpoint(large.data(), large.size(), {}, config, precision));
 
-  std::unique_ptr<Gpt> f16 = load_checkpoint(file.data(), file.size(), {}, config, Precision::kF16);
+  std::unique_ptr<Gpt> kept = load_checkpoint(file.data(), file.size(), {}, config, precision);
   const FixtureBatch fixture;
   const Batch batch = fixture.batch();
-  Trainer trainer(*f16);
-  EXPECT_TRUE(ThrowsNaming([&] { trainer.step(batch, {}); }, {"step", "F16", "weights: 'f32'"}));
-  EXPECT_TRUE(ThrowsNaming([&] { f16->forward(batch); }, {"forward", "F16"}));
-  EXPECT_TRUE(f16->params().empty());
+  Trainer trainer(*kept);
+  EXPECT_TRUE(ThrowsNaming([&] { trainer.step(batch, {}); }, {"step", name, "weights: 'f32'"}));
+  EXPECT_TRUE(ThrowsNaming([&] { kept->forward(batch); }, {"forward", name}));
+  EXPECT_TRUE(kept->params().empty());
+}
+
+TEST(Gpt2CheckpointF16, AWeightBeyondF16sRangeAndTrainingAreRefusedNamingThem) {
+  // 70000 is beyond the largest half (65504, plus half its ulp: 65520); 65504 is kept.
+  expect_range_and_training_refused(Precision::kF16, 70000.0f, "70000", 65504.0f, "F16");
 }
 
 TEST(Gpt2CheckpointBF16, ABF16FileKeptAsBF16ComputesTorchsLogitsOfItsWeights) {
-  // The BF16 file's values are bfloat16s already: kept as BF16 they are exact, so the logits are
-  // torch's for that file (float32 compute) within ScaledCompare's tolerance, for every kernel.
-  const json& c = reference().at("cases").at("bf16");
-  const Bytes file = read_bytes(c.at("file").get<std::string>());
-  std::unique_ptr<Gpt> model = load_checkpoint(file.data(), file.size(), {},
-                                               read_text(c.at("config_json").get<std::string>()), Precision::kBF16);
-  EXPECT_EQ(model->precision(), Precision::kBF16);
-  const std::vector<int> tokens = fixture_tokens();
-  CaptureRequest request;
-  request.logits = LogitRows::kAll;
-  request.qkv = request.scores = request.weights = request.residual = false;
-  ScaledCompare compare;
-  for (Kernel kernel : {Kernel::kReference, Kernel::kEigen, Kernel::kSimd, Kernel::kTiled}) {
-    compare(std::string("bf16 kept as BF16 (") + kernel_name(kernel) + ")",
-            trace_sequence(*model, tokens, request, kernel).logits, attn_test::json_floats(c.at("logits")));
-  }
-  std::printf("  [gpt2] BF16 file kept as BF16, 4 kernels: worst error %.2g of max|logits|\n", compare.worst);
+  expect_torchs_logits_kept_as_the_file("bf16", Precision::kBF16, "BF16");
 }
 
 TEST(Gpt2CheckpointBF16, MatricesAreTheNearestBfloat16sInEveryLayoutAndSlicing) {
@@ -213,29 +214,9 @@ TEST(Gpt2CheckpointBF16, MatricesAreTheNearestBfloat16sInEveryLayoutAndSlicing) 
 
 TEST(Gpt2CheckpointBF16, AWeightBeyondBF16sRangeAndTrainingAreRefusedNamingThem) {
   // 3.4e38 is a float32 but past the largest bfloat16 plus half its ulp (3.3961e38): it rounds to
-  // inf, which the loader refuses by name.
-  const json& c = reference().at("cases").at("f32");
-  const Bytes file = read_bytes(c.at("file").get<std::string>());
-  const std::string config = read_text(c.at("config_json").get<std::string>());
-  std::unique_ptr<Gpt> f32 = load_checkpoint(file.data(), file.size(), {}, config);
-  const ParamEntry& w = f32->table().at("transformer.h.1.mlp.c_fc.weight");
-  f32->params()[w.offset + 5] = 3.4e38f;
-  const std::vector<std::uint8_t> big = export_safetensors(f32->table(), f32->params().data());
-  EXPECT_TRUE(ThrowsNaming([&] { load_checkpoint(big.data(), big.size(), {}, config, Precision::kBF16); },
-                           {"transformer.h.1.mlp.c_fc.weight", "element 5", "BF16", "weights: 'f32'"}));
-  f32->params()[w.offset + 5] = 3.38e38f;  // rounds to the largest bfloat16: kept
-  const std::vector<std::uint8_t> large = export_safetensors(f32->table(), f32->params().data());
-  EXPECT_NO_THROW(load_checkpoint(large.data(), large.size(), {}, config, Precision::kBF16));
-
-  std::unique_ptr<Gpt> bf16 = load_checkpoint(file.data(), file.size(), {}, config, Precision::kBF16);
-  const FixtureBatch fixture;
-  const Batch batch = fixture.batch();
-  Trainer trainer(*bf16);
-  EXPECT_TRUE(ThrowsNaming([&] { trainer.step(batch, {}); }, {"step", "BF16", "weights: 'f32'"}));
-  EXPECT_TRUE(ThrowsNaming([&] { bf16->forward(batch); }, {"forward", "BF16"}));
-  EXPECT_TRUE(bf16->params().empty());
+  // inf, which the loader refuses by name; 3.38e38 rounds to the largest bfloat16 and is kept.
+  expect_range_and_training_refused(Precision::kBF16, 3.4e38f, "3.4", 3.38e38f, "BF16");
 }
-
 TEST(Gpt2Checkpoint, TraceHoldsTorchsQKVScoresWeightsAndResidualStream) {
   const json& c = reference().at("cases").at("f32");
   std::unique_ptr<Gpt> model = load_case(c);

@@ -355,6 +355,27 @@ test('trace afterAttention splits each block into its attention branch and its M
   model.dispose();
 });
 
+// `got` runs as `want` does, bit for bit: the trace (logits, residual stream, layer 1's attention),
+// 8 tokens of a session with their logits, the logit lens and the attribution.
+function assertRunsAs(got, want) {
+  const [g, w] = [got, want].map((m) => m.trace(tokens, { logits: 'all' }));
+  assert.deepEqual(g.logits.data, w.logits.data);
+  assert.deepEqual(g.residual.data, w.residual.data);
+  assert.deepEqual(g.attention[1].weights.data, w.attention[1].weights.data);
+  const [a, b] = [got, want].map((x) => x.session([1, 2, 3], { seed: 3, topK: 20 }));
+  for (let i = 0; i < 8; i++) {
+    const [sa, sb] = [a.step(), b.step()];
+    assert.equal(sa.token, sb.token, `step ${i}`);
+    assert.deepEqual(sa.logits, sb.logits, `step ${i}'s logits`);
+  }
+  (a.dispose(), b.dispose());
+  assert.deepEqual(got.logitLens(tokens, { k: 5 }).topTokens.data, want.logitLens(tokens, { k: 5 }).topTokens.data);
+  assert.deepEqual(
+    got.attribute(tokens, { position: 3, token: 5 }).heads.data,
+    want.attribute(tokens, { position: 3, token: 5 }).heads.data,
+  );
+}
+
 test('inferenceOnly keeps float32 weights in panels: the same bits in every run, no training', async () => {
   // The same values summed in the same order (tests/cpp/model/inference_test.cpp, F32PanelsWeights):
   // the trace, a session's tokens and logits, the lens and the attribution equal the trainable
@@ -366,28 +387,7 @@ test('inferenceOnly keeps float32 weights in panels: the same bits in every run,
   assert.deepEqual(trainable.weights, { precision: 'f32', inferenceOnly: false, bytes: trainable.weights.bytes });
   assert.deepEqual(run.weights, { precision: 'f32', inferenceOnly: true, bytes: trainable.weights.bytes });
   assert.deepEqual(opened.weights, run.weights, "'auto' fits: float32, for inference");
-  const want = trainable.trace(tokens, { logits: 'all' });
-  for (const m of [run, opened]) {
-    const got = m.trace(tokens, { logits: 'all' });
-    assert.deepEqual(got.logits.data, want.logits.data);
-    assert.deepEqual(got.residual.data, want.residual.data);
-    assert.deepEqual(got.attention[1].weights.data, want.attention[1].weights.data);
-    const [a, b] = [m, trainable].map((x) => x.session([1, 2, 3], { seed: 3, topK: 20 }));
-    for (let i = 0; i < 8; i++) {
-      const [sa, sb] = [a.step(), b.step()];
-      assert.equal(sa.token, sb.token, `step ${i}`);
-      assert.deepEqual(sa.logits, sb.logits, `step ${i}'s logits`);
-    }
-    (a.dispose(), b.dispose());
-    assert.deepEqual(
-      m.logitLens(tokens, { k: 5 }).topTokens.data,
-      trainable.logitLens(tokens, { k: 5 }).topTokens.data,
-    );
-    assert.deepEqual(
-      m.attribute(tokens, { position: 3, token: 5 }).heads.data,
-      trainable.attribute(tokens, { position: 3, token: 5 }).heads.data,
-    );
-  }
+  for (const m of [run, opened]) assertRunsAs(m, trainable);
   throwsNaming(() => run.params(), 'params', /inference only.*inferenceOnly/);
   // logits() runs on it too, through the trace's forward: the trace's logits, bit for bit, for a batch as well
   assert.deepEqual(run.logits(tokens).data, run.trace(tokens, { logits: 'all' }).logits.data);
@@ -476,8 +476,8 @@ function roundedToBf16(values) {
 
 test('weights: bf16 runs as the float32 model of its rounded weights, bit for bit, inference only', async () => {
   // The engine's BF16 kernels convert each bfloat16 exactly and sum in float32's order, so a BF16
-  // model's trace, lens and session equal those of a float32 model whose matrices were rounded to
-  // bfloat16s here in JavaScript; opened whole or in slices of 999 bytes alike.
+  // model's trace, session, lens and attribution equal those of a float32 model whose matrices
+  // were rounded to bfloat16s here in JavaScript; opened whole or in slices of 999 bytes alike.
   const bytes = file('gpt2_tiny.safetensors');
   const rounded = engine.loadModel(bytes, { config, weights: 'f32' });
   const params = rounded.params();
@@ -489,19 +489,10 @@ test('weights: bf16 runs as the float32 model of its rounded weights, bit for bi
   const sliced = await engine.openModel(new Blob([bytes]), { config, weights: 'bf16', sliceBytes: 999 });
   assert.deepEqual(bf16.weights, { precision: 'bf16', inferenceOnly: true, bytes: bf16.weights.bytes });
   assert.ok(bf16.weights.bytes < 0.53 * rounded.weights.bytes, `${bf16.weights.bytes} of ${rounded.weights.bytes}`);
-  const want = rounded.trace(tokens, { logits: 'all' });
   for (const m of [bf16, sliced]) {
-    const got = m.trace(tokens, { logits: 'all' });
-    assert.deepEqual(got.logits.data, want.logits.data);
-    assert.deepEqual(got.residual.data, want.residual.data);
-    assert.deepEqual(got.attention[1].weights.data, want.attention[1].weights.data);
-    assert.deepEqual(m.logits(tokens).data, got.logits.data, 'logits() of a BF16 model: its trace’s');
-    assert.deepEqual(m.logitLens(tokens).topTokens, rounded.logitLens(tokens).topTokens);
+    assertRunsAs(m, rounded);
+    assert.deepEqual(m.logits(tokens).data, m.trace(tokens, { logits: 'all' }).logits.data, 'logits(): the trace’s');
   }
-  // generation one token at a time draws the same tokens from the same logits
-  const [a, b] = [bf16.session([1, 2, 3], { seed: 5, topK: 20 }), rounded.session([1, 2, 3], { seed: 5, topK: 20 })];
-  for (let i = 0; i < 8; i++) assert.equal(a.step().token, b.step().token, `step ${i}`);
-  (a.dispose(), b.dispose());
   // inference only, whatever inferenceOnly says; refusals name BF16 and the way out
   assert.equal(engine.loadModel(bytes, { config, weights: 'bf16', inferenceOnly: false }).weights.inferenceOnly, true);
   throwsNaming(() => bf16.params(), 'params', /BF16/);
