@@ -456,9 +456,9 @@ void decode_run(float* values, const std::uint8_t* p, std::size_t count) {
 
 void CheckpointLoader::convert(std::size_t copy, std::uint64_t first, const std::uint8_t* p, std::size_t count) {
   // p: `count` values of copies_[copy]'s dtype, elements first … first + count − 1 of the tensor.
-  // 1. decode into float, a block at a time (the whole slice for a Conv1D weight, which pass 3
-  //    transposes by tiles); 2. check every value finite; 3. store: in place, compared with the
-  //    first copy of wte, or transposed.
+  // 1. decode into float, a block at a time (the whole slice for a Conv1D weight, which pass 4
+  //    transposes by tiles); 2. check every value finite; 3. round to halves or bfloat16s (kF16,
+  //    kBF16); 4. store: in place, in panels, compared with the first copy of wte, or transposed.
   const TensorCopy& c = copies_[copy];
   const ParamEntry& entry = model_->table().entries()[c.entry];
   // kF16 and kBF16 keep matrices as 16-bit values (rounded here) and vectors as float32; they and
