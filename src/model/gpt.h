@@ -231,10 +231,11 @@ InitFill torch_fill(TorchGenerator& generator);
 //   kBF16  bfloat16s (kernels/half.h's Bf16), 2 bytes a weight, kept as kF16 keeps its halves
 //         (matrices in panels, vectors float32), each float32 rounded to the nearest bfloat16 (a
 //         BF16 file's values exactly; a weight that rounds beyond float32's range is refused by
-//         name). Inference only, as kF16. Faster than kF16 where one token is bound by
-//         instructions (one thread): a bfloat16 is a float32's top half, so 4 weights convert in
-//         one op against F16's three (kernels::gemm_panels_bf16_simd). The price: 7 mantissa bits
-//         against F16's 10, each weight's rounding error 8 times F16's.
+//         name). Inference only, as kF16. Faster than kF16, most with one thread, where F16 is
+//         bound by instructions: a bfloat16 is a float32's top half, so 4 weights convert in one
+//         op against F16's three (kernels::gemm_panels_bf16_simd), and one token's products
+//         stream at the speed of memory (README, Speed). The price: 7 mantissa bits against
+//         F16's 10, each weight's rounding error 8 times F16's.
 // The default for a model that does not fit as float32 is kF16 (the 'auto' choice): its rounding
 // error is 8 times smaller than BF16's, and GPT-2's weights sit well inside F16's range (±65504;
 // a checkpoint with a larger weight is refused by name); HF's GPT-2 files are F32 and convert
