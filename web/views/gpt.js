@@ -9,7 +9,7 @@
 import { h } from '../ui/dom.js';
 import { narrowChooser } from '../ui/controls.js';
 import { whenNear } from '../ui/on-screen.js';
-import { defaultGpt, GPT_LIMITS, patchGpt, predictionForANewSentence } from '../lib/real/gpt-state.js';
+import { defaultGpt, GPT_LIMITS, patchGpt, predictionForANewSentence, PRECISION_NAMES } from '../lib/real/gpt-state.js';
 import { createGptRun } from '../lib/real/gpt-run.js';
 import { realModelOf } from '../tools/real-model.js';
 import * as picker from './gpt/model-picker.js';
@@ -59,8 +59,7 @@ const TEXT = {
   },
 };
 // How the model on screen keeps its weights, said with what ran (the picker's choice sets it).
-const PRECISION_SAID = { f32: ', weights as float32', f16: ', weights as F16', bf16: ', weights as BF16' };
-const precisionSaid = (p) => PRECISION_SAID[p] ?? '';
+const precisionSaid = (p) => (PRECISION_NAMES[p] ? `, weights as ${PRECISION_NAMES[p]}` : '');
 
 export function render(section, app) {
   const { doc, store } = app;

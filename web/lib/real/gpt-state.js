@@ -23,6 +23,8 @@ export const PICTURES = Object.freeze(['head', 'mean', 'rollout']);
 // and faster generation, each weight rounded to the nearest half; 'bf16' half the memory and the
 // fastest generation with one thread, each weight rounded to a bfloat16 (8 times F16's error).
 export const PRECISION_CHOICES = Object.freeze(['auto', 'f32', 'f16', 'bf16']);
+// How each precision a model keeps (model.weights.precision) is said on the page.
+export const PRECISION_NAMES = Object.freeze({ f32: 'float32', f16: 'F16', bf16: 'BF16' });
 
 export function defaultGpt() {
   return {

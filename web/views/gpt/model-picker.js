@@ -8,8 +8,7 @@ import { h, uid } from '../../ui/dom.js';
 import { fmt } from '../../lib/format.js';
 import { PRESETS, describeProgress, formatBytes, formatSeconds, parseModelInput } from '../../lib/hub/index.js';
 import { hubLabel, hubPlace } from '../../tools/hub-models.js';
-
-const PRECISION_NAMES = { f32: 'float32', f16: 'F16', bf16: 'BF16' };
+import { PRECISION_NAMES } from '../../lib/real/gpt-state.js';
 
 const TEXT = {
   open: 'Open a GPT-2 checkpoint from this computer',
