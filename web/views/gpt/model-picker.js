@@ -25,7 +25,7 @@ const TEXT = {
     bf16: 'BF16 (half the memory, fastest)',
   },
   weightsWhy:
-    'How the model keeps its weights. float32: the numbers PyTorch gives. F16: each weight rounded to the nearest half, half the memory, and with two threads GPT-2 writes 1.0–1.5× as fast. BF16: each weight rounded to a bfloat16 (8 times F16’s rounding error), half the memory, and GPT-2 writes 1.3–2× as fast, with one thread or two.',
+    'How the model keeps its weights. float32: the numbers PyTorch gives. F16: each weight rounded to the nearest half, half the memory, and with two threads GPT-2 writes up to 1.5× as fast. BF16: each weight rounded to a bfloat16 (8 times F16’s rounding error), half the memory, and GPT-2 writes 1.2–2× as fast, with one thread or two.',
   keptAs: (w) => `now ${PRECISION_NAMES[w.precision] ?? w.precision}, ${formatBytes(w.bytes)}`,
   opening: 'Opening the model…',
   consent: (m) =>
