@@ -7,7 +7,7 @@
 //
 //   node bench/gpt2_memory.mjs              Node, Chromium, Firefox; writes bench/results/gpt2-memory-<date>.md
 //   node bench/gpt2_memory.mjs --no-browsers
-//   options: --sizes small,medium  --weights f32,f16  --files f32,f16  --sources url,file
+//   options: --sizes small,medium  --weights f32,f16,bf16  --files f32,f16  --sources url,file
 //            --browsers chromium,firefox  --no-node
 //
 // Measured: the engine's WebAssembly memory after the trace (engine.heapBytes(): it only grows,
