@@ -5,7 +5,7 @@
 // forward of a 16-token sentence (the logits of its last row, nothing captured; median of 5, one
 // thread). Recorded, never asserted.
 //
-//   node bench/gpt2_memory.mjs              Node, Chromium, Firefox; writes bench/results/gpt2-memory-<date>.md
+//   node bench/gpt2_memory.mjs              Node, Chromium, Firefox; writes bench/results/gpt2-memory-<weights>-<date>.md
 //   node bench/gpt2_memory.mjs --no-browsers
 //   options: --sizes small,medium  --weights f32,f16,bf16  --files f32,f16  --sources url,file
 //            --browsers chromium,firefox  --no-node
