@@ -474,7 +474,7 @@ test('RealModel_TheElementOpensAGpt2CheckpointFromItsModelUrl', async () => {
 
 // model-precision without a model attribute: the shipped model, kept as asked; its top token is
 // the kept model's, computed here in Node on the same file (the file is F16: kept as BF16 each
-// weight loses 3 more bits).
+// weight loses 3 more bits), and it generates on those weights.
 for (const [precision, said] of [
   ['f16', 'F16'],
   ['bf16', 'BF16'],
@@ -496,6 +496,20 @@ for (const [precision, said] of [
     const shownTop = await page.$eval(inside('.ae-gpt-writing .ae-gpt-bar'), (b) => Number(b.dataset.id));
     assert.equal(shownTop, top, `the ${said} model’s most likely next token comes first`);
     kept.dispose();
+    // it writes with the KV cache on these weights: one token, then ten more
+    const element = page.locator('attention-explorer');
+    const generated = (n) =>
+      page.waitForFunction(
+        (count) =>
+          document.querySelector('attention-explorer').shadowRoot.querySelectorAll('.ae-gpt-generated mark').length ===
+          count,
+        n,
+        { timeout: 30000 },
+      );
+    await element.getByRole('button', { name: 'Generate one token' }).click();
+    await generated(1);
+    await element.getByRole('button', { name: 'Ten more' }).click();
+    await generated(11);
     assert.deepEqual(problems, []);
     await context.close();
   });
