@@ -83,38 +83,59 @@ TEST(Gpt2CheckpointF16, AnF16FileKeptAsF16ComputesTorchsLogitsOfItsWeights) {
   expect_torchs_logits_kept_as_the_file("f16", Precision::kF16, "F16");
 }
 
+// The bytes a model's weights take at 2 bytes a weight with its vectors float32 (F16, BF16).
+std::size_t f16_bytes(const Gpt& f32) {
+  std::size_t vector_floats = 0;
+  for (const ParamEntry& e : f32.table().entries()) vector_floats += e.shape.size() == 1 ? e.size : 0;
+  return f32.table().total() * 2 + vector_floats * 4;
+}
+
+// How `kept` holds the float32 model `f32`'s values: every matrix read back row by row (the linear
+// weights and wte are kept in panels) against `round` of f32's value, every vector against f32's.
+struct KeptValues {
+  std::size_t differ = 0;   // values (matrices) or vectors that are not as they should be
+  std::size_t rounded = 0;  // matrix values that rounding changed
+  std::size_t matrices = 0, vectors = 0;
+};
+template <typename Round>
+KeptValues kept_values(const Gpt& kept, const Gpt& f32, Round round) {
+  KeptValues k;
+  for (const ParamEntry& e : kept.table().entries()) {
+    const float* want = f32.params().data() + e.offset;
+    if (e.shape.size() != 2) {
+      ++k.vectors;
+      k.differ += std::memcmp(kept.vector(&e), want, e.size * sizeof(float)) != 0;
+      continue;
+    }
+    ++k.matrices;
+    const std::size_t cols = static_cast<std::size_t>(e.shape[1]);
+    std::vector<float> row(cols);
+    for (int r = 0; r < e.shape[0]; ++r) {
+      kept.read_row(e, r, row.data());
+      for (std::size_t i = 0; i < cols; ++i) {
+        const float v = want[r * cols + i];
+        k.differ += row[i] != round(v);
+        k.rounded += row[i] != v;
+      }
+    }
+  }
+  return k;
+}
+
 TEST(Gpt2CheckpointF16, MatricesAreTheNearestHalvesAndVectorsStayFloat32) {
   const json& c = reference().at("cases").at("f32");
   const Bytes file = read_bytes(c.at("file").get<std::string>());
   const std::string config = read_text(c.at("config_json").get<std::string>());
   std::unique_ptr<Gpt> f32 = load_checkpoint(file.data(), file.size(), {}, config);
   std::unique_ptr<Gpt> f16 = load_checkpoint(file.data(), file.size(), {}, config, Precision::kF16);
-  std::size_t differ = 0, matrices = 0, vectors = 0;
-  for (const ParamEntry& e : f16->table().entries()) {
-    const float* want = f32->params().data() + e.offset;
-    if (e.shape.size() == 2) {  // read back row by row (the linear weights and wte are kept in panels)
-      ++matrices;
-      const std::size_t cols = static_cast<std::size_t>(e.shape[1]);
-      std::vector<float> row(cols);
-      for (int r = 0; r < e.shape[0]; ++r) {
-        f16->read_row(e, r, row.data());
-        for (std::size_t i = 0; i < cols; ++i)
-          differ += row[i] != kernels::f16_to_f32_ref(kernels::f32_to_f16_ref(want[r * cols + i]));
-      }
-    } else {
-      ++vectors;
-      const float* got = f16->vector(&e);
-      differ += std::memcmp(got, want, e.size * sizeof(float)) != 0;
-    }
-  }
-  EXPECT_EQ(differ, 0u);
-  EXPECT_GT(matrices, 0u);
-  EXPECT_GT(vectors, 0u);
+  const KeptValues k =
+      kept_values(*f16, *f32, [](float v) { return kernels::f16_to_f32_ref(kernels::f32_to_f16_ref(v)); });
+  EXPECT_EQ(k.differ, 0u);
+  EXPECT_GT(k.matrices, 0u);
+  EXPECT_GT(k.vectors, 0u);
   // 2 bytes a weight, plus the float32 vectors, against 4 bytes a weight
-  std::size_t vector_floats = 0;
-  for (const ParamEntry& e : f32->table().entries()) vector_floats += e.shape.size() == 1 ? e.size : 0;
   EXPECT_EQ(f32->weight_bytes(), f32->table().total() * 4);
-  EXPECT_EQ(f16->weight_bytes(), f32->table().total() * 2 + vector_floats * 4);
+  EXPECT_EQ(f16->weight_bytes(), f16_bytes(*f32));
   // Read in slices of odd lengths (values split across writes), the same halves.
   EXPECT_EQ(load_in_slices(file, config, Precision::kF16, 7)->halves(), f16->halves());
   // nanoGPT's layout ((out, in) weights where the file above has Conv1D's (in, out)): the same halves
@@ -176,26 +197,11 @@ TEST(Gpt2CheckpointBF16, MatricesAreTheNearestBfloat16sInEveryLayoutAndSlicing) 
   const std::string config = read_text(c.at("config_json").get<std::string>());
   std::unique_ptr<Gpt> f32 = load_checkpoint(file.data(), file.size(), {}, config);
   std::unique_ptr<Gpt> bf16 = load_checkpoint(file.data(), file.size(), {}, config, Precision::kBF16);
-  std::size_t differ = 0, rounded = 0;
-  for (const ParamEntry& e : bf16->table().entries()) {
-    const float* want = f32->params().data() + e.offset;
-    if (e.shape.size() == 2) {
-      const std::size_t cols = static_cast<std::size_t>(e.shape[1]);
-      std::vector<float> row(cols);
-      for (int r = 0; r < e.shape[0]; ++r) {
-        bf16->read_row(e, r, row.data());
-        for (std::size_t i = 0; i < cols; ++i) {
-          const float v = want[r * cols + i];
-          differ += row[i] != kernels::bf16_to_f32_ref(kernels::f32_to_bf16_ref(v));
-          rounded += row[i] != v;
-        }
-      }
-    } else {
-      differ += std::memcmp(bf16->vector(&e), want, e.size * sizeof(float)) != 0;
-    }
-  }
-  EXPECT_EQ(differ, 0u);
-  EXPECT_GT(rounded, 0u);  // the float32 file's values are not all bfloat16s: rounding happened
+  const KeptValues k =
+      kept_values(*bf16, *f32, [](float v) { return kernels::bf16_to_f32_ref(kernels::f32_to_bf16_ref(v)); });
+  EXPECT_EQ(k.differ, 0u);
+  EXPECT_GT(k.rounded, 0u);  // the float32 file's values are not all bfloat16s: rounding happened
+  EXPECT_EQ(bf16->weight_bytes(), f16_bytes(*f32));
   EXPECT_EQ(load_in_slices(file, config, Precision::kBF16, 7)->bf16s(), bf16->bf16s());
   const std::vector<std::uint8_t> nano = export_safetensors(f32->table(), f32->params().data());
   EXPECT_EQ(load_checkpoint(nano.data(), nano.size(), {}, config, Precision::kBF16)->bf16s(), bf16->bf16s());
