@@ -1,10 +1,9 @@
 // 16-bit weights: IEEE binary16 ("F16", "half") and bfloat16 ("BF16"), the reference conversions
-// both ways, and a run of halves to float32 by the reference and by f32x4 (simd::load_f16). Weights kept as F16 in
-// memory are converted to float32 as the kernels read them (gemm.h's gemm_f16_* and gemm_panels_f16_*: while packing
-// B's panels, or, for one row, as each panel is streamed), so every product runs in float32 on the exact values of the
-// halves.
-//
-// BF16 weights are read the same way (gemm_panels_bf16_*), each value the top 16 bits of a float32.
+// both ways, and a run of halves to float32 by the reference and by f32x4 (simd::load_f16).
+// Weights kept as F16 in memory are converted to float32 as the kernels read them (gemm.h's
+// gemm_f16_* and gemm_panels_f16_*: while packing B's panels, or, for one row, as each panel is
+// streamed), so every product runs in float32 on the exact values of the halves. BF16 weights
+// are read the same way (gemm_panels_bf16_*), each value the top 16 bits of a float32.
 //
 // Legend: n values. A half is 1 sign bit, 5 exponent bits (bias 15), 10 mantissa bits: normals
 // 2^−14 … 65504, subnormals down to 2^−24, every one exact in float32. A bfloat16 is float32's
