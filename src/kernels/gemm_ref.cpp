@@ -37,19 +37,15 @@ void gemm_f16_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, MatrixOf<std:
 
 namespace {
 
-// A weight as float32: itself, a half or a bfloat16 converted exactly.
-inline float value(float w) { return w; }
-inline float value(std::uint16_t h) { return f16_to_f32_ref(h); }
-inline float value(Bf16 b) { return bf16_to_f32_ref(b); }
-
-// as gemm_ref, with b(p, j) = value(b's element at panel_index(p, j, K, N))
+// as gemm_ref, with b(p, j) = weight_to_f32(b's element at panel_index(p, j, K, N))
 template <typename W>
 void panels_ref(float* c, std::ptrdiff_t ldc, MatrixOf<float> a, PanelsOf<W> b, const float* bias, bool accumulate,
                 int M, int K, int N) {
   for (std::ptrdiff_t i = 0; i < M; ++i) {
     for (int j = 0; j < N; ++j) {
       float sum = bias ? bias[j] : 0.0f;
-      for (int p = 0; p < K; ++p) sum += a.data[i * a.rows + p * a.cols] * value(b.data[panel_index(p, j, K, N)]);
+      for (int p = 0; p < K; ++p)
+        sum += a.data[i * a.rows + p * a.cols] * weight_to_f32(b.data[panel_index(p, j, K, N)]);
       float& out = c[i * ldc + j];
       out = accumulate ? out + sum : sum;
     }

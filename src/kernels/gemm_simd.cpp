@@ -54,14 +54,11 @@ class Workspace {
 thread_local Workspace t_panels, t_rows;
 
 // B's elements: float32, finite halves or bfloat16s, converted as they are packed (f32x4's
-// load_f16_finite and load_bf16, and half.h's references for single values: they agree bit for
-// bit).
+// load_f16_finite and load_bf16, and half.h's weight_to_f32 for single values: they agree bit
+// for bit).
 inline f32x4 load4(const float* p) { return simd::load(p); }
 inline f32x4 load4(const std::uint16_t* p) { return simd::load_f16_finite(p); }
-inline float value(float x) { return x; }
-inline float value(std::uint16_t h) { return f16_to_f32_ref(h); }
 inline f32x4 load4(const Bf16* p) { return simd::load_bf16(p); }
-inline float value(Bf16 b) { return bf16_to_f32_ref(b); }
 
 // Packs columns [j0, j0 + n) of b (n ≤ 8), rows [0, K), into panel (K × 8), zero-padded.
 template <typename BT>
@@ -83,7 +80,7 @@ void pack_b_panel(float* panel, MatrixOf<BT> b, int K, int j0, int n) {
     }
   }
   for (; p < K; ++p) {
-    for (int j = 0; j < n; ++j) panel[p * kNr + j] = value(src[p * b.rows + j * b.cols]);
+    for (int j = 0; j < n; ++j) panel[p * kNr + j] = weight_to_f32(src[p * b.rows + j * b.cols]);
     for (int j = n; j < kNr; ++j) panel[p * kNr + j] = 0.0f;
   }
 }
@@ -127,7 +124,7 @@ void pack_b_block(float* panels, PanelsOf<BT> b, int K, int N, int j0, int j1) {
       }
     } else {
       for (int p = 0; p < K; ++p) {
-        for (int c = 0; c < n; ++c) panels[p * kNr + c] = value(src[p * width + c]);
+        for (int c = 0; c < n; ++c) panels[p * kNr + c] = weight_to_f32(src[p * width + c]);
         for (int c = n; c < kNr; ++c) panels[p * kNr + c] = 0.0f;
       }
     }
@@ -240,7 +237,7 @@ void gemv_columns(float* c, MatrixOf<float> a, MatrixOf<BT> b, const float* bias
       const f32x4 x = simd::load_splat(a.data + p * a.cols);
       for (int g = 0; g < kGroups; ++g) {
         alignas(16) float w[4];
-        for (int k = 0; k < 4; ++k) w[k] = value(col[g][k * b.cols + p]);
+        for (int k = 0; k < 4; ++k) w[k] = weight_to_f32(col[g][k * b.cols + p]);
         acc[g] = simd::add(acc[g], simd::mul(x, simd::load(w)));
       }
     }
@@ -249,7 +246,7 @@ void gemv_columns(float* c, MatrixOf<float> a, MatrixOf<BT> b, const float* bias
   for (; j < N; ++j) {  // the last columns, one at a time, in the same order
     const BT* column = b.data + static_cast<std::ptrdiff_t>(j) * b.cols;
     float sum = bias ? bias[j] : 0.0f;
-    for (int p = 0; p < K; ++p) sum += a.data[p * a.cols] * value(column[p]);
+    for (int p = 0; p < K; ++p) sum += a.data[p * a.cols] * weight_to_f32(column[p]);
     c[j] = accumulate ? c[j] + sum : sum;
   }
 }
@@ -284,7 +281,8 @@ void gemv_rows(float* c, MatrixOf<float> a, MatrixOf<BT> b, const float* bias, b
   }
   for (; j < N; ++j) {
     float sum = bias ? bias[j] : 0.0f;
-    for (int p = 0; p < K; ++p) sum += a.data[p * a.cols] * value(b.data[static_cast<std::ptrdiff_t>(p) * b.rows + j]);
+    for (int p = 0; p < K; ++p)
+      sum += a.data[p * a.cols] * weight_to_f32(b.data[static_cast<std::ptrdiff_t>(p) * b.rows + j]);
     c[j] = accumulate ? c[j] + sum : sum;
   }
 }
@@ -346,7 +344,7 @@ void gemv_panels(float* c, const float* x, MatrixOf<float> a, const BT* b, const
     }
     for (; col < n; ++col) {  // column by column, in the same order
       float sum = bias ? bias[j + col] : 0.0f;
-      for (int p = 0; p < K; ++p) sum += a.data[p * a.cols] * value(w0[p * n + col]);
+      for (int p = 0; p < K; ++p) sum += a.data[p * a.cols] * weight_to_f32(w0[p * n + col]);
       c[j + col] = accumulate ? c[j + col] + sum : sum;
     }
   }

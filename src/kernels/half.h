@@ -76,6 +76,12 @@ inline Bf16 f32_to_bf16_ref(float f) {
   return static_cast<Bf16>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);  // a carry rounds the exponent up (to inf)
 }
 
+// A weight as the kernels read it, as float32: a float32 itself, an F16 half or a bfloat16
+// converted exactly (one home for the conversion every kernel and gather over any kept weight uses).
+inline float weight_to_f32(float w) { return w; }
+inline float weight_to_f32(std::uint16_t h) { return f16_to_f32_ref(h); }
+inline float weight_to_f32(Bf16 b) { return bf16_to_f32_ref(b); }
+
 // out (n) = the halves in (n) as float32.
 void f16_to_f32_ref(float* out, const std::uint16_t* in, std::size_t n);
 void f16_to_f32_simd(float* out, const std::uint16_t* in, std::size_t n);

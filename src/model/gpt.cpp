@@ -632,26 +632,29 @@ float* Gpt::vector(const ParamEntry* e) {
   return vectors_.data() + vector_offsets_[static_cast<std::size_t>(e - entries.data())];
 }
 
+namespace {
+
+// Row `row` of w (O, I) as float32, w's elements W (float32, halves or bfloat16s) kept as (O, I)
+// or, panels, as wᵀ (I, O) in panels, where the row is column `row`.
+template <typename W>
+void row_of(const W* w, bool panels, int row, int I, int O, float* out) {
+  const std::size_t first = static_cast<std::size_t>(row) * static_cast<std::size_t>(I);
+  for (int i = 0; i < I; ++i)
+    out[i] =
+        kernels::weight_to_f32(w[panels ? kernels::panel_index(i, row, I, O) : first + static_cast<std::size_t>(i)]);
+}
+
+}  // namespace
+
 void Gpt::read_row(const ParamEntry& e, int row, float* out) const {
-  const std::size_t C = static_cast<std::size_t>(e.shape.back()), at = e.offset + static_cast<std::size_t>(row) * C;
-  if (panels(e)) {  // row `row` of w (O, C) is column `row` of the wᵀ (C, O) kept in panels
-    const int O = static_cast<int>(e.shape[0]), I = static_cast<int>(C);
-    if (precision_ == Precision::kF32Panels) {
-      const float* w = params_.data() + e.offset;
-      for (int i = 0; i < I; ++i) out[i] = w[kernels::panel_index(i, row, I, O)];
-    } else if (precision_ == Precision::kBF16) {
-      const kernels::Bf16* w = bf16s_.data() + e.offset;
-      for (int i = 0; i < I; ++i) out[i] = kernels::bf16_to_f32_ref(w[kernels::panel_index(i, row, I, O)]);
-    } else {
-      const std::uint16_t* w = halves_.data() + e.offset;
-      for (int i = 0; i < I; ++i) out[i] = kernels::f16_to_f32_ref(w[kernels::panel_index(i, row, I, O)]);
-    }
-  } else if (precision_ == Precision::kF16) {
-    kernels::f16_to_f32_ref(out, halves_.data() + at, C);
-  } else if (precision_ == Precision::kBF16) {
-    for (std::size_t i = 0; i < C; ++i) out[i] = kernels::bf16_to_f32_ref(bf16s_[at + i]);
+  const int O = static_cast<int>(e.shape[0]), I = static_cast<int>(e.shape.back());
+  const WeightRef w = weight(e);
+  if (w.f16) {
+    row_of(w.f16, w.panels, row, I, O, out);
+  } else if (w.bf16) {
+    row_of(w.bf16, w.panels, row, I, O, out);
   } else {
-    std::copy(params_.data() + at, params_.data() + at + C, out);
+    row_of(w.f32, w.panels, row, I, O, out);
   }
 }
 

@@ -298,22 +298,13 @@ void embedding_forward_ref(Real* x, const int* idx, const Real* wte, const Real*
 template <typename W>
 void embedding_forward_panels(float* x, const int* idx, const W* wte, const W* wpe, int B, int T, int C, int V) {
   // x: (B, T, C); idx: (B, T); wte: wteᵀ (C, V) in panels; wpe: (≥ T, C); W float, halves or bfloat16s
-  const auto value = [](W w) {
-    if constexpr (std::is_same_v<W, float>) {
-      return w;
-    } else if constexpr (std::is_same_v<W, kernels::Bf16>) {
-      return kernels::bf16_to_f32_ref(w);
-    } else {
-      return kernels::f16_to_f32_ref(w);
-    }
-  };
   for (ptrdiff_t bt = 0; bt < static_cast<ptrdiff_t>(B) * T; ++bt) {
     const ptrdiff_t t = bt % T;
     const W* pos = wpe + t * C;
     // token idx's row is column idx of wteᵀ: C values at a stride of its panel's width
     for (int c = 0; c < C; ++c) {
-      const float tok = value(wte[kernels::panel_index(c, idx[bt], C, V)]);
-      x[bt * C + c] = tok + value(pos[c]);
+      const float tok = kernels::weight_to_f32(wte[kernels::panel_index(c, idx[bt], C, V)]);
+      x[bt * C + c] = tok + kernels::weight_to_f32(pos[c]);
     }
   }
 }
