@@ -414,22 +414,24 @@ void gemv_panels_bf16(float* c, const float* x, const Bf16* b, const float* bias
 template <typename BT>
 void gemv_panels_row(float* c, MatrixOf<float> a, const BT* b, const float* bias, bool accumulate, int K, int N) {
   // c: (1, N); a: (1, K) strided; b: (K, N) in panels; bias: (N) or null
-  float* x = a.cols == 1 && !std::is_same_v<BT, std::uint16_t> ? nullptr
-                                                               : t_rows.get(static_cast<std::size_t>(std::max(K, 1)));
-  if constexpr (std::is_same_v<BT, float>) {
-    if (!x) return gemv_panels<false>(c, a.data, a, b, bias, accumulate, K, N);
+  constexpr bool kHalves = std::is_same_v<BT, std::uint16_t>;
+  // the row contiguous: a's own elements where they are adjacent, else gathered (halves always:
+  // they may be scaled below)
+  const float* row = a.data;
+  float* x = nullptr;
+  if (a.cols != 1 || kHalves) {
+    x = t_rows.get(static_cast<std::size_t>(std::max(K, 1)));
     for (int p = 0; p < K; ++p) x[p] = a.data[p * a.cols];
-    gemv_panels<false>(c, x, a, b, bias, accumulate, K, N);
-  } else if constexpr (std::is_same_v<BT, Bf16>) {  // bfloat16s convert exactly without a scale
-    if (!x) return gemv_panels_bf16(c, a.data, b, bias, accumulate, K, N);
-    for (int p = 0; p < K; ++p) x[p] = a.data[p * a.cols];
-    gemv_panels_bf16(c, x, b, bias, accumulate, K, N);
+    row = x;
+  }
+  if constexpr (std::is_same_v<BT, Bf16>) {  // bfloat16s convert exactly without a scale
+    gemv_panels_bf16(c, row, b, bias, accumulate, K, N);
+  } else if constexpr (!kHalves) {
+    gemv_panels<false>(c, row, a, b, bias, accumulate, K, N);
   } else {
     bool scale = true;
-    for (int p = 0; p < K; ++p) {
-      x[p] = a.data[p * a.cols];
+    for (int p = 0; p < K; ++p)
       if (!(std::fabs(x[p]) < 0x1.0p15f)) scale = false;  // NaN too
-    }
     if (!scale) return gemv_panels<false>(c, x, a, b, bias, accumulate, K, N);
     for (int p = 0; p < K; ++p) x[p] *= 0x1.0p112f;
     gemv_panels<true>(c, x, a, b, bias, accumulate, K, N);

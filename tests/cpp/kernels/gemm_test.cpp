@@ -316,6 +316,38 @@ TEST(GemmPanels, SimdAndRefEqualGemmRefOverTheUnpackedWeightsBitForBit) {
   EXPECT_TRUE(PanelsEqualRef(40, 768, 75, true, false, 3, 0.0f));  // two bands of rows: panels converted whole
 }
 
+TEST(GemmPanels, OneRowWhoseElementsAreNotAdjacentEqualsGemmRef) {
+  // a (1, K) read at a stride of 3 (a column of a larger matrix): gathered into a contiguous row
+  // first, for float32, halves and bfloat16s alike; the same bits as gemm_ref over b converted.
+  const int K = 67, N = kPanel + 11;
+  const std::vector<float> a = random_vector(static_cast<std::size_t>(3 * K), 5),
+                           b = random_vector(static_cast<std::size_t>(K) * N, 6),
+                           bias = random_vector(static_cast<std::size_t>(N), 7);
+  const MatrixOf<float> am{a.data(), 3 * K, 3};
+  std::vector<std::uint16_t> b16(b.size()), p16(b.size());
+  std::vector<Bf16> bb(b.size()), pbf(b.size());
+  std::vector<float> p32(b.size()), bh(b.size()), bbf(b.size());
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    b16[i] = f32_to_f16_ref(b[i]), bb[i] = f32_to_bf16_ref(b[i]);
+    bh[i] = f16_to_f32_ref(b16[i]), bbf[i] = bf16_to_f32_ref(bb[i]);
+  }
+  pack_panels(p32.data(), MatrixOf<float>{b.data(), N, 1}, K, N);
+  pack_panels(p16.data(), MatrixOf<std::uint16_t>{b16.data(), N, 1}, K, N);
+  pack_panels(pbf.data(), MatrixOf<Bf16>{bb.data(), N, 1}, K, N);
+  const auto expect_as_ref = [&](const std::vector<float>& unpacked, auto run, const char* name) {
+    std::vector<float> want(static_cast<std::size_t>(N)), got(want.size());
+    gemm_ref<float>(want.data(), N, am, {unpacked.data(), N, 1}, bias.data(), false, 1, K, N);
+    run(got.data());
+    EXPECT_EQ(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)), 0) << name;
+  };
+  expect_as_ref(
+      b, [&](float* c) { gemm_panels_simd(c, N, am, {p32.data()}, bias.data(), false, 1, K, N); }, "f32");
+  expect_as_ref(
+      bh, [&](float* c) { gemm_panels_f16_simd(c, N, am, {p16.data()}, bias.data(), false, 1, K, N); }, "f16");
+  expect_as_ref(
+      bbf, [&](float* c) { gemm_panels_bf16_simd(c, N, am, {pbf.data()}, bias.data(), false, 1, K, N); }, "bf16");
+}
+
 // The threads' tiles: columns j0 … j0 + n of b in panels are {data + j0·K} with N = n when j0
 // and n are multiples of kPanel or the view reaches b's last column; the same bits as the
 // whole product, one row and several, for b's elements W (halves or bfloat16s: run).
